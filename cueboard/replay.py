@@ -1,0 +1,68 @@
+"""``cueboard replay``: apply an event log and print the state (``state.md``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
+
+from .engine import IllegalEvent, Match, decode
+
+
+class RejectedLine(Exception):
+    """A line of the log the engine refused: ``line`` is 1-based, the match line being 1."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+def lines_of(raw: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+    """(line number, text) for each non-blank line; a line that is not UTF-8 is rejected."""
+    for number, data in enumerate(raw, start=1):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RejectedLine(number, f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        if text.strip():
+            yield number, text
+
+
+def replay(raw: Iterable[bytes]) -> Iterator[tuple[Match, int]]:
+    """Apply a log line by line, yielding the match after the match line and after each
+    event, with the line number; RejectedLine at the first line the engine refuses."""
+    match: Match | None = None
+    number = 0
+    for number, text in lines_of(raw):
+        try:
+            if match is None:
+                match = Match.from_json(decode(text))
+            else:
+                match.apply(match.parse_line(text))
+        except IllegalEvent as exc:
+            raise RejectedLine(number, str(exc)) from None
+        yield match, number
+    if match is None:
+        raise RejectedLine(number + 1, "the log is empty: its first line sets the match up "
+                           '({"type": "match", ...})')
+
+
+def dumps(state: dict[str, Any]) -> str:
+    return json.dumps(state, ensure_ascii=False)
+
+
+def run(raw: Iterable[bytes], out: TextIO, err: TextIO, each: bool) -> int:
+    """The command: 0 when the whole log applies, 2 at a rejected line."""
+    last: Match | None = None
+    try:
+        for index, (match, _) in enumerate(replay(raw)):
+            last = match
+            if each and index:  # one line after every event, not after the match line
+                out.write(dumps(match.state()) + "\n")
+    except RejectedLine as exc:
+        err.write(f"{exc}\n")
+        return 2
+    if not each and last is not None:
+        out.write(dumps(last.state()) + "\n")
+    return 0

@@ -1,0 +1,199 @@
+"""Events of the log (``shared/contract/events.md``) as frozen dataclasses.
+
+Parsing is strict: a field that is not listed is an error, a value of the
+wrong type is an error, and nothing is guessed. Each game names the event
+classes it speaks (``Game.events``); the classes shared by every game live
+here, the ones whose fields differ by game live with that game.
+
+>>> parse_event({"type": "undo"}, COMMON_EVENTS)
+Undo(t=None)
+>>> to_json(Pot(balls=("red", "red")))
+{'type': 'pot', 'balls': ['red', 'red']}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+from .errors import IllegalEvent
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Base of every event. ``t``: when it happened (Unix seconds), optional;
+    the rules never read it."""
+
+    TYPE: ClassVar[str] = ""
+    t: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pot(Event):
+    """A fair stroke that potted these balls; the striker stays at the table."""
+
+    TYPE: ClassVar[str] = "pot"
+    balls: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Concede(Event):
+    """The striker concedes the frame, or with ``match`` the match."""
+
+    TYPE: ClassVar[str] = "concede"
+    match: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Award(Event):
+    """The referee awards the frame (or with ``match`` the match) to ``side``."""
+
+    TYPE: ClassVar[str] = "award"
+    side: int
+    match: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NextFrame(Event):
+    """Start the next frame once the current one is over."""
+
+    TYPE: ClassVar[str] = "next_frame"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Undo(Event):
+    """Take back the last event in effect."""
+
+    TYPE: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Redo(Event):
+    """Put back the last event taken back."""
+
+    TYPE: ClassVar[str] = "redo"
+
+
+COMMON_EVENTS: Mapping[str, type[Event]] = {
+    cls.TYPE: cls for cls in (Concede, Award, NextFrame, Undo, Redo)
+}
+
+
+def event_types(*classes: type[Event]) -> dict[str, type[Event]]:
+    """A game's ``type`` -> class table: the common events plus its own."""
+    table = dict(COMMON_EVENTS)
+    for cls in classes:
+        table[cls.TYPE] = cls
+    return table
+
+
+_FIELDS: dict[type[Event], tuple[tuple[str, Any, bool], ...]] = {}
+
+
+def _fields(cls: type[Event]) -> tuple[tuple[str, Any, bool], ...]:
+    """(name, type, required) of each field of an event class, worked out once."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        hints = typing.get_type_hints(cls)
+        known = _FIELDS[cls] = tuple(
+            (f.name, hints[f.name], f.default is dataclasses.MISSING)
+            for f in sorted(dataclasses.fields(cls), key=lambda f: f.name == "t")
+        )
+    return known
+
+
+def _describe(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return " or ".join(_describe(a) for a in typing.get_args(hint))
+    if origin is tuple:
+        return f"a list of {_describe(typing.get_args(hint)[0])}s"
+    return {int: "a whole number", bool: "true or false", float: "a number", str: "a string",
+            type(None): "null"}.get(hint, str(hint))
+
+
+def _convert(value: Any, hint: Any) -> tuple[bool, Any]:
+    """(ok, converted) for a JSON value against a field's type."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        for arg in typing.get_args(hint):
+            ok, converted = _convert(value, arg)
+            if ok:
+                return True, converted
+        return False, None
+    if origin is tuple:
+        (item,) = {a for a in typing.get_args(hint) if a is not Ellipsis}
+        if not isinstance(value, list):
+            return False, None
+        out = []
+        for v in value:
+            ok, c = _convert(v, item)
+            if not ok:
+                return False, None
+            out.append(c)
+        return True, tuple(out)
+    if hint is type(None):
+        return value is None, None
+    if hint is bool:
+        return isinstance(value, bool), value
+    if hint is int:
+        # JSON true/false are not numbers, and 4.0 is not a whole number here.
+        return isinstance(value, int) and not isinstance(value, bool), value
+    if hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        return ok, float(value) if ok else None
+    if hint is str:
+        return isinstance(value, str), value
+    raise TypeError(f"unsupported field type {hint!r}")
+
+
+def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
+    """Parse one decoded JSON object into an event of ``kinds``, strictly.
+
+    >>> parse_event({"type": "award", "side": 1, "sied": 0}, COMMON_EVENTS)
+    Traceback (most recent call last):
+    ...
+    cueboard.engine.errors.IllegalEvent: award: unknown field 'sied' (award takes: side, match, t)
+    """
+    if not isinstance(obj, dict):
+        raise IllegalEvent("an event is a JSON object with a \"type\"")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise IllegalEvent("an event needs a \"type\"")
+    cls = kinds.get(kind)
+    if cls is None:
+        raise IllegalEvent(f"unknown event type {kind!r} (known: {', '.join(sorted(kinds))})")
+    fields = _fields(cls)
+    names = {name for name, _, _ in fields}
+    for key in obj:
+        if key != "type" and key not in names:
+            takes = ", ".join(name for name, _, _ in fields) or "no fields"
+            raise IllegalEvent(f"{kind}: unknown field {key!r} ({kind} takes: {takes})")
+    values: dict[str, Any] = {}
+    for name, hint, required in fields:
+        if name not in obj:
+            if required:
+                raise IllegalEvent(f"{kind}: {name!r} is required")
+            continue
+        ok, converted = _convert(obj[name], hint)
+        if not ok:
+            raise IllegalEvent(f"{kind}: {name!r} must be {_describe(hint)}, not {obj[name]!r}")
+        values[name] = converted
+    return cls(**values)
+
+
+def to_json(event: Event) -> dict[str, Any]:
+    """The event as the JSON object of the log; fields left at their default are omitted,
+    so ``parse_event(to_json(e)) == e``."""
+    out: dict[str, Any] = {"type": event.TYPE}
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        if f.default is not dataclasses.MISSING and value == f.default:
+            continue
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out

@@ -1,0 +1,144 @@
+"""A match: the match line, the events in effect, and a position after each.
+
+In the manner of python-chess's ``Board``: :meth:`Match.push` applies an event
+(after the game has checked it), :meth:`Match.pop` takes the last one back.
+Every position is kept, so undo is exact and costs the same however long the
+match; redo puts back what undo took, until a new event is pushed.
+
+>>> m = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"]})
+>>> m.apply(m.parse({"type": "pot", "balls": ["red"]}))
+>>> m.state()["sides"][0]["score"], m.state()["ball_on"]
+(1, 'colour')
+>>> m.apply(m.parse({"type": "undo"})); m.state()["ball_on"], m.seq
+('red', 0)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import IllegalEvent
+from .events import Event, Redo, Undo, to_json
+from .match_setup import MatchSetup, parse_setup
+from .registry import Game, find_game
+
+
+class Match:
+    def __init__(self, setup: MatchSetup) -> None:
+        self.setup = setup
+        self.game: Game[Any] = find_game(setup.game)(setup)
+        self._positions: list[Any] = [self.game.initial()]
+        self._events: list[Event] = []
+        self._redo: list[Event] = []
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Match:
+        """A new match from the decoded match line; IllegalEvent if it is not one."""
+        if isinstance(obj, dict) and obj.get("type") == "match":
+            find_game(obj.get("game"))  # names the games there are when this one is not
+        return cls(parse_setup(obj))
+
+    @classmethod
+    def from_line(cls, line: str) -> Match:
+        return cls.from_json(decode(line))
+
+    # -- reading ---------------------------------------------------------------
+
+    @property
+    def position(self) -> Any:
+        """The game's position now: a frozen value, safe to keep."""
+        return self._positions[-1]
+
+    @property
+    def seq(self) -> int:
+        """Events in effect since the match line."""
+        return len(self._events)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """The events in effect, oldest first (what a replay of them gives)."""
+        return tuple(self._events)
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._events)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def state(self) -> dict[str, Any]:
+        """The state of ``shared/contract/state.md``: a new plain dict each call."""
+        return self.game.view(self._positions[-1], len(self._events))
+
+    # -- changing --------------------------------------------------------------
+
+    def parse(self, obj: Any) -> Event:
+        """An event of this match's game from a decoded JSON object, strictly."""
+        return self.game.parse(obj)
+
+    def parse_line(self, line: str) -> Event:
+        return self.parse(decode(line))
+
+    def check(self, event: Event) -> None:
+        """Raise IllegalEvent if ``event`` cannot be applied now; change nothing."""
+        if isinstance(event, Undo):
+            if not self._events:
+                raise IllegalEvent("nothing to undo")
+        elif isinstance(event, Redo):
+            if not self._redo:
+                raise IllegalEvent("nothing to redo")
+        else:
+            self.game.play(self._positions[-1], event)
+
+    def push(self, event: Event) -> None:
+        """Apply a game event, or raise IllegalEvent naming the rule and change nothing.
+        Whatever undo took back can no longer be redone."""
+        if isinstance(event, Undo | Redo):
+            raise IllegalEvent(f"{event.TYPE} is not a game event: use apply()")
+        position = self.game.play(self._positions[-1], event)
+        self._positions.append(position)
+        self._events.append(event)
+        self._redo.clear()
+
+    def pop(self) -> Event:
+        """Take back the last event in effect (it can be redone)."""
+        if not self._events:
+            raise IllegalEvent("nothing to undo")
+        self._positions.pop()
+        event = self._events.pop()
+        self._redo.append(event)
+        return event
+
+    def redo(self) -> Event:
+        """Put back the last event taken back."""
+        if not self._redo:
+            raise IllegalEvent("nothing to redo")
+        event = self._redo[-1]
+        position = self.game.play(self._positions[-1], event)
+        self._redo.pop()
+        self._positions.append(position)
+        self._events.append(event)
+        return event
+
+    def apply(self, event: Event) -> None:
+        """Apply one line of the log: ``undo`` pops, ``redo`` re-pushes, others push."""
+        if isinstance(event, Undo):
+            self.pop()
+        elif isinstance(event, Redo):
+            self.redo()
+        else:
+            self.push(event)
+
+    def log(self) -> list[dict[str, Any]]:
+        """The match line and the events in effect, as JSON objects."""
+        return [self.setup.to_json(), *(to_json(e) for e in self._events)]
+
+
+def decode(line: str) -> Any:
+    """One JSON value from a line of the log, or IllegalEvent saying why not."""
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise IllegalEvent(f"not JSON: {exc}") from None

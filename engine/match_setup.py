@@ -1,0 +1,167 @@
+"""The match line: the first line of every log, setting the match up.
+
+>>> s = parse_setup({"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7})
+>>> s.frames_to_win, s.names
+(4, ('Ronnie', 'Judd'))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import IllegalEvent
+
+# Fields every game's match line may carry; a game adds its own (Game.setup_fields).
+COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSetup:
+    game: str
+    players: tuple[tuple[str, ...], tuple[str, ...]]
+    """Each side's players: one name, or two for doubles (four-handed snooker)."""
+    best_of: int | None = None
+    race_to: int | None = None
+    first: int = 0
+    shot_clock: float | None = None
+    shot_clock_given: bool = False
+    """False when the line leaves ``shot_clock`` out: the game's default applies."""
+    options: tuple[tuple[str, Any], ...] = ()
+    """Game-specific fields as given (snooker: reds, handicap, aggregate)."""
+    t: float | None = None
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """Display name of each side: the player, or ``"A1 & A2"`` for a pair."""
+        return (" & ".join(self.players[0]), " & ".join(self.players[1]))
+
+    @property
+    def doubles(self) -> bool:
+        return len(self.players[0]) > 1
+
+    @property
+    def frames_to_win(self) -> int | None:
+        """Frames a side needs to win the match; None when decided on aggregate."""
+        if self.race_to is not None:
+            return self.race_to
+        if self.option("aggregate", False):
+            return None
+        assert self.best_of is not None
+        return self.best_of // 2 + 1
+
+    @property
+    def frames_in_match(self) -> int:
+        """Most frames the match can last."""
+        if self.race_to is not None:
+            return 2 * self.race_to - 1
+        assert self.best_of is not None
+        return self.best_of
+
+    def option(self, name: str, default: Any) -> Any:
+        for key, value in self.options:
+            if key == name:
+                return value
+        return default
+
+    def breaker(self, frame: int) -> int:
+        """Side that breaks frame ``frame`` (1-based): Section 3 Rule 3(b), alternating."""
+        return (self.first + frame - 1) % 2
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "match", "game": self.game,
+                               "sides": [p[0] if len(p) == 1 else list(p) for p in self.players]}
+        if self.race_to is not None:
+            out["race_to"] = self.race_to
+        else:
+            out["best_of"] = self.best_of
+        if self.first:
+            out["first"] = self.first
+        if self.shot_clock_given:
+            out["shot_clock"] = self.shot_clock
+        for key, value in self.options:
+            out[key] = list(value) if isinstance(value, tuple) else value
+        if self.t is not None:
+            out["t"] = self.t
+        return out
+
+
+def _whole(obj: Mapping[str, Any], key: str) -> int | None:
+    value = obj.get(key)
+    if value is None and key not in obj:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise IllegalEvent(f"match: {key!r} must be a whole number, not {value!r}")
+    return value
+
+
+def _side(entry: Any, index: int) -> tuple[str, ...]:
+    names = [entry] if isinstance(entry, str) else entry
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise IllegalEvent(f"match: side {index} must be a name, or a list of player names for doubles")
+    if any(not n.strip() for n in names):
+        raise IllegalEvent(f"match: side {index} has an empty name")
+    if len(names) > 2:
+        raise IllegalEvent(f"match: side {index} has {len(names)} players; a side is one player or a pair")
+    return tuple(n.strip() for n in names)
+
+
+def parse_setup(obj: Any, game_fields: Mapping[str, Any] | None = None) -> MatchSetup:
+    """Parse and check the match line. ``game_fields`` maps the game's own fields to
+    a checker that returns the value to keep (or raises IllegalEvent); when None,
+    the game is looked up in the registry."""
+    if not isinstance(obj, dict) or obj.get("type") != "match":
+        raise IllegalEvent('the first line sets the match up: {"type": "match", ...}')
+    game = obj.get("game")
+    if game_fields is None:
+        from .registry import find_game
+
+        game_fields = find_game(game).setup_fields
+    for key in obj:
+        if key not in COMMON_SETUP_FIELDS and key not in game_fields:
+            from .registry import GAMES
+
+            owners = [name for name, cls in GAMES.items() if key in cls.setup_fields]
+            if owners:
+                raise IllegalEvent(f"match: {key!r} is for {' and '.join(owners)} only, not {game}")
+            raise IllegalEvent(f"match: unknown field {key!r}")
+    sides = obj.get("sides")
+    if not isinstance(sides, list) or len(sides) != 2:
+        raise IllegalEvent("match: 'sides' must list two sides")
+    players = (_side(sides[0], 0), _side(sides[1], 1))
+    if len(players[0]) != len(players[1]):
+        raise IllegalEvent("match: both sides need the same number of players")
+    everyone = players[0] + players[1]
+    if len(set(everyone)) != len(everyone):
+        raise IllegalEvent("match: every player needs a different name (the order of play names them)")
+    best_of, race_to = _whole(obj, "best_of"), _whole(obj, "race_to")
+    if best_of is not None and race_to is not None:
+        raise IllegalEvent("match: give 'best_of' or 'race_to', not both")
+    if race_to is not None and race_to < 1:
+        raise IllegalEvent("match: 'race_to' must be at least 1")
+    if race_to is None:
+        best_of = 1 if best_of is None else best_of
+        if best_of < 1:
+            raise IllegalEvent("match: 'best_of' must be at least 1")
+    first = _whole(obj, "first")
+    if first is None:
+        first = 0
+    if first not in (0, 1):
+        raise IllegalEvent("match: 'first' is the side that breaks in frame 1: 0 or 1")
+    clock: float | None = None
+    if "shot_clock" in obj:
+        value = obj["shot_clock"]
+        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)
+                                  or not math.isfinite(value) or value <= 0):
+            raise IllegalEvent(
+                f"match: 'shot_clock' must be seconds per shot (more than 0) or null, not {value!r}")
+        clock = None if value is None else float(value)
+    t = obj.get("t")
+    if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t)):
+        raise IllegalEvent(f"match: 't' must be a time in Unix seconds, not {t!r}")
+    options = tuple((key, check(obj[key])) for key, check in game_fields.items() if key in obj)
+    return MatchSetup(game=str(game), players=players, best_of=best_of if race_to is None else None,
+                      race_to=race_to, first=first, shot_clock=clock, shot_clock_given="shot_clock" in obj,
+                      options=options, t=None if t is None else float(t))

@@ -1,0 +1,76 @@
+"""Events only snooker speaks (``shared/contract/events.md``, Snooker events)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..events import Event, Pot, event_types
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoPot(Event):
+    """A fair stroke that potted nothing: the turn passes."""
+
+    TYPE: ClassVar[str] = "no_pot"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Foul(Event):
+    """The striker fouled; ``points`` go to the other side (Section 3 Rule 12)."""
+
+    TYPE: ClassVar[str] = "foul"
+    points: int
+    reds_off: int = 0
+    miss: bool = False
+    free_ball: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayAgain(Event):
+    """The next player asks the offender to play again from where the balls lie (Rule 11(h))."""
+
+    TYPE: ClassVar[str] = "play_again"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Replace(Event):
+    """After a FOUL AND A MISS, balls back and the offender plays again (Rule 14(a))."""
+
+    TYPE: ClassVar[str] = "replace"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Claim(Event):
+    """The striker claims the frame: Section 2 Rule 1(b)."""
+
+    TYPE: ClassVar[str] = "claim"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RespottedBlack(Event):
+    """Who plays the re-spotted black (Rule 4(b)). ``player``: in four-handed snooker,
+    which player of that side makes the stroke (Rule 17(d)); by default the one
+    of that side next in the order of play."""
+
+    TYPE: ClassVar[str] = "respotted_black"
+    striker: int
+    player: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rerack(Event):
+    """Stalemate: scores nullified, balls re-set, the same player breaks (Rule 16)."""
+
+    TYPE: ClassVar[str] = "rerack"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Order(Event):
+    """Four-handed snooker: the order of play for this frame (Rule 17(a), (b))."""
+
+    TYPE: ClassVar[str] = "order"
+    players: tuple[str, ...]
+
+
+SNOOKER_EVENTS = event_types(Pot, NoPot, Foul, PlayAgain, Replace, Claim, RespottedBlack, Rerack, Order)

@@ -1,0 +1,439 @@
+"""Snooker as the WPBSA rules define it (``shared/rules/snooker-wpbsa-en.txt``).
+
+Section 3 Rules 10-12 are printed out of order in that text: 10 is "Snookered
+After a Foul" (free ball), 11 "Fouls", 12 "Penalties". This module cites them by
+their titles' numbers as the table of contents gives them: Rule 10 Penalties,
+Rule 11 Fouls, Rule 12 Snookered After a Foul.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from ..errors import IllegalEvent
+from ..events import Award, Concede, Event, NextFrame, Pot
+from ..match_setup import MatchSetup
+from ..registry import Game, register
+from .ball_on import ball_on_after_colour, ball_on_at_turn_start, least_penalty
+from .balls import BALL_NAMES, COLOURS, FREE, REDS_ALLOWED, VALUE
+from .events import (
+    SNOOKER_EVENTS,
+    Claim,
+    Foul,
+    NoPot,
+    Order,
+    PlayAgain,
+    Replace,
+    Rerack,
+    RespottedBlack,
+)
+from .order_of_play import default_rotation, next_of_side, rotation_from_order
+from .position import Position
+from .remaining import remaining, snookers_required, table_value
+
+FORFEITED_FRAME = 147
+"""Section 4 Rule 2(b)(iii): each unplayed frame of a forfeited aggregate game."""
+
+
+def _reds(value: Any) -> int:
+    if value not in REDS_ALLOWED or isinstance(value, bool):
+        raise IllegalEvent(f"match: 'reds' must be 15, 10 or 6, not {value!r}")
+    return int(value)
+
+
+def _handicap(value: Any) -> tuple[int, int]:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
+        raise IllegalEvent(f"match: 'handicap' is the points each side starts a frame with, "
+                           f"as [a, b] with whole numbers from 0, not {value!r}")
+    return (value[0], value[1])
+
+
+def _aggregate(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise IllegalEvent(f"match: 'aggregate' must be true or false, not {value!r}")
+    return value
+
+
+def _ordinal(n: int) -> str:
+    return f"{n} red" if n == 1 else f"{n} reds"
+
+
+@register
+class Snooker(Game[Position]):
+    name: ClassVar[str] = "snooker"
+    events = SNOOKER_EVENTS
+    setup_fields: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        "reds": _reds, "handicap": _handicap, "aggregate": _aggregate,
+    }
+
+    def __init__(self, setup: MatchSetup) -> None:
+        super().__init__(setup)
+        self.reds_start: int = setup.option("reds", 15)
+        self.handicap: tuple[int, int] = setup.option("handicap", (0, 0))
+        self.aggregate: bool = setup.option("aggregate", False)
+        if self.aggregate and setup.race_to is not None:
+            raise IllegalEvent("match: an aggregate match is played over 'best_of' frames, not 'race_to'")
+        if not self.aggregate and setup.best_of is not None and setup.best_of % 2 == 0:
+            raise IllegalEvent(f"match: 'best_of' must be odd (best of {setup.best_of} can end level), "
+                               "unless the match is decided on 'aggregate' points")
+        self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
+            Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
+            Replace: self._replace, Concede: self._concede, Claim: self._claim, Award: self._award,
+            RespottedBlack: self._respotted_black, Rerack: self._rerack, Order: self._order,
+            NextFrame: self._next_frame,
+        }
+
+    # -- positions ---------------------------------------------------------------
+
+    def _frame_start(self, frame: int, frames: tuple[int, int], totals: tuple[int, int],
+                     high_breaks: tuple[int, int]) -> Position:
+        """Section 3 Rule 2: all balls set; Rule 3(b): the breaking side alternates."""
+        breaker = self.setup.breaker(frame)
+        return Position(
+            frame=frame, breaker=breaker, rotation=default_rotation(self.setup, breaker), turn=0,
+            scores=self.handicap, frames=frames, totals=totals, high_breaks=high_breaks, brk=0,
+            reds=self.reds_start, colours=COLOURS, ball_on="red",
+        )
+
+    def initial(self) -> Position:
+        return self._frame_start(1, (0, 0), (0, 0), (0, 0))
+
+    def play(self, position: Position, event: Event) -> Position:
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise IllegalEvent(f"{event.TYPE} is not a snooker event")
+        if position.match_over:
+            raise IllegalEvent("the match is over")
+        return handler(position, event)
+
+    # -- checks shared by the strokes --------------------------------------------
+
+    @staticmethod
+    def _at_table(p: Position, what: str) -> int:
+        """The side at the table, or why nobody can play ``what`` now."""
+        if p.frame_over:
+            raise IllegalEvent(f"the frame is over: no {what} (next_frame starts the next one)")
+        if p.turn is None:
+            raise IllegalEvent("the black is re-spotted: first enter who plays it (respotted_black), "
+                               "drawn by lot (Section 3 Rule 4(b))")
+        return p.rotation[p.turn][0]
+
+    def _stroke(self, p: Position, **changes: Any) -> Position:
+        """A stroke has been played: what every stroke resets."""
+        base: dict[str, Any] = dict(free_ball=False, misses=0, from_replaced=False, offender=None,
+                                    before_miss=None, strokes=p.strokes + 1)
+        base.update(changes)
+        return replace(p, **base)
+
+    # -- the strokes -------------------------------------------------------------
+
+    def _pot(self, p: Position, e: Pot) -> Position:
+        side = self._at_table(p, "pot")
+        balls = e.balls
+        if not balls:
+            raise IllegalEvent("pot: list the balls potted (a stroke that pots nothing is no_pot)")
+        for b in balls:
+            if b not in BALL_NAMES:
+                raise IllegalEvent(f"pot: {b!r} is not a ball (red, yellow, green, brown, blue, pink, "
+                                   "black, or free for the nominated free ball)")
+        frees = balls.count(FREE)
+        if frees and not p.free_ball:
+            raise IllegalEvent("no free ball was called: the referee calls FREE BALL after a foul "
+                               "that leaves the striker snookered (Section 3 Rule 12)")
+        if frees > 1:
+            raise IllegalEvent("only one ball can be the free ball (Section 3 Rule 12(a))")
+        on = p.ball_on
+        reds = p.reds
+        colours = p.colours
+        if on == "red":
+            # Rule 3(f): each red, and a free ball nominated as a red, potted in one stroke scores 1.
+            others = [b for b in balls if b not in ("red", FREE)]
+            if others:
+                raise IllegalEvent(f"red is on: potting the {others[0]} is a foul, enter a foul "
+                                   "(Section 3 Rule 10(b)(iii))")
+            potted_reds = balls.count("red")
+            if potted_reds > p.reds:
+                raise IllegalEvent(f"only {_ordinal(p.reds)} on the table")
+            points = potted_reds + frees
+            reds -= potted_reds
+            next_on: str | None = "colour"  # Rule 3(g)(i)
+        elif on == "colour":
+            if len(balls) != 1 or balls[0] not in COLOURS:
+                raise IllegalEvent("a colour is on after a red: one colour only; potting a red or two "
+                                   "colours is a foul (Section 3 Rule 3(g)(i), Rule 10(b)(iii))")
+            points = VALUE[balls[0]]
+            # The colour is re-spotted (Rule 7); red again, or the colours once the last red's
+            # colour has been played (Rule 3(g)(ii)).
+            next_on = ball_on_after_colour(reds, colours)
+        else:
+            assert on is not None
+            others = [b for b in balls if b not in (on, FREE)]
+            if others or balls.count(on) > 1:
+                wrong = others[0] if others else on
+                raise IllegalEvent(f"{on} is on: potting the {wrong} is a foul, enter a foul "
+                                   "(Section 3 Rule 10(b)(iii))")
+            # Rule 12(c), 12(e): a free ball alone scores the ball on's value and is re-spotted;
+            # with the ball on only the ball on scores and it stays off.
+            points = VALUE[on]
+            if on in balls:
+                colours = colours[1:]
+            next_on = colours[0] if colours else None
+        scores = self._add(p.scores, side, points)
+        brk = p.brk + points
+        high = self._high(p.high_breaks, side, brk)
+        if p.only_black:
+            # Section 3 Rule 4(a): with only the black left the first score ends the frame.
+            return self._black_decided(p, scores, high, brk)
+        return self._stroke(p, scores=scores, brk=brk, high_breaks=high, reds=reds, colours=colours,
+                            ball_on=next_on)
+
+    def _no_pot(self, p: Position, e: NoPot) -> Position:
+        self._at_table(p, "stroke")
+        # Section 2 Rule 5(a): the turn ends when a stroke fails to score.
+        return self._stroke(p, turn=(p.turn + 1) % len(p.rotation) if p.turn is not None else None,
+                            brk=0, ball_on=ball_on_at_turn_start(p.reds, p.colours))
+
+    def _foul(self, p: Position, e: Foul) -> Position:
+        side = self._at_table(p, "foul")
+        least = 7 if p.respotted_black else least_penalty(p.ball_on)
+        if not 4 <= e.points <= 7:
+            raise IllegalEvent(f"a foul is 4 to 7 points, not {e.points} (Section 3 Rule 10)")
+        if e.points < least:
+            raise IllegalEvent(f"{p.ball_on} is on: a foul is at least {least} (Section 3 Rule 10)")
+        if e.reds_off < 0:
+            raise IllegalEvent("foul: 'reds_off' counts reds that left the table, from 0")
+        if e.reds_off > p.reds:
+            raise IllegalEvent(f"foul: only {_ordinal(p.reds)} on the table, so {e.reds_off} cannot "
+                               "have gone off")
+        scores = self._add(p.scores, 1 - side, e.points)
+        if p.only_black:
+            if e.miss:
+                raise IllegalEvent("no miss is called when only the black remains (Section 3 Rule 14)")
+            if e.free_ball:
+                raise IllegalEvent("only the black is left: no ball can snooker it, so no free ball "
+                                   "(Section 2 Rule 17)")
+            # Section 3 Rule 4(a): the first score or foul ends the frame.
+            return self._black_decided(p, scores, p.high_breaks, 0)
+        # Section 3 Rule 3(h): reds that leave the table in a foul stay off; colours are re-spotted.
+        reds = p.reds - e.reds_off
+        assert p.turn is not None
+        misses = (p.misses if p.from_replaced else 0) + 1 if e.miss else 0
+        return self._stroke(
+            p, scores=scores, reds=reds, brk=0, turn=(p.turn + 1) % len(p.rotation),
+            ball_on=ball_on_at_turn_start(reds, p.colours), free_ball=e.free_ball, misses=misses,
+            offender=p.turn, before_miss=p if e.miss else None,
+        )
+
+    # -- what the next player may ask after a foul ---------------------------------
+
+    def _play_again(self, p: Position, e: PlayAgain) -> Position:
+        if p.offender is None or p.frame_over:
+            raise IllegalEvent("play_again follows a foul: the next player may ask the offender to "
+                               "play again (Section 3 Rule 11(h))")
+        # Rule 12(f): the free ball call is void; Rule 14(c)(iii): a miss sequence starts again
+        # from a different position; Rule 17(c): the order of play is unchanged.
+        return replace(p, turn=p.offender, free_ball=False, misses=0, offender=None, before_miss=None,
+                       from_replaced=False, brk=0)
+
+    def _replace(self, p: Position, e: Replace) -> Position:
+        before = p.before_miss
+        if before is None:
+            raise IllegalEvent("replace follows a FOUL AND A MISS: only then can the balls be put back "
+                               "(Section 3 Rule 14(a))")
+        # Rule 14(a): the original position, the ball on as before that stroke; the penalty stands.
+        # Rule 12(f): the offender plays again, so no free ball.
+        return replace(before, scores=p.scores, high_breaks=p.high_breaks, misses=p.misses,
+                       strokes=p.strokes, brk=0, free_ball=False, from_replaced=True, offender=None,
+                       before_miss=None)
+
+    # -- the end of a frame --------------------------------------------------------
+
+    def _last_frame(self, p: Position) -> bool:
+        return p.frame >= self.setup.frames_in_match
+
+    def _black_decided(self, p: Position, scores: tuple[int, int], high: tuple[int, int],
+                       brk: int) -> Position:
+        """Section 3 Rule 4: the first score or foul with only the black left ends the frame,
+        unless the scores are then equal and aggregate scores are not relevant (4(a)), or an
+        aggregate match is level at the end of its last frame (4(c)): then the black is
+        re-spotted and the players draw lots (4(b))."""
+        if self.aggregate:
+            level = self._last_frame(p) and (p.totals[0] + scores[0] == p.totals[1] + scores[1])
+        else:
+            level = scores[0] == scores[1]
+        if level:
+            return self._stroke(p, scores=scores, high_breaks=high, brk=0, turn=None, last_turn=p.turn,
+                                respotted_black=True, ball_on="black", colours=("black",), reds=0)
+        winner = None if scores[0] == scores[1] else (0 if scores[0] > scores[1] else 1)
+        return self._close_frame(self._stroke(p, high_breaks=high, brk=brk), scores, winner)
+
+    def _close_frame(self, p: Position, scores: tuple[int, int], winner: int | None) -> Position:
+        frames = self._add(p.frames, winner, 1) if winner is not None else p.frames
+        totals = (p.totals[0] + scores[0], p.totals[1] + scores[1])
+        match_winner: int | None = None
+        if self.aggregate:
+            # Section 3 Rule 1(g)(ii): the greatest total over all the frames.
+            if self._last_frame(p):
+                level = totals[0] == totals[1]
+                match_winner = winner if level else (0 if totals[0] > totals[1] else 1)
+        else:
+            to_win = self.setup.frames_to_win
+            assert to_win is not None
+            if winner is not None and frames[winner] >= to_win:
+                match_winner = winner  # Section 3 Rule 1(g)(i)
+        return replace(p, scores=scores, frames=frames, totals=totals, turn=None, ball_on=None,
+                       free_ball=False, misses=0, offender=None, before_miss=None, from_replaced=False,
+                       frame_over=True, frame_winner=winner, match_over=match_winner is not None,
+                       match_winner=match_winner)
+
+    def _forfeit_match(self, p: Position, winner: int) -> Position:
+        """Section 4 Rule 2(b): the offender also loses the unplayed frames; in aggregate play
+        each counts 147 points."""
+        unplayed = self.setup.frames_in_match - p.frame
+        if self.aggregate:
+            totals = self._add(p.totals, winner, FORFEITED_FRAME * unplayed)
+            frames = self._add(p.frames, winner, unplayed)
+        else:
+            to_win = self.setup.frames_to_win
+            assert to_win is not None
+            totals = p.totals
+            frames = self._add(p.frames, winner, max(0, to_win - p.frames[winner]))
+        return replace(p, frames=frames, totals=totals, match_over=True, match_winner=winner)
+
+    def _concede(self, p: Position, e: Concede) -> Position:
+        side = self._at_table(p, "concession")
+        winner = 1 - side
+        scores = p.scores
+        if self.aggregate:
+            # Section 4 Rule 5(b): the balls left are added to the other side, reds at eight.
+            scores = self._add(scores, winner, table_value(p))
+        done = self._close_frame(p, scores, winner)
+        if e.match:
+            return self._forfeit_match(done, winner)
+        if self.aggregate and done.match_over:
+            # Conceding the last frame concedes the match, whatever the totals.
+            return replace(done, match_winner=winner)
+        return done
+
+    def _claim(self, p: Position, e: Claim) -> Position:
+        side = self._at_table(p, "claim")
+        lead = p.scores[side] - p.scores[1 - side]
+        if self.aggregate:
+            raise IllegalEvent("no claim when aggregate scores decide the match (Section 2 Rule 1(b))")
+        if not p.only_black:
+            raise IllegalEvent("a frame is claimed only when the black is the last ball "
+                               "(Section 2 Rule 1(b))")
+        if lead <= 7:
+            raise IllegalEvent(f"a claim needs a lead of more than 7; the lead is {lead} "
+                               "(Section 2 Rule 1(b))")
+        return self._close_frame(p, p.scores, side)
+
+    def _award(self, p: Position, e: Award) -> Position:
+        if e.side not in (0, 1):
+            raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}")
+        if p.frame_over and not e.match:
+            raise IllegalEvent("the frame is over: only the match can be awarded now")
+        winner = e.side
+        if p.frame_over:
+            return self._forfeit_match(p, winner)
+        scores = p.scores
+        if self.aggregate:
+            # Section 4 Rule 2(a)(ii): the offender forfeits the points scored; the other side
+            # receives the balls left, reds at eight.
+            scores = self._add(self._set(scores, 1 - winner, self.handicap[1 - winner]), winner,
+                               table_value(p))
+        done = self._close_frame(p, scores, winner)
+        if e.match:
+            return self._forfeit_match(done, winner)
+        if self.aggregate and done.match_over:
+            return replace(done, match_winner=winner)
+        return done
+
+    def _respotted_black(self, p: Position, e: RespottedBlack) -> Position:
+        if not p.respotted_black or p.turn is not None or p.frame_over:
+            raise IllegalEvent("respotted_black is entered when a tie has re-spotted the black "
+                               "(Section 3 Rule 4(b))")
+        if e.striker not in (0, 1):
+            raise IllegalEvent(f"respotted_black: 'striker' is side 0 or 1, not {e.striker}")
+        if e.player is None:
+            # Rule 17(d): the order of play continues as in the frame; by default the side's
+            # next player in that order.
+            last = p.last_turn if p.last_turn is not None else 0
+            turn = next_of_side(p.rotation, last, e.striker)
+        else:
+            matches = [i for i, (s, name) in enumerate(p.rotation) if s == e.striker and name == e.player]
+            if not matches:
+                raise IllegalEvent(f"respotted_black: {e.player!r} does not play for "
+                                   f"{self.setup.names[e.striker]}")
+            turn = matches[0]
+        return replace(p, turn=turn, brk=0)
+
+    def _rerack(self, p: Position, e: Rerack) -> Position:
+        if p.frame_over:
+            raise IllegalEvent("the frame is over: nothing to re-rack")
+        # Section 3 Rule 16: scores nullified, balls re-set, the same player breaks and the
+        # established order of play is kept.
+        start = self._frame_start(p.frame, p.frames, p.totals, p.high_breaks)
+        return replace(start, rotation=p.rotation, strokes=p.strokes)
+
+    def _order(self, p: Position, e: Order) -> Position:
+        if not self.setup.doubles:
+            raise IllegalEvent("order is for four-handed snooker only (Section 3 Rule 17)")
+        if p.strokes or p.frame_over:
+            raise IllegalEvent("the order of play is set before the first stroke of a frame and kept "
+                               "throughout it (Section 3 Rule 17(a))")
+        return replace(p, rotation=rotation_from_order(self.setup, p.breaker, e.players), turn=0)
+
+    def _next_frame(self, p: Position, e: NextFrame) -> Position:
+        if not p.frame_over:
+            raise IllegalEvent("the frame is not over: next_frame starts a frame once one has ended")
+        return self._frame_start(p.frame + 1, p.frames, p.totals, p.high_breaks)
+
+    # -- small helpers ---------------------------------------------------------------
+
+    @staticmethod
+    def _add(pair: tuple[int, int], side: int, points: int) -> tuple[int, int]:
+        return (pair[0] + points, pair[1]) if side == 0 else (pair[0], pair[1] + points)
+
+    @staticmethod
+    def _set(pair: tuple[int, int], side: int, value: int) -> tuple[int, int]:
+        return (value, pair[1]) if side == 0 else (pair[0], value)
+
+    @staticmethod
+    def _high(high: tuple[int, int], side: int, brk: int) -> tuple[int, int]:
+        if brk <= high[side]:
+            return high
+        return (brk, high[1]) if side == 0 else (high[0], brk)
+
+    # -- the state the boards show -----------------------------------------------------
+
+    def view(self, p: Position, seq: int) -> dict[str, Any]:
+        setup = self.setup
+        points_left = remaining(p)
+        names = setup.names
+        striker = p.striker
+        race_to = setup.frames_to_win
+        return {
+            "schema": 1, "game": "snooker", "seq": seq,
+            "sides": [
+                {"name": names[i], "players": list(setup.players[i]), "score": p.scores[i],
+                 "frames": p.frames[i], "high_break": p.high_breaks[i],
+                 "total": p.totals[i] + (0 if p.frame_over else p.scores[i])}
+                for i in (0, 1)
+            ],
+            "frame": p.frame, "best_of": setup.frames_in_match, "race_to": race_to,
+            "aggregate": self.aggregate, "breaker": p.breaker,
+            "striker": striker, "player": p.player, "break": p.brk,
+            "reds": p.reds, "colours": list(p.colours),
+            "ball_on": p.ball_on, "free_ball": p.free_ball, "misses": p.misses,
+            "remaining": points_left,
+            "snookers_required": snookers_required(p, points_left),
+            "respotted_black": p.respotted_black,
+            "frame_over": p.frame_over, "frame_winner": p.frame_winner,
+            "match_over": p.match_over, "match_winner": p.match_winner,
+            "order": [name for _, name in p.rotation],
+            "shot_clock": setup.shot_clock,
+        }

@@ -4,13 +4,13 @@ import doctest
 import importlib
 import pkgutil
 
+import cueboard.engine
 import pytest
 
-import cueboard.engine
-
-MODULES = sorted(
-    name for _, name, _ in pkgutil.walk_packages(cueboard.engine.__path__, "cueboard.engine.")
-) + ["cueboard.engine"]
+MODULES = [
+    "cueboard.engine",
+    *sorted(name for _, name, _ in pkgutil.walk_packages(cueboard.engine.__path__, "cueboard.engine.")),
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -72,8 +72,8 @@ def test_each_prints_states_up_to_the_rejected_line() -> None:
 
 
 def test_bytes_that_are_not_utf8_are_refused() -> None:
-    result = subprocess.run([sys.executable, "-m", "cueboard.cli", "replay"], input=MATCH.encode() + b"\xff\n",
-                            capture_output=True, check=False)
+    result = subprocess.run([sys.executable, "-m", "cueboard.cli", "replay"],
+                            input=MATCH.encode() + b"\xff\n", capture_output=True, check=False)
     assert result.returncode == 2
     assert result.stderr.startswith(b"line 2: not UTF-8")
 

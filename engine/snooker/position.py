@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(NamedTuple):
+    """Immutable, compared by value; a NamedTuple because ``_replace`` is four times
+    cheaper than ``dataclasses.replace`` on the path every event takes."""
+
     frame: int
     breaker: int
     rotation: tuple[tuple[int, str], ...]

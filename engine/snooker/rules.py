@@ -9,7 +9,6 @@ Rule 11 Fouls, Rule 12 Snookered After a Foul.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from ..errors import IllegalEvent
@@ -81,7 +80,7 @@ class Snooker(Game[Position]):
                                "unless the match is decided on 'aggregate' points")
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
-            Replace: self._replace, Concede: self._concede, Claim: self._claim, Award: self._award,
+            Replace: self._replace_balls, Concede: self._concede, Claim: self._claim, Award: self._award,
             RespottedBlack: self._respotted_black, Rerack: self._rerack, Order: self._order,
             NextFrame: self._next_frame,
         }
@@ -126,7 +125,7 @@ class Snooker(Game[Position]):
         base: dict[str, Any] = dict(free_ball=False, misses=0, from_replaced=False, offender=None,
                                     before_miss=None, strokes=p.strokes + 1)
         base.update(changes)
-        return replace(p, **base)
+        return p._replace(**base)
 
     # -- the strokes -------------------------------------------------------------
 
@@ -235,17 +234,17 @@ class Snooker(Game[Position]):
                                "play again (Section 3 Rule 11(h))")
         # Rule 12(f): the free ball call is void; Rule 14(c)(iii): a miss sequence starts again
         # from a different position; Rule 17(c): the order of play is unchanged.
-        return replace(p, turn=p.offender, free_ball=False, misses=0, offender=None, before_miss=None,
+        return p._replace(turn=p.offender, free_ball=False, misses=0, offender=None, before_miss=None,
                        from_replaced=False, brk=0)
 
-    def _replace(self, p: Position, e: Replace) -> Position:
+    def _replace_balls(self, p: Position, e: Replace) -> Position:
         before = p.before_miss
         if before is None:
             raise IllegalEvent("replace follows a FOUL AND A MISS: only then can the balls be put back "
                                "(Section 3 Rule 14(a))")
         # Rule 14(a): the original position, the ball on as before that stroke; the penalty stands.
         # Rule 12(f): the offender plays again, so no free ball.
-        return replace(before, scores=p.scores, high_breaks=p.high_breaks, misses=p.misses,
+        return before._replace(scores=p.scores, high_breaks=p.high_breaks, misses=p.misses,
                        strokes=p.strokes, brk=0, free_ball=False, from_replaced=True, offender=None,
                        before_miss=None)
 
@@ -284,7 +283,7 @@ class Snooker(Game[Position]):
             assert to_win is not None
             if winner is not None and frames[winner] >= to_win:
                 match_winner = winner  # Section 3 Rule 1(g)(i)
-        return replace(p, scores=scores, frames=frames, totals=totals, turn=None, ball_on=None,
+        return p._replace(scores=scores, frames=frames, totals=totals, turn=None, ball_on=None,
                        free_ball=False, misses=0, offender=None, before_miss=None, from_replaced=False,
                        frame_over=True, frame_winner=winner, match_over=match_winner is not None,
                        match_winner=match_winner)
@@ -301,7 +300,7 @@ class Snooker(Game[Position]):
             assert to_win is not None
             totals = p.totals
             frames = self._add(p.frames, winner, max(0, to_win - p.frames[winner]))
-        return replace(p, frames=frames, totals=totals, match_over=True, match_winner=winner)
+        return p._replace(frames=frames, totals=totals, match_over=True, match_winner=winner)
 
     def _concede(self, p: Position, e: Concede) -> Position:
         side = self._at_table(p, "concession")
@@ -315,7 +314,7 @@ class Snooker(Game[Position]):
             return self._forfeit_match(done, winner)
         if self.aggregate and done.match_over:
             # Conceding the last frame concedes the match, whatever the totals.
-            return replace(done, match_winner=winner)
+            return done._replace(match_winner=winner)
         return done
 
     def _claim(self, p: Position, e: Claim) -> Position:
@@ -349,7 +348,7 @@ class Snooker(Game[Position]):
         if e.match:
             return self._forfeit_match(done, winner)
         if self.aggregate and done.match_over:
-            return replace(done, match_winner=winner)
+            return done._replace(match_winner=winner)
         return done
 
     def _respotted_black(self, p: Position, e: RespottedBlack) -> Position:
@@ -369,7 +368,7 @@ class Snooker(Game[Position]):
                 raise IllegalEvent(f"respotted_black: {e.player!r} does not play for "
                                    f"{self.setup.names[e.striker]}")
             turn = matches[0]
-        return replace(p, turn=turn, brk=0)
+        return p._replace(turn=turn, brk=0)
 
     def _rerack(self, p: Position, e: Rerack) -> Position:
         if p.frame_over:
@@ -377,7 +376,7 @@ class Snooker(Game[Position]):
         # Section 3 Rule 16: scores nullified, balls re-set, the same player breaks and the
         # established order of play is kept.
         start = self._frame_start(p.frame, p.frames, p.totals, p.high_breaks)
-        return replace(start, rotation=p.rotation, strokes=p.strokes)
+        return start._replace(rotation=p.rotation, strokes=p.strokes)
 
     def _order(self, p: Position, e: Order) -> Position:
         if not self.setup.doubles:
@@ -385,7 +384,7 @@ class Snooker(Game[Position]):
         if p.strokes or p.frame_over:
             raise IllegalEvent("the order of play is set before the first stroke of a frame and kept "
                                "throughout it (Section 3 Rule 17(a))")
-        return replace(p, rotation=rotation_from_order(self.setup, p.breaker, e.players), turn=0)
+        return p._replace(rotation=rotation_from_order(self.setup, p.breaker, e.players), turn=0)
 
     def _next_frame(self, p: Position, e: NextFrame) -> Position:
         if not p.frame_over:

@@ -8,7 +8,7 @@ Traceback (most recent call last):
 cueboard.engine.errors.IllegalEvent: a foul is 4 to 7 points, not 3 (Section 3 Rule 10)
 """
 
-from . import snooker  # noqa: F401  (registers the game)
+from . import blackball, snooker  # noqa: F401  (registers the games)
 from .errors import IllegalEvent
 from .events import Event, parse_event, to_json
 from .match import Match, decode

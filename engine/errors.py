@@ -8,5 +8,5 @@ class IllegalEvent(ValueError):
 
     The message is for the referee and the marker: it says what is wrong and,
     where there is one, names the rule (``"pink is on: a foul is at least 6
-    (Section 3 Rule 12)"``). The match it was offered to is unchanged.
+    (Section 3 Rule 10)"``). The match it was offered to is unchanged.
     """

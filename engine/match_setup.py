@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import IllegalEvent
+from .shot_clock import ShotClockRules
 
 # Fields every game's match line may carry; a game adds its own (Game.setup_fields).
 COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t")
@@ -32,6 +33,16 @@ class MatchSetup:
     options: tuple[tuple[str, Any], ...] = ()
     """Game-specific fields as given (snooker: reds, handicap, aggregate)."""
     t: float | None = None
+    shot_clock_rules: ShotClockRules | None = None
+    """The clock in full when the line gives ``shot_clock`` as an object (``engine/shot_clock.py``);
+    None for a number (then ``shot_clock`` says it all) or null."""
+
+    @property
+    def clock(self) -> ShotClockRules | None:
+        """The shot clock the line sets, or None (none, or left to the game's default)."""
+        if self.shot_clock_rules is not None:
+            return self.shot_clock_rules
+        return None if self.shot_clock is None else ShotClockRules.of_seconds(self.shot_clock)
 
     @property
     def names(self) -> tuple[str, str]:
@@ -80,7 +91,8 @@ class MatchSetup:
         if self.first:
             out["first"] = self.first
         if self.shot_clock_given:
-            out["shot_clock"] = self.shot_clock
+            out["shot_clock"] = (self.shot_clock if self.shot_clock_rules is None
+                                 else self.shot_clock_rules.to_json())
         for key, value in self.options:
             out[key] = list(value) if isinstance(value, tuple) else value
         if self.t is not None:
@@ -151,17 +163,17 @@ def parse_setup(obj: Any, game_fields: Mapping[str, Any] | None = None) -> Match
     if first not in (0, 1):
         raise IllegalEvent("match: 'first' is the side that breaks in frame 1: 0 or 1")
     clock: float | None = None
+    clock_rules: ShotClockRules | None = None
     if "shot_clock" in obj:
         value = obj["shot_clock"]
-        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)
-                                  or not math.isfinite(value) or value <= 0):
-            raise IllegalEvent(
-                f"match: 'shot_clock' must be seconds per shot (more than 0) or null, not {value!r}")
-        clock = None if value is None else float(value)
+        rules = ShotClockRules.parse(value)
+        clock = None if rules is None else rules.seconds
+        if isinstance(value, dict):
+            clock_rules = rules  # the object form: a first-shot time, another call
     t = obj.get("t")
     if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t)):
         raise IllegalEvent(f"match: 't' must be a time in Unix seconds, not {t!r}")
     options = tuple((key, check(obj[key])) for key, check in game_fields.items() if key in obj)
     return MatchSetup(game=str(game), players=players, best_of=best_of if race_to is None else None,
                       race_to=race_to, first=first, shot_clock=clock, shot_clock_given="shot_clock" in obj,
-                      options=options, t=None if t is None else float(t))
+                      options=options, t=None if t is None else float(t), shot_clock_rules=clock_rules)

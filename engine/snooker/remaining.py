@@ -47,7 +47,9 @@ def snookers_required(p: Position, points_left: int) -> dict[str, Any] | None:
     fouls the side behind needs, or None with only the black left: its first
     score or foul ends the frame (Section 3 Rule 4(a)), so no snooker can help.
     """
-    if p.frame_over:
+    if p.frame_over or p.respotted_black:
+        # On a re-spotted black the scores (or in aggregate play the totals) are level:
+        # nobody needs snookers.
         return None
     a, b = p.scores
     deficit = abs(a - b)

@@ -1,9 +1,9 @@
 """Snooker as the WPBSA rules define it (``shared/rules/snooker-wpbsa-en.txt``).
 
-Section 3 Rules 10-12 are printed out of order in that text: 10 is "Snookered
-After a Foul" (free ball), 11 "Fouls", 12 "Penalties". This module cites them by
-their titles' numbers as the table of contents gives them: Rule 10 Penalties,
-Rule 11 Fouls, Rule 12 Snookered After a Foul.
+Section 3 Rules 10-12 are printed out of order in that text (headed "12.
+Penalties", "11. Fouls", "10. Snookered After a Foul"). This module cites them as
+the table of contents and the text's own cross-references number them: Rule 10
+Penalties, Rule 11 Fouls, Rule 12 Snookered After a Foul (free ball).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ FORFEITED_FRAME = 147
 
 
 def _reds(value: Any) -> int:
-    if value not in REDS_ALLOWED or isinstance(value, bool):
+    if type(value) is not int or value not in REDS_ALLOWED:
         raise IllegalEvent(f"match: 'reds' must be 15, 10 or 6, not {value!r}")
     return int(value)
 
@@ -185,7 +185,7 @@ class Snooker(Game[Position]):
         high = self._high(p.high_breaks, side, brk)
         if p.only_black:
             # Section 3 Rule 4(a): with only the black left the first score ends the frame.
-            return self._black_decided(p, scores, high, brk)
+            return self._black_decided(p, scores, high, brk, colours)
         return self._stroke(p, scores=scores, brk=brk, high_breaks=high, reds=reds, colours=colours,
                             ball_on=next_on)
 
@@ -215,7 +215,7 @@ class Snooker(Game[Position]):
                 raise IllegalEvent("only the black is left: no ball can snooker it, so no free ball "
                                    "(Section 2 Rule 17)")
             # Section 3 Rule 4(a): the first score or foul ends the frame.
-            return self._black_decided(p, scores, p.high_breaks, 0)
+            return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
         # Section 3 Rule 3(h): reds that leave the table in a foul stay off; colours are re-spotted.
         reds = p.reds - e.reds_off
         assert p.turn is not None
@@ -254,7 +254,7 @@ class Snooker(Game[Position]):
         return p.frame >= self.setup.frames_in_match
 
     def _black_decided(self, p: Position, scores: tuple[int, int], high: tuple[int, int],
-                       brk: int) -> Position:
+                       brk: int, colours: tuple[str, ...]) -> Position:
         """Section 3 Rule 4: the first score or foul with only the black left ends the frame,
         unless the scores are then equal and aggregate scores are not relevant (4(a)), or an
         aggregate match is level at the end of its last frame (4(c)): then the black is
@@ -267,7 +267,7 @@ class Snooker(Game[Position]):
             return self._stroke(p, scores=scores, high_breaks=high, brk=0, turn=None, last_turn=p.turn,
                                 respotted_black=True, ball_on="black", colours=("black",), reds=0)
         winner = None if scores[0] == scores[1] else (0 if scores[0] > scores[1] else 1)
-        return self._close_frame(self._stroke(p, high_breaks=high, brk=brk), scores, winner)
+        return self._close_frame(self._stroke(p, high_breaks=high, brk=brk, colours=colours), scores, winner)
 
     def _close_frame(self, p: Position, scores: tuple[int, int], winner: int | None) -> Position:
         frames = self._add(p.frames, winner, 1) if winner is not None else p.frames
@@ -310,12 +310,9 @@ class Snooker(Game[Position]):
             # Section 4 Rule 5(b): the balls left are added to the other side, reds at eight.
             scores = self._add(scores, winner, table_value(p))
         done = self._close_frame(p, scores, winner)
-        if e.match:
-            return self._forfeit_match(done, winner)
-        if self.aggregate and done.match_over:
-            # Conceding the last frame concedes the match, whatever the totals.
-            return done._replace(match_winner=winner)
-        return done
+        # Section 3 Rule 1(g)(ii): in aggregate play even the last frame conceded or awarded
+        # leaves the match to the greater total; only the match itself is forfeited outright.
+        return self._forfeit_match(done, winner) if e.match else done
 
     def _claim(self, p: Position, e: Claim) -> Position:
         side = self._at_table(p, "claim")
@@ -345,11 +342,9 @@ class Snooker(Game[Position]):
             scores = self._add(self._set(scores, 1 - winner, self.handicap[1 - winner]), winner,
                                table_value(p))
         done = self._close_frame(p, scores, winner)
-        if e.match:
-            return self._forfeit_match(done, winner)
-        if self.aggregate and done.match_over:
-            return done._replace(match_winner=winner)
-        return done
+        # Section 3 Rule 1(g)(ii): in aggregate play even the last frame conceded or awarded
+        # leaves the match to the greater total; only the match itself is forfeited outright.
+        return self._forfeit_match(done, winner) if e.match else done
 
     def _respotted_black(self, p: Position, e: RespottedBlack) -> Position:
         if not p.respotted_black or p.turn is not None or p.frame_over:
@@ -388,7 +383,8 @@ class Snooker(Game[Position]):
 
     def _next_frame(self, p: Position, e: NextFrame) -> Position:
         if not p.frame_over:
-            raise IllegalEvent("the frame is not over: next_frame starts a frame once one has ended")
+            raise IllegalEvent("the frame is not over: next_frame follows its end "
+                               "(Section 2 Rule 1, Section 3 Rule 4)")
         return self._frame_start(p.frame + 1, p.frames, p.totals, p.high_breaks)
 
     # -- small helpers ---------------------------------------------------------------

@@ -1,0 +1,65 @@
+"""Events only blackball speaks (``shared/contract/events.md``, Blackball events).
+
+``pot`` is the shared :class:`~cueboard.engine.events.Pot` (ball names: red, yellow,
+black); ``concede``, ``award``, ``next_frame``, ``undo`` and ``redo`` are the common ones.
+
+>>> from ..events import parse_event, to_json
+>>> parse_event({"type": "no_pot", "legal": False}, BLACKBALL_EVENTS)
+NoPot(t=None, legal=False)
+>>> to_json(Foul(balls=("yellow",), reason="time"))
+{'type': 'foul', 'balls': ['yellow'], 'reason': 'time'}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..events import Event, Pot, event_types
+
+TIME = "time"
+"""The ``reason`` of a foul for a shot not played in time (rule 8a)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoPot(Event):
+    """A fair stroke that potted nothing: the visit ends (rule 4g). On the break,
+    ``legal=False`` says the break was not valid (rule 4b(a)): treated as a foul (4b(b), 5q)."""
+
+    TYPE: ClassVar[str] = "no_pot"
+    legal: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Foul(Event):
+    """The striker fouled (rule 5): the opponent has a free shot followed by a visit (6a).
+    ``balls``: the object balls that went down in that stroke; they stay down (4f).
+    ``reason``: free text for the record; ``"time"`` is the shot-clock foul of rule 8a."""
+
+    TYPE: ClassVar[str] = "foul"
+    balls: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Loss(Event):
+    """The striker loses the frame for what the engine cannot see (rule 7c-7f, 4q, 8i)."""
+
+    TYPE: ClassVar[str] = "loss"
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rerack(Event):
+    """The frame is replayed from a new rack without penalty: a stalemate (rule 4p) or
+    balls that cannot be put back after one fell by itself (4n(c)); or, after a break
+    that was not valid, the incoming player's choice to re-rack and break (4b(b)).
+    ``breaker``: the side that breaks (after a lag, 4p(b), 8g); ``nine_ball``: the
+    nine-ball rack of rule 8g."""
+
+    TYPE: ClassVar[str] = "rerack"
+    breaker: int | None = None
+    nine_ball: bool = False
+
+
+BLACKBALL_EVENTS = event_types(Pot, NoPot, Foul, Loss, Rerack)

@@ -1,0 +1,263 @@
+"""Blackball as ``shared/rules/blackball-fr.txt`` defines it, cited by that text's numbers
+(rule 4b, 4e, 6a ...). ``docs/blackball.md`` lists what is implemented and where the
+engine departs from the text.
+
+>>> from ..match import Match
+>>> m = Match.from_json({"type": "match", "game": "blackball", "sides": ["Ann", "Bob"]})
+>>> for line in ({"type": "no_pot"}, {"type": "pot", "balls": ["yellow"]}):
+...     m.apply(m.parse(line))
+>>> s = m.state()
+>>> s["player"], s["sides"][1]["group"], s["sides"][1]["balls_left"], s["open_table"]
+('Bob', 'yellow', 6, False)
+>>> m.apply(m.parse({"type": "pot", "balls": ["red"]}))
+Traceback (most recent call last):
+...
+cueboard.engine.errors.IllegalEvent: red is not your group: enter a foul (rule 5c)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ..errors import IllegalEvent
+from ..events import Award, Concede, Event, NextFrame, Pot
+from ..match_setup import MatchSetup
+from ..registry import Game, register
+from ..shot_clock import STANDARD, ShotClockRules
+from . import groups
+from .balls import FULL_RACK, GROUPS, NINE_BALL_RACK, tally
+from .events import BLACKBALL_EVENTS, TIME, Foul, Loss, NoPot, Rerack
+from .order_of_play import breaker_at, next_of_side, order_of_play
+from .position import Position
+from .visits import end_of_visit, penalty
+
+
+def _seconds(value: float | None) -> float | int | None:
+    """Seconds as the boards show them: 60, not 60.0."""
+    return int(value) if value is not None and value.is_integer() else value
+
+
+@register
+class Blackball(Game[Position]):
+    name: ClassVar[str] = "blackball"
+    events = BLACKBALL_EVENTS
+    setup_fields: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+
+    def __init__(self, setup: MatchSetup) -> None:
+        super().__init__(setup)
+        if setup.best_of is not None and setup.best_of % 2 == 0:
+            raise IllegalEvent(f"match: 'best_of' must be odd (best of {setup.best_of} can end level)")
+        self.order = order_of_play(setup)
+        # Rule 8a: 60 seconds a shot unless the match line sets another clock, or none (null).
+        self.clock: ShotClockRules | None = setup.clock if setup.shot_clock_given else STANDARD
+        to_win = setup.frames_to_win
+        assert to_win is not None
+        self.to_win: int = to_win
+        self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
+            Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
+            Concede: self._concede, Award: self._award, Rerack: self._rerack, NextFrame: self._next_frame,
+        }
+
+    # -- positions ---------------------------------------------------------------
+
+    def _rack(self, frame: int, frames: tuple[int, int], at: int,
+              rack: tuple[int, int, int] = FULL_RACK, **extra: Any) -> Position:
+        """Rule 4a: the balls racked, the player at ``at`` in the order of play to break (4b)."""
+        red, yellow, black = rack
+        return Position(frame=frame, order=self.order, breaker_at=at, turn=at, frames=frames,
+                        red=red, yellow=yellow, black=black, **extra)
+
+    def initial(self) -> Position:
+        return self._rack(1, (0, 0), breaker_at(self.order, 1))
+
+    def play(self, position: Position, event: Event) -> Position:
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise IllegalEvent(f"{event.TYPE} is not a blackball event")
+        if position.match_over:
+            raise IllegalEvent("the match is over")
+        return handler(position, event)
+
+    # -- checks shared by the strokes --------------------------------------------
+
+    @staticmethod
+    def _at_table(p: Position, what: str) -> int:
+        """The side at the table, or why nobody can play ``what`` now."""
+        if p.striker is None:
+            raise IllegalEvent(f"the frame is over: no {what} (next_frame starts the next one)")
+        return p.striker
+
+    @staticmethod
+    def _stroke(p: Position, **changes: Any) -> Position:
+        """A stroke has been played: what every stroke resets."""
+        base: dict[str, Any] = dict(free_shot=False, break_shot=False, after_bad_break=False,
+                                    first_of_visit=False)
+        base.update(changes)
+        return p._replace(**base)
+
+    # -- the strokes -------------------------------------------------------------
+
+    def _pot(self, p: Position, e: Pot) -> Position:
+        side = self._at_table(p, "pot")
+        if not e.balls:
+            raise IllegalEvent("pot: list the balls potted (a stroke that pots nothing is no_pot)")
+        red, yellow, black = tally("pot", e.balls, (p.red, p.yellow, p.black))
+        if black and p.break_shot:
+            return self._black_on_the_break(p)
+        table = p.groups
+        if table is None and not p.free_shot and not p.break_shot:
+            # Rule 4e: a fair pot of one group on an open table gives it to the striker; of both
+            # groups the table stays open (4e(d)). Not on the break (4e(a)) nor the free shot (4e(c)).
+            claimed = groups.claimed(red, yellow)
+            if claimed is not None:
+                table = groups.assign(side, claimed)
+        after = p._replace(red=p.red - red, yellow=p.yellow - yellow, black=p.black - black, groups=table)
+        own = None if table is None else table[side]
+        if black:
+            # Rule 3 and 4j(b), 4j(c): the black wins once the striker's group is cleared by the end
+            # of the stroke. Rule 7b: with balls of his group left (or no group yet) it loses.
+            won = own is not None and after.left(own) == 0
+            return self._close_frame(after, side if won else 1 - side)
+        if own is not None and not (red if own == GROUPS[0] else yellow):
+            if not p.free_shot:
+                raise IllegalEvent(f"{groups.other(own)} is not your group: enter a foul (rule 5c)")
+            # Rule 6b(a): the free shot may pot an opponent's ball; no ball of his own, so the
+            # visit ends (4g(a)).
+            return self._stroke(after, **end_of_visit(p))
+        # Rule 4g: a fair pot (4b(a) on the break; 4j(a) with an opponent's ball): play on.
+        return self._stroke(after)
+
+    def _no_pot(self, p: Position, e: NoPot) -> Position:
+        self._at_table(p, "stroke")
+        if not e.legal:
+            if not p.break_shot:
+                raise IllegalEvent("'legal': false is for the break (rule 4b); any other stroke that is "
+                                   "not legal is a foul: enter a foul (rule 5d)")
+            # Rule 4b(b), 5q: a break that is not valid is treated as a foul.
+            return self._stroke(p, after_bad_break=True, **penalty(p))
+        # Rule 4g(a): nothing potted, the visit ends (on the break, a valid one: 4b(a)).
+        return self._stroke(p, **end_of_visit(p))
+
+    def _foul(self, p: Position, e: Foul) -> Position:
+        side = self._at_table(p, "foul")
+        timed = e.reason == TIME
+        if timed and self.clock is None:
+            raise IllegalEvent("this match has no shot clock, so no foul for time (rule 8a)")
+        if timed and e.balls:
+            raise IllegalEvent("a foul for time is a shot not played: no balls go down (rule 8a)")
+        red, yellow, black = tally("foul", e.balls, (p.red, p.yellow, p.black))
+        if black and p.break_shot:
+            return self._black_on_the_break(p)
+        after = p._replace(red=p.red - red, yellow=p.yellow - yellow, black=p.black - black)
+        if black:
+            return self._close_frame(after, 1 - side)  # Rule 7a: a foul that pots the black.
+        # Rule 6a: the opponent has a free shot followed by a visit. Rule 4f: the balls potted
+        # stay down and decide no group; the table stays open (4e(b)).
+        changes = penalty(p)
+        if timed and p.break_shot:
+            # Rule 8a counts the break too; no stroke was played, so the incoming player breaks.
+            return after._replace(breaker_at=changes["turn"], after_bad_break=True, **changes)
+        # Rule 5q: a foul on the break is a break that is not valid (4b(b)).
+        return self._stroke(after, after_bad_break=p.break_shot, **changes)
+
+    @staticmethod
+    def _black_on_the_break(p: Position) -> Position:
+        """Rule 4d: the black potted on the break (or a re-break) is re-racked and the same
+        player breaks again, with no penalty even for a foul: the position before the break."""
+        return p
+
+    # -- the end of a frame --------------------------------------------------------
+
+    def _close_frame(self, p: Position, winner: int) -> Position:
+        """Rule 4q: the frame is over; rule 3: the match goes to the first to ``race_to`` frames."""
+        frames = (p.frames[0] + 1, p.frames[1]) if winner == 0 else (p.frames[0], p.frames[1] + 1)
+        match_over = frames[winner] >= self.to_win
+        return p._replace(frames=frames, turn=None, visits=0, free_shot=False, break_shot=False,
+                          first_of_visit=False, after_bad_break=False, frame_over=True, frame_winner=winner,
+                          match_over=match_over, match_winner=winner if match_over else None)
+
+    def _forfeit_match(self, p: Position, winner: int) -> Position:
+        """A match conceded or awarded: the winner is given the frames he still needed."""
+        frames = (max(p.frames[0], self.to_win), p.frames[1]) if winner == 0 else (
+            p.frames[0], max(p.frames[1], self.to_win))
+        return p._replace(frames=frames, match_over=True, match_winner=winner)
+
+    def _loss(self, p: Position, e: Loss) -> Position:
+        # Rule 7 (7c-7f), 4q, 8i: the referee rules the frame lost for what the engine cannot see.
+        side = self._at_table(p, "loss")
+        return self._close_frame(p, 1 - side)
+
+    def _concede(self, p: Position, e: Concede) -> Position:
+        side = self._at_table(p, "concession")
+        done = self._close_frame(p, 1 - side)
+        return self._forfeit_match(done, 1 - side) if e.match else done
+
+    def _award(self, p: Position, e: Award) -> Position:
+        # Rule 8b, 8c, 8i: the referee gives the frame or the match to the opponent.
+        if e.side not in (0, 1):
+            raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}")
+        if p.frame_over:
+            if not e.match:
+                raise IllegalEvent("the frame is over: only the match can be awarded now")
+            return self._forfeit_match(p, e.side)
+        done = self._close_frame(p, e.side)
+        return self._forfeit_match(done, e.side) if e.match else done
+
+    # -- a new rack ----------------------------------------------------------------
+
+    def _rerack(self, p: Position, e: Rerack) -> Position:
+        if p.striker is None:
+            raise IllegalEvent("the frame is over: nothing to re-rack")
+        if e.breaker is not None and e.breaker not in (0, 1):
+            raise IllegalEvent(f"rerack: 'breaker' is side 0 or 1, not {e.breaker}")
+        rack = NINE_BALL_RACK if e.nine_ball else FULL_RACK  # Rule 8g: the nine-ball rack.
+        if p.after_bad_break and e.breaker in (None, p.striker):
+            # Rule 4b(b): after a break that was not valid the incoming player may have the balls
+            # re-racked; he breaks, his free shot and visit kept.
+            assert p.turn is not None
+            return self._rack(p.frame, p.frames, p.turn, rack, visits=2, free_shot=True,
+                              after_bad_break=True)
+        # Rule 4p, 4n(c): the frame is replayed without penalty, the same player breaking
+        # (4p(a)), or the side that won the lag (4p(b), 8g).
+        if e.breaker is None or e.breaker == p.breaker:
+            at = p.breaker_at
+        else:
+            at = next_of_side(self.order, p.breaker_at, e.breaker)
+        return self._rack(p.frame, p.frames, at, rack)
+
+    def _next_frame(self, p: Position, e: NextFrame) -> Position:
+        if not p.frame_over:
+            raise IllegalEvent("the frame is not over: next_frame starts a frame once one has ended")
+        # Rule 4: breaks alternate; in doubles each player breaks in turn.
+        return self._rack(p.frame + 1, p.frames, breaker_at(self.order, p.frame + 1))
+
+    # -- the state the boards show -----------------------------------------------------
+
+    def shot_seconds(self, p: Position) -> float | None:
+        """Seconds the next shot may take (rule 8a), or None without a clock."""
+        return None if self.clock is None else self.clock.length(p.first_of_visit or p.frame_over)
+
+    def view(self, p: Position, seq: int) -> dict[str, Any]:
+        setup = self.setup
+        seconds = self.shot_seconds(p)
+        call = None if self.clock is None or seconds is None else self.clock.call_at(seconds)
+        n = len(self.order)
+        return {
+            "schema": 1, "game": "blackball", "seq": seq,
+            "sides": [
+                {"name": setup.names[i], "players": list(setup.players[i]), "frames": p.frames[i],
+                 "group": p.group_of(i), "balls_left": None if p.groups is None else p.left(p.groups[i])}
+                for i in (0, 1)
+            ],
+            "frame": p.frame, "best_of": setup.frames_in_match, "race_to": self.to_win,
+            "breaker": p.breaker, "striker": p.striker, "player": p.player,
+            "open_table": p.groups is None,
+            "balls": {"red": p.red, "yellow": p.yellow, "black": p.black},
+            "visits": p.visits, "free_shot": p.free_shot, "black_on": p.black_on,
+            "break_shot": p.break_shot,
+            "order": [self.order[(p.breaker_at + k) % n][1] for k in range(n)],
+            "shot_clock": _seconds(seconds), "shot_clock_call": _seconds(call),
+            "frame_over": p.frame_over, "frame_winner": p.frame_winner,
+            "match_over": p.match_over, "match_winner": p.match_winner,
+        }

@@ -54,6 +54,11 @@ class Blackball(Game[Position]):
         to_win = setup.frames_to_win
         assert to_win is not None
         self.to_win: int = to_win
+        # What the view shows that never changes in the match: worked out once.
+        n = len(self.order)
+        self._names = setup.names
+        self._orders = tuple(tuple(self.order[(at + k) % n][1] for k in range(n)) for at in range(n))
+        self._clock_view = {first: self._clock_fields(first) for first in (False, True)}
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
             Concede: self._concede, Award: self._award, Rerack: self._rerack, NextFrame: self._next_frame,
@@ -234,30 +239,33 @@ class Blackball(Game[Position]):
 
     # -- the state the boards show -----------------------------------------------------
 
-    def shot_seconds(self, p: Position) -> float | None:
-        """Seconds the next shot may take (rule 8a), or None without a clock."""
-        return None if self.clock is None else self.clock.length(p.first_of_visit or p.frame_over)
+    def _clock_fields(self, first_of_visit: bool) -> tuple[float | int | None, float | int | None]:
+        """``shot_clock`` and ``shot_clock_call`` of the state: the seconds the next shot may
+        take and when the referee calls the time (rule 8a), or None without a clock."""
+        if self.clock is None:
+            return None, None
+        length = self.clock.length(first_of_visit)
+        return _seconds(length), _seconds(self.clock.call_at(length))
 
     def view(self, p: Position, seq: int) -> dict[str, Any]:
-        setup = self.setup
-        seconds = self.shot_seconds(p)
-        call = None if self.clock is None or seconds is None else self.clock.call_at(seconds)
-        n = len(self.order)
+        players = self.setup.players
+        table = p.groups
+        seconds, call = self._clock_view[p.first_of_visit or p.frame_over]
         return {
             "schema": 1, "game": "blackball", "seq": seq,
             "sides": [
-                {"name": setup.names[i], "players": list(setup.players[i]), "frames": p.frames[i],
-                 "group": p.group_of(i), "balls_left": None if p.groups is None else p.left(p.groups[i])}
+                {"name": self._names[i], "players": list(players[i]), "frames": p.frames[i],
+                 "group": None if table is None else table[i],
+                 "balls_left": None if table is None else p.left(table[i])}
                 for i in (0, 1)
             ],
-            "frame": p.frame, "best_of": setup.frames_in_match, "race_to": self.to_win,
+            "frame": p.frame, "best_of": self.setup.frames_in_match, "race_to": self.to_win,
             "breaker": p.breaker, "striker": p.striker, "player": p.player,
-            "open_table": p.groups is None,
+            "open_table": table is None,
             "balls": {"red": p.red, "yellow": p.yellow, "black": p.black},
             "visits": p.visits, "free_shot": p.free_shot, "black_on": p.black_on,
-            "break_shot": p.break_shot,
-            "order": [self.order[(p.breaker_at + k) % n][1] for k in range(n)],
-            "shot_clock": _seconds(seconds), "shot_clock_call": _seconds(call),
+            "break_shot": p.break_shot, "order": list(self._orders[p.breaker_at]),
+            "shot_clock": seconds, "shot_clock_call": call,
             "frame_over": p.frame_over, "frame_winner": p.frame_winner,
             "match_over": p.match_over, "match_winner": p.match_winner,
         }

@@ -1,0 +1,384 @@
+"""What a sequence of keys says: the calls of the referee and the marker, key by key.
+
+Pure: no I/O, no clock. Each game has a :class:`Grammar` that takes the call keyed in
+so far (a :class:`Draft`, or None) and one more key's action, and returns the call
+with that key added (still a :class:`Draft`), the finished event as a dict of
+``shared/contract/events.md``, or a :class:`Refusal` saying why that key makes no
+event here. The grammar only builds events; whether an event is allowed now is the
+engine's to say (it names the rule). The keys are in docs/keymaps.md.
+
+>>> g = GRAMMARS["snooker"]
+>>> d = g.step(None, "FOUL", {})
+>>> g.step(d, "BLUE", {})
+{'type': 'foul', 'points': 5}
+>>> g.step(d, "NO_POT", {})
+Refusal(reason='a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, TypeVar
+
+Event = dict[str, Any]
+
+# Actions every keymap may use, handled by the keymap itself whatever the game.
+UNDO, REDO, CLEAR, SHIFT = "UNDO", "REDO", "CLEAR", "SHIFT"
+COMMON_ACTIONS = frozenset({UNDO, REDO, CLEAR, SHIFT})
+
+PLUS, OK = "PLUS", "OK"
+
+LEGENDS: dict[str, str] = {
+    "PLUS": "+", "FREE_BALL": "FREE BALL", "NO_POT": "NO POT", "PLAY_AGAIN": "PLAY AGAIN",
+    "NEXT_FRAME": "NEXT FRAME", "RESPOTTED_BLACK": "RE-SPOT BLACK", "ILLEGAL_BREAK": "ILLEGAL BREAK",
+    "NINE_BALL": "NINE BALL",
+}
+
+
+def legend(action: str) -> str:
+    """What the key is called on the box and the display: ``PLUS`` -> ``+``."""
+    return LEGENDS.get(action, action.replace("_", " "))
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A key that makes no event where it was pressed, and why (for the display, with a beep)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A call being keyed in: what the keys so far have said.
+
+    ``call``: the event it is becoming (``pot``, ``foul``, ``award`` ...; ``match`` for
+    the MATCH key that must be followed by CONCEDE or AWARD). ``group``: a ``+`` group
+    is open (balls potted together; in a snooker foul, the reds that went off).
+    """
+
+    call: str
+    balls: tuple[str, ...] = ()
+    group: bool = False
+    miss: bool = False
+    free_ball: bool = False
+    reds_off: int = 0
+    match: bool = False
+    numbers: tuple[int, ...] = ()
+    nine_ball: bool = False
+
+
+Step = Draft | Event | Refusal
+
+
+class Grammar:
+    """The key sequences of one game. ``actions``: the actions its keymaps may give a key
+    (besides :data:`COMMON_ACTIONS`); ``holdable``: those that never finish an event
+    when pressed, so a hold can take the press back and mean something else."""
+
+    game: ClassVar[str]
+    actions: ClassVar[frozenset[str]]
+    holdable: ClassVar[frozenset[str]]
+
+    def step(self, draft: Draft | None, action: str, state: Mapping[str, Any]) -> Step:
+        if draft is None:
+            return self.start(action, state)
+        handler = getattr(self, f"_{draft.call}")
+        result: Step = handler(draft, action, state)
+        return result
+
+    def start(self, action: str, state: Mapping[str, Any]) -> Step:
+        raise NotImplementedError
+
+    def needs(self, draft: Draft, state: Mapping[str, Any]) -> str:
+        """What the display asks for next."""
+        raise NotImplementedError
+
+    def number(self, action: str) -> int | None:
+        """The number a key stands for where a side or a player is asked for."""
+        return int(action) if action.isdigit() else None
+
+    # -- calls both games share ------------------------------------------------------------
+
+    def _match(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        if a == "MATCH":
+            return d
+        if a == "CONCEDE":
+            return {"type": "concede", "match": True}
+        if a == "AWARD":
+            return Draft("award", match=True)
+        return Refusal("MATCH goes before CONCEDE, or before AWARD and the side")
+
+    def _award(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        if a == "MATCH":
+            return replace(d, match=True)
+        n = self.number(a)
+        if n is None:
+            return Refusal("AWARD is followed by the side it goes to: 1 or 2")
+        if n not in (1, 2):
+            return Refusal(f"the frame is awarded to side 1 or 2, not {n}")
+        return {"type": "award", "side": n - 1} | ({"match": True} if d.match else {})
+
+    def _need_side(self, d: Draft) -> str:
+        return "the side: 1 or 2"
+
+
+GRAMMARS: dict[str, Grammar] = {}
+
+G = TypeVar("G", bound=type[Grammar])
+
+
+def register(cls: G) -> G:
+    """Class decorator: the grammar of the game ``cls.game``."""
+    GRAMMARS[cls.game] = cls()
+    return cls
+
+
+def _pot(balls: tuple[str, ...]) -> Event:
+    return {"type": "pot", "balls": list(balls)}
+
+
+# -- snooker --------------------------------------------------------------------------------
+
+SNOOKER_BALLS = ("red", "yellow", "green", "brown", "blue", "pink", "black")
+"""By value, 1 to 7 (Section 3 Rule 1(a)): the digit keys of a keypad are these balls."""
+
+
+@register
+class SnookerKeys(Grammar):
+    game = "snooker"
+    _SIMPLE: ClassVar[dict[str, str]] = {
+        "NO_POT": "no_pot", "PLAY_AGAIN": "play_again", "REPLACE": "replace", "CLAIM": "claim",
+        "RERACK": "rerack", "NEXT_FRAME": "next_frame", "CONCEDE": "concede",
+    }
+    actions = frozenset({
+        *(b.upper() for b in SNOOKER_BALLS), *(str(n) for n in range(1, 8)),
+        "FREE_BALL", "FOUL", "MISS", PLUS, OK, *_SIMPLE, "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER",
+    })
+    holdable = frozenset({"FOUL", "MISS", "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER"})
+
+    @staticmethod
+    def ball(action: str) -> str | None:
+        """The ball a key pots: RED..BLACK, or the digit of its value."""
+        if action.lower() in SNOOKER_BALLS:
+            return action.lower()
+        if action.isdigit() and 1 <= int(action) <= 7:
+            return SNOOKER_BALLS[int(action) - 1]
+        return None
+
+    def number(self, action: str) -> int | None:
+        ball = self.ball(action)
+        return None if ball is None else SNOOKER_BALLS.index(ball) + 1
+
+    def start(self, a: str, state: Mapping[str, Any]) -> Step:
+        ball = self.ball(a)
+        if ball is not None:
+            return _pot((ball,))
+        if a == "FREE_BALL":
+            # The one key whose meaning hangs on the state: with a free ball to take it is
+            # potted (Section 3 Rule 12(b)); otherwise the referee is calling one on a foul.
+            return _pot(("free",)) if state.get("free_ball") else Draft("foul", free_ball=True)
+        if a == "FOUL":
+            return Draft("foul")
+        if a == "MISS":
+            return Draft("foul", miss=True)
+        if a == PLUS:
+            return Draft("pot", group=True)
+        if a in self._SIMPLE:
+            return {"type": self._SIMPLE[a]}
+        if a in ("MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER"):
+            return Draft(a.lower())
+        if a == OK:
+            return Refusal("nothing to finish")
+        return Refusal(f"{legend(a)} is not a snooker key")
+
+    def _pot(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        ball = "free" if a == "FREE_BALL" else self.ball(a)
+        if ball is not None:
+            return replace(d, balls=(*d.balls, ball))
+        if a in (PLUS, OK):
+            if not d.balls:
+                return Refusal("press the balls potted in the stroke between the two +")
+            return _pot(d.balls)
+        return Refusal("between the two + go only the balls potted in the stroke")
+
+    def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        ball = self.ball(a)
+        if d.group:
+            if ball == "red":
+                return replace(d, reds_off=d.reds_off + 1)
+            if not d.reds_off:
+                return Refusal("after FOUL, + counts the reds that left the table: press RED for each")
+            if a in (PLUS, OK):
+                return replace(d, group=False)
+            if ball is not None:
+                return self._foul_event(d, ball)
+            # Section 3 Rule 3(h): only reds stay off after a foul; colours are re-spotted.
+            return Refusal("between the two + go only the reds that left the table")
+        if a == "FOUL":
+            return d
+        if a == "MISS":
+            return replace(d, miss=True)
+        if a == "FREE_BALL":
+            return replace(d, free_ball=True)
+        if a == PLUS:
+            return replace(d, group=True)
+        if ball is not None:
+            return self._foul_event(d, ball)
+        return Refusal("a foul ends with the ball that sets its penalty: its value, at least 4 "
+                       "(Section 3 Rule 10)")
+
+    @staticmethod
+    def _foul_event(d: Draft, ball: str) -> Event:
+        # Section 3 Rule 10: the penalty is the value of the ball concerned, at least 4.
+        event: Event = {"type": "foul", "points": max(4, SNOOKER_BALLS.index(ball) + 1)}
+        if d.reds_off:
+            event["reds_off"] = d.reds_off
+        if d.miss:
+            event["miss"] = True
+        if d.free_ball:
+            event["free_ball"] = True
+        return event
+
+    @staticmethod
+    def _players(state: Mapping[str, Any]) -> list[tuple[int, str]]:
+        """(side, name) of every player, numbered from 1 in this order: side 1's, then side 2's."""
+        sides = state.get("sides") or []
+        return [(i, name) for i, side in enumerate(sides[:2]) for name in side.get("players", [])]
+
+    def _respotted_black(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        n = self.number(a)
+        players = self._players(state)
+        if len(players) > 2:
+            # Four-handed (Section 3 Rule 17(d)): the player who plays the black, 1-4.
+            if n is None or not 1 <= n <= len(players):
+                return Refusal(f"RE-SPOT BLACK is followed by the player who plays it: 1 to {len(players)}")
+            side, name = players[n - 1]
+            return {"type": "respotted_black", "striker": side, "player": name}
+        if n is None or n not in (1, 2):
+            return Refusal("RE-SPOT BLACK is followed by the side the lot chose: 1 or 2 "
+                           "(Section 3 Rule 4(b))")
+        return {"type": "respotted_black", "striker": n - 1}
+
+    def _order(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        players = self._players(state)
+        n = self.number(a)
+        if n is None or not 1 <= n <= len(players):
+            return Refusal(f"ORDER is followed by every player's number in the order of play: "
+                           f"1 to {len(players)}")
+        if n in d.numbers:
+            return Refusal(f"player {n} ({players[n - 1][1]}) is in the order already")
+        numbers = (*d.numbers, n)
+        if len(numbers) < len(players):
+            return replace(d, numbers=numbers)
+        return {"type": "order", "players": [players[k - 1][1] for k in numbers]}
+
+    def needs(self, d: Draft, state: Mapping[str, Any]) -> str:
+        if d.call == "pot":
+            return "the balls potted together, then +"
+        if d.call == "foul":
+            if d.group:
+                return "RED for each red off, then + (or the penalty ball)"
+            return "the ball that sets the penalty (4 to 7)"
+        if d.call == "match":
+            return "CONCEDE, or AWARD and the side"
+        if d.call == "award":
+            return self._need_side(d)
+        players = self._players(state)
+        if d.call == "respotted_black":
+            return "who plays the black: " + (f"player 1 to {len(players)}" if len(players) > 2
+                                               else "side 1 or 2")
+        return f"player {len(d.numbers) + 1} of {len(players)} in the order of play"
+
+
+# -- blackball ------------------------------------------------------------------------------
+
+BLACKBALL_BALLS = ("red", "yellow", "black")
+
+
+@register
+class BlackballKeys(Grammar):
+    game = "blackball"
+    _SIMPLE: ClassVar[dict[str, Event]] = {
+        "NO_POT": {"type": "no_pot"},
+        # Rule 4b: a break that was not valid is entered as a no_pot with legal false.
+        "ILLEGAL_BREAK": {"type": "no_pot", "legal": False},
+        # Rule 8a: the shot clock ran out.
+        "TIME": {"type": "foul", "reason": "time"},
+        "LOSS": {"type": "loss"},
+        "CONCEDE": {"type": "concede"},
+        "NEXT_FRAME": {"type": "next_frame"},
+    }
+    actions = frozenset({
+        "RED", "YELLOW", "BLACK", "1", "2", PLUS, OK, "FOUL", *_SIMPLE, "MATCH", "AWARD",
+        "RERACK", "NINE_BALL",
+    })
+    holdable = frozenset({"MATCH", "AWARD", "NINE_BALL"})
+
+    @staticmethod
+    def ball(action: str) -> str | None:
+        return action.lower() if action.lower() in BLACKBALL_BALLS else None
+
+    def start(self, a: str, state: Mapping[str, Any]) -> Step:
+        ball = self.ball(a)
+        if ball is not None:
+            return _pot((ball,))
+        if a in self._SIMPLE:
+            return dict(self._SIMPLE[a])
+        if a == PLUS:
+            return Draft("pot", group=True)
+        if a == "FOUL":
+            return Draft("foul")
+        if a in ("MATCH", "AWARD", "RERACK"):
+            return Draft(a.lower())
+        if a == "NINE_BALL":
+            return Draft("rerack", nine_ball=True)
+        if self.number(a) is not None:
+            return Refusal(f"{a} is a side: it follows AWARD or RERACK")
+        if a == OK:
+            return Refusal("nothing to finish")
+        return Refusal(f"{legend(a)} is not a blackball key")
+
+    def _pot(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        ball = self.ball(a)
+        if ball is not None:
+            return replace(d, balls=(*d.balls, ball))
+        if a in (PLUS, OK):
+            if not d.balls:
+                return Refusal("press the balls potted in the stroke between the two +")
+            return _pot(d.balls)
+        return Refusal("between the two + go only the balls potted in the stroke")
+
+    def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        ball = self.ball(a)
+        if ball is not None:
+            # Rule 4f: what went down in the foul stays down; the engine needs to know.
+            return replace(d, balls=(*d.balls, ball))
+        balls: Event = {"balls": list(d.balls)} if d.balls else {}
+        if a in ("FOUL", OK):
+            return {"type": "foul"} | balls
+        if a == "TIME":
+            return {"type": "foul"} | balls | {"reason": "time"}
+        return Refusal("after FOUL press the balls that went down, if any, then FOUL again or OK")
+
+    def _rerack(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        nine: Event = {"nine_ball": True} if d.nine_ball else {}
+        if a == "NINE_BALL":
+            return replace(d, nine_ball=True)
+        if a in ("RERACK", OK):
+            return {"type": "rerack"} | nine
+        n = self.number(a)
+        if n in (1, 2):
+            return {"type": "rerack", "breaker": n - 1} | nine
+        return Refusal("RERACK is followed by the side that breaks (1 or 2), or by RERACK again or OK")
+
+    def needs(self, d: Draft, state: Mapping[str, Any]) -> str:
+        if d.call == "pot":
+            return "the balls potted together, then +"
+        if d.call == "foul":
+            return "the balls that went down, then FOUL or OK"
+        if d.call == "match":
+            return "CONCEDE, or AWARD and the side"
+        if d.call == "award":
+            return self._need_side(d)
+        return "the side that breaks (1 or 2), or OK"

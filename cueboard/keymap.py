@@ -1,0 +1,367 @@
+"""Keymaps: which key of a referee box or the keypad, or which sequence of keys, makes which event.
+
+A keymap is a TOML file (``examples/keymaps/``, described in docs/keymaps.md)::
+
+    description = "Referee box, 12 buttons, snooker"
+    game = "snooker"
+    timeout = 15          # seconds an unfinished sequence waits (see Entry.expire)
+    layout = [            # the keys as they sit, row by row: key n = row * columns + column
+      ["RED",  "YELLOW", "GREEN", "BROWN"],
+      ["BLUE", "PINK",   "BLACK", "FREE_BALL"],
+      ["FOUL", "NO_POT", "PLUS",  "UNDO"],
+    ]
+    [hold]                # the action of a key held down instead of pressed
+    FOUL = "MISS"
+    [shift]               # the action of a key pressed after SHIFT
+    NO_POT = "CONCEDE"
+
+:class:`Keymap` is the parsed file, checked: an unknown key, action or game is an
+error naming it. :class:`Entry` is one device's key sequence in progress; feed it
+each press with the match's state (the engine's ``Match.state()``) and it answers
+with the event to give the engine, a :class:`Pending` (the sequence goes on) or a
+:class:`Refusal` (that key makes no event there: the sequence is left as it was).
+Pure: no I/O and no clock; time comes in as an argument.
+
+>>> keymap = Keymap.from_toml('game = "snooker"\\nlayout = [["RED", "BLUE", "FOUL", "UNDO"]]')
+>>> entry = Entry(keymap)
+>>> state = {"game": "snooker", "free_ball": False}
+>>> entry.press(2, state)
+Pending(keys=('FOUL',), needs='the ball that sets the penalty (4 to 7)')
+>>> entry.press(1, state)
+{'type': 'foul', 'points': 5}
+>>> entry.press(3, state)
+{'type': 'undo'}
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from .key_sequences import (
+    CLEAR,
+    COMMON_ACTIONS,
+    GRAMMARS,
+    REDO,
+    SHIFT,
+    UNDO,
+    Draft,
+    Event,
+    Grammar,
+    Refusal,
+    legend,
+)
+
+__all__ = ["Entry", "Event", "Keymap", "KeymapError", "Outcome", "Pending", "Refusal", "load_keymap"]
+
+KEYMAP_KEYS = ("description", "game", "layout", "hold", "shift", "timeout")
+
+
+class KeymapError(ValueError):
+    """A keymap file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Nothing to send yet. ``keys``: the legends keyed in so far (empty: no sequence is
+    pending); ``needs``: what the display asks for next."""
+
+    keys: tuple[str, ...] = ()
+    needs: str = ""
+
+
+Outcome = Event | Pending | Refusal
+"""What a press gives: an event for the engine, a pending sequence, or a refusal."""
+
+
+class Press(Protocol):
+    """A :class:`~cueboard.hw.keys.KeyPress` or :class:`~cueboard.hw.keys.ButtonPress`."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def held(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Keymap:
+    """A checked keymap: the action of each key (``layout``, row by row), of a held key
+    (``hold``, by the key's action) and of a key after SHIFT (``shift``). Build it with
+    :meth:`from_toml` or :func:`load_keymap`, which check it."""
+
+    game: str
+    layout: tuple[tuple[str, ...], ...]
+    hold: Mapping[str, str] = field(default_factory=dict)
+    shift: Mapping[str, str] = field(default_factory=dict)
+    timeout: float | None = None
+    description: str = ""
+
+    @property
+    def columns(self) -> int:
+        return len(self.layout[0])
+
+    @property
+    def size(self) -> int:
+        """How many keys: ``index`` runs from 0 to ``size - 1``."""
+        return len(self.layout) * self.columns
+
+    @property
+    def grammar(self) -> Grammar:
+        return GRAMMARS[self.game]
+
+    def action(self, index: int) -> str:
+        """The action of key ``index`` ("" for a key that has none)."""
+        row, column = divmod(index, self.columns)
+        return self.layout[row][column]
+
+    @classmethod
+    def from_toml(cls, text: str, source: str = "keymap") -> Keymap:
+        """Parse and check a keymap; KeymapError naming ``source`` and the key if it is wrong."""
+        try:
+            table = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise KeymapError(f"{source}: not TOML: {exc}") from None
+        return cls.from_table(table, source)
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any], source: str = "keymap") -> Keymap:
+        """A keymap from its decoded TOML table (e.g. a table of the daemon's configuration)."""
+        return _parse(table, source)
+
+
+def load_keymap(path: str | Path) -> Keymap:
+    """Read and check a keymap file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise KeymapError(f"{p}: cannot read: {exc.strerror}") from None
+    return Keymap.from_toml(text, str(p))
+
+
+# -- checking a keymap ----------------------------------------------------------------------
+
+
+def _parse(table: Mapping[str, Any], source: str) -> Keymap:
+    def fail(message: str) -> KeymapError:
+        return KeymapError(f"{source}: {message}")
+
+    if not isinstance(table, Mapping):
+        raise fail(f"a keymap is a table with 'game' and 'layout', not {table!r}")
+    for key in table:
+        if key not in KEYMAP_KEYS:
+            raise fail(f"unknown key {key!r} (a keymap takes: {', '.join(KEYMAP_KEYS)})")
+    game = table.get("game")
+    if game not in GRAMMARS:
+        games = ", ".join(repr(g) for g in sorted(GRAMMARS))
+        raise fail(f"'game' must be one of {games}, not {game!r}")
+    grammar = GRAMMARS[game]
+    known = grammar.actions | COMMON_ACTIONS
+
+    def check_action(where: str, action: Any) -> str:
+        if not isinstance(action, str) or action not in known:
+            raise fail(f"{where}: unknown action {action!r} for {game} (actions: {', '.join(sorted(known))})")
+        return action
+
+    layout = table.get("layout")
+    if not isinstance(layout, list) or not layout or not all(isinstance(r, list) and r for r in layout):
+        raise fail("'layout' must list the rows of keys, top row first, each a list of actions")
+    columns = len(layout[0])
+    for r, row in enumerate(layout):
+        if len(row) != columns:
+            raise fail(f"layout[{r}] has {len(row)} keys and layout[0] has {columns}: every row has "
+                       "as many, so that key n = row * columns + column")
+        for c, cell in enumerate(row):
+            if cell != "":
+                check_action(f"layout[{r}][{c}]", cell)
+    on_keys = {cell for row in layout for cell in row}
+    if UNDO not in on_keys:
+        raise fail("'layout' has no UNDO key: undo is one press on every device")
+
+    def check_table(name: str) -> dict[str, str]:
+        value = table.get(name, {})
+        if not isinstance(value, Mapping):
+            raise fail(f"{name!r} must be a table of action = action")
+        out: dict[str, str] = {}
+        for key, action in value.items():
+            if key not in on_keys:
+                raise fail(f"{name}.{key}: no key of 'layout' is {key}")
+            if key == SHIFT or action == SHIFT:
+                raise fail(f"{name}.{key}: SHIFT is a key of its own, not an action to {name}")
+            out[key] = check_action(f"{name}.{key}", action)
+        return out
+
+    hold = check_table("hold")
+    for key in hold:
+        if key not in grammar.holdable:
+            holdable = ", ".join(sorted(grammar.holdable))
+            raise fail(f"hold.{key}: {key} can finish an event with its own press, which is sent on the "
+                       f"key's first edge, so it cannot also mean something held (hold goes on: {holdable})")
+    shift = check_table("shift")
+    if shift and SHIFT not in on_keys:
+        raise fail("'shift' gives actions after SHIFT, but 'layout' has no SHIFT key")
+
+    timeout = table.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or not timeout > 0):
+        raise fail(f"'timeout' must be a number of seconds above 0, not {timeout!r}")
+    description = table.get("description", "")
+    if not isinstance(description, str):
+        raise fail(f"'description' must be a string, not {description!r}")
+    return Keymap(game=game, layout=tuple(tuple(row) for row in layout), hold=hold, shift=shift,
+                  timeout=None if timeout is None else float(timeout), description=description)
+
+
+# -- a sequence being keyed in -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One accepted key of the sequence: the call after it, how it was pressed, and what
+    the display asks for next."""
+
+    draft: Draft
+    legend: str
+    index: int
+    shifted: bool
+    needs: str
+
+
+class Entry:
+    """The key sequence being entered on one device (a referee box or the keypad).
+
+    Give each device its own Entry, so that a sequence begun on one is not finished by
+    a press on another. Presses follow ``cueboard.hw.keys``: each is reported on its
+    first edge, and once more with ``held=True`` if it is held; the second report only
+    matters for a key with a hold action, which then replaces what its press began.
+
+    UNDO is one press: with nothing pending it undoes the last event; with a sequence
+    pending it clears the sequence (so an UNDO never takes back a stroke by surprise).
+    """
+
+    def __init__(self, keymap: Keymap) -> None:
+        self.keymap = keymap
+        self._grammar = keymap.grammar
+        self._steps: list[_Step] = []
+        self._shift = False
+        self._last: float | None = None
+        # The last press: its key, whether it was read shifted, and whether it was refused;
+        # a hold report acts only on the press it follows.
+        self._last_press: tuple[int, bool, bool] | None = None
+
+    @property
+    def pending(self) -> Pending:
+        """The sequence keyed in so far (``Pending()`` when there is none)."""
+        keys = tuple(s.legend for s in self._steps)
+        if self._shift:
+            return Pending((*keys, legend(SHIFT)), "a shifted key")
+        return Pending(keys, self._steps[-1].needs if self._steps else "")
+
+    def clear(self) -> None:
+        """Forget the sequence in progress."""
+        self._steps.clear()
+        self._shift = False
+
+    def expire(self, now: float) -> Refusal | None:
+        """Clear a sequence left unfinished for the keymap's ``timeout`` since its last key
+        (``now`` on the clock given to :meth:`press`), saying so; None if there is nothing to clear."""
+        timeout = self.keymap.timeout
+        if timeout is None or self._last is None or not (self._steps or self._shift):
+            return None
+        if now - self._last < timeout:
+            return None
+        keys = " ".join(self.pending.keys)
+        self.clear()
+        return Refusal(f"{keys}: not finished within {timeout:g} s (keymap 'timeout'), cleared")
+
+    def feed(self, press: Press, state: Mapping[str, Any], now: float | None = None) -> Outcome:
+        """:meth:`press` for a KeyPress or ButtonPress."""
+        return self.press(press.index, state, held=press.held, now=now)
+
+    def press(self, index: int, state: Mapping[str, Any], *, held: bool = False,
+              now: float | None = None) -> Outcome:
+        """Key ``index`` was pressed (or, with ``held``, is held); ``state`` is the match's
+        state now. Returns the event, a Pending, or a Refusal that changed nothing.
+        ``now``: the time of the press, for :meth:`expire`."""
+        keymap = self.keymap
+        if not 0 <= index < keymap.size:
+            return Refusal(f"key {index} is not on this keymap ({keymap.size} keys in 'layout')")
+        if state.get("game") != keymap.game:
+            return Refusal(f"this keymap is for {keymap.game} and the match is {state.get('game')} "
+                           "(keymap 'game')")
+        action = keymap.action(index)
+        if not action:
+            return Refusal(f"key {index} has no action (keymap 'layout')")
+        if now is not None:
+            self._last = now
+        if held:
+            return self._held(index, action, state)
+        shifted = self._shift and action != SHIFT
+        if shifted:
+            if action in keymap.shift:
+                action = keymap.shift[action]
+            elif action in (CLEAR, UNDO):
+                self.clear()
+                return self._remember(index, shifted, Pending())
+            else:
+                return self._remember(index, shifted, Refusal(
+                    f"{legend(SHIFT)} {legend(action)}: this key has nothing shifted (keymap 'shift')"))
+        return self._remember(index, shifted, self._act(action, index, state, shifted=shifted))
+
+    # -- inside ------------------------------------------------------------------------------
+
+    def _remember(self, index: int, shifted: bool, outcome: Outcome) -> Outcome:
+        self._last_press = (index, shifted, isinstance(outcome, Refusal))
+        return outcome
+
+    def _held(self, index: int, action: str, state: Mapping[str, Any]) -> Outcome:
+        hold = self.keymap.hold.get(action)
+        last = self._last_press
+        if hold is None or last is None or last[0] != index or last[1]:
+            # The press was reported already; a hold adds nothing to a key without a
+            # hold action, nor to a press that was read as its shifted action.
+            return self.pending
+        self._last_press = None
+        if last[2]:
+            # Its press was refused (and changed nothing): the hold is the first word.
+            return self._act(hold, index, state, shifted=False)
+        if not self._steps or self._steps[-1].index != index:
+            return self.pending
+        # The hold replaces the press it follows: a holdable action never finishes an
+        # event, so that press only began or extended the sequence.
+        taken = self._steps.pop()
+        outcome = self._act(hold, index, state, shifted=False)
+        if isinstance(outcome, Refusal):
+            self._steps.append(taken)
+        return outcome
+
+    def _act(self, action: str, index: int, state: Mapping[str, Any], *, shifted: bool) -> Outcome:
+        keys = [s.legend for s in self._steps]
+        if action == SHIFT:
+            self._shift = not self._shift
+            return self.pending
+        if action == CLEAR or (action == UNDO and (self._steps or self._shift)):
+            self.clear()
+            return Pending()
+        if action == UNDO:
+            return {"type": "undo"}
+        if action == REDO:
+            if self._steps:
+                return Refusal(f"{' '.join(keys)} {legend(REDO)}: finish or clear the sequence first")
+            self._shift = False
+            return {"type": "redo"}
+        draft = self._steps[-1].draft if self._steps else None
+        result = self._grammar.step(draft, action, state)
+        if isinstance(result, Refusal):
+            return Refusal(f"{' '.join([*keys, legend(action)])}: {result.reason}")
+        self._shift = False
+        if isinstance(result, Draft):
+            self._steps.append(_Step(result, legend(action), index, shifted,
+                                     self._grammar.needs(result, state)))
+            return self.pending
+        self.clear()
+        return result

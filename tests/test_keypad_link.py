@@ -1,0 +1,281 @@
+"""The host's keypad link over a real pseudo-terminal (os.openpty), with pyserial on the
+host side and the simulated keypad on the other: presses become events exactly once,
+through drops, corruption, repeats, noise, replays, unplugging and restarts."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cueboard.hw import keyproto as kp
+from cueboard.hw.keypad_link import KeypadHealth, SerialPort, open_serial
+from cueboard.hw.keys import KeyPress
+from keypad_helpers import HostRecorder, PtyPort
+
+from cueboard.keypad_sim import KeypadSimulator
+
+OK, SILENT, LOST = KeypadHealth.OK, KeypadHealth.SILENT, KeypadHealth.LOST
+
+
+@pytest.fixture
+def port(tmp_path: Path) -> Iterator[PtyPort]:
+    p = PtyPort(tmp_path)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def sim(port: PtyPort) -> Iterator[KeypadSimulator]:
+    with KeypadSimulator(port.master) as s:
+        yield s
+
+
+@pytest.fixture
+def host(port: PtyPort) -> Iterator[HostRecorder]:
+    h = HostRecorder(port.path)
+    h.link.start()
+    yield h
+    h.link.stop()
+
+
+@pytest.fixture
+def linked(sim: KeypadSimulator, host: HostRecorder) -> tuple[KeypadSimulator, HostRecorder]:
+    """The simulator and the host, once each hears the other."""
+    assert host.wait_health(OK)
+    assert sim.wait_for(lambda s: s.host_alive, 3.0)
+    return sim, host
+
+
+def fence(sim: KeypadSimulator, host: HostRecorder, expected: list[KeyPress]) -> None:
+    """Press one more key and check that exactly ``expected`` and then it came: any
+    stray repeat of an earlier press would have arrived before it."""
+    sim.press(19)
+    got = host.take(len(expected) + 1)
+    assert got == [*expected, KeyPress(19)]
+    assert sim.wait_for(lambda s: s.pending == 0, 3.0)
+    assert host.left() == []
+
+
+def test_presses_become_events(sim: KeypadSimulator, host: HostRecorder) -> None:
+    sim.press(3)
+    sim.hold(7)
+    sim.press(0)
+    assert host.take(4) == [KeyPress(3), KeyPress(7), KeyPress(7, True), KeyPress(0)]
+    assert host.wait_health(OK)
+    assert host.healths[:2] == [SILENT, OK]
+    fence(sim, host, [])
+
+
+def test_health_and_status(linked: tuple[KeypadSimulator, HostRecorder]) -> None:
+    host = linked[1]
+    status = host.link.status()
+    assert status["keypad"] == "ok" and status["firmware"] == 1 and status["matrix"] == [5, 4]
+    assert status["opens"] == 1 and status["presses"] == 0
+
+
+def test_a_dropped_frame_is_sent_again(linked: tuple[KeypadSimulator, HostRecorder]) -> None:
+    sim, host = linked
+    sim.drop_next()
+    sim.press(4)
+    assert host.take(1) == [KeyPress(4)]
+    assert sim.link.retransmissions >= 1
+    fence(sim, host, [])
+
+
+def test_a_corrupted_frame_is_rejected_and_sent_again(linked: tuple[KeypadSimulator, HostRecorder]) -> None:
+    sim, host = linked
+    sim.corrupt_next(2)
+    sim.press(5)
+    sim.press(6, held=True)
+    assert host.take(2) == [KeyPress(5), KeyPress(6, True)]
+    assert host.link.protocol.link.decoder.rejected >= 2
+    fence(sim, host, [])
+
+
+def test_a_repeated_frame_is_delivered_once(linked: tuple[KeypadSimulator, HostRecorder]) -> None:
+    sim, host = linked
+    sim.duplicate_next(3)
+    for key in (1, 2, 1):
+        sim.press(key)
+    assert host.take(3) == [KeyPress(1), KeyPress(2), KeyPress(1)]
+    fence(sim, host, [])
+    assert host.link.protocol.link.duplicates >= 3
+
+
+def test_noise_and_replays_make_no_presses(linked: tuple[KeypadSimulator, HostRecorder]) -> None:
+    sim, host = linked
+    rng = random.Random(5)
+    sim.press(8)
+    assert host.take(1) == [KeyPress(8)]
+    replay = kp.encode_frame(kp.KEYPAD_DATA, sim.link.epoch, 0, 0, 0, 0, kp.key_message(8))
+    for _ in range(50):
+        sim.inject(rng.randbytes(rng.randint(1, 200)))
+        sim.inject(bytes(rng.choice(b"0123456789abcdef:\n") for _ in range(100)))
+        sim.inject(replay)
+    fence(sim, host, [])
+
+
+def test_unplug_and_replug_recover_within_two_seconds(port: PtyPort, sim: KeypadSimulator,
+                                                      host: HostRecorder) -> None:
+    sim.press(1)
+    assert host.take(1) == [KeyPress(1)]
+    sim.unplug()
+    port.unplug()
+    assert host.wait_health(LOST)
+    sim.press(2)  # pressed while unplugged (the keypad kept its power)
+    sim.press(3, held=True)
+    started = time.monotonic()
+    sim.plug(port.replug())
+    assert host.take(2, timeout=2.0) == [KeyPress(2), KeyPress(3, True)]
+    assert time.monotonic() - started < 2.0
+    assert host.wait_health(OK, timeout=2.0 - (time.monotonic() - started))
+    fence(sim, host, [])
+
+
+def test_a_long_unplug_still_recovers_within_two_seconds(port: PtyPort, sim: KeypadSimulator) -> None:
+    failures = threading.Semaphore(0)
+
+    def counting_open(path: str) -> SerialPort:
+        try:
+            return open_serial(path)
+        except OSError:
+            failures.release()
+            raise
+
+    host = HostRecorder(port.path, open_port=counting_open)
+    with host.link:
+        sim.press(1)
+        assert host.take(1) == [KeyPress(1)]
+        sim.unplug()
+        port.unplug()
+        for _ in range(5):  # the backoff has grown to its ceiling (0.05, 0.1, 0.2, 0.4, 0.5 s)
+            assert failures.acquire(timeout=3.0)
+        sim.press(2)
+        started = time.monotonic()
+        sim.plug(port.replug())
+        assert host.take(1, timeout=2.0) == [KeyPress(2)]
+        assert time.monotonic() - started < 2.0
+
+
+def test_keypad_reboot_is_followed_and_its_old_frames_ignored(
+        linked: tuple[KeypadSimulator, HostRecorder]) -> None:
+    sim, host = linked
+    sim.press(1)
+    assert host.take(1) == [KeyPress(1)]
+    old = kp.encode_frame(kp.KEYPAD_DATA, sim.link.epoch, 0, 0, 0, 0, kp.key_message(1))
+    sim.reboot()
+    sim.press(2)
+    assert host.take(1) == [KeyPress(2)]
+    for _ in range(3):
+        sim.inject(old)
+    fence(sim, host, [])
+    assert host.link.status()["keypad_restarts"] == 1
+
+
+def test_a_restarted_host_gets_what_the_keypad_holds(port: PtyPort, sim: KeypadSimulator) -> None:
+    first = HostRecorder(port.path)
+    with first.link:
+        sim.press(1)
+        assert first.take(1) == [KeyPress(1)]
+        assert sim.wait_for(lambda s: s.pending == 0, 3.0)
+    sim.press(2)
+    sim.press(3)
+    second = HostRecorder(port.path)
+    with second.link:
+        assert second.take(2) == [KeyPress(2), KeyPress(3)]
+        fence(sim, second, [])
+
+
+def test_verdicts_reach_the_keypad(linked: tuple[KeypadSimulator, HostRecorder]) -> None:
+    sim, host = linked
+    sim.press(2)
+    assert host.take(1) == [KeyPress(2)]
+    host.link.feedback(True)
+    host.link.feedback(False)
+    assert sim.wait_for(lambda s: s.feedback == [True, False], 3.0)
+
+
+def test_a_key_the_host_does_not_have_is_refused(port: PtyPort, host: HostRecorder) -> None:
+    with KeypadSimulator(port.master, rows=6, columns=4) as sim:
+        sim.press(22)
+        assert sim.wait_for(lambda s: s.feedback == [False], 3.0)
+        fence(sim, host, [])
+    assert host.link.status()["invalid_keys"] == 1
+
+
+def test_a_port_with_no_keypad_is_silent_then_reopened(port: PtyPort) -> None:
+    host = HostRecorder(port.path, reopen_silent_after=0.3)
+    with host.link:
+        assert host.wait_healths([SILENT, LOST, SILENT])
+        assert host.link.opens >= 2
+        with KeypadSimulator(port.master) as sim:
+            sim.press(9)
+            assert host.take(1) == [KeyPress(9)]
+            assert host.wait_health(OK)
+        port.master = -1  # closed by the simulator
+
+
+def test_a_missing_port_is_lost_until_it_appears(tmp_path: Path) -> None:
+    path = tmp_path / "not-yet"
+    host = HostRecorder(path)
+    with host.link:
+        assert host.link.health is LOST
+        master, slave = os.openpty()
+        try:
+            os.symlink(os.ttyname(slave), path)
+            with KeypadSimulator(master) as sim:
+                sim.press(4)
+                assert host.take(1, timeout=2.0) == [KeyPress(4)]
+                assert host.wait_health(OK)
+        finally:
+            os.close(slave)
+
+
+def test_a_failing_press_handler_does_not_stop_the_link(port: PtyPort, sim: KeypadSimulator) -> None:
+    got: list[KeyPress] = []
+    done = threading.Event()
+
+    def handler(press: KeyPress) -> None:
+        if press.index == 13:
+            raise RuntimeError("engine said no")
+        got.append(press)
+        done.set()
+
+    from cueboard.hw.keypad_link import KeypadLink
+
+    with KeypadLink(str(port.path), handler):
+        sim.press(13)
+        sim.press(14)
+        assert done.wait(3.0)
+    assert got == [KeyPress(14)]
+
+
+def test_the_reader_survives_a_port_that_misbehaves(port: PtyPort, sim: KeypadSimulator) -> None:
+    class Broken:
+        in_waiting = 0
+
+        def read(self, size: int = 1) -> bytes:
+            raise ValueError("not what a port should raise")
+
+        def write(self, data: bytes, /) -> int | None:
+            return len(data)
+
+        def close(self) -> None:
+            pass
+
+    opened: list[str] = []
+
+    def open_port(path: str) -> SerialPort:
+        opened.append(path)
+        return Broken() if len(opened) == 1 else open_serial(path)
+
+    host = HostRecorder(port.path, open_port=open_port)
+    with host.link:
+        sim.press(12)
+        assert host.take(1) == [KeyPress(12)]
+    assert len(opened) >= 2

@@ -25,14 +25,18 @@ Event = dict[str, Any]
 
 # Actions every keymap may use, handled by the keymap itself whatever the game.
 UNDO, REDO, CLEAR, SHIFT = "UNDO", "REDO", "CLEAR", "SHIFT"
-COMMON_ACTIONS = frozenset({UNDO, REDO, CLEAR, SHIFT})
+# Commands for the daemon rather than events for the engine: NEW_MATCH (confirmed with OK
+# or NEW_MATCH again, so a stray press never ends a match) starts a match in the table's
+# default format; CLOCK starts the shot clock for the next shot.
+NEW_MATCH, CLOCK = "NEW_MATCH", "CLOCK"
+COMMON_ACTIONS = frozenset({UNDO, REDO, CLEAR, SHIFT, NEW_MATCH, CLOCK})
 
 PLUS, OK = "PLUS", "OK"
 
 LEGENDS: dict[str, str] = {
     "PLUS": "+", "FREE_BALL": "FREE BALL", "NO_POT": "NO POT", "PLAY_AGAIN": "PLAY AGAIN",
     "NEXT_FRAME": "NEXT FRAME", "RESPOTTED_BLACK": "RE-SPOT BLACK", "ILLEGAL_BREAK": "ILLEGAL BREAK",
-    "NINE_BALL": "NINE BALL",
+    "NINE_BALL": "NINE BALL", "NEW_MATCH": "NEW MATCH",
 }
 
 
@@ -118,6 +122,11 @@ class Grammar:
         if n not in (1, 2):
             return Refusal(f"the frame is awarded to side 1 or 2, not {n}")
         return {"type": "award", "side": n - 1} | ({"match": True} if d.match else {})
+
+    def _new_match(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        if a in (OK, NEW_MATCH):
+            return {"type": "new_match"}
+        return Refusal("NEW MATCH is confirmed with OK (or NEW MATCH again); CLEAR keeps this match")
 
     def _need_side(self, d: Draft) -> str:
         return "the side: 1 or 2"

@@ -43,8 +43,10 @@ from typing import Any, Protocol
 
 from .key_sequences import (
     CLEAR,
+    CLOCK,
     COMMON_ACTIONS,
     GRAMMARS,
+    NEW_MATCH,
     REDO,
     SHIFT,
     UNDO,
@@ -349,6 +351,14 @@ class Entry:
             return Pending()
         if action == UNDO:
             return {"type": "undo"}
+        if action == CLOCK and not self._steps:
+            self._shift = False
+            return {"type": "clock"}
+        if action == NEW_MATCH and not self._steps:
+            self._shift = False
+            self._steps.append(_Step(Draft("new_match"), legend(action), index, shifted,
+                                     "OK (or NEW MATCH again) to start a new match"))
+            return self.pending
         if action == REDO:
             if self._steps:
                 return Refusal(f"{' '.join(keys)} {legend(REDO)}: finish or clear the sequence first")

@@ -482,3 +482,27 @@ def test_the_pictures_in_the_docs_are_up_to_date(picture: str) -> None:
 @pytest.mark.parametrize("module", [keymap_module, key_sequences])
 def test_docstring_examples(module: Any) -> None:
     assert doctest.testmod(module).failed == 0
+
+
+# -- commands for the daemon: NEW_MATCH and CLOCK ---------------------------------------------
+
+
+def test_new_match_needs_confirming_and_clear_keeps_the_match() -> None:
+    keymap = Keymap.from_toml('game = "snooker"\nlayout = [["NEW_MATCH", "OK", "CLEAR", "UNDO", "RED"]]')
+    entry = Entry(keymap)
+    state = {"game": "snooker", "free_ball": False}
+    first = entry.press(0, state)
+    assert isinstance(first, Pending) and "OK" in first.needs
+    assert isinstance(entry.press(4, state), Refusal)  # a stray ball key is refused, still pending
+    assert entry.press(2, state) == Pending()  # CLEAR: no new match
+    entry.press(0, state)
+    assert entry.press(1, state) == {"type": "new_match"}
+    entry.press(0, state)
+    assert entry.press(0, state) == {"type": "new_match"}  # NEW MATCH twice also confirms
+
+
+def test_clock_is_one_press() -> None:
+    keymap = load_keymap(KEYMAPS / "referee-box-12-blackball.toml")
+    entry = Entry(keymap)
+    index = [a for row in keymap.layout for a in row].index("CLOCK")
+    assert entry.press(index, {"game": "blackball"}) == {"type": "clock"}

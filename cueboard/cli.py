@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -27,6 +28,102 @@ def _keypad_sim(args: argparse.Namespace) -> int:
 
     return run_terminal(args.port, create=args.create, rows=args.rows, columns=args.columns,
                         stdin=sys.stdin, stdout=sys.stdout)
+
+
+DEFAULT_CONFIG = "/etc/cueboard/cueboard.toml"
+
+
+def _logging(verbose: bool) -> None:
+    import logging
+
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def _load(path: str) -> Any:
+    from .config import ConfigError, load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        print(f"cueboard: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .service import run
+
+    _logging(args.verbose)
+    return run(_load(args.config))
+
+
+def _socket(args: argparse.Namespace) -> Any:
+    from pathlib import Path
+
+    if args.socket:
+        return Path(args.socket)
+    config = _load(args.config)
+    if config.control_socket is None:
+        print(f"cueboard: {args.config}: control.socket is not set", file=sys.stderr)
+        raise SystemExit(2)
+    return config.control_socket
+
+
+def _ask(args: argparse.Namespace, obj: dict[str, Any]) -> int:
+    import json
+
+    from .daemon import ask_daemon
+
+    path = _socket(args)
+    try:
+        answer = ask_daemon(path, obj)
+    except OSError as exc:
+        print(f"cueboard: cannot reach the daemon at {path}: {exc.strerror or exc} "
+              "(is cueboard running?)", file=sys.stderr)
+        return 1
+    if not answer.get("ok"):
+        print(f"cueboard: refused: {answer.get('reason')}", file=sys.stderr)
+        return 2
+    if answer.get("state") is not None:
+        print(json.dumps(answer["state"], ensure_ascii=False))
+    return 0
+
+
+def _match_new(args: argparse.Namespace) -> int:
+    line: dict[str, Any] = {"type": "match"}
+    if args.game:
+        line["game"] = args.game
+    if args.sides:
+        line["sides"] = [s.split("&") if "&" in s else s for s in args.sides]
+        line["sides"] = [[p.strip() for p in s] if isinstance(s, list) else s for s in line["sides"]]
+    for key in ("best_of", "race_to", "first", "reds", "shot_clock"):
+        value = getattr(args, key)
+        if value is not None:
+            line[key] = value
+    if args.handicap:
+        line["handicap"] = args.handicap
+    if args.aggregate:
+        line["aggregate"] = True
+    return _ask(args, line)
+
+
+def _send(args: argparse.Namespace) -> int:
+    import json
+
+    try:
+        obj = json.loads(args.event)
+    except json.JSONDecodeError as exc:
+        print(f"cueboard send: not JSON: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(obj, dict):
+        print("cueboard send: send one JSON object", file=sys.stderr)
+        return 2
+    return _ask(args, obj)
+
+
+def _daemon_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
+    p.add_argument("--socket", help="the daemon's control socket (default: control.socket of --config)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -52,6 +149,35 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--rows", type=int, default=5, help="rows of keys (default 5)")
     k.add_argument("--columns", type=int, default=4, help="columns of keys (default 4)")
     k.set_defaults(func=_keypad_sim)
+    run = sub.add_parser("run", help="run the table's daemon (under systemd on the Pi)",
+                         description="Run the scoreboard daemon for one table: inputs, rules, journal, "
+                         "LED boards and the MQTT feed, as the configuration says.")
+    run.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
+    run.add_argument("-v", "--verbose", action="store_true", help="log debugging detail")
+    run.set_defaults(func=_run)
+    m = sub.add_parser("match", help="start a match, or print the state, on a running daemon")
+    msub = m.add_subparsers(dest="match_command", required=True, metavar="ACTION")
+    new = msub.add_parser("new", help="start a new match (fields left out: the table's [match] format)",
+                          description="Start a new match on the running daemon. Fields left out come from "
+                          "the table's [match] configuration. Doubles: --sides 'A1 & A2' 'B1 & B2'.")
+    new.add_argument("--game", choices=["snooker", "blackball"])
+    new.add_argument("--sides", nargs=2, metavar="NAME", help="the two sides' names")
+    new.add_argument("--best-of", type=int, dest="best_of")
+    new.add_argument("--race-to", type=int, dest="race_to")
+    new.add_argument("--first", type=int, choices=[0, 1], help="the side that breaks in frame 1")
+    new.add_argument("--reds", type=int, choices=[15, 10, 6])
+    new.add_argument("--handicap", type=int, nargs=2, metavar="POINTS")
+    new.add_argument("--aggregate", action="store_true")
+    new.add_argument("--shot-clock", type=float, dest="shot_clock", help="seconds a shot")
+    _daemon_options(new)
+    new.set_defaults(func=_match_new)
+    st = msub.add_parser("state", help="print the state of the running daemon's match")
+    _daemon_options(st)
+    st.set_defaults(func=lambda args: _ask(args, {"type": "state"}))
+    send = sub.add_parser("send", help="send one event (JSON) to the running daemon, as if keyed in")
+    send.add_argument("event", help='e.g. \'{"type": "undo"}\'')
+    _daemon_options(send)
+    send.set_defaults(func=_send)
     return p
 
 

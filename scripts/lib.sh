@@ -12,3 +12,19 @@ ensure_venv() {
         python3 -m venv .venv
     fi
 }
+
+# Debian packages the tests use (systemd-analyze, a real mosquitto broker, shellcheck),
+# installed when missing: CI runs as root; elsewhere with sudo.
+ensure_debian_packages() {
+    local missing=()
+    command -v systemd-analyze >/dev/null || missing+=(systemd)
+    command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
+    command -v mosquitto_passwd >/dev/null || missing+=(mosquitto-clients)
+    command -v shellcheck >/dev/null || missing+=(shellcheck)
+    command -v openssl >/dev/null || missing+=(openssl)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing Debian packages: ${missing[*]}" >&2
+        local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+        $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+    fi
+}

@@ -30,6 +30,14 @@ def _keypad_sim(args: argparse.Namespace) -> int:
                         stdin=sys.stdin, stdout=sys.stdout)
 
 
+def _render(args: argparse.Namespace) -> int:
+    from .boards.render_command import run
+
+    return run(args.state, args.out, layout=args.layout, size=args.size, game=args.game, mode=args.mode,
+               clock=args.clock, at=args.at, scale=args.scale, pixels=args.pixels, flash=args.flash,
+               stdin=sys.stdin.buffer, stderr=sys.stderr)
+
+
 DEFAULT_CONFIG = "/etc/cueboard/cueboard.toml"
 
 
@@ -149,6 +157,25 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--rows", type=int, default=5, help="rows of keys (default 5)")
     k.add_argument("--columns", type=int, default=4, help="columns of keys (default 4)")
     k.set_defaults(func=_keypad_sim)
+    rd = sub.add_parser("render", help="draw an LED board showing a state, as a PNG",
+                        description="Draw the board a state (a JSON object, or the last of JSON "
+                        "lines) or an event log (replayed to its end) would show, with the boards' "
+                        "own layouts, and save it as a PNG of round LEDs.")
+    rd.add_argument("state", metavar="STATE", help="the state or log file ('-': standard input)")
+    rd.add_argument("--layout", default="64x16", help="32x8, 64x16 or 128x32 (default 64x16); another "
+                    "WIDTHxHEIGHT draws that board with the largest layout that fits")
+    rd.add_argument("--size", help="the board's WIDTHxHEIGHT when larger than the layout")
+    rd.add_argument("--out", required=True, help="the PNG to write")
+    rd.add_argument("--game", help="draw the state as this game's (sets its 'game')")
+    rd.add_argument("--mode", choices=["1", "RGB"], default="RGB",
+                    help="RGB: a colour panel (WS2812); 1: one colour (MAX7219), drawn red")
+    rd.add_argument("--clock", type=float, help="seconds left on a running shot clock")
+    rd.add_argument("--at", type=float, default=0.0,
+                    help="seconds after the state appeared (pages take turns, long names scroll)")
+    rd.add_argument("--scale", type=int, default=8, help="picture pixels an LED (default 8)")
+    rd.add_argument("--pixels", action="store_true", help="square pixels rather than round LEDs")
+    rd.add_argument("--flash", action="store_true", help="as the refusal flash shows it")
+    rd.set_defaults(func=_render)
     run = sub.add_parser("run", help="run the table's daemon (under systemd on the Pi)",
                          description="Run the scoreboard daemon for one table: inputs, rules, journal, "
                          "LED boards and the MQTT feed, as the configuration says.")

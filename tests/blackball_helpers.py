@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from cueboard.engine import IllegalEvent, Match
 
 Event = dict[str, Any]

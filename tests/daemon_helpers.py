@@ -7,9 +7,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from cueboard.engine import Match
-
 from cueboard.config import Config, parse_config
+from cueboard.engine import Match
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

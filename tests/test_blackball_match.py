@@ -25,6 +25,7 @@ from blackball_helpers import (
     state_after,
     turn,
 )
+
 from cueboard.engine import IllegalEvent, Match
 
 

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from blackball_candidates import blackball_candidates, blackball_setup
-from cueboard.engine import IllegalEvent, Match
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from cueboard.engine import IllegalEvent, Match
 from cueboard.replay import replay
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from blackball_helpers import NO_POT, foul, match_after, new_match, play, pot, refused, state_after, turn
+
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.shot_clock import STANDARD, ShotClock, ShotClockRules
 

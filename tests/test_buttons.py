@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPin
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cueboard.engine import Match
 from cueboard.hw import buttons, clock, debounce, keys
 from cueboard.hw.buttons import BoxConfig, BoxConfigError, RefereeBox, open_boxes, parse_boxes
 from cueboard.hw.clock import ManualClock, MonotonicClock
 from cueboard.hw.debounce import DEBOUNCE, HOLD_TIME, ButtonContact
 from cueboard.hw.keys import ButtonPress
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPin
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from cueboard.keymap import Entry, load_keymap
 
 PINS = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]

@@ -21,9 +21,8 @@ import threading
 import time
 from pathlib import Path
 
-from cueboard.engine import Match
-
 from cueboard.daemon import ask_daemon
+from cueboard.engine import Match
 from cueboard.simulate import realistic_log
 
 LONG = bool(os.environ.get("CUEBOARD_LONG"))

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cueboard.hw.keys import KeyPress
 from daemon_helpers import EXAMPLES, scripted_events, table_config
 
 from cueboard.daemon import ControlServer, Input, Table, ask_daemon
+from cueboard.hw.keys import KeyPress
 from cueboard.journal import Journal
 
 

@@ -4,8 +4,9 @@ import doctest
 import importlib
 import pkgutil
 
-import cueboard.engine
 import pytest
+
+import cueboard.engine
 
 MODULES = [
     "cueboard.engine",

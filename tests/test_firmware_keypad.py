@@ -18,10 +18,11 @@ from typing import Any
 
 import fake_machine
 import pytest
-from cueboard.hw.keys import KeyPress
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from keypad_helpers import FIRMWARE, HostRecorder, PtyPort, fresh_firmware_module
+
+from cueboard.hw.keys import KeyPress
 
 MATRIX = fresh_firmware_module("matrix")  # pure logic: no machine needed
 MODULES = ("keyproto", "matrix", "indicator", "keypad", "keypad_config", "main")

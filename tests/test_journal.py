@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cueboard.engine import Match
 from daemon_helpers import scripted_events
 
+from cueboard.engine import Match
 from cueboard.journal import Journal
 
 LINE = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3}

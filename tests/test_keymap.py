@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cueboard.engine import GAMES, Match
-from cueboard.hw.keys import ButtonPress, KeyPress
 
 from cueboard import key_sequences, keymap_pictures
 from cueboard import keymap as keymap_module
+from cueboard.engine import GAMES, Match
+from cueboard.hw.keys import ButtonPress, KeyPress
 from cueboard.keymap import Entry, Keymap, KeymapError, Pending, Refusal, load_keymap
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 import pytest
+
 from cueboard.hw import keyproto as kp
 from cueboard.hw.keypad_link import HostProtocol
 from cueboard.hw.keys import KeyPress

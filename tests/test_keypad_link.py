@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from keypad_helpers import HostRecorder, PtyPort
+
 from cueboard.hw import keyproto as kp
 from cueboard.hw.keypad_link import KeypadHealth, SerialPort, open_serial
 from cueboard.hw.keys import KeyPress
-from keypad_helpers import HostRecorder, PtyPort
-
 from cueboard.keypad_sim import KeypadSimulator
 
 OK, SILENT, LOST = KeypadHealth.OK, KeypadHealth.SILENT, KeypadHealth.LOST

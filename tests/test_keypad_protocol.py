@@ -7,7 +7,6 @@ import random
 import zlib
 
 import pytest
-from cueboard.hw import keyproto as kp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from keypad_helpers import (
@@ -19,6 +18,8 @@ from keypad_helpers import (
     session_lines,
     vectors,
 )
+
+from cueboard.hw import keyproto as kp
 
 FRAMES, REJECTS = vectors()
 KEY7 = FRAMES[0].line

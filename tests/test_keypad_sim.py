@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from cueboard.hw.keys import KeyPress
 from keypad_helpers import ROOT, HostRecorder
 
 from cueboard.cli import main
+from cueboard.hw.keys import KeyPress
 from cueboard.keypad_sim import parse_key, run_terminal
 
 

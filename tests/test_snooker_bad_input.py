@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cueboard.engine import IllegalEvent, Match
 from snooker_helpers import (
     NEXT_FRAME,
     NO_POT,
@@ -22,6 +21,8 @@ from snooker_helpers import (
     reds_and_blacks,
     refused,
 )
+
+from cueboard.engine import IllegalEvent, Match
 
 # -- malformed -------------------------------------------------------------------------
 

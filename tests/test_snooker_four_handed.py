@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from cueboard.engine import Match
 from snooker_helpers import (
     NEXT_FRAME,
     NO_POT,
@@ -20,6 +19,8 @@ from snooker_helpers import (
     respotted_black,
     six_reds_to_black,
 )
+
+from cueboard.engine import Match
 
 PAIRS = [["A1", "A2"], ["B1", "B2"]]
 

@@ -1,0 +1,78 @@
+"""The configuration is checked at start-up: a bad key stops it with the key and the file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from daemon_helpers import EXAMPLES
+
+from cueboard.config import ConfigError, load_config
+
+
+@pytest.mark.parametrize("name", ["snooker-table.toml", "blackball-table.toml"])
+def test_the_example_configurations_load(name: str, tmp_path: Path) -> None:
+    text = (EXAMPLES / name).read_text()
+    (tmp_path / "keymaps").symlink_to(EXAMPLES / "keymaps")
+    (tmp_path / "cueboard.toml").write_text(text)
+    config = load_config(tmp_path / "cueboard.toml")
+    assert config.table in ("table-1", "pool-1")
+    assert config.referee_keymap == tmp_path / "keymaps" / config.referee_keymap.name
+    assert config.match_setup().game in ("snooker", "blackball")
+
+
+GOOD = """
+[table]
+venue = "v"
+name = "t1"
+"""
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("[jornal]\ndir = '/tmp'\n", "jornal: unknown section"),
+    ("[journal]\ndri = '/tmp'\n", "journal.dri: unknown key (journal takes: dir)"),
+    ("[match]\nbest_of = 4\n", "'best_of' must be odd"),
+    ("[match]\ngame = 'pool'\n", "'game' must be one of"),
+    ("[match]\nreds = 7\n", "'reds' must be 15, 10 or 6"),
+    ("[shot_clock]\nauto = 'yes'\n", "shot_clock.auto: must be true or false"),
+    ("[keypad]\nport = '/dev/ttyACM0'\n", "keypad: needs both 'port'"),
+    ("[[referee_box]]\npins = [5, 6]\n", "referee_box[0].keymap: required"),
+    ("[[referee_box]]\npins = [5, 5]\nkeymap = 'k.toml'\n", "listed twice"),
+])
+def test_a_bad_key_names_the_key_and_the_file(tmp_path: Path, extra: str, message: str) -> None:
+    path = tmp_path / "cueboard.toml"
+    path.write_text(GOOD + extra)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: ")
+    assert message in str(info.value)
+
+
+def test_the_table_name_is_required_and_fit_for_topics(tmp_path: Path) -> None:
+    path = tmp_path / "cueboard.toml"
+    path.write_text("[table]\nvenue = 'v'\n")
+    with pytest.raises(ConfigError, match=r"table\.name: required"):
+        load_config(path)
+    path.write_text("[table]\nname = 'a/b'\n")
+    with pytest.raises(ConfigError, match=r"table\.name: .a/b. is part of MQTT topics"):
+        load_config(path)
+
+
+def test_bad_toml_and_a_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "cueboard.toml"
+    path.write_text("[table\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(path)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "none.toml")
+
+
+def test_cueboard_run_stops_with_status_2_naming_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "cueboard.toml"
+    path.write_text(GOOD + "[journal]\ndri = '/tmp'\n")
+    result = subprocess.run([sys.executable, "-m", "cueboard.cli", "run", "--config", str(path)],
+                            capture_output=True, text=True, check=False, timeout=60)
+    assert result.returncode == 2
+    assert f"{path}: journal.dri: unknown key" in result.stderr

@@ -17,7 +17,7 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
@@ -92,18 +92,21 @@ def event_types(*classes: type[Event]) -> dict[str, type[Event]]:
     return table
 
 
-_FIELDS: dict[type[Event], tuple[tuple[str, Any, bool], ...]] = {}
+Converter = Callable[[Any], tuple[bool, Any]]
+_FIELDS: dict[type[Event], tuple[frozenset[str], tuple[tuple[str, Any, bool, Converter], ...]]] = {}
 
 
-def _fields(cls: type[Event]) -> tuple[tuple[str, Any, bool], ...]:
-    """(name, type, required) of each field of an event class, worked out once."""
+def _fields(cls: type[Event]) -> tuple[frozenset[str], tuple[tuple[str, Any, bool, Converter], ...]]:
+    """The names, and (name, type, required, converter) of each field, of an event class,
+    worked out once per class: parsing is on the path of every press."""
     known = _FIELDS.get(cls)
     if known is None:
         hints = typing.get_type_hints(cls)
-        known = _FIELDS[cls] = tuple(
-            (f.name, hints[f.name], f.default is dataclasses.MISSING)
+        fields = tuple(
+            (f.name, hints[f.name], f.default is dataclasses.MISSING, _converter(hints[f.name]))
             for f in sorted(dataclasses.fields(cls), key=lambda f: f.name == "t")
         )
+        known = _FIELDS[cls] = (frozenset(name for name, *_ in fields), fields)
     return known
 
 
@@ -117,38 +120,48 @@ def _describe(hint: Any) -> str:
             type(None): "null"}.get(hint, str(hint))
 
 
-def _convert(value: Any, hint: Any) -> tuple[bool, Any]:
-    """(ok, converted) for a JSON value against a field's type."""
+def _converter(hint: Any) -> Converter:
+    """A function from a JSON value to (ok, converted) for a field's type."""
     origin = typing.get_origin(hint)
     if origin in (Union, types.UnionType):
-        for arg in typing.get_args(hint):
-            ok, converted = _convert(value, arg)
-            if ok:
-                return True, converted
-        return False, None
+        options = [_converter(arg) for arg in typing.get_args(hint)]
+
+        def union(value: Any) -> tuple[bool, Any]:
+            for option in options:
+                ok, converted = option(value)
+                if ok:
+                    return True, converted
+            return False, None
+        return union
     if origin is tuple:
         (item,) = {a for a in typing.get_args(hint) if a is not Ellipsis}
-        if not isinstance(value, list):
-            return False, None
-        out = []
-        for v in value:
-            ok, c = _convert(v, item)
-            if not ok:
+        each = _converter(item)
+
+        def sequence(value: Any) -> tuple[bool, Any]:
+            if not isinstance(value, list):
                 return False, None
-            out.append(c)
-        return True, tuple(out)
+            out = []
+            for v in value:
+                ok, c = each(v)
+                if not ok:
+                    return False, None
+                out.append(c)
+            return True, tuple(out)
+        return sequence
     if hint is type(None):
-        return value is None, None
+        return lambda value: (value is None, None)
     if hint is bool:
-        return isinstance(value, bool), value
+        return lambda value: (isinstance(value, bool), value)
     if hint is int:
         # JSON true/false are not numbers, and 4.0 is not a whole number here.
-        return isinstance(value, int) and not isinstance(value, bool), value
+        return lambda value: (isinstance(value, int) and not isinstance(value, bool), value)
     if hint is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        return ok, float(value) if ok else None
+        def number(value: Any) -> tuple[bool, Any]:
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            return ok, float(value) if ok else None
+        return number
     if hint is str:
-        return isinstance(value, str), value
+        return lambda value: (isinstance(value, str), value)
     raise TypeError(f"unsupported field type {hint!r}")
 
 
@@ -168,19 +181,18 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     cls = kinds.get(kind)
     if cls is None:
         raise IllegalEvent(f"unknown event type {kind!r} (known: {', '.join(sorted(kinds))})")
-    fields = _fields(cls)
-    names = {name for name, _, _ in fields}
+    names, fields = _fields(cls)
     for key in obj:
         if key != "type" and key not in names:
-            takes = ", ".join(name for name, _, _ in fields) or "no fields"
+            takes = ", ".join(name for name, *_ in fields) or "no fields"
             raise IllegalEvent(f"{kind}: unknown field {key!r} ({kind} takes: {takes})")
     values: dict[str, Any] = {}
-    for name, hint, required in fields:
+    for name, hint, required, convert in fields:
         if name not in obj:
             if required:
                 raise IllegalEvent(f"{kind}: {name!r} is required")
             continue
-        ok, converted = _convert(obj[name], hint)
+        ok, converted = convert(obj[name])
         if not ok:
             raise IllegalEvent(f"{kind}: {name!r} must be {_describe(hint)}, not {obj[name]!r}")
         values[name] = converted

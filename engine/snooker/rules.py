@@ -78,6 +78,12 @@ class Snooker(Game[Position]):
         if not self.aggregate and setup.best_of is not None and setup.best_of % 2 == 0:
             raise IllegalEvent(f"match: 'best_of' must be odd (best of {setup.best_of} can end level), "
                                "unless the match is decided on 'aggregate' points")
+        # Per-match constants of the state, worked out once: view() runs after every event.
+        self._names = setup.names
+        self._players = setup.players
+        self._race_to = setup.frames_to_win
+        self._best_of = setup.frames_in_match
+        self._orders: dict[tuple[tuple[int, str], ...], tuple[str, ...]] = {}
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
             Replace: self._replace_balls, Concede: self._concede, Claim: self._claim, Award: self._award,
@@ -406,20 +412,22 @@ class Snooker(Game[Position]):
     # -- the state the boards show -----------------------------------------------------
 
     def view(self, p: Position, seq: int) -> dict[str, Any]:
-        setup = self.setup
         points_left = remaining(p)
-        names = setup.names
+        names = self._names
+        players = self._players
         striker = p.striker
-        race_to = setup.frames_to_win
+        order = self._orders.get(p.rotation)
+        if order is None:
+            order = self._orders[p.rotation] = tuple(name for _, name in p.rotation)
         return {
             "schema": 1, "game": "snooker", "seq": seq,
             "sides": [
-                {"name": names[i], "players": list(setup.players[i]), "score": p.scores[i],
+                {"name": names[i], "players": list(players[i]), "score": p.scores[i],
                  "frames": p.frames[i], "high_break": p.high_breaks[i],
                  "total": p.totals[i] + (0 if p.frame_over else p.scores[i])}
                 for i in (0, 1)
             ],
-            "frame": p.frame, "best_of": setup.frames_in_match, "race_to": race_to,
+            "frame": p.frame, "best_of": self._best_of, "race_to": self._race_to,
             "aggregate": self.aggregate, "breaker": p.breaker,
             "striker": striker, "player": p.player, "break": p.brk,
             "reds": p.reds, "colours": list(p.colours),
@@ -429,6 +437,6 @@ class Snooker(Game[Position]):
             "respotted_black": p.respotted_black,
             "frame_over": p.frame_over, "frame_winner": p.frame_winner,
             "match_over": p.match_over, "match_winner": p.match_winner,
-            "order": [name for _, name in p.rotation],
-            "shot_clock": setup.shot_clock,
+            "order": list(order),
+            "shot_clock": self.setup.shot_clock,
         }

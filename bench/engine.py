@@ -7,6 +7,7 @@
   from its JSON objects -- ``parse``, ``apply``, then ``state()`` after every event, as the
   scoreboard does -- best of 5 runs (each replays the log 10 times; ``seconds`` is one
   replay); with the cost of each step per event, and the same from JSON lines.
+- ``blackball``: the same for a blackball match, race to 25 (``cueboard.simulate.blackball_log``).
 - ``undo``: the mean time of ``pop()`` + ``push()`` at the end of a match of 100 events and
   of one of 100,000 events (the final's frames repeated in a long race); the ratio should
   stay near 1 (undo is O(1) whatever the length of the match).
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cueboard.engine import Match
-from cueboard.simulate import final_log
+from cueboard.simulate import blackball_log, final_log
 
 TARGET = 50_000
 RUNS = 5
@@ -178,9 +179,12 @@ def main() -> int:
         "machine": platform.machine(),
         "log": f"cueboard.simulate.final_log(35, seed={SEED})",
         "replay": replay,
+        "blackball": {"log": f"cueboard.simulate.blackball_log(25, seed={SEED})",
+                      **replay_figures(blackball_log(25, seed=SEED))},
         "undo": undo_figures(log),
         "target_events_per_second": TARGET,
         "meets_target": replay["events_per_second"] >= TARGET,
+        "meets_target_cpu": replay["events_per_cpu_second"] >= TARGET,
     }
     print(json.dumps(result, indent=2))
     if args.profile:

@@ -328,3 +328,25 @@ def final_log(best_of: int = 35, seed: int = 2025) -> list[Event]:
     """A deterministic synthetic snooker final, best of ``best_of`` frames, played to its end."""
     setup = {"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": best_of}
     return realistic_log(setup, random.Random(seed))
+
+
+# Blackball: its candidates live beside this module (they read only the state).
+from .simulate_blackball import blackball_candidates, blackball_setup  # noqa: E402
+
+CANDIDATES["blackball"] = blackball_candidates
+SETUPS["blackball"] = blackball_setup
+
+
+def blackball_log(race_to: int = 25, seed: int = 2025) -> list[Event]:
+    """A deterministic blackball match, race to ``race_to``, played to its end: for the benchmark."""
+    setup = {"type": "match", "game": "blackball", "sides": ["Ann", "Bob"], "race_to": race_to}
+    rng = random.Random(seed)
+    match = Match.from_json(setup)
+    log: list[Event] = [setup]
+    while not match.state()["match_over"]:
+        obj = choose(match, rng, undo=False)
+        if obj is None:
+            break
+        match.apply(match.parse(obj))
+        log.append(obj)
+    return log

@@ -15,12 +15,12 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from blackball_candidates import blackball_candidates, blackball_setup
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from cueboard.engine import IllegalEvent, Match
 from cueboard.replay import replay
+from cueboard.simulate_blackball import blackball_candidates, blackball_setup
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
 PROPERTY = settings(max_examples=400 if LONG else 40, deadline=None,

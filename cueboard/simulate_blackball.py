@@ -1,4 +1,5 @@
-"""Candidate blackball events for a state, for random walks (property tests, fuzzing, the benchmark).
+"""Candidate blackball events for a state, for random walks (property tests, fuzzing, the benchmark);
+registered in :mod:`cueboard.simulate`.
 
 Engine-free: it reads only the state of ``shared/contract/state.md`` (Blackball) and
 proposes event objects of ``events.md`` with relative weights, in the shape

@@ -1,0 +1,262 @@
+"""Blackball layouts: 32x8, 64x16 and 128x32.
+
+A blackball match is scored in frames; what the hall follows during a frame is who is at
+the table, the groups, the free shot and visits after a foul, and the shot clock.
+
+- **32x8**: the frames at either end (in the group's colour on RGB), the striker's
+  underlined, the shot clock's seconds between them (marked once the call is made); in
+  turn with the groups as R and Y on a one-colour board, and with the free shot, two
+  visits, the break, black on (the clock staying at the right), and who won.
+- **64x16**: a line a side: arrow, name (in the group's colour on RGB), group letter,
+  frames; the shot clock in big digits at the right when the match has one. The name's
+  place takes turns with the free shot, visits, black on, the break, who won.
+- **128x32**: names, big frames, the shot clock big in the middle (the match's length when
+  it is not running), the striker underlined; below, each side's balls left as dots in
+  the group's colour and, in turn, the free shot, visits, open table, black on, the winner.
+"""
+
+from __future__ import annotations
+
+from .fonts import LARGE, NARROW, NORMAL, TINY
+from .layout import (
+    Layout,
+    clock_text,
+    digits_font,
+    fit,
+    line,
+    marked_side,
+    number,
+    register,
+    shot_clock_items,
+    side_name,
+)
+from .scene import Colour, Fill, Item, Shape, Text
+from .view import BoardView, ShotClock
+
+__all__ = ["Blackball32x8", "Blackball64x16", "Blackball128x32"]
+
+GROUP_LETTER = {"red": "R", "yellow": "Y"}
+
+
+def group_colour(view: BoardView, side: int, colour: bool, default: Colour = "score") -> Colour:
+    group = view.sides[side].group
+    return group if colour and group in GROUP_LETTER else default
+
+
+def news(view: BoardView) -> list[tuple[str, list[str], Colour]]:
+    """What the striker should know, most urgent first: (kind, texts long to short, colour)."""
+    out: list[tuple[str, list[str], Colour]] = []
+    if view.frame_over or view.striker is None:
+        return out
+    if view.free_shot:
+        out.append(("free", ["Free shot", "FREE SHOT", "Free", "FS"], "green"))
+    if view.visits is not None and view.visits > 1:
+        out.append(("visits", [f"{view.visits} visits", f"{view.visits} VISITS", f"{view.visits} VIS",
+                               f"{view.visits}V"], "text"))
+    if view.break_shot:
+        out.append(("break", ["Break", "BREAK", "BRK"], "text"))
+    if view.black_on:
+        out.append(("black", ["Black on", "BLACK ON", "Black", "BLK"], "text"))
+    return out
+
+
+def winner_texts(view: BoardView, side: int) -> list[str] | None:
+    if not (view.frame_over and view.frame_winner == side):
+        return None
+    what = "match" if view.match_over and view.match_winner == side else "frame"
+    return [f"Wins {what}", f"WINS {what.upper()}", "Wins", "WIN"]
+
+
+@register
+class Blackball32x8(Layout):
+    game = "blackball"
+    width = 32
+    height = 8
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        texts = [number(s.frames) for s in view.sides]
+        pages: list[list[Item]] = [self._ends(view, texts, shot, colour)]
+        kinds = ["frames"]
+        letters = [GROUP_LETTER.get(s.group or "", "") for s in view.sides]
+        if not colour and all(letters) and not view.frame_over:
+            # One colour: the groups as R and Y where the frames stand.
+            pages.append(self._ends(view, letters, shot, colour))
+            kinds.append("groups")
+        room, clock = 32, []
+        if shot is not None:
+            # The clock stays in view on every page, at the right.
+            font = NORMAL if shot.seconds < 100 else TINY
+            cw = font.width(clock_text(shot)) + (4 if shot.called else 2)
+            clock = shot_clock_items(32 - cw, 0, cw, 8, shot, (NORMAL, TINY))
+            room = 32 - cw - 1
+        for kind, candidates, tint in news(view):
+            text, font = fit(candidates, (NORMAL, TINY), room)
+            pages.append([line(0, 0, room, text, font, tint, "centre"), *clock])
+            kinds.append(kind)
+        for side in (0, 1):
+            won = winner_texts(view, side)
+            if won:
+                name = view.sides[side].name
+                text, font = fit([f"{name} wins", *won], (NORMAL, TINY), 32)
+                pages.append([line(0, 0, 32, text, font, "win", "centre")])
+                kinds.append(f"wins{side}")
+        item = self.pages(("main", tuple(kinds)), pages)
+        return (item,) if item is not None else ()
+
+    def _ends(self, view: BoardView, texts: list[str], shot: ShotClock | None, colour: bool) -> list[Item]:
+        """``texts`` at the two ends (in the groups' colours), the striker's underlined, the
+        shot clock between them."""
+        clock = clock_text(shot) if shot is not None else ""
+        bars = 4 if shot is not None and shot.called else 0
+        # The largest digits that fit, the clock's before the frames'.
+        font, clock_font = TINY, TINY
+        for font, clock_font in ((NORMAL, NORMAL), (NORMAL, NARROW), (NARROW, NORMAL), (NARROW, NARROW),
+                                 (NORMAL, TINY), (NARROW, TINY), (TINY, NORMAL), (TINY, NARROW), (TINY, TINY)):
+            middle = clock_font.width(clock) + bars + 2 if clock else 0
+            if 2 * max(font.width(t) for t in texts) + middle <= 32:
+                break
+        widths = [font.width(t) for t in texts]
+        side_w = max(widths)
+        items: list[Item] = [line(0, 0, widths[0], texts[0], font, group_colour(view, 0, colour)),
+                             line(32 - widths[1], 0, widths[1], texts[1], font, group_colour(view, 1, colour),
+                                  "right")]
+        marked = marked_side(view)
+        if marked is not None:
+            x = 0 if marked == 0 else 32 - widths[1]
+            items.append(Fill(x, 7, widths[marked], 1, "win" if view.striker is None else "text"))
+        if shot is not None:
+            items += shot_clock_items(side_w + 1, 0, 32 - 2 * side_w - 2, 8, shot, (clock_font, TINY))
+        return items
+
+
+@register
+class Blackball64x16(Layout):
+    game = "blackball"
+    width = 64
+    height = 16
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        items: list[Item] = []
+        right = 64
+        if shot is not None or view.shot_clock is not None:
+            right = 64 - 23  # room for two big digits
+            if shot is not None:
+                items += shot_clock_items(right + 1, 0, 64 - right - 1, 16, shot, (LARGE, NORMAL, NARROW, TINY))
+        frames = [number(s.frames) for s in view.sides]
+        font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
+        fw = max(font.width(t) for t in frames)
+        frames_x = right - 1 - fw
+        letter_x = frames_x - 5
+        name_x, name_w = 4, letter_x - 1 - 4
+        for side in (0, 1):
+            y = 8 * side
+            if view.striker == side:
+                items.append(Shape(0, y + 1, "right", group_colour(view, side, colour, "text")))
+            elif view.frame_over and view.frame_winner == side:
+                items.append(Shape(0, y + 1, "right", "win"))
+            items.append(line(frames_x, y, fw, frames[side], font, group_colour(view, side, colour), "right"))
+            letter = GROUP_LETTER.get(view.sides[side].group or "", "")
+            if letter:
+                items.append(Text(letter_x, y + 1, 3, letter, TINY, group_colour(view, side, colour, "label")))
+            field = self._field(view, side, colour, name_x, y, name_w)
+            if field is not None:
+                items.append(field)
+        return tuple(items)
+
+    def _field(self, view: BoardView, side: int, colour: bool, x: int, y: int, w: int) -> Item | None:
+        pages: list[list[Item]] = []
+        kinds: list[str] = []
+
+        def add(kind: str, texts: list[str], tint: Colour) -> None:
+            text, font = fit(texts, (NORMAL, TINY), w)
+            pages.append([line(x, y, w, text, font, tint)])
+            kinds.append(kind)
+
+        pages.append([self.text(x, y, w, side_name(view, side), NORMAL, group_colour(view, side, colour, "text"))])
+        kinds.append("name")
+        if view.striker == side:
+            for kind, texts, tint in news(view):
+                add(kind, texts, tint)
+        won = winner_texts(view, side)
+        if won:
+            add("wins", won, "win")
+        return self.pages(("field", side, tuple(kinds)), pages)
+
+
+@register
+class Blackball128x32(Layout):
+    game = "blackball"
+    width = 128
+    height = 32
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        items: list[Item] = []
+        frames = [number(s.frames) for s in view.sides]
+        font = digits_font(frames, 34, (LARGE, NORMAL, NARROW, TINY))
+        widths = [font.width(t) for t in frames]
+        for side in (0, 1):
+            tint = group_colour(view, side, colour, "text")
+            x = 0 if side == 0 else 68
+            items.append(self.text(x, 0, 60, side_name(view, side), NORMAL, tint,
+                                   "left" if side == 0 else "right"))
+        fy = 8 + (14 - font.height) // 2
+        items.append(Text(0, fy, widths[0], frames[0], font, group_colour(view, 0, colour), "left", False))
+        items.append(Text(128 - widths[1], fy, widths[1], frames[1], font, group_colour(view, 1, colour),
+                          "right", False))
+        marked = marked_side(view)
+        if marked is not None:
+            tint = "win" if view.striker is None else group_colour(view, marked, colour, "text")
+            x = 0 if marked == 0 else 128 - widths[marked]
+            items.append(Fill(x, 23, widths[marked], 1, tint))
+        # The middle: the shot clock while it runs, else the match's length.
+        cx = max(max(widths), 22) + 4
+        cw = 128 - 2 * cx
+        if shot is not None:
+            items += shot_clock_items(cx, 7, cw, 16, shot, (LARGE, NORMAL, TINY))
+        else:
+            frame = f"FRAME {number(view.frame)}"
+            length = (f"RACE TO {view.race_to}" if view.race_to is not None
+                      else f"BEST OF {view.best_of}" if view.best_of is not None else "")
+            items.append(Text(cx, 10, cw, frame, TINY, "label", "centre", False))
+            items.append(Text(cx, 17, cw, length, TINY, "label", "centre", False))
+        items += self._status(view, colour)
+        return tuple(items)
+
+    def _status(self, view: BoardView, colour: bool) -> list[Item]:
+        y = 25
+        items: list[Item] = []
+        for side in (0, 1):
+            s = view.sides[side]
+            if s.group not in GROUP_LETTER or s.balls_left is None:
+                continue
+            tint = group_colour(view, side, colour, "text")
+            count = max(0, min(s.balls_left, 7))
+            for i in range(count):
+                x = 6 * i if side == 0 else 128 - 5 - 6 * i
+                items.append(Shape(x, y + 1, "disc", tint))
+        pages: list[list[Item]] = []
+        kinds: list[str] = []
+        x, w = 44, 40
+
+        def add(kind: str, texts: list[str], tint: Colour) -> None:
+            text, font = fit(texts, (NORMAL, TINY), w)
+            pages.append([line(x, y, w, text, font, tint, "centre")])
+            kinds.append(kind)
+
+        for side in (0, 1):
+            texts = winner_texts(view, side)
+            if texts:
+                name = view.sides[side].name
+                winner = [f"{name} {t.lower()}" for t in texts[:1]]
+                # The winner's line may use the whole width: no dots once the frame is over.
+                items = [i for i in items if not isinstance(i, Shape)]
+                x, w = 0, 128
+                add(f"wins{side}", winner + texts, "win")
+        for kind, texts, tint in news(view):
+            add(kind, texts, tint)
+        if view.open_table and not view.frame_over:
+            add("open", ["Open table", "OPEN TABLE", "OPEN"], "label")
+        item = self.pages(("status", tuple(kinds)), pages)
+        if item is not None:
+            items.append(item)
+        return items

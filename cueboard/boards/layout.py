@@ -1,0 +1,263 @@
+"""Layouts: a game and a board size, turning a :class:`~.view.BoardView` into a scene.
+
+Each layout is a subclass of :class:`Layout` registered for its game and size in
+:data:`LAYOUTS` (``@register``); :func:`find_layout` picks one for a board: the layout
+of the board's size, else the largest that fits (drawn in the middle), else
+:class:`TinyLayout`, which shows the two numbers in the 3x5 font on anything from 8x5 up.
+A game the boards do not know is drawn by the snooker layouts when its sides have
+scores, by the blackball ones when they have only frames.
+
+Layouts read nothing but the view, the shot clock and their options: no time, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .fonts import NARROW, NORMAL, TINY, Font
+from .scene import Colour, Fill, Item, Pages, Text
+from .view import BoardView, ShotClock
+
+__all__ = ["LAYOUTS", "SIZES", "Layout", "LayoutOptions", "TinyLayout", "find_layout", "register"]
+
+
+@dataclass(frozen=True)
+class LayoutOptions:
+    """``page_seconds``: how long each page of an alternating field shows; ``scroll``: names
+    too long for their place scroll (else they are cut)."""
+
+    page_seconds: float = 2.5
+    scroll: bool = True
+
+
+class Layout:
+    """A layout for ``game`` on a ``width`` x ``height`` board (subclasses set all three)."""
+
+    game: ClassVar[str] = ""
+    width: ClassVar[int] = 0
+    height: ClassVar[int] = 0
+
+    def __init__(self, options: LayoutOptions | None = None) -> None:
+        self.options = options or LayoutOptions()
+
+    @property
+    def name(self) -> str:
+        return f"{self.game} {self.width}x{self.height}"
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        """The items to draw; ``colour``: the board has RGB pixels (else each is on or off)."""
+        raise NotImplementedError
+
+    # -- helpers for subclasses ---------------------------------------------------------
+
+    def text(self, x: int, y: int, w: int, text: str, font: Font, colour: Colour = "text",
+             align: str = "left") -> Text:
+        return Text(x, y, w, text, font, colour, align, self.options.scroll)  # type: ignore[arg-type]
+
+    def pages(self, key: object, pages: Sequence[Sequence[Item]]) -> Item | None:
+        """One :class:`Pages` item (``None`` with no page; the page itself when only one)."""
+        kept = tuple(tuple(p) for p in pages)
+        if not kept:
+            return None
+        return Pages(key, kept, self.options.page_seconds)
+
+
+LAYOUTS: dict[tuple[str, int, int], type[Layout]] = {}
+"""(game, width, height) -> layout class."""
+
+SIZES: tuple[tuple[int, int], ...] = ((32, 8), (64, 16), (128, 32))
+"""The board sizes with layouts of their own; others are drawn by the largest that fits."""
+
+
+def register(cls: type[Layout]) -> type[Layout]:
+    LAYOUTS[(cls.game, cls.width, cls.height)] = cls
+    return cls
+
+
+def family(view: BoardView) -> str:
+    """The game whose layouts draw ``view``: its own, or the nearest for a game we don't know."""
+    if any(game == view.game for game, _, _ in LAYOUTS):
+        return view.game
+    return "snooker" if view.has_scores else "blackball"
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"64x16"`` -> ``(64, 16)``; ValueError naming the text otherwise."""
+    try:
+        w, h = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"a layout size is WIDTHxHEIGHT, such as 64x16, not {text!r}") from None
+    if w <= 0 or h <= 0:
+        raise ValueError(f"a layout size is WIDTHxHEIGHT, such as 64x16, not {text!r}")
+    return w, h
+
+
+def fitting_size(width: int, height: int) -> tuple[int, int] | None:
+    """The largest size of :data:`SIZES` that fits on a ``width`` x ``height`` board."""
+    fitting = [s for s in SIZES if s[0] <= width and s[1] <= height]
+    return max(fitting, key=lambda s: s[0] * s[1]) if fitting else None
+
+
+def find_layout(view: BoardView, width: int, height: int,
+                options: LayoutOptions | None = None) -> Layout:
+    """The layout for ``view`` on a ``width`` x ``height`` board (see the module's doc)."""
+    size = fitting_size(width, height)
+    if size is None:
+        return TinyLayout(width, height, options)
+    cls = LAYOUTS.get((family(view), *size))
+    return cls(options) if cls is not None else TinyLayout(width, height, options)
+
+
+# -- small pieces the layouts share -----------------------------------------------------
+
+
+def number(n: int | None) -> str:
+    return "-" if n is None else str(n)
+
+
+def fit(candidates: Sequence[str], fonts: Sequence[Font], width: int) -> tuple[str, Font]:
+    """The first candidate text, in the first font, that fits ``width`` (fonts tried in
+    turn for each text); else the last text in the last font (it will scroll or be cut)."""
+    for text in candidates:
+        for font in fonts:
+            if font.width(text) <= width:
+                return text, font
+    return candidates[-1], fonts[-1]
+
+
+def digits_font(texts: Sequence[str], width: int, fonts: Sequence[Font] = (NORMAL, NARROW, TINY)) -> Font:
+    """The first font in which every one of ``texts`` fits ``width``."""
+    for font in fonts:
+        if all(font.width(t) <= width for t in texts):
+            return font
+    return fonts[-1]
+
+
+def side_name(view: BoardView, side: int) -> str:
+    """What to call a side: in doubles, the player at the table for the striker's side."""
+    s = view.sides[side]
+    if view.striker == side and view.player and len(s.players) > 1:
+        return view.player
+    return s.name
+
+
+BALL_WORDS: dict[str, str] = {"colour": "any colour", "red": "red", "yellow": "yellow", "green": "green",
+                              "brown": "brown", "blue": "blue", "pink": "pink", "black": "black"}
+
+
+def ball_colour(ball: str | None) -> Colour:
+    """The colour name a ball is drawn in ("colours": any colour, a striped disc)."""
+    if ball == "colour":
+        return "colours"
+    return ball if ball in BALL_WORDS else "text"
+
+
+def centred(x: int, w: int, inner: int) -> int:
+    return x + (w - inner) // 2
+
+
+def clock_text(shot: ShotClock) -> str:
+    return str(shot.seconds)
+
+
+def marked_side(view: BoardView) -> int | None:
+    """The side to mark: the striker, or once the frame is over, its winner."""
+    if view.striker is not None:
+        return view.striker
+    return view.frame_winner if view.frame_over else None
+
+
+def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Sequence[Font]) -> list[Item]:
+    """The shot clock's seconds in the middle of a box. Once the call is made (rule 8a) the
+    digits are marked, on one colour or many, and not in red (a blackball group): big
+    digits are cut out of a lit box when it has room; thin ones, which would not read cut
+    out of light from across a hall, stand between two bars (beside them, else above and
+    below)."""
+    text = clock_text(shot)
+    font = digits_font([text], w, fonts)
+    tw = min(font.width(text), w)
+    tx = x + (w - tw) // 2
+    ty = y + max(0, (h - font.height) // 2)
+    digits = Text(tx, ty, tw, text, font, "text", "left", False)
+    if not shot.called:
+        return [digits]
+    side_room, top_room = w - tw >= 4, h - font.height >= 2
+    if font.height >= 14 and side_room and top_room:
+        bw = min(w, tw + 6)
+        return [Fill(x + (w - bw) // 2, y, bw, h, "text"), Text(tx, ty, tw, text, font, "off", "left", False)]
+    if side_room:
+        return [Fill(tx - 2, y, 1, h, "text"), Fill(tx + tw + 1, y, 1, h, "text"), digits]
+    if top_room:
+        return [Fill(tx, ty - 1, tw, 1, "text"), Fill(tx, ty + font.height, tw, 1, "text"), digits]
+    return [Fill(x, y, w, h, "text"), Text(tx, ty, tw, text, font, "off", "left", False)]
+
+
+def underline(x: int, y: int, text: str, font: Font, align: str, w: int, colour: Colour) -> Fill:
+    """A bar under ``text`` as a :class:`Text` of the same arguments places it."""
+    tw = min(font.width(text), w)
+    if align == "right":
+        x = x + w - tw
+    elif align == "centre":
+        x = x + (w - tw) // 2
+    return Fill(x, y, tw, 1, colour)
+
+
+def line(x: int, y: int, w: int, text: str, font: Font, colour: Colour = "text", align: str = "left",
+         scroll: bool = True) -> Text:
+    """``text`` on a 7-pixel line at ``y``: the 3x5 font sits one pixel lower, in the middle."""
+    return Text(x, y + (7 - font.height) // 2 if font.height < 7 else y, w, text, font, colour,
+                align, scroll)  # type: ignore[arg-type]
+
+
+def labelled(x: int, y: int, w: int, labels: str | Sequence[str], value: str, colour: Colour,
+             label_colour: Colour = "label", align: str = "left", value_first: bool = False) -> list[Item]:
+    """A tiny label and a 5x7 value (``BREAK 24``, or ``2 SNOOKERS`` with ``value_first``) as
+    one unit on a 7-pixel line, aligned in its box; the first label that fits is used."""
+    choices = [labels] if isinstance(labels, str) else list(labels)
+    vw = NORMAL.width(value)
+    label = next((lb for lb in choices if TINY.width(lb) + 2 + vw <= w), None)
+    if label is None:
+        return [Text(x, y, w, value, NORMAL, colour, "left", False)]
+    lw = TINY.width(label)
+    total = lw + 2 + vw
+    if align == "right":
+        x0 = x + w - total
+    elif align == "centre":
+        x0 = x + (w - total) // 2
+    else:
+        x0 = x
+    lx, vx = (x0 + vw + 2, x0) if value_first else (x0, x0 + lw + 2)
+    return [Text(lx, y + 1, lw, label, TINY, label_colour, "left", False),
+            Text(vx, y, vw, value, NORMAL, colour, "left", False)]
+
+
+class TinyLayout(Layout):
+    """A board smaller than 32x8: the two numbers (scores, else frames) in the 3x5 font,
+    the striker's underlined, cut to fit. It never fails, whatever the size."""
+
+    game = "any"
+
+    def __init__(self, width: int, height: int, options: LayoutOptions | None = None) -> None:
+        super().__init__(options)
+        self._w, self._h = width, height
+
+    @property
+    def name(self) -> str:
+        return f"tiny {self._w}x{self._h}"
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        w = self._w
+        values = [s.score if view.has_scores else s.frames for s in view.sides]
+        texts = [number(v) for v in values]
+        half = max(0, (w - 1) // 2)
+        items: list[Item] = [Text(0, 0, half, texts[0], TINY, "score", "left", False),
+                             Text(w - half, 0, half, texts[1], TINY, "score", "right", False)]
+        marked = view.striker if view.striker is not None else view.frame_winner
+        if marked is not None and self._h >= 7:
+            x = 0 if marked == 0 else w - half
+            items.append(underline(x, 6, texts[marked], TINY, "left" if marked == 0 else "right", half,
+                                   "text"))
+        return tuple(items)
+

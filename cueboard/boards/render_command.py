@@ -1,0 +1,91 @@
+"""``cueboard render``: a picture of a board showing a state, for a preview or a document.
+
+The input is a state (``state.md``: one JSON object, or JSON lines of which the last is
+taken, as ``cueboard replay --each`` prints them), or an event log (its first line a
+``match`` line), which is replayed to its end. The picture is drawn by the same code as
+the boards, on luma's ``dummy`` device, and saved as LEDs (:func:`~.preview.leds`) or,
+with ``--pixels``, one pixel an LED.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
+
+from PIL import Image
+
+from . import SIZES, parse_size, render
+from .preview import leds
+
+__all__ = ["RenderError", "read_state", "run"]
+
+
+class RenderError(ValueError):
+    """The input is not a state or a log the command can draw."""
+
+
+def read_state(data: bytes, source: str = "input") -> dict[str, Any]:
+    """The state in ``data``: a JSON object, the last of JSON lines, or a log's end."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RenderError(f"{source}: not UTF-8 ({exc.reason})") from None
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict):
+        objects: list[Any] = [whole]
+    else:
+        objects = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                objects.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise RenderError(f"{source}: line {number} is not JSON ({exc.msg})") from None
+    if not objects or not all(isinstance(o, dict) for o in objects):
+        raise RenderError(f"{source}: expected a state (a JSON object) or an event log")
+    if objects[0].get("type") == "match":
+        from ..replay import RejectedLine, replay
+
+        try:
+            matches = [m for m, _ in replay(line.encode() for line in text.splitlines())]
+        except RejectedLine as exc:
+            raise RenderError(f"{source}: {exc}") from None
+        state: dict[str, Any] = matches[-1].state()  # replay raises on an empty log
+        return state
+    return dict(objects[-1])
+
+
+def run(source: str, out: str, *, layout: str, size: str | None, game: str | None, mode: str,
+        clock: float | None, at: float, scale: int, pixels: bool, flash: bool,
+        stdin: BinaryIO, stderr: TextIO) -> int:
+    """The command: 0 with the picture written, 1 when the input or output fails."""
+    try:
+        data = stdin.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        print(f"cueboard render: cannot read {source}: {exc.strerror}", file=stderr)
+        return 1
+    try:
+        state = read_state(data, source)
+        layout_size = parse_size(layout)
+        board_size = parse_size(size) if size else layout_size
+    except (RenderError, ValueError) as exc:
+        print(f"cueboard render: {exc}", file=stderr)
+        return 1
+    if game is not None:
+        state["game"] = game
+    forced = layout_size if layout_size in SIZES else None
+    image = render(state, *board_size, mode=mode, clock=clock, at=at, size=forced, inverted=flash)
+    picture = image.convert("RGB") if pixels else leds(image, scale=scale)
+    if pixels and scale > 1:
+        picture = picture.resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)
+    try:
+        picture.save(out)
+    except (OSError, ValueError) as exc:
+        print(f"cueboard render: cannot write {out}: {exc}", file=stderr)
+        return 1
+    return 0

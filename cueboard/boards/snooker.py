@@ -1,0 +1,334 @@
+"""Snooker layouts: 32x8, 64x16 and 128x32.
+
+- **32x8** (one 4-in-1 MAX7219 module): the two scores, the striker's underlined; pages in
+  turn with the break (on the striker's side, labelled), a free ball, a miss count, a
+  re-spotted black, and the frames at the start and the end of a frame.
+- **64x16**: a line a side: the striker's arrow (in the ball on's colour on RGB), the name,
+  the frames (small) and the score. The name's place takes turns with what concerns
+  that side: the break, free ball, misses, re-spotted black for the striker; points
+  remaining for the other; snookers required for the side that needs them; who won.
+- **128x32**: names on top, big scores, frames and the match's length between them,
+  the striker's score underlined in the ball on's colour; below, the break, the ball on
+  (a disc in its colour, with its name), and in turn the points remaining, snookers
+  required, free ball, misses, re-spotted black, the winner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .fonts import LARGE, NARROW, NORMAL, TINY
+from .layout import (
+    BALL_WORDS,
+    Layout,
+    ball_colour,
+    clock_text,
+    digits_font,
+    fit,
+    labelled,
+    line,
+    marked_side,
+    number,
+    register,
+    shot_clock_items,
+    side_name,
+)
+from .scene import Colour, Fill, Item, Shape, Text
+from .view import BoardView, ShotClock
+
+__all__ = ["Snooker32x8", "Snooker64x16", "Snooker128x32"]
+
+
+def flags(view: BoardView) -> list[tuple[str, list[str], Colour]]:
+    """The striker's news, most urgent first: (kind, texts from long to short, colour)."""
+    out: list[tuple[str, list[str], Colour]] = []
+    if view.striker is None:
+        return out
+    if view.free_ball:
+        out.append(("free", ["Free ball", "FREE BALL", "Free", "FB"], "green"))
+    if view.misses:
+        out.append(("miss", [f"Miss {view.misses}", f"M{view.misses}"], "alert"))
+    if view.respotted_black:
+        out.append(("respot", ["Re-spotted black", "Re-spot black", "Re-spot", "Black"], "text"))
+    return out
+
+
+def snookers_needed(view: BoardView, side: int) -> str | None:
+    """How many snookers ``side`` needs, as a number, or None (none needed, or none can help)."""
+    s = view.snookers
+    if s is None or s.side != side or s.count is None:
+        return None
+    return str(s.count)
+
+
+def snookers_word(count: str) -> list[str]:
+    return ["SNOOKER" if count == "1" else "SNOOKERS", "SNK", "S"]
+
+
+@register
+class Snooker32x8(Layout):
+    game = "snooker"
+    width = 32
+    height = 8
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        pages: list[list[Item]] = [self._scores(view, shot)]
+        kinds: list[str] = ["scores"]
+        brk = view.break_
+        if brk and (view.striker is not None or view.frame_over):
+            pages.append(self._break(view, brk))
+            kinds.append("break")
+        for kind, texts, tint in flags(view):
+            text, font = fit(texts, (NORMAL, TINY), 32)
+            pages.append([line(0, 0, 32, text, font, tint, "centre")])
+            kinds.append(kind)
+        for side in (0, 1):
+            count = snookers_needed(view, side)
+            if count:
+                pages.append(self._snookers(side, count))
+                kinds.append(f"snookers{side}")
+        fresh = all(s.score in (0, None) for s in view.sides) and (view.best_of or 0) > 1
+        if view.frame_over or fresh:
+            pages.append(self._frames(view))
+            kinds.append("frames")
+        item = self.pages(("main", tuple(kinds)), pages)
+        return (item,) if item is not None else ()
+
+    def _scores(self, view: BoardView, shot: ShotClock | None) -> list[Item]:
+        """The scores at the ends; the striker's marked by an arrow beside it when there is
+        room, else underlined; the shot clock, when it runs, between them."""
+        texts = [number(s.score) for s in view.sides]
+        marked = marked_side(view)
+        middle = TINY.width(clock_text(shot)) + 4 if shot is not None else 0
+        font = digits_font(texts, (32 - max(middle, 2)) // 2)
+        widths = [font.width(t) for t in texts]
+        arrows = shot is None and sum(widths) + 5 + 2 <= 32
+        tint: Colour = "win" if view.striker is None else "text"
+        items: list[Item] = [line(0, 0, widths[0], texts[0], font, "score"),
+                             line(32 - widths[1], 0, widths[1], texts[1], font, "score", "right")]
+        if marked is not None:
+            if arrows:
+                x = widths[0] + 2 if marked == 0 else 32 - widths[1] - 5
+                items.append(Shape(x, 1, "left" if marked == 0 else "right", tint))
+            else:
+                x = 0 if marked == 0 else 32 - widths[1]
+                items.append(Fill(x, 7, widths[marked], 1, tint))
+        if shot is not None:
+            x0 = max(widths[0], (32 - middle) // 2)
+            items += shot_clock_items(x0, 0, 32 - 2 * x0, 8, shot, (TINY,))
+        return items
+
+    def _break(self, view: BoardView, brk: int) -> list[Item]:
+        """The break on the striker's side, marked like the score, with its label."""
+        side = marked_side(view)
+        value = str(brk)
+        # The widest digits that leave room for the arrow and at least "BRK".
+        font = digits_font([value], 32 - 7 - TINY.width("BRK"), (NORMAL, NARROW, TINY))
+        vw = font.width(value)
+        label, label_font = fit(["BREAK", "BRK", "B"], (TINY,), 32 - vw - 7)
+        if side == 1:
+            return [line(0, 0, 32 - vw - 7, label, label_font, "label", "left", False),
+                    Shape(32 - vw - 5, 1, "right", "text"),
+                    line(32 - vw, 0, vw, value, font, "score", "right", False)]
+        items: list[Item] = [line(0, 0, vw, value, font, "score", "left", False),
+                             line(vw + 7, 0, 32 - vw - 7, label, label_font, "label", "right", False)]
+        if side == 0:
+            items.append(Shape(vw + 2, 1, "left", "text"))
+        return items
+
+    def _snookers(self, side: int, count: str) -> list[Item]:
+        """``2 SNOOKERS`` at the side that needs them."""
+        return labelled(0, 0, 32, snookers_word(count), count, "alert", "alert",
+                        "left" if side == 0 else "right", value_first=True)
+
+    def _frames(self, view: BoardView) -> list[Item]:
+        texts = [number(s.frames) for s in view.sides]
+        font = digits_font(texts, 12)
+        w0, w1 = (font.width(t) for t in texts)
+        label, label_font = fit(["FRAMES", "FRAME", "FR", ""], (TINY,), 32 - w0 - w1 - 4)
+        items: list[Item] = [line(0, 0, w0, texts[0], font, "frames"),
+                             line(32 - w1, 0, w1, texts[1], font, "frames", "right"),
+                             line(w0 + 2, 0, 32 - w0 - w1 - 4, label, label_font, "label", "centre", False)]
+        if view.match_over and view.match_winner is not None:
+            x, w = (0, w0) if view.match_winner == 0 else (32 - w1, w1)
+            items.append(Fill(x, 7, w, 1, "win"))
+        return items
+
+
+@register
+class Snooker64x16(Layout):
+    game = "snooker"
+    width = 64
+    height = 16
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        scores = [number(s.score) for s in view.sides]
+        score_font = digits_font(scores, 17, (NORMAL, NARROW, TINY))
+        score_w = max(score_font.width(t) for t in scores)
+        frames = [number(s.frames) for s in view.sides]
+        frames_w = max(TINY.width(t) for t in frames)
+        frames_x = 64 - score_w - 2 - frames_w
+        name_x, name_w = 4, frames_x - 2 - 4
+        items: list[Item] = []
+        for side in (0, 1):
+            y = 8 * side
+            if view.striker == side:
+                tint = ball_colour(view.ball_on) if colour else "text"
+                items.append(Shape(0, y + 1, "right", tint))
+            elif view.frame_over and view.frame_winner == side:
+                items.append(Shape(0, y + 1, "right", "win"))
+            items.append(line(64 - score_w, y, score_w, scores[side], score_font, "score", "right", False))
+            items.append(line(frames_x, y, frames_w, frames[side], TINY, "frames", "right", False))
+            field = self._field(view, side, shot, name_x, y, name_w)
+            if field is not None:
+                items.append(field)
+        return tuple(items)
+
+    def _field(self, view: BoardView, side: int, shot: ShotClock | None, x: int, y: int,
+               w: int) -> Item | None:
+        """The name's place: the name, and in turn what concerns this side now."""
+        if shot is not None and view.striker is not None and view.striker != side:
+            # A shot clock runs: it takes the other side's place for the length of the shot.
+            label = line(x, y, 20, "CLOCK", TINY, "label", "left", False)
+            clock = shot_clock_items(x + 21, y, w - 21, 8, shot, (NORMAL, NARROW, TINY))
+            return self.pages(("clock", side), [[label, *clock]])
+        pages: list[list[Item]] = []
+        kinds: list[str] = []
+
+        def add(kind: str, items: Sequence[Item]) -> None:
+            pages.append(list(items))
+            kinds.append(kind)
+
+        def say(kind: str, texts: list[str], tint: Colour) -> None:
+            text, font = fit(texts, (NORMAL, TINY), w)
+            add(kind, [line(x, y, w, text, font, tint)])
+
+        name = [self.text(x, y, w, side_name(view, side), NORMAL)]
+        if view.striker == side:
+            if view.break_:
+                add("break", labelled(x, y, w, ["BREAK", "BRK"], str(view.break_), "score"))
+            add("name", name)
+            for kind, texts, tint in flags(view):
+                say(kind, texts, tint)
+        else:
+            add("name", name)
+            if view.frame_over and view.frame_winner == side:
+                what = "MATCH" if view.match_over and view.match_winner == side else "FRAME"
+                say("wins", [f"Wins {what.lower()}", f"WINS {what}", "Wins"], "win")
+                if view.break_:
+                    add("break", labelled(x, y, w, ["BREAK", "BRK"], str(view.break_), "score"))
+            elif view.striker is not None and view.remaining is not None and not view.frame_over:
+                add("remaining", labelled(x, y, w, ["REMAINING", "REMAIN", "REM"], str(view.remaining),
+                                          "text"))
+        count = snookers_needed(view, side)
+        if count:
+            add("snookers", labelled(x, y, w, snookers_word(count), count, "alert", "alert",
+                                     value_first=True))
+        return self.pages(("field", side, tuple(kinds)), pages)
+
+
+@register
+class Snooker128x32(Layout):
+    game = "snooker"
+    width = 128
+    height = 32
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        items: list[Item] = []
+        scores = [number(s.score) for s in view.sides]
+        score_font = digits_font(scores, 46, (LARGE, NORMAL, NARROW, TINY))
+        widths = [score_font.width(t) for t in scores]
+        marked = marked_side(view)
+        # Names on top, each over its score.
+        for side in (0, 1):
+            tint: Colour = "win" if view.frame_over and view.frame_winner == side else "text"
+            items.append(self.text(0 if side == 0 else 68, 0, 60, side_name(view, side), NORMAL, tint,
+                                   "left" if side == 0 else "right"))
+        # Big scores, the striker's underlined in the colour of the ball on.
+        sy = 8 + (14 - score_font.height) // 2
+        items.append(Text(0, sy, widths[0], scores[0], score_font, "score", "left", False))
+        items.append(Text(128 - widths[1], sy, widths[1], scores[1], score_font, "score", "right", False))
+        if marked is not None:
+            tint = "win" if view.striker is None else (ball_colour(view.ball_on) if colour else "text")
+            if tint == "colours":
+                tint = "text"
+            x = 0 if marked == 0 else 128 - widths[marked]
+            items.append(Fill(x, 23, widths[marked], 1, tint))
+        # Between the scores: frames, and the match's length (or the shot clock).
+        side_w = max(max(widths), 34) + 2
+        cx, cw = side_w, 128 - 2 * side_w
+        frames = f"{number(view.sides[0].frames)}-{number(view.sides[1].frames)}"
+        items.append(Text(cx, 8, cw, frames, NORMAL, "frames", "centre", False))
+        if shot is not None:
+            items += shot_clock_items(cx, 16, cw, 9, shot, (NORMAL, NARROW, TINY))
+        else:
+            lengths = [[Text(cx, 17, cw, text, TINY, "label", "centre", False)] for text in self._length(view, cw)]
+            length = self.pages(("length",), lengths)
+            if length is not None:
+                items.append(length)
+        items += self._status(view, colour)
+        return tuple(items)
+
+    def _length(self, view: BoardView, w: int) -> list[str]:
+        """The frame being played and the match's length, each as short as it must be."""
+        out = []
+        if view.frame is not None:
+            out.append(fit([f"FRAME {view.frame}", f"F{view.frame}"], (TINY,), w)[0])
+        if view.best_of is not None and view.best_of > 1:
+            out.append(fit([f"BEST OF {view.best_of}", f"BO{view.best_of}"], (TINY,), w)[0])
+        return out
+
+    def _status(self, view: BoardView, colour: bool) -> list[Item]:
+        """The bottom line: break | news in turn | ball on."""
+        y = 25
+        items: list[Item] = []
+        left = 0
+        if view.break_ and (view.striker is not None or view.frame_over):
+            items += labelled(0, y, 44, "BREAK", str(view.break_), "score")
+            left = 44
+        right = 128
+        if view.ball_on is not None and view.striker is not None:
+            tint = ball_colour(view.ball_on)
+            word = BALL_WORDS.get(view.ball_on, view.ball_on).upper()
+            shape = "ring7" if view.ball_on == "black" and not colour else "disc7"
+            items.append(Shape(121, y, shape, tint if colour else "text"))
+            ww = TINY.width(word)
+            items.append(Text(119 - ww, y + 1, ww, word, TINY,
+                              tint if colour and tint != "colours" else "label", "left", False))
+            right = 119 - ww - 3
+        pages: list[list[Item]] = []
+        kinds: list[str] = []
+        x, w = left, right - left
+
+        def add(kind: str, page: Sequence[Item]) -> None:
+            pages.append(list(page))
+            kinds.append(kind)
+
+        def say(kind: str, texts: list[str], tint: Colour) -> None:
+            text, font = fit(texts, (NORMAL, TINY), w)
+            add(kind, [line(x, y, w, text, font, tint, "centre")])
+
+        if view.frame_over and view.frame_winner is not None:
+            name = view.sides[view.frame_winner].name
+            what = "match" if view.match_over and view.match_winner == view.frame_winner else "frame"
+            say("wins", [f"{name} wins the {what}", f"{name} wins", f"Wins the {what}"], "win")
+        for kind, texts, tint in flags(view):
+            say(kind, texts, tint)
+        for side in (0, 1):
+            count = snookers_needed(view, side)
+            if count:
+                # An arrow to the side that needs them.
+                unit = labelled(x + 5, y, w - 10, snookers_word(count), count, "alert", "alert", "centre",
+                                value_first=True)
+                left_x = min(i.x for i in unit if isinstance(i, Text))
+                right_x = max(i.x + i.w for i in unit if isinstance(i, Text))
+                arrow = Shape(left_x - 5, y + 1, "left", "alert") if side == 0 else Shape(
+                    right_x + 2, y + 1, "right", "alert")
+                add(f"snookers{side}", [arrow, *unit])
+        if view.striker is not None and view.remaining is not None:
+            add("remaining", labelled(x, y, w, ["REMAINING", "REMAIN", "REM"], str(view.remaining), "text",
+                                      align="centre"))
+        item = self.pages(("status", tuple(kinds)), pages)
+        if item is not None:
+            items.append(item)
+        return items

@@ -1,0 +1,653 @@
+"""The MQTT feed of ``shared/contract/mqtt.md``: what venue screens subscribe to.
+
+One :class:`Feed` per table, behind a small interface the daemon's engine thread calls::
+
+    feed = Feed(parse_mqtt(config["mqtt"], venue="club", table="t3"), table="t3")
+    feed.start()                    # connect_async + loop_start: returns at once, broker up or not
+    feed.publish_state(match.state())
+    feed.publish_event(seq, event)
+    feed.publish_rejected(event, "pink is on: ...", "keypad")
+    feed.publish_devices({"buttons": "ok", "keypad": "lost", "mqtt": feed.health})
+    feed.stop()                     # "offline" (retained), then a clean disconnect
+
+Nothing here waits for the network. ``publish_*`` only record what is to be sent, under
+a lock never held across network I/O or user callbacks, and wake the feed's writer
+thread; the writer hands messages to paho only while connected. So with the broker down scoring goes on and:
+
+- ``state``, ``devices`` and ``status`` are *latest values*: while disconnected only the
+  newest is kept, and on every (re)connect the newest is published (retained), never the
+  stale ones in between. A state message already handed to paho when the connection died
+  is resent by paho after the reconnect (QoS 1); the writer publishes the newest state
+  only once that one is acknowledged, so the retained state always ends up the newest.
+- ``event`` and ``rejected`` messages wait in a bounded queue (``queue`` messages, plus
+  at most :data:`WINDOW` handed to paho and not yet acknowledged). When it is full the
+  *oldest* waiting message is dropped and counted (:attr:`Feed.dropped`): the retained
+  state always has the current score, and the journal has every event.
+
+The retained last will is ``offline`` on ``<prefix>/status``; ``online`` is published on
+every connect, and the command topic re-subscribed, when it is enabled (authentication
+on). Sessions are clean: a command sent while the table was offline is not applied later.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import ssl
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+log = logging.getLogger(__name__)
+
+SCHEMA = 1
+"""The ``schema`` of the event, rejected and devices payloads (the state carries its own)."""
+
+WINDOW = 16
+"""Event and rejected messages handed to paho and not yet acknowledged, at most."""
+
+QOS = 1
+RECONNECT_MIN = 1  # seconds; paho doubles it up to ``reconnect_max``
+
+Protocol = Literal["3.1.1", "5"]
+
+
+class MqttConfigError(ValueError):
+    """A bad ``[mqtt]`` setting; the message starts with the key (``mqtt.port: ...``)."""
+
+
+def _fail(key: str, why: str) -> MqttConfigError:
+    return MqttConfigError(f"mqtt.{key}: {why}")
+
+
+def _check_topic_level(key: str, value: str) -> None:
+    if not value or any(c in value for c in "/+#\0"):
+        raise _fail(key, f"{value!r} cannot be a topic level (empty, or has '/', '+', '#')")
+
+
+@dataclass(frozen=True)
+class TlsConfig:
+    """TLS to the broker: ``ca`` is the CA certificate file (PEM) the broker's certificate
+    must chain to (``/etc/ssl/certs/ca-certificates.crt`` for a broker with a public
+    certificate); ``cert`` and ``key`` a client certificate, for brokers that ask for one."""
+
+    ca: str
+    cert: str | None = None
+    key: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("ca", "cert", "key"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise _fail(f"tls.{name}", "must be a file name")
+        if self.key is not None and self.cert is None:
+            raise _fail("tls.key", "needs mqtt.tls.cert (the client certificate)")
+
+    def context(self) -> ssl.SSLContext:
+        """The client's SSL context: the broker's certificate and host name are checked."""
+        try:
+            context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=self.ca)
+        except (OSError, ssl.SSLError) as exc:
+            raise _fail("tls.ca", f"cannot load {self.ca}: {exc}") from None
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        if self.cert is not None:
+            try:
+                context.load_cert_chain(self.cert, self.key)
+            except (OSError, ssl.SSLError) as exc:
+                raise _fail("tls.cert", f"cannot load {self.cert}: {exc}") from None
+        return context
+
+
+@dataclass(frozen=True, kw_only=True)
+class MqttConfig:
+    """Where and how the feed connects. Build it with :func:`parse_mqtt` from ``[mqtt]``.
+
+    ``port`` defaults to 1883, or 8883 with ``tls``. ``prefix`` is the topic prefix
+    (``cueboard/<venue>/<table>`` from :func:`parse_mqtt`). ``command`` subscribes to
+    ``<prefix>/command``, which needs ``username`` (authentication on). ``queue`` bounds
+    the event/rejected messages waiting for the broker. ``client_id`` ``None`` lets the
+    broker choose one. ``reconnect_max``: the longest wait between connection attempts.
+    """
+
+    prefix: str
+    host: str = "localhost"
+    port: int = 0
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    tls: TlsConfig | None = None
+    command: bool = False
+    keepalive: int = 30
+    queue: int = 1000
+    client_id: str | None = None
+    protocol: Protocol = "3.1.1"
+    reconnect_max: int = 30
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.prefix, str) or not self.prefix or any(c in self.prefix for c in "+#\0") \
+                or self.prefix.startswith("/") or self.prefix.endswith("/") or "//" in self.prefix:
+            raise _fail("prefix", "must be topic levels joined by '/', without '+', '#' or empty levels")
+        if not isinstance(self.host, str) or not self.host.strip():
+            raise _fail("host", "must be a host name or address")
+        if self.port == 0:
+            object.__setattr__(self, "port", 8883 if self.tls is not None else 1883)
+        _check_int("port", self.port, 1, 65535)
+        for name in ("username", "password", "client_id"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise _fail(name, "must be a string")
+        if self.username == "":
+            raise _fail("username", "must not be empty")
+        if self.client_id == "":
+            raise _fail("client_id", "must not be empty (leave it out to let the broker choose)")
+        if self.password is not None and self.username is None:
+            raise _fail("password", "needs mqtt.username")
+        if self.tls is not None and not isinstance(self.tls, TlsConfig):
+            raise _fail("tls", "must be a TlsConfig")
+        if not isinstance(self.command, bool):
+            raise _fail("command", "must be true or false")
+        if self.command and self.username is None:
+            raise MqttConfigError("mqtt.command needs mqtt.username: "
+                                  "the command topic is only subscribed with authentication")
+        _check_int("keepalive", self.keepalive, 5, 65535)
+        _check_int("queue", self.queue, 1, 1_000_000)
+        _check_int("reconnect_max", self.reconnect_max, RECONNECT_MIN, 3600)
+        if self.protocol not in ("3.1.1", "5"):
+            raise _fail("protocol", 'must be "3.1.1" or "5"')
+
+    def topic(self, name: str) -> str:
+        """``<prefix>/<name>``."""
+        return f"{self.prefix}/{name}"
+
+
+def _check_int(key: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _fail(key, f"must be {low}-{high}")
+
+
+KEYS = ("host", "port", "username", "password", "password_file", "tls", "prefix", "command",
+        "keepalive", "queue", "client_id", "protocol", "reconnect_max")
+TLS_KEYS = ("ca", "cert", "key")
+
+
+def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttConfig:
+    """The ``[mqtt]`` table of the daemon's TOML configuration as an :class:`MqttConfig`.
+
+    Unknown keys and bad values raise :class:`MqttConfigError` naming the key.
+    ``password_file`` reads the password from a file (one line; for systemd credentials,
+    ``LoadCredential=`` and ``password_file = "${CREDENTIALS_DIRECTORY}/mqtt"``: the
+    variable is expanded). Relative file names are taken as they are (from the daemon's
+    working directory). Defaults: ``prefix = "cueboard/<venue>/<table>"``, ``client_id =
+    "cueboard-<venue>-<table>"``.
+
+    >>> parse_mqtt({"host": "broker.lan", "tls": {"ca": "ca.crt"}}, venue="club", table="t1").port
+    8883
+    >>> parse_mqtt({"port": 0}, venue="club", table="t1")
+    Traceback (most recent call last):
+    ...
+    cueboard.feed.MqttConfigError: mqtt.port: must be 1-65535
+    """
+    if not isinstance(section, Mapping):
+        raise MqttConfigError("mqtt: must be a table")
+    _check_topic_level("venue", venue)
+    _check_topic_level("table", table)
+    for key in section:
+        if key not in KEYS:
+            raise _fail(str(key), f"unknown key (known: {', '.join(KEYS)})")
+    values: dict[str, Any] = {k: section[k] for k in KEYS
+                              if k in section and k not in ("tls", "password_file")}
+    if "port" in values and values["port"] == 0:
+        raise _fail("port", "must be 1-65535")
+    if "password_file" in section:
+        if "password" in section:
+            raise _fail("password_file", "give mqtt.password or mqtt.password_file, not both")
+        values["password"] = _read_password(section["password_file"])
+    if "tls" in section:
+        tls = section["tls"]
+        if not isinstance(tls, Mapping):
+            raise _fail("tls", "must be a table with ca (and cert, key for a client certificate)")
+        for key in tls:
+            if key not in TLS_KEYS:
+                raise _fail(f"tls.{key}", f"unknown key (known: {', '.join(TLS_KEYS)})")
+        if "ca" not in tls:
+            raise _fail("tls.ca", "missing: the CA certificate file the broker's certificate chains to")
+        values["tls"] = TlsConfig(**{k: _path(f"tls.{k}", tls[k]) for k in TLS_KEYS if k in tls})
+        values["tls"].context()  # unreadable files are a configuration error, found now
+    if "protocol" in values and isinstance(values["protocol"], int | float) \
+            and not isinstance(values["protocol"], bool) and values["protocol"] == 5:
+        values["protocol"] = "5"
+    values.setdefault("prefix", f"cueboard/{venue}/{table}")
+    values.setdefault("client_id", f"cueboard-{venue}-{table}")
+    return MqttConfig(**values)
+
+
+def _path(key: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise _fail(key, "must be a file name")
+    return os.path.expandvars(value)
+
+
+def _read_password(value: object) -> str:
+    name = _path("password_file", value)
+    try:
+        text = Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail("password_file", f"cannot read {name}: {exc}") from None
+    password = text.rstrip("\r\n")
+    if not password or "\n" in password:
+        raise _fail("password_file", f"{name} must hold the password on one line")
+    return password
+
+
+# -- the payloads (schema/*.schema.json) ------------------------------------------------
+
+
+def timestamp(seconds: float) -> str:
+    """ISO 8601 UTC to the millisecond: ``2023-11-14T22:13:20.250Z``.
+
+    >>> timestamp(1_700_000_000.25)
+    '2023-11-14T22:13:20.250Z'
+    """
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def state_payload(state: Mapping[str, Any], *, table: str, ts: str) -> dict[str, Any]:
+    """``<prefix>/state``: the state of ``state.md``, plus ``table`` and ``ts``."""
+    return {**state, "table": table, "ts": ts}
+
+
+def event_payload(seq: int, event: Mapping[str, Any], *, ts: str) -> dict[str, Any]:
+    """``<prefix>/event``: an applied event (undo and redo included) and the ``seq`` after it."""
+    return {"schema": SCHEMA, "seq": seq, "event": dict(event), "ts": ts}
+
+
+def rejected_payload(event: Mapping[str, Any] | None, reason: str, source: str, *, ts: str) -> dict[str, Any]:
+    """``<prefix>/rejected``: a refused input (``None`` when it was not even an event)."""
+    return {"schema": SCHEMA, "event": None if event is None else dict(event), "reason": reason,
+            "source": source, "ts": ts}
+
+
+def devices_payload(devices: Mapping[str, str], *, ts: str) -> dict[str, Any]:
+    """``<prefix>/devices``: each device's health, with ``schema`` and ``ts``."""
+    return {"schema": SCHEMA, **devices, "ts": ts}
+
+
+def encode(payload: Mapping[str, Any]) -> bytes:
+    """UTF-8 JSON, compact."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+# -- the feed ---------------------------------------------------------------------------
+
+
+class _Client(mqtt.Client):
+    """paho's client, remembering why the last connection attempt failed (for ``health``).
+
+    paho's network thread catches only ``OSError`` from a connection attempt; anything
+    else would end that thread, and the feed with it, so it becomes an ``OSError`` here."""
+
+    last_error = ""
+
+    def reconnect(self) -> MQTTErrorCode:
+        try:
+            return super().reconnect()
+        except OSError as exc:
+            self.last_error = _describe(exc)
+            raise
+        except Exception as exc:  # e.g. a host name that is not valid IDNA
+            self.last_error = _describe(exc)
+            raise OSError(self.last_error) from exc
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"TLS: {exc.reason}: {exc.verify_message}"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS: {exc.reason or exc}"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+@dataclass
+class _Latest:
+    """A retained topic where only the newest value matters (state, devices, status)."""
+
+    topic: str
+    payload: bytes | None = None
+    version: int = 0  # bumped by each new payload
+    sent: int = 0  # version of the payload last handed to paho
+    busy: bool = False  # handed to paho and not acknowledged yet (or being handed)
+    force: bool = False  # publish again even if sent: set on every connect
+
+    def due(self) -> bool:
+        return self.payload is not None and not self.busy and (self.force or self.version > self.sent)
+
+
+@dataclass(frozen=True)
+class _Job:
+    topic: str
+    payload: bytes
+    retain: bool
+    latest: _Latest | None  # None: an event or rejected message
+    version: int = 0
+
+
+class Feed:
+    """One table's MQTT feed (see the module's documentation).
+
+    ``on_command`` gets the raw payload of each ``<prefix>/command`` message, on paho's
+    thread (subscribed only when ``config.command``, which needs authentication).
+    ``on_health`` gets :attr:`health` each time it changes: on paho's thread, except
+    ``connecting`` (from ``start``) and ``down: stopped`` (from ``stop``).
+    ``now`` is the clock for the ``ts`` fields (Unix seconds).
+    """
+
+    def __init__(self, config: MqttConfig, *, table: str, on_command: Callable[[bytes], None] | None = None,
+                 now: Callable[[], float] = time.time,
+                 on_health: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.table = table
+        self._on_command = on_command
+        self._on_health = on_health
+        self._now = now
+        self._cond = threading.Condition()
+        self._status = _Latest(config.topic("status"), b"online")
+        self._state = _Latest(config.topic("state"))
+        self._devices = _Latest(config.topic("devices"))
+        self._devices_last: dict[str, str] | None = None
+        self._outbox: deque[_Job] = deque()
+        self._dropped = 0
+        self._events_in_flight = 0
+        self._unacked: dict[int, _Job] = {}  # mid -> message handed to paho, not acknowledged
+        self._early: set[int] = set()  # mids acknowledged before the writer recorded them
+        self._connected = False
+        self._started = False
+        self._stopping = False
+        self._health = "down: not started"
+        self._writer: threading.Thread | None = None
+        self._client = self._make_client()
+
+    # -- what the engine thread calls ----------------------------------------------------
+
+    def start(self) -> None:
+        """Connect in the background (paho's thread) and keep reconnecting. Never blocks,
+        never raises because the broker is down."""
+        with self._cond:
+            if self._started:
+                return
+            self._started = True
+        self._set_health("connecting")
+        self._writer = threading.Thread(target=self._write, name=f"cueboard-feed-{self.table}", daemon=True)
+        self._writer.start()
+        clean: dict[str, Any] = {"clean_start": True} if self.config.protocol == "5" else {}
+        self._client.connect_async(self.config.host, self.config.port, self.config.keepalive, **clean)
+        self._client.loop_start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Send what is waiting and ``offline`` (retained), then disconnect: a clean stop,
+        so the broker does not send the will. Waits at most about ``timeout`` seconds for the
+        broker (not at all when it is down), and returns by then even if paho's thread is
+        still inside a connection attempt (it ends after that attempt)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            if not self._started or self._stopping:
+                self._stopping = True
+                return
+            self._cond.wait_for(lambda: not self._connected or self._idle(), timeout)
+            self._put(self._status, b"offline")
+            status_version = self._status.version
+            self._cond.wait_for(lambda: not self._connected or (
+                self._status.sent == status_version and not self._status.busy),
+                max(0.0, deadline - time.monotonic()))
+            self._stopping = True
+            self._cond.notify_all()
+        self._client.disconnect()
+        # loop_stop() waits for paho's thread, which may be inside a connection attempt
+        # (up to its 5 s connect timeout): wait for it only until the deadline; it ends by
+        # itself after that attempt.
+        stopper = threading.Thread(target=self._client.loop_stop, name=f"cueboard-feed-{self.table}-stop",
+                                   daemon=True)
+        stopper.start()
+        stopper.join(max(0.5, deadline - time.monotonic()))
+        if self._writer is not None:
+            self._writer.join()
+        with self._cond:
+            self._connected = False
+        self._set_health("down: stopped")
+
+    def publish_state(self, state: Mapping[str, Any]) -> None:
+        """The state of ``state.md`` plus ``table`` and ``ts``, retained. While disconnected
+        only the newest is kept; it is published on every (re)connect."""
+        self._put(self._state, encode(state_payload(state, table=self.table, ts=self._ts())))
+
+    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None:
+        """``{"schema", "seq", "event", "ts"}`` on ``<prefix>/event`` (not retained)."""
+        self._queue("event", event_payload(seq, event, ts=self._ts()))
+
+    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str) -> None:
+        """``{"schema", "event", "reason", "source", "ts"}`` on ``<prefix>/rejected``."""
+        self._queue("rejected", rejected_payload(event, reason, source, ts=self._ts()))
+
+    def publish_devices(self, devices: Mapping[str, str]) -> None:
+        """The health of the table's devices (``{"buttons": "ok", "keypad": "lost"}``),
+        retained, with ``schema`` and ``ts``; only when it changed since the last call."""
+        for name, value in devices.items():
+            if not isinstance(name, str) or not isinstance(value, str) or name in ("schema", "ts"):
+                raise ValueError(f"devices: {name!r}: {value!r} is not a device name and its health")
+        if self._devices_last == dict(devices):
+            return
+        self._devices_last = dict(devices)
+        self._put(self._devices, encode(devices_payload(devices, ts=self._ts())))
+
+    @property
+    def health(self) -> str:
+        """``"ok"`` (connected), ``"connecting"`` or ``"down: <reason>"``."""
+        return self._health
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    @property
+    def dropped(self) -> int:
+        """Event and rejected messages dropped because the queue was full."""
+        return self._dropped
+
+    @property
+    def waiting(self) -> int:
+        """Event and rejected messages waiting for the broker (at most ``config.queue``)."""
+        return len(self._outbox)
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until connected and everything given so far is acknowledged by the broker;
+        False after ``timeout`` seconds. For tests and shutdown, never the engine thread."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._connected and self._idle(), timeout)
+
+    # -- bookkeeping, under self._cond ---------------------------------------------------
+
+    def _ts(self) -> str:
+        return timestamp(self._now())
+
+    def _put(self, latest: _Latest, payload: bytes) -> None:
+        with self._cond:
+            latest.payload = payload
+            latest.version += 1
+            self._cond.notify_all()
+
+    def _queue(self, name: str, payload: Mapping[str, Any]) -> None:
+        job = _Job(self.config.topic(name), encode(payload), retain=False, latest=None)
+        with self._cond:
+            self._outbox.append(job)
+            if len(self._outbox) > self.config.queue:
+                self._outbox.popleft()
+                self._dropped += 1
+                if self._dropped in (1, 10, 100) or self._dropped % 1000 == 0:
+                    log.warning("MQTT queue full (%d): %d oldest event messages dropped",
+                                self.config.queue, self._dropped)
+            self._cond.notify_all()
+
+    def _idle(self) -> bool:
+        return not self._outbox and not self._unacked and not any(
+            latest.due() or latest.busy for latest in (self._status, self._state, self._devices))
+
+    def _set_health(self, health: str) -> None:
+        """Set and report the health. Not called under ``self._cond``: ``on_health`` may
+        take its time, and publish_* must never wait for it."""
+        with self._cond:
+            if health == self._health or self._health == "down: stopped":  # stopped is final
+                return
+            self._health = health
+        quiet = health in ("ok", "connecting", "down: stopped")
+        (log.info if quiet else log.warning)("MQTT %s:%d: %s", self.config.host, self.config.port, health)
+        if self._on_health is not None:
+            try:
+                self._on_health(health)
+            except Exception:
+                log.exception("on_health failed")
+
+    def _next_job(self) -> _Job | None:
+        if not self._connected:
+            return None
+        for latest in (self._status, self._state, self._devices):
+            if latest.due():
+                assert latest.payload is not None
+                latest.force = False
+                latest.busy = True
+                return _Job(latest.topic, latest.payload, retain=True, latest=latest, version=latest.version)
+        if self._outbox and self._events_in_flight < WINDOW:
+            self._events_in_flight += 1
+            return self._outbox.popleft()
+        return None
+
+    def _acknowledged(self, job: _Job) -> None:
+        if job.latest is not None:
+            job.latest.busy = False
+        else:
+            self._events_in_flight -= 1
+
+    # -- the writer thread ---------------------------------------------------------------
+
+    def _write(self) -> None:
+        """Hand messages to paho, one at a time, only while connected. Holds no lock while
+        it calls paho (paho calls ``_on_publish`` with its own lock held)."""
+        while True:
+            with self._cond:
+                job = self._next_job()
+                while job is None:
+                    if self._stopping:
+                        return
+                    self._cond.wait()
+                    job = self._next_job()
+            try:
+                info = self._client.publish(job.topic, job.payload, qos=QOS, retain=job.retain)
+            except Exception:  # a bug, not the network: never let it end the writer
+                log.exception("publishing on %s failed", job.topic)
+                info = None
+            with self._cond:
+                if info is None or info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:
+                    # Not queued by paho (cannot happen with its queue unbounded): drop it.
+                    self._acknowledged(job)
+                    if job.latest is None:
+                        self._dropped += 1
+                    continue
+                # Queued by paho, sent now or after the next connect: wait for its PUBACK.
+                if job.latest is not None:
+                    job.latest.sent = job.version
+                if info.mid in self._early:
+                    self._early.discard(info.mid)
+                    self._acknowledged(job)
+                else:
+                    self._unacked[info.mid] = job
+                self._cond.notify_all()
+
+    # -- paho's callbacks (its network thread) -------------------------------------------
+
+    def _make_client(self) -> _Client:
+        config = self.config
+        protocol = mqtt.MQTTv5 if config.protocol == "5" else mqtt.MQTTv311
+        extra: dict[str, Any] = {} if protocol == mqtt.MQTTv5 else {"clean_session": True}
+        client = _Client(CallbackAPIVersion.VERSION2, client_id=config.client_id or "", protocol=protocol,
+                         **extra)
+        client.will_set(config.topic("status"), b"offline", qos=QOS, retain=True)
+        if config.username is not None:
+            client.username_pw_set(config.username, config.password)
+        if config.tls is not None:
+            client.tls_set_context(config.tls.context())
+        client.reconnect_delay_set(RECONNECT_MIN, config.reconnect_max)
+        client.max_inflight_messages_set(WINDOW + 4)
+        client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        if self._subscribes_commands:
+            client.message_callback_add(config.topic("command"), self._on_command_message)
+        return client
+
+    @property
+    def _subscribes_commands(self) -> bool:
+        return self.config.command and self.config.username is not None and self._on_command is not None
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: mqtt.ConnectFlags,
+                    reason: ReasonCode, properties: Properties | None) -> None:
+        if reason.is_failure:
+            self._set_health(f"down: refused by the broker: {reason}")
+            return
+        if self._subscribes_commands:
+            client.subscribe(self.config.topic("command"), qos=QOS)
+        with self._cond:
+            self._connected = True
+            for latest in (self._status, self._state, self._devices):
+                latest.force = True
+            self._cond.notify_all()
+        self._set_health("ok")
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        reason = getattr(client, "last_error", "") or "no connection"
+        self._set_health(f"down: cannot connect to {self.config.host}:{self.config.port} ({reason})")
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: mqtt.DisconnectFlags,
+                       reason: ReasonCode, properties: Properties | None) -> None:
+        with self._cond:
+            lost = self._connected and not self._stopping
+            self._connected = False
+            self._cond.notify_all()
+        if lost:
+            # paho reports a dropped connection as "Unspecified error"; a broker's MQTT 5
+            # DISCONNECT says why (e.g. "Session taken over").
+            why = "" if reason.getName() == "Unspecified error" else f" ({reason})"
+            self._set_health(f"down: connection lost{why}")
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode,
+                    properties: Properties | None) -> None:
+        if reason.is_failure:  # MQTT 5: the broker refused it (e.g. its ACL); it will not take it later
+            log.warning("MQTT broker refused a message: %s", reason)
+        with self._cond:
+            job = self._unacked.pop(mid, None)
+            if job is None:
+                self._early.add(mid)
+                return
+            self._acknowledged(job)
+            self._cond.notify_all()
+
+    def _on_command_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        assert self._on_command is not None
+        try:
+            self._on_command(bytes(message.payload))
+        except Exception:
+            log.exception("on_command failed")
+
+
+__all__ = ["SCHEMA", "Feed", "MqttConfig", "MqttConfigError", "TlsConfig", "devices_payload", "encode",
+           "event_payload", "parse_mqtt", "rejected_payload", "state_payload", "timestamp"]

@@ -1,0 +1,333 @@
+"""LED scoreboards: the frame state drawn through luma on a MAX7219 chain, a WS2812 panel or an
+emulator, and kept there whatever the hardware does.
+
+The daemon's side::
+
+    from cueboard.hw.display import open_board, parse_display
+
+    board = open_board(parse_display(config["display"]))
+    board.show(state)                 # on every state change
+    board.show(state, clock=41.7)     # and about every 100 ms while a shot clock runs
+    board.flash()                     # an input was refused
+    board.health                      # "ok" or "failed: <reason>"
+
+:class:`Board` never raises into its caller and never sleeps or polls in the caller's
+thread. Each call is cheap when nothing changed: the state is compared, the shot clock
+is shown in whole seconds, and a frame equal to the last one is neither drawn nor sent.
+
+**Time.** Things that move by themselves -- pages taking turns, long names scrolling,
+the refusal flash, retrying a failed device, re-sending a MAX7219's set-up -- are drawn
+by :meth:`Board.tick`. Two ways to drive it:
+
+- the caller's loop (the daemon's): :meth:`Board.next_deadline` says when the next
+  change is due, on ``time.monotonic``'s scale (None: nothing moves), and the loop calls
+  ``tick(now)`` then; ``show``, ``flash`` and ``tick`` all take an optional ``now`` so
+  that a loop with its own clock gives the board that clock's time;
+- the board's own timer: given ``time_source=`` (a :class:`~.clock.Clock`: ``now()`` and
+  ``call_at()``), the board reads the time from it and asks it to call ``tick`` when the
+  next change is due (one pending timer, none when nothing moves). Tests pass a
+  :class:`~.clock.ManualClock` and see each tick as they advance it.
+
+**Failures**: an exception from the device (an ``OSError`` from spidev, a WS2812 render
+error) sets :attr:`Board.health` to ``"failed: <reason>"``; the board drops the device
+and opens it again 1, 2, 4 ... up to 30 seconds later (each attempt a fresh luma device,
+so a MAX7219 gets its set-up again), then draws the current frame whole. Scoring never
+waits for it.
+
+A board is thread-safe: ``show`` from the engine's thread and ``tick`` from the clock's
+thread take one lock, each for well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from luma.core.render import canvas  # type: ignore[import-untyped]
+from PIL import Image
+
+from cueboard.boards import LayoutOptions, Motion, Renderer
+
+from .clock import Clock, Timer
+from .display_config import DisplayConfig, DisplayConfigError, parse_display, parse_displays
+from .display_devices import open_device
+
+__all__ = ["FLASH", "Board", "DisplayConfig", "DisplayConfigError", "open_board", "open_boards",
+           "parse_display", "parse_displays"]
+
+log = logging.getLogger(__name__)
+
+FLASH: tuple[tuple[float, float], ...] = ((0.0, 0.15), (0.25, 0.4))
+"""The refusal flash: the board inverted during these spans (seconds after ``flash()``):
+two short blinks, seen from across the hall, over in 0.4 s."""
+
+RETRY_FIRST = 1.0
+RETRY_MAX = 30.0
+
+DeviceFactory = Callable[[DisplayConfig], Any]
+
+
+class _Gate:
+    """What luma's ``canvas`` draws on: the device's size and mode, and a ``display`` that
+    passes a frame on only when it differs from the last one that went out."""
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self.size: tuple[int, int] = device.size
+        self.mode: str = device.mode
+        self.width, self.height = self.size
+        self.last: bytes | None = None
+        self.sent = False
+
+    def display(self, image: Image.Image) -> None:
+        frame = image.tobytes()
+        self.sent = frame != self.last
+        if self.sent:
+            self.last = None  # unknown until the device returns
+            self.device.display(image)
+            self.last = frame
+
+
+class Board:
+    """One LED board showing the state (see the module's doc). Make it with :func:`open_board`."""
+
+    def __init__(self, config: DisplayConfig, *, time_source: Clock | None = None,
+                 device_factory: DeviceFactory = open_device, schedule: bool | None = None) -> None:
+        self.config = config
+        self._clock = time_source
+        self._time: Callable[[], float] = time.monotonic if time_source is None else time_source.now
+        self._factory = device_factory
+        self._schedule_ticks = time_source is not None if schedule is None else schedule
+        if self._schedule_ticks and time_source is None:
+            raise ValueError("a board schedules its own ticks on a time_source (a Clock with call_at)")
+        self._lock = threading.RLock()
+        w, h = (config.height, config.width) if config.rotate % 2 else (config.width, config.height)
+        self._renderer = Renderer(w, h, "RGB" if config.colour else "1", size=config.layout_size,
+                                  options=LayoutOptions(page_seconds=config.page_seconds,
+                                                        scroll=config.scroll_speed > 0),
+                                  motion=Motion(scroll_speed=config.scroll_speed))
+        self._gate: _Gate | None = None
+        self._drawn: tuple[Any, ...] | None = None
+        self._flash_at: float | None = None
+        self._health = "ok"
+        self._retry_at: float | None = None
+        self._backoff = RETRY_FIRST
+        self._resync_at: float | None = None
+        self._timer: Timer | None = None
+        self._timer_at: float | None = None
+        self._closed = False
+        self.frames_sent = 0
+        self.errors = 0
+        with self._lock:
+            # luma blanks a device as it opens it: nothing to draw before the first state.
+            now = self._time()
+            self._open(now)
+            self._schedule(now)
+
+    # -- the daemon's interface ---------------------------------------------------------
+
+    @property
+    def health(self) -> str:
+        """``"ok"``, or ``"failed: <reason>"`` while the device is being retried."""
+        return self._health
+
+    def show(self, state: Mapping[str, Any] | None, clock: float | None = None, now: float | None = None) -> bool:
+        """Show ``state`` (``clock``: seconds left on the shot clock, or None when it is not
+        running). True if a frame went to the device."""
+        with self._lock:
+            if self._closed:
+                return False
+            now = self._time() if now is None else now
+            try:
+                self._renderer.update(state, clock, now)
+            except Exception:  # a layout bug must not stop scoring: keep the last picture
+                log.exception("%s: cannot draw this state", self.config.label)
+                return False
+            return self._refresh(now)
+
+    def flash(self, now: float | None = None) -> None:
+        """A refused input: the board blinks inverted twice (0.4 s), then shows the state again."""
+        with self._lock:
+            if self._closed:
+                return
+            now = self._time() if now is None else now
+            self._flash_at = now
+            self._refresh(now)
+
+    def tick(self, now: float | None = None) -> bool:
+        """Draw what time changed (pages, scrolling, flash), retry a failed device, re-send a
+        MAX7219's set-up when due. True if a frame went out."""
+        with self._lock:
+            if self._closed:
+                return False
+            return self._refresh(self._time() if now is None else now)
+
+    def next_deadline(self, now: float | None = None) -> float | None:
+        """When :meth:`tick` next has something to do (on the board's time scale), or None."""
+        with self._lock:
+            return self._next(self._time() if now is None else now)
+
+    def close(self) -> None:
+        """Stop the timers and release the device (a MAX7219 is blanked and shut down)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._drop_device(cleanup=True)
+
+    def __enter__(self) -> Board:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def device(self) -> Any:
+        """The luma device now in use (None while failed)."""
+        return self._gate.device if self._gate is not None else None
+
+    @property
+    def renderer(self) -> Renderer:
+        return self._renderer
+
+    # -- inside -------------------------------------------------------------------------
+
+    def _inverted(self, now: float) -> bool:
+        if self._flash_at is None:
+            return False
+        t = now - self._flash_at
+        if t >= FLASH[-1][1]:
+            self._flash_at = None
+            return False
+        return any(start <= t < end for start, end in FLASH)
+
+    def _flash_next(self, now: float) -> float | None:
+        if self._flash_at is None:
+            return None
+        t = now - self._flash_at
+        edges = [e for span in FLASH for e in span if e > t]
+        return self._flash_at + min(edges) if edges else None
+
+    def _refresh(self, now: float) -> bool:
+        """Bring the device up to date at ``now``; True if a frame went out."""
+        sent = False
+        if self._gate is None and self._retry_at is not None and now >= self._retry_at:
+            self._open(now)
+        gate = self._gate
+        if gate is not None:
+            try:
+                if self._resync_at is not None and now >= self._resync_at:
+                    gate.device.resync()
+                    self._resync_at = now + self.config.resync_seconds
+                inverted = self._inverted(now)
+                key = (self._renderer.scene, self._renderer.phase(now), inverted)
+                if key != self._drawn:
+                    with canvas(gate) as draw:
+                        self._renderer.draw(draw, now, inverted=inverted)
+                    self._drawn = key
+                    if gate.sent:
+                        sent = True
+                        self.frames_sent += 1
+            except Exception as exc:
+                self._fail(exc, now)
+        self._schedule(now)
+        return sent
+
+    def _open(self, now: float) -> None:
+        try:
+            device = self._factory(self.config)
+        except Exception as exc:
+            self._fail(exc, now)
+            return
+        gate = _Gate(device)
+        renderer = self._renderer
+        if (gate.mode, gate.size) != (renderer.mode, (renderer.width, renderer.height)):
+            # A device unlike the configuration's (a factory's own): draw for what it is.
+            self._renderer = Renderer(*gate.size, gate.mode, size=renderer.size, options=renderer.options,
+                                      motion=renderer.motion)
+            self._renderer.update(renderer.state, renderer.seconds_left, now)
+        self._gate = gate
+        self._drawn = None
+        self._retry_at = None
+        self._backoff = RETRY_FIRST
+        resync = self.config.resync_seconds
+        self._resync_at = now + resync if resync > 0 and hasattr(device, "resync") else None
+        if self._health != "ok":
+            log.warning("%s: working again", self.config.label)
+        self._health = "ok"
+
+    def _fail(self, exc: BaseException, now: float) -> None:
+        self.errors += 1
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if self._health == "ok":
+            log.warning("%s: display failed (%s); retrying in %.0f s", self.config.label, reason, self._backoff)
+        self._health = f"failed: {reason}"
+        self._drop_device(cleanup=False)
+        self._retry_at = now + self._backoff
+        self._backoff = min(self._backoff * 2, RETRY_MAX)
+
+    def _drop_device(self, *, cleanup: bool) -> None:
+        gate, self._gate = self._gate, None
+        self._drawn = None
+        if gate is None:
+            return
+        try:
+            if cleanup:
+                gate.device.cleanup()
+            else:
+                # A failing bus: release it without sending anything more.
+                serial = getattr(gate.device, "_serial_interface", None)
+                if serial is not None:
+                    serial.cleanup()
+        except Exception:
+            log.debug("%s: closing the failed device", self.config.label, exc_info=True)
+
+    def _next(self, now: float) -> float | None:
+        times = [t for t in (self._flash_next(now), self._retry_at if self._gate is None else None,
+                             self._resync_at if self._gate is not None else None) if t is not None]
+        if self._gate is not None:
+            moving = self._renderer.next_change(now)
+            if moving is not None:
+                times.append(moving)
+        return min(times) if times else None
+
+    def _schedule(self, now: float) -> None:
+        if not self._schedule_ticks or self._closed or self._clock is None:
+            return
+        when = self._next(now)
+        if when == self._timer_at:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer, self._timer_at = None, None
+        if when is not None:
+            self._timer = self._clock.call_at(when, self._on_timer)
+            self._timer_at = when
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            self._timer, self._timer_at = None, None
+        try:
+            self.tick()
+        except Exception:  # the clock's thread must go on for the other boards and buttons
+            log.exception("%s: tick failed", self.config.label)
+
+
+def open_board(config: DisplayConfig, *, time_source: Clock | None = None,
+               device_factory: DeviceFactory = open_device, schedule: bool | None = None) -> Board:
+    """The board ``config`` describes, its device open (or failed and being retried: see
+    :attr:`Board.health`). Without ``time_source`` the caller drives :meth:`Board.tick` at
+    :meth:`Board.next_deadline`; with one, the board schedules its ticks on it (see the
+    module's doc; ``schedule=False`` to drive them yourself all the same)."""
+    return Board(config, time_source=time_source, device_factory=device_factory, schedule=schedule)
+
+
+def open_boards(configs: Iterable[DisplayConfig], *, time_source: Clock | None = None) -> list[Board]:
+    """A board for each configuration (several boards on one table), sharing ``time_source``."""
+    return [open_board(c, time_source=time_source) for c in configs]

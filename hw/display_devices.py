@@ -1,0 +1,105 @@
+"""luma devices from a :class:`~.display_config.DisplayConfig`, libraries imported only here.
+
+``spidev`` (through luma's ``spi``), ``rpi_ws281x`` and ``pygame`` are imported when a
+board of that kind is opened, so the package imports, and the layouts draw, on any
+machine. Tests reach the lowest levels by injection: ``serial`` (what luma's ``spi``
+is: ``data``/``command``), ``spi`` (a spidev-like object under luma's real ``spi``), or
+``dma`` (the ``rpi_ws281x`` module luma's ``ws2812`` drives).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PIL import Image
+
+from .display_config import DisplayConfig
+
+__all__ = ["open_device", "pixel_values", "wiring_map"]
+
+
+def pixel_values(image: Image.Image) -> list[Any]:
+    """The pixels of ``image`` row by row (Pillow 13 renamed ``getdata``; the Pi's may be older)."""
+    flat = getattr(image, "get_flattened_data", None)
+    return list(flat() if flat is not None else image.getdata())
+
+
+def _led_index(wiring: str, x: int, y: int, width: int, height: int) -> int:
+    """The position along the strip of the LED at (x, y) of the panel as wired."""
+    if wiring == "rows":
+        return y * width + x
+    if wiring == "snake_rows":
+        return y * width + (x if y % 2 == 0 else width - 1 - x)
+    if wiring == "columns":
+        return x * height + y
+    if wiring == "snake_columns":
+        return x * height + (y if x % 2 == 0 else height - 1 - y)
+    raise ValueError(f"unknown wiring {wiring!r}")
+
+
+def wiring_map(wiring: str, width: int, height: int, rotate: int = 0) -> list[int]:
+    """luma's ``ws2812`` ``mapping``: for each pixel of the image drawn (row by row), the
+    LED it lights. luma's ``ws2812`` does not rotate the image itself, so the rotation is
+    folded in here, the way luma rotates every other device (a ``rotate`` of 1 turns the
+    picture a quarter clockwise onto the panel).
+
+    >>> wiring_map("snake_rows", 3, 2)
+    [0, 1, 2, 5, 4, 3]
+    """
+    lw, lh = (height, width) if rotate % 2 else (width, height)
+    numbers = Image.new("I", (lw, lh))
+    numbers.putdata(range(lw * lh))
+    physical = numbers.rotate(rotate * -90, expand=True) if rotate else numbers
+    mapping = [0] * (lw * lh)
+    for index, logical in enumerate(pixel_values(physical)):
+        x, y = index % width, index // width
+        mapping[logical] = _led_index(wiring, x, y, width, height)
+    return mapping
+
+
+def open_device(config: DisplayConfig, *, serial: Any = None, spi: Any = None, dma: Any = None) -> Any:
+    """The luma device ``config`` describes, at its brightness, blank."""
+    c = config
+    if c.device == "max7219":
+        from .max7219 import Max7219Chain
+
+        if serial is None:
+            from luma.core.interface.serial import noop  # type: ignore[import-untyped]
+            from luma.core.interface.serial import spi as luma_spi
+
+            serial = luma_spi(spi=spi, gpio=noop(), port=c.spi_port, device=c.spi_device,
+                              bus_speed_hz=c.spi_speed_hz)
+        return Max7219Chain(serial, width=c.width, height=c.height, rotate=c.rotate,
+                            block_orientation=c.block_orientation,
+                            blocks_arranged_in_reverse_order=c.blocks_reversed, contrast=c.brightness)
+    if c.device == "ws2812":
+        from luma.led_matrix.device import ws2812  # type: ignore[import-untyped]
+
+        device = ws2812(dma_interface=dma, width=c.width, height=c.height, rotate=c.rotate,
+                        mapping=wiring_map(c.wiring, c.width, c.height, c.rotate))
+        device.contrast(c.brightness)
+        return device
+    if c.device == "dummy":
+        from luma.core.device import dummy  # type: ignore[import-untyped]
+
+        return dummy(width=c.width, height=c.height, rotate=c.rotate, mode=c.mode)
+    # The emulators, on pygame (which greets stdout on import unless told not to).
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    from luma.emulator import device as emulator  # type: ignore[import-untyped]
+
+    common: dict[str, Any] = {"width": c.width, "height": c.height, "rotate": c.rotate, "mode": c.mode}
+    if c.device == "capture":
+        device = emulator.capture(**common, transform=c.transform, scale=c.scale,
+                                  file_template=c.file or "board-{0:06}.png")
+    elif c.device == "gifanim":
+        device = emulator.gifanim(**common, transform=c.transform, scale=c.scale,
+                                  filename=c.file or "board.gif", duration=c.frame_seconds)
+    elif c.device == "pygame":
+        device = emulator.pygame(**common, transform=c.transform, scale=c.scale)
+    elif c.device == "asciiblock":
+        device = emulator.asciiblock(**common)
+    else:
+        raise ValueError(f"unknown display device {c.device!r}")
+    device.contrast(c.brightness)
+    return device

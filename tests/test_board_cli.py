@@ -1,0 +1,76 @@
+"""``cueboard render``: a state, a log or standard input to a PNG of the board."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from cueboard.boards import render
+from cueboard.boards.render_command import RenderError, read_state
+from cueboard.cli import main
+
+ROOT = Path(__file__).parent.parent
+STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
+BREAK = next(c["state"] for c in STATES["snooker"] if c["name"] == "break")
+
+
+def test_a_state_file_to_a_picture_of_leds(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(BREAK))
+    out = tmp_path / "board.png"
+    assert main(["render", str(state), "--layout", "64x16", "--out", str(out)]) == 0
+    with Image.open(out) as image:
+        assert image.size == (64 * 8, 16 * 8)
+
+
+def test_pixels_one_an_led_are_what_the_board_shows(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(BREAK))
+    out = tmp_path / "board.png"
+    assert main(["render", str(state), "--layout", "32x8", "--mode", "1", "--pixels", "--scale", "1",
+                 "--out", str(out)]) == 0
+    with Image.open(out) as image:
+        lit = image.convert("1").tobytes()
+    assert lit == render(BREAK, 32, 8, mode="1").tobytes()
+
+
+def test_an_event_log_is_replayed_and_its_last_state_drawn() -> None:
+    log = (ROOT / "examples" / "blackball-match.jsonl").read_bytes()
+    state = read_state(log, "log")
+    assert state["game"] == "blackball" and state["match_over"]
+
+
+def test_the_last_of_json_lines_is_the_state() -> None:
+    lines = json.dumps({"game": "snooker", "seq": 1}) + "\n" + json.dumps({"game": "snooker", "seq": 2}) + "\n"
+    assert read_state(lines.encode())["seq"] == 2
+
+
+@pytest.mark.parametrize("data", [b"", b"[1, 2]", b"not json", b"\xff\xfe"])
+def test_what_is_not_a_state_is_refused(data: bytes) -> None:
+    with pytest.raises(RenderError):
+        read_state(data)
+
+
+def test_a_bad_layout_or_file_is_an_error_message_not_a_traceback(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render", str(tmp_path / "missing.json"), "--out", str(tmp_path / "x.png")]) == 1
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(BREAK))
+    assert main(["render", str(state), "--layout", "big", "--out", str(tmp_path / "x.png")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot read" in err and "WIDTHxHEIGHT" in err
+
+
+def test_standard_input_and_a_size_without_a_layout_of_its_own(tmp_path: Path) -> None:
+    out = tmp_path / "board.png"
+    result = subprocess.run([sys.executable, "-m", "cueboard.cli", "render", "-", "--layout", "48x8",
+                             "--game", "snooker", "--out", str(out)], input=json.dumps(BREAK).encode(),
+                            capture_output=True, check=False)
+    assert result.returncode == 0, result.stderr
+    with Image.open(out) as image:
+        assert image.size == (48 * 8, 8 * 8)

@@ -1,0 +1,64 @@
+"""Golden images: each layout of each game, drawn on luma's ``dummy`` device, pixel for pixel.
+
+The states are ``tests/golden/states.json`` (real states of the example logs, and a few
+made harder: long names, doubles, three-digit scores, two-digit frames, a shot clock).
+Each golden PNG is a sheet: a row a state, a column a page as the board shows them in
+turn (see :mod:`cueboard.boards.pictures`). After a deliberate change of a layout, look
+at the new pictures, then redraw the goldens with::
+
+    CUEBOARD_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_board_golden.py
+    .venv/bin/python -m cueboard.boards.pictures      # and the pictures in docs/img/
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from cueboard.boards.pictures import PICTURES, load_cases, pictures, sheet
+
+GOLDEN = Path(__file__).parent / "golden"
+ROOT = Path(__file__).parent.parent
+UPDATE = os.environ.get("CUEBOARD_UPDATE_GOLDEN", "") not in ("", "0")
+CASES = load_cases(GOLDEN / "states.json")
+
+SHEETS = [(game, size, mode) for game in ("snooker", "blackball") for size in ((32, 8), (64, 16), (128, 32))
+          for mode in ("1", "RGB")]
+ODD_SIZES = [("snooker", (16, 8), "1"), ("blackball", (24, 8), "RGB"), ("snooker", (40, 8), "1"),
+             ("blackball", (64, 32), "RGB"), ("snooker", (96, 24), "RGB")]
+"""Boards without a layout of their own: the largest layout that fits, in the middle, or the
+tiny one below 32x8."""
+
+
+def golden_path(game: str, size: tuple[int, int], mode: str) -> Path:
+    return GOLDEN / f"{game}-{size[0]}x{size[1]}-{'mono' if mode == '1' else 'rgb'}.png"
+
+
+@pytest.mark.parametrize(("game", "size", "mode"), SHEETS + ODD_SIZES,
+                         ids=[golden_path(*case).stem for case in SHEETS + ODD_SIZES])
+def test_the_layout_draws_its_golden_image(game: str, size: tuple[int, int], mode: str) -> None:
+    drawn, corners = sheet(CASES[game], *size, mode)
+    path = golden_path(game, size, mode)
+    if UPDATE:
+        drawn.save(path, optimize=True)
+    with Image.open(path) as saved:
+        golden = saved.copy()
+    assert golden.mode == drawn.mode
+    wrong = []
+    for case, row in zip(CASES[game], corners, strict=True):
+        for page, (x, y) in enumerate(row, start=1):
+            box = (x, y, x + size[0], y + size[1])
+            if drawn.crop(box).tobytes() != golden.crop(box).tobytes():
+                wrong.append(f"{case.name} page {page}")
+    assert drawn.size == golden.size, f"pages added or gone: redraw {path.name} (see the module's doc)"
+    assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
+
+
+@pytest.mark.parametrize("picture", sorted(PICTURES))
+def test_the_pictures_in_the_docs_are_what_the_layouts_draw(picture: str) -> None:
+    with Image.open(ROOT / picture) as saved:
+        assert saved.convert("RGB").tobytes() == pictures()[picture].tobytes(), (
+            "redraw with: .venv/bin/python -m cueboard.boards.pictures")

@@ -129,6 +129,16 @@ def _send(args: argparse.Namespace) -> int:
     return _ask(args, obj)
 
 
+def _demo(args: argparse.Namespace) -> int:
+    import logging
+
+    from .demo import run_demo
+
+    logging.basicConfig(level=logging.WARNING, filename=args.log, format="%(levelname)s %(name)s: %(message)s")
+    return run_demo(broker=args.broker, game=args.game, autoplay=True if args.autoplay else None,
+                    events=args.events, journal=args.journal)
+
+
 def _daemon_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
     p.add_argument("--socket", help="the daemon's control socket (default: control.socket of --config)")
@@ -176,6 +186,18 @@ def parser() -> argparse.ArgumentParser:
     rd.add_argument("--pixels", action="store_true", help="square pixels rather than round LEDs")
     rd.add_argument("--flash", action="store_true", help="as the refusal flash shows it")
     rd.set_defaults(func=_render)
+    d = sub.add_parser("demo", help="the whole table on a laptop: keyboard as the referee box, board in "
+                       "the terminal, MQTT", description="Run the real daemon with no hardware: the "
+                       "referee box on mock pins driven from the keyboard, the keypad on a pseudo-terminal "
+                       "for cueboard keypad-sim, the LED board drawn in the terminal, and MQTT to --broker "
+                       "or an embedded broker. Without a terminal it plays a match by itself.")
+    d.add_argument("--broker", metavar="HOST[:PORT]", help="an MQTT broker (default: an embedded one)")
+    d.add_argument("--game", choices=["snooker", "blackball"], default="snooker")
+    d.add_argument("--autoplay", action="store_true", help="play a match by itself (the default without a terminal)")
+    d.add_argument("--events", type=int, help="with autoplay: stop after this many events, at full speed")
+    d.add_argument("--journal", help="keep the journal in this folder (default: a temporary one)")
+    d.add_argument("--log", default=None, help="write the daemon's log to this file (default: standard error)")
+    d.set_defaults(func=_demo)
     run = sub.add_parser("run", help="run the table's daemon (under systemd on the Pi)",
                          description="Run the scoreboard daemon for one table: inputs, rules, journal, "
                          "LED boards and the MQTT feed, as the configuration says.")

@@ -1,0 +1,261 @@
+"""``cueboard demo``: the whole table on a laptop with no hardware.
+
+The real daemon (``cueboard.service.open_table``) with:
+
+- the referee box on gpiozero's mock pins, pressed from the keyboard: the box's three rows
+  of four buttons are the keys ``1234``, ``qwer``, ``asdf``; a capital letter (or ``!"£$``)
+  holds the button down past its hold time;
+- the marker's keypad on a pseudo-terminal: run ``cueboard keypad-sim --create PATH`` in
+  another terminal (the path is printed) and key in on it;
+- the LED board drawn in this terminal (a 64x16 board, on luma's dummy device);
+- MQTT to the broker given with ``--broker``, else an embedded one (amqtt, MQTT 3.1.1, with
+  a WebSockets listener for a venue screen page), so a screen can subscribe at once:
+  ``mosquitto_sub -h 127.0.0.1 -p PORT -t 'cueboard/#' -v``.
+
+With no terminal on standard input (or with ``--autoplay``) it plays a realistic match by
+itself through the same daemon, two events a second (``--events`` stops it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import select
+import socket
+import sys
+import tempfile
+import termios
+import threading
+import time
+import tty
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from .config import parse_config
+from .daemon import Input, Table
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROWS = ("1234", "qwer", "asdf")
+HELD = ("!\"£$", "QWER", "ASDF")
+PINS = list(range(4, 16))
+
+
+def _free_port(preferred: int) -> int:
+    for port in (preferred, 0):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise OSError("no free port")
+
+
+@contextlib.contextmanager
+def embedded_broker(port: int, ws_port: int) -> Iterator[None]:
+    """An amqtt broker on loopback in a thread of its own, for as long as the demo runs."""
+    from amqtt.broker import Broker
+
+    config = {"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"},
+                            "ws": {"type": "ws", "bind": f"127.0.0.1:{ws_port}"}},
+              "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    stop: asyncio.Future[None] | None = None
+    failure: list[BaseException] = []
+
+    async def serve() -> None:
+        nonlocal stop
+        broker = Broker(config)
+        await broker.start()
+        stop = loop.create_future()
+        started.set()
+        await stop
+        await broker.shutdown()
+
+    def run() -> None:
+        try:
+            loop.run_until_complete(serve())
+        except BaseException as exc:  # reported to the caller below
+            failure.append(exc)
+            started.set()
+
+    thread = threading.Thread(target=run, name="broker", daemon=True)
+    thread.start()
+    started.wait(10)
+    if failure:
+        raise RuntimeError(f"the embedded broker did not start: {failure[0]}")
+    try:
+        yield
+    finally:
+        if stop is not None:
+            loop.call_soon_threadsafe(stop.set_result, None)
+        thread.join(5)
+
+
+class TerminalDevice:
+    """luma's dummy device, echoed to the terminal as coloured half blocks."""
+
+    def __init__(self, device: Any, out: TextIO) -> None:
+        self._device = device
+        self._out = out
+        self.frames = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._device, name)
+
+    def display(self, image: Any) -> None:
+        self._device.display(image)
+        self.frames += 1
+        rgb = image.convert("RGB")
+        w, h = rgb.size
+        px = rgb.load()
+        lines = ["\x1b[H"]
+        for y in range(0, h, 2):
+            row: list[str] = []
+            last: tuple[Any, Any] | None = None
+            for x in range(w):
+                colours = (px[x, y], px[x, y + 1] if y + 1 < h else (0, 0, 0))
+                if colours != last:  # colour codes only where the colour changes
+                    (r, g, b), (r2, g2, b2) = colours
+                    row.append(f"\x1b[38;2;{r};{g};{b}m\x1b[48;2;{r2};{g2};{b2}m")
+                    last = colours
+                row.append("▀")
+            lines.append("".join(row) + "\x1b[0m\x1b[K")
+        self._out.write("\n".join(lines) + "\n")
+        self._out.flush()
+
+
+def demo_config(work: Path, game: str, host: str, port: int) -> Any:
+    box = "referee-box-12.toml" if game == "snooker" else "referee-box-12-blackball.toml"
+    pad = "keypad-4x5.toml" if game == "snooker" else "keypad-4x5-blackball.toml"
+    match = ({"game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7} if game == "snooker"
+             else {"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 5})
+    raw = {
+        "table": {"venue": "demo", "name": "table-1"},
+        "match": match,
+        "journal": {"dir": str(work / "journal")},
+        "control": {"socket": str(work / "control.sock")},
+        "mqtt": {"host": host, "port": port},
+        "referee_box": [{"pins": PINS, "keymap": str(EXAMPLES / "keymaps" / box)}],
+        "keypad": {"port": str(work / "keypad"), "keymap": str(EXAMPLES / "keymaps" / pad)},
+        "display": [{"device": "dummy", "width": 64, "height": 16, "mode": "RGB"}],
+    }
+    return parse_config(raw, work / "cueboard.toml")
+
+
+def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: int | None,
+             journal: str | None, out: TextIO = sys.stdout) -> int:
+    from gpiozero.pins.mock import MockFactory
+
+    from .hw.display import open_board
+    from .hw.display_devices import open_device
+    from .keymap import load_keymap
+    from .service import open_table
+
+    interactive = sys.stdin.isatty() if autoplay is None else not autoplay
+    with contextlib.ExitStack() as stack:
+        temporary = None if journal else stack.enter_context(tempfile.TemporaryDirectory(prefix="cueboard-demo-"))
+        work = Path(journal or str(temporary))
+        work.mkdir(parents=True, exist_ok=True)
+        if broker:
+            host, _, port_text = broker.partition(":")
+            port, ws = int(port_text or 1883), None
+        else:
+            host, port, ws = "127.0.0.1", _free_port(1883), _free_port(9001)
+            stack.enter_context(embedded_broker(port, ws))
+        config = demo_config(work, game, host, port)
+        screens: list[TerminalDevice] = []
+
+        def device_factory(display: Any) -> Any:
+            if not interactive:  # no terminal to draw on: the board stays in memory
+                return open_device(display)
+            screens.append(TerminalDevice(open_device(display), out))
+            return screens[-1]
+
+        boards = [open_board(d, device_factory=device_factory) for d in config.displays]
+        factory = MockFactory()
+        if interactive:
+            out.write("\x1b[2J")
+        table: Table = stack.enter_context(open_table(config, pin_factory=factory, boards=boards))
+        keymap = load_keymap(config.referee_keymap)
+        legend = "  ".join(f"{k}={a}" for row, keys in zip(keymap.layout, ROWS, strict=False)
+                           for k, a in zip(keys, row, strict=False))
+        status = [
+            f"MQTT  {host}:{port}  topics cueboard/demo/table-1/#" + (f"  (WebSockets :{ws})" if ws else ""),
+            f"      mosquitto_sub -h {host} -p {port} -t 'cueboard/#' -v",
+            f"keypad: cueboard keypad-sim --create {work / 'keypad'}   (in another terminal)",
+            f"journal: {work / 'journal'}",
+            f"referee box: {legend}",
+            "capital letter = hold (FOUL held = MISS);  Ctrl-C or Ctrl-D quits",
+        ]
+        engine = threading.Thread(target=table.run, name="engine", daemon=True)
+        engine.start()
+        try:
+            if interactive:
+                _keyboard(factory, keymap, out, status)
+            else:
+                for line in status:
+                    print(line, file=sys.stderr)
+                _autoplay(table, config, events)
+        finally:
+            table.stop()
+            engine.join(5)
+        state = table.match.state() if table.match else {}
+        if not interactive:
+            print(f"demo: {table.accepted} events applied, {table.refused} refused; "
+                  f"score {[s.get('score', s.get('frames')) for s in state.get('sides', [])]}", file=sys.stderr)
+    return 0
+
+
+def _press(factory: Any, pin: int, hold: float | None) -> None:
+    p = factory.pin(pin)
+    p.drive_low()  # the buttons pull the pin to ground
+    if hold is None:
+        p.drive_high()
+    else:
+        threading.Timer(hold, p.drive_high).start()
+
+
+def _keyboard(factory: Any, keymap: Any, out: TextIO, status: list[str]) -> None:
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    try:
+        out.write("\x1b[12;1H" + "\n".join(status) + "\n")
+        out.flush()
+        while True:
+            ready, _, _ = select.select([fd], [], [])
+            if not ready:
+                continue
+            ch = os.read(fd, 1).decode("utf-8", "replace")
+            if ch in ("\x03", "\x04", ""):
+                return
+            for r, (keys, held) in enumerate(zip(ROWS, HELD, strict=True)):
+                if ch in keys or ch in held:
+                    column = keys.index(ch) if ch in keys else held.index(ch)
+                    n = r * 4 + column
+                    if n < keymap.size:
+                        _press(factory, PINS[n], 1.0 if ch in held else None)
+    except KeyboardInterrupt:
+        return
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _autoplay(table: Table, config: Any, events: int | None) -> None:
+    """A realistic match, two events a second, through the daemon as if keyed in."""
+    from .simulate import blackball_log, realistic_log
+
+    setup = config.match_setup().to_json()
+    log = realistic_log(setup, random.Random(7)) if setup["game"] == "snooker" else blackball_log(5, seed=7)
+    for n, obj in enumerate(log[1:]):
+        if events is not None and n >= events:
+            break
+        done = threading.Event()
+        table.submit(Input("demo", obj, lambda answer, done=done: done.set()))
+        done.wait(5)
+        time.sleep(0.5 if events is None else 0.0)

@@ -190,7 +190,8 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
             f"keypad: cueboard keypad-sim --create {work / 'keypad'}   (in another terminal)",
             f"journal: {work / 'journal'}",
             f"referee box: {legend}",
-            "capital letter = hold (FOUL held = MISS);  Ctrl-C or Ctrl-D quits",
+            "capital letter = hold" + "".join(f" ({k} held = {v})" for k, v in keymap.hold.items())
+            + ";  Ctrl-C or Ctrl-D quits",
         ]
         engine = threading.Thread(target=table.run, name="engine", daemon=True)
         engine.start()

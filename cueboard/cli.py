@@ -139,6 +139,12 @@ def _demo(args: argparse.Namespace) -> int:
                     events=args.events, journal=args.journal)
 
 
+def _screen(args: argparse.Namespace) -> int:
+    from .screen import run_screen
+
+    return run_screen(host=args.host, port=args.port, broker_ws=args.broker_ws, venue=args.venue, table=args.table)
+
+
 def _daemon_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
     p.add_argument("--socket", help="the daemon's control socket (default: control.socket of --config)")
@@ -198,6 +204,17 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--journal", help="keep the journal in this folder (default: a temporary one)")
     d.add_argument("--log", default=None, help="write the daemon's log to this file (default: standard error)")
     d.set_defaults(func=_demo)
+    sc = sub.add_parser("screen", help="serve the venue screen: every table live in a browser, over MQTT",
+                        description="Serve the venue screen page (screen/ of the project) over HTTP. The "
+                        "page connects to the broker's MQTT-over-WebSockets listener; ?broker=, ?venue= "
+                        "and ?table= (one table, for a TV beside it) in its address override the defaults.")
+    sc.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
+    sc.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    sc.add_argument("--broker-ws", dest="broker_ws", metavar="URL",
+                    help="the broker's WebSockets URL (default ws://<the page's host>:9001)")
+    sc.add_argument("--venue", help="show this venue's tables (default: every venue)")
+    sc.add_argument("--table", help="show this table only, large (the TV view)")
+    sc.set_defaults(func=_screen)
     run = sub.add_parser("run", help="run the table's daemon (under systemd on the Pi)",
                          description="Run the scoreboard daemon for one table: inputs, rules, journal, "
                          "LED boards and the MQTT feed, as the configuration says.")

@@ -187,6 +187,8 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
         status = [
             f"MQTT  {host}:{port}  topics cueboard/demo/table-1/#" + (f"  (WebSockets :{ws})" if ws else ""),
             f"      mosquitto_sub -h {host} -p {port} -t 'cueboard/#' -v",
+            *([f"screen: cueboard screen --broker-ws ws://{host}:{ws} --venue demo   (then http://127.0.0.1:8080/)"]
+              if ws else []),
             f"keypad: cueboard keypad-sim --create {work / 'keypad'}   (in another terminal)",
             f"journal: {work / 'journal'}",
             f"referee box: {legend}",

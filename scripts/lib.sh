@@ -22,6 +22,10 @@ ensure_debian_packages() {
     command -v mosquitto_passwd >/dev/null || missing+=(mosquitto-clients)
     command -v shellcheck >/dev/null || missing+=(shellcheck)
     command -v openssl >/dev/null || missing+=(openssl)
+    # The venue screen's end-to-end tests: Debian's Chromium driven by playwright-core under node.
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    command -v node >/dev/null || missing+=(nodejs)
+    command -v npm >/dev/null || missing+=(npm)
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing Debian packages: ${missing[*]}" >&2
         local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

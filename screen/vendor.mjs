@@ -1,0 +1,18 @@
+// Copy what the page needs into vendor/, so venues need no npm and no CDN:
+// mqtt.js's browser bundle (pinned in package-lock.json) and the project's JSON Schemas.
+// Run after `npm ci`: `node vendor.mjs` (or `npm run vendor`); commit vendor/.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, "vendor");
+mkdirSync(out, { recursive: true });
+const version = JSON.parse(readFileSync(join(here, "node_modules/mqtt/package.json"), "utf8")).version;
+copyFileSync(join(here, "node_modules/mqtt/dist/mqtt.min.js"), join(out, "mqtt.min.js"));
+console.log(`vendor/mqtt.min.js: mqtt ${version}`);
+const schemas = join(here, "..", "schema");
+for (const name of readdirSync(schemas).filter((n) => n.endsWith(".schema.json"))) {
+  copyFileSync(join(schemas, name), join(out, name));
+  console.log(`vendor/${name}`);
+}

@@ -1,0 +1,291 @@
+"""Press to pixels and press to venue screen, and the bare MQTT floor (used by bench/run.py).
+
+One real table in this process: ``cueboard.service.open_table`` with a referee box on
+gpiozero's ``MockFactory`` (keymap ``examples/keymaps/referee-box-12.toml``, default
+debounce), one ``Board`` on luma's ``dummy`` device (mode "1", a MAX7219-like board) whose
+``display`` is wrapped to record ``time.perf_counter_ns()`` as the frame is handed to it,
+and the ``Feed`` to a loopback mosquitto; its engine loop runs in a thread, as in the daemon.
+
+A press: ``t0 = perf_counter_ns()``, then ``drive_low()`` on the button's mock pin (the
+edge's callbacks run in this thread: debounce, keymap lookup, ``Table.submit``). Presses
+alternate RED (a pot: score 1-0) and UNDO (back to 0-0), so each press is a legal event
+that changes the board. Measured: the first ``display()`` after ``t0`` (press to pixels) and
+the receipt of the next ``.../state`` message by a paho subscriber in this process (press to
+venue screen). Then the pin is released and we wait 25 ms (longer than the 20 ms debounce)
+so the release's timer has fired before the next press.
+
+The floor: a bare paho client publishes (QoS 1, as the feed does) to the same broker and
+the same subscriber receives it; ``t0`` just before ``publish()``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from gpiozero.pins.mock import MockFactory
+from paho.mqtt.enums import CallbackAPIVersion
+
+from cueboard.config import parse_config
+from cueboard.hw.display import open_board, parse_display
+from cueboard.hw.display_devices import open_device
+from cueboard.service import open_table
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from mosquitto import Mosquitto  # noqa: E402  (tests/mosquitto.py: a real mosquitto on a free port)
+
+KEYMAP = ROOT / "examples" / "keymaps" / "referee-box-12.toml"
+PINS = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]
+RED, UNDO = 0, 11  # buttons of referee-box-12: row * 4 + column
+LAYOUTS = ((32, 8), (64, 16), (128, 32))
+WAIT = 5.0
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def summary_ms(ns: list[int]) -> dict[str, Any]:
+    ms = [v / 1e6 for v in ns]
+    return {"n": len(ms), "p50_ms": round(pct(ms, 50), 3), "p99_ms": round(pct(ms, 99), 3),
+            "max_ms": round(max(ms), 3)}
+
+
+class TimedDevice:
+    """A luma device whose ``display`` records when a frame is handed to it."""
+
+    def __init__(self, device: Any) -> None:
+        self._device = device
+        self.size = device.size
+        self.mode = device.mode
+        self.times: list[int] = []
+        self.shown = threading.Event()
+
+    def display(self, image: Any) -> None:
+        self.times.append(time.perf_counter_ns())
+        self.shown.set()
+        self._device.display(image)
+
+    def cleanup(self) -> None:
+        self._device.cleanup()
+
+
+class _Refusals(logging.Handler):
+    def __init__(self, out: list[str]) -> None:
+        super().__init__(logging.INFO)
+        self.out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("refused"):
+            self.out.append(record.getMessage())
+
+
+class Listener:
+    """A paho subscriber recording ``(perf_counter_ns, topic, payload)`` of each message."""
+
+    def __init__(self, host: str, port: int, topics: list[str]) -> None:
+        self.messages: queue.SimpleQueue[tuple[int, str, bytes]] = queue.SimpleQueue()
+        self._subscribed = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in topics])
+        self.client.on_subscribe = lambda *a: self._subscribed.set()
+        self.client.on_message = self._on_message
+        self.client.connect(host, port, keepalive=30)
+        self.client.loop_start()
+        if not self._subscribed.wait(WAIT):
+            raise TimeoutError("subscriber: not subscribed")
+
+    def _on_message(self, client: Any, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.messages.put((time.perf_counter_ns(), message.topic, bytes(message.payload)))
+
+    def drain(self) -> None:
+        while True:
+            try:
+                self.messages.get_nowait()
+            except queue.Empty:
+                return
+
+    def next(self, topic: str) -> tuple[int, bytes]:
+        deadline = time.monotonic() + WAIT
+        while True:
+            t, got, payload = self.messages.get(timeout=max(0.0, deadline - time.monotonic()))
+            if got == topic:
+                return t, payload
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def mqtt_floor(broker: Mosquitto, count: int) -> dict[str, Any]:
+    listener = Listener(broker.host, broker.port, ["bench/floor"])
+    pub = mqtt.Client(CallbackAPIVersion.VERSION2)
+    pub.connect(broker.host, broker.port, keepalive=30)
+    pub.loop_start()
+    try:
+        lat: list[int] = []
+        for i in range(count + 50):
+            payload = json.dumps({"i": i}).encode()
+            t0 = time.perf_counter_ns()
+            pub.publish("bench/floor", payload, qos=1)
+            t1, _ = listener.next("bench/floor")
+            if i >= 50:  # the first ones warm the connection
+                lat.append(t1 - t0)
+            time.sleep(0.002)
+        return {"what": "bare paho publish (QoS 1) to receive, same broker, same subscriber", **summary_ms(lat)}
+    finally:
+        pub.disconnect()
+        pub.loop_stop()
+        listener.close()
+
+
+def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_root: Path) -> dict[str, Any]:
+    w, h = size
+    with tempfile.TemporaryDirectory(dir=journal_root) as tmp_name:
+        tmp = Path(tmp_name)
+        raw = {
+            "table": {"venue": "bench", "name": f"p{w}x{h}"},
+            "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
+            "journal": {"dir": str(tmp / "journal")},
+            "mqtt": {"host": broker.host, "port": broker.port},
+            "referee_box": [{"pins": PINS, "keymap": str(KEYMAP)}],
+        }
+        config = parse_config(raw, tmp / "cueboard.toml")
+        devices: list[TimedDevice] = []
+
+        def factory(c: Any) -> TimedDevice:
+            devices.append(TimedDevice(open_device(c)))
+            return devices[-1]
+
+        board = open_board(parse_display({"device": "dummy", "width": w, "height": h, "mode": "1"}),
+                           device_factory=factory)
+        topic = f"cueboard/bench/p{w}x{h}/state"
+        listener = Listener(broker.host, broker.port, [topic])
+        pins = MockFactory()
+        refusals: list[str] = []
+        handler = _Refusals(refusals)
+        logging.getLogger("cueboard").addHandler(handler)
+        logging.getLogger("cueboard").setLevel(logging.INFO)
+        try:
+            with open_table(config, pin_factory=pins, boards=[board], control=False) as table:
+                engine = threading.Thread(target=table.run, name="engine", daemon=True)
+                engine.start()
+                device = devices[-1]
+                stamps: dict[str, list[int]] = {"submit": [], "fsync_start": [], "fsync_end": []}
+                submit, append = table.submit, table.journal.append
+
+                def timed_submit(item: Any) -> None:
+                    stamps["submit"].append(time.perf_counter_ns())
+                    submit(item)
+
+                def timed_append(event: Any) -> None:
+                    stamps["fsync_start"].append(time.perf_counter_ns())
+                    append(event)
+                    stamps["fsync_end"].append(time.perf_counter_ns())
+
+                # open_table's button callback looks up table.submit at each press: these see every press.
+                table.submit, table.journal.append = timed_submit, timed_append  # type: ignore[method-assign]
+                listener.next(topic)  # the retained state of the start
+                time.sleep(0.3)
+                listener.drain()
+                stages: dict[str, list[int]] = {"edge_to_submit": [], "submit_to_journal": [],
+                                                "journal_write_fsync": [], "journal_to_frame": []}
+                pixels: list[int] = []
+                venue: list[int] = []
+                scores: list[list[int]] = []
+                warm = 20
+                failed: list[str] = []
+                for i in range(presses + warm):
+                    button = RED if i % 2 == 0 else UNDO
+                    pin = pins.pin(PINS[button])
+                    device.shown.clear()
+                    for v in stamps.values():
+                        v.clear()
+                    before = len(device.times)
+                    listener.drain()
+                    refused = table.refused
+                    t0 = time.perf_counter_ns()
+                    pin.drive_low()
+                    # The event's frame: the first one handed over after its fsync (a page turn of
+                    # the board, or a refusal's flash, is not it).
+                    t_pix = None
+                    deadline = time.monotonic() + WAIT
+                    while t_pix is None and time.monotonic() < deadline and table.refused == refused:
+                        device.shown.wait(0.05)
+                        device.shown.clear()
+                        if stamps["fsync_end"]:
+                            t_pix = next((t for t in device.times[before:] if t >= stamps["fsync_end"][0]), None)
+                    try:
+                        t_mqtt, payload = listener.next(topic) if t_pix is not None else (0, b"")
+                    except queue.Empty:
+                        t_pix = None
+                    pin.drive_high()
+                    if t_pix is None:
+                        failed.append(f"press {i} ({'RED' if button == RED else 'UNDO'}): "
+                                      + (refusals[-1] if table.refused != refused and refusals else
+                                         "no frame or no state within 5 s"))
+                        time.sleep(0.025)
+                        continue
+                    if i >= warm:
+                        pixels.append(t_pix - t0)
+                        if all(len(v) == 1 for v in stamps.values()):
+                            (ts,), (tj,), (te,) = stamps["submit"], stamps["fsync_start"], stamps["fsync_end"]
+                            for name, value in (("edge_to_submit", ts - t0), ("submit_to_journal", tj - ts),
+                                                ("journal_write_fsync", te - tj), ("journal_to_frame", t_pix - te)):
+                                stages[name].append(value)
+                        venue.append(t_mqtt - t0)
+                        if len(scores) < 4:
+                            scores.append([s["score"] for s in json.loads(payload)["sides"]])
+                    time.sleep(0.025)
+                table.stop()
+                engine.join(WAIT)
+                accepted = table.accepted
+        finally:
+            logging.getLogger("cueboard").removeHandler(handler)
+            listener.close()
+            pins.close()
+    return {"layout": f"{w}x{h}", "presses": len(pixels), "accepted_events": accepted, "refused": len(refusals),
+            "presses_without_frame_or_state": failed,
+            "first_scores_published": scores,
+            "press_to_pixels": summary_ms(pixels), "press_to_venue": summary_ms(venue),
+            "press_to_pixels_stages": {k: summary_ms(v) for k, v in stages.items() if v}}
+
+
+def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as bdir:
+        broker = Mosquitto(Path(bdir))
+        broker.start()
+        try:
+            layouts = {f"{w}x{h}": press_run(broker, (w, h), presses, journal_root) for w, h in LAYOUTS}
+            floor = mqtt_floor(broker, floor_count)
+        finally:
+            broker.stop()
+    pixels_p99 = max(v["press_to_pixels"]["p99_ms"] for v in layouts.values())
+    venue_p99 = max(v["press_to_venue"]["p99_ms"] for v in layouts.values())
+    venue_p50 = max(v["press_to_venue"]["p50_ms"] for v in layouts.values())
+    return {
+        "layouts": layouts,
+        "mqtt_floor": floor,
+        "press_to_pixels_p99_ms_worst_layout": pixels_p99,
+        "press_to_venue_p99_ms_worst_layout": venue_p99,
+        "venue_to_floor_ratio_p99": round(venue_p99 / floor["p99_ms"], 2),
+        "venue_to_floor_ratio_p50": round(venue_p50 / floor["p50_ms"], 2),
+        "targets": {"press_to_pixels_p99_ms": 2.0, "venue_to_floor_ratio_p99": 3.0},
+        "meets_pixels_target": pixels_p99 < 2.0,
+        "meets_venue_target": venue_p99 <= 3 * floor["p99_ms"],
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(latency_figures(int(sys.argv[1]) if len(sys.argv) > 1 else 200, 300, Path("/var/tmp")),
+                     indent=2))

@@ -1,0 +1,204 @@
+"""All of cueboard's performance figures in one command (issue 7): prints one JSON object.
+
+    .venv/bin/python bench/run.py            # the full run (some 4 minutes); writes
+                                             # docs/performance.json and the figures in docs/performance.md
+    .venv/bin/python bench/run.py --quick    # a shorter run (under 2 minutes); writes nothing unless --write
+
+- ``engine``: ``bench/engine.py``'s replay of a best-of-35 final (state after each event)
+  and undo at 100 vs 100,000 events (its functions, imported);
+- ``journal_fsync``: ``Journal.append`` (write + fsync) per event (bench/footprint.py);
+- ``latency``: press to pixels and press to venue screen per layout, and the bare MQTT
+  floor, on one loopback mosquitto (bench/latency.py);
+- ``daemon``: ``cueboard run`` as a subprocess: first frame, idle CPU, memory
+  (bench/footprint.py);
+- ``tables``: 64 tables on one mosquitto, 2 events a second each (bench/tables.py).
+
+Journals go to /var/tmp (on disk, so fsync is real; tmpfs would make it free).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(ROOT / "tests"))
+
+import footprint  # noqa: E402
+import latency  # noqa: E402
+import tables  # noqa: E402
+from mosquitto import Mosquitto  # noqa: E402
+
+from cueboard.simulate import final_log  # noqa: E402
+
+BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:end -->"
+PI_FACTORS = {"Raspberry Pi 5": 2.0, "Raspberry Pi 4": 4.0, "Raspberry Pi Zero 2 W": 10.0}
+"""Estimated slow-down of CPU-bound Python against one core of this machine (not measured)."""
+
+
+def _bench_engine() -> Any:
+    # bench/engine.py by its path: a plain "import engine" could find the top-level engine package.
+    spec = importlib.util.spec_from_file_location("bench_engine", HERE / "engine.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def engine_figures() -> dict[str, Any]:
+    bench = _bench_engine()
+    log = final_log(35, seed=bench.SEED)
+    replay = bench.replay_figures(log)
+    return {"log": f"cueboard.simulate.final_log(35, seed={bench.SEED})", "replay": replay,
+            "undo": bench.undo_figures(log), "target_events_per_second": bench.TARGET,
+            "meets_target": replay["events_per_second"] >= bench.TARGET}
+
+
+def run(quick: bool) -> dict[str, Any]:
+    presses = 300 if quick else 1000
+    idle = 10.0 if quick else 30.0
+    table_seconds = 15.0 if quick else 60.0
+    journal_root = Path("/var/tmp")
+    started = time.time()
+    result: dict[str, Any] = {
+        "command": "bench/run.py" + (" --quick" if quick else ""),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
+        "load_average_at_start": list(os.getloadavg()),
+    }
+    print("engine ...", file=sys.stderr)
+    result["engine"] = engine_figures()
+    print("journal fsync ...", file=sys.stderr)
+    result["journal_fsync"] = footprint.journal_fsync(300 if quick else 1000, journal_root)
+    print(f"press latency ({presses} presses a layout) ...", file=sys.stderr)
+    result["latency"] = latency.latency_figures(presses, presses, journal_root)
+    with tempfile.TemporaryDirectory() as bdir:
+        broker = Mosquitto(Path(bdir))
+        broker.start()
+        try:
+            print(f"daemon footprint ({idle:.0f} s idle) ...", file=sys.stderr)
+            result["daemon"] = footprint.daemon_footprint(broker.host, broker.port, idle)
+        finally:
+            broker.stop()
+    with tempfile.TemporaryDirectory() as bdir:
+        broker = Mosquitto(Path(bdir))
+        broker.start()
+        try:
+            print(f"64 tables ({table_seconds:.0f} s) ...", file=sys.stderr)
+            result["tables"] = tables.many_tables(broker.host, broker.port, 64, table_seconds, 2.0, journal_root)
+        finally:
+            broker.stop()
+    d = result["daemon"]
+    result["targets"] = {
+        "engine_events_per_second >= 50000": result["engine"]["meets_target"],
+        "press_to_pixels_p99 < 2 ms": result["latency"]["meets_pixels_target"],
+        "press_to_venue_p99 <= 3x floor_p99": result["latency"]["meets_venue_target"],
+        "idle_cpu < 1 %": d["idle"]["cpu_percent_of_one_core"] < 1.0,
+        "rss < 60 MB": d["rss_mb"] < 60,
+        "first_frame <= 1.5 s": d["first_frame_s"] is not None and d["first_frame_s"] <= 1.5,
+        "64 tables: none lost": result["tables"]["meets_target"],
+    }
+    result["load_average_at_end"] = list(os.getloadavg())
+    result["seconds"] = round(time.time() - started, 1)
+    return result
+
+
+def figures_markdown(r: dict[str, Any]) -> str:
+    e, lat, d, t, j = r["engine"], r["latency"], r["daemon"], r["tables"], r["journal_fsync"]
+    rp, undo = e["replay"], e["undo"]
+    yes = {True: "met", False: "**missed**"}
+    out = [BEGIN, "", f"Command: `.venv/bin/python {r['command']}`, {r['date']}, Python {r['python']}, "
+           f"{r['cpus']} CPUs ({r['machine']}), load average {r['load_average_at_start'][0]:.2f} at the start, "
+           f"{r['load_average_at_end'][0]:.2f} at the end; the run took {r['seconds']} s. "
+           "All figures below are from that run (`docs/performance.json`).", "",
+           "| figure | measured | target | |", "|---|---|---|---|",
+           f"| engine, events/s (state after each) | {rp['events_per_second']:,} (wall), "
+           f"{rp['events_per_cpu_second']:,} (CPU time) | >= 50,000 | {yes[e['meets_target']]} |",
+           f"| undo, pop+push at 100 / 100,000 events | {undo['pop_push_us_short']} / {undo['pop_push_us_long']} us "
+           f"(ratio {undo['ratio_long_to_short']}) | flat | |",
+           f"| journal write+fsync per event ({j['file_system']}) | p50 {j['p50_ms']} ms, p99 {j['p99_ms']} ms | "
+           "| |"]
+    for name, v in lat["layouts"].items():
+        px, vn = v["press_to_pixels"], v["press_to_venue"]
+        out.append(f"| press to pixels, {name} ({px['n']} presses) | p50 {px['p50_ms']} ms, p99 {px['p99_ms']} ms "
+                   f"(max {px['max_ms']}) | p99 < 2 ms | {yes[px['p99_ms'] < 2.0]} |")
+    for name, v in lat["layouts"].items():
+        vn = v["press_to_venue"]
+        out.append(f"| press to venue screen, {name} | p50 {vn['p50_ms']} ms, p99 {vn['p99_ms']} ms | "
+                   f"p99 <= 3x floor | {yes[vn['p99_ms'] <= 3 * lat['mqtt_floor']['p99_ms']]} |")
+    fl = lat["mqtt_floor"]
+    out += [f"| bare MQTT floor ({fl['n']} messages) | p50 {fl['p50_ms']} ms, p99 {fl['p99_ms']} ms | | |",
+            f"| venue / floor (worst layout) | p50 x{lat['venue_to_floor_ratio_p50']}, "
+            f"p99 x{lat['venue_to_floor_ratio_p99']} | p99 <= x3 | {yes[lat['meets_venue_target']]} |",
+            f"| idle CPU, `cueboard run`, {d['idle']['seconds']} s | {d['idle']['cpu_percent_of_one_core']} % of a "
+            f"core ({d['idle']['cpu_seconds']} s CPU; clock tick {d['idle']['clock_tick_s']} s), "
+            f"{d['idle']['wakeups_per_second']} voluntary context switches/s | < 1 % | "
+            f"{yes[r['targets']['idle_cpu < 1 %']]} |",
+            f"| resident memory | {d['rss_mb']} MB (peak {d['hwm_mb']} MB), {d['threads']} threads | < 60 MB | "
+            f"{yes[r['targets']['rss < 60 MB']]} |",
+            f"| start to first frame on the board | {d['first_frame_s']} s (control socket answers at "
+            f"{d['control_socket_s']} s) | <= 1.5 s | {yes[r['targets']['first_frame <= 1.5 s']]} |"]
+    e2e = t["end_to_end"] or {}
+    out += [f"| {t['tables']} tables x {t['events_per_second_per_table']:g} events/s, {t['seconds']:g} s | "
+            f"{t['submitted']} sent, {t['received']} received, **{t['lost']} lost**; submit to subscriber "
+            f"p50 {e2e.get('p50_ms')} ms, p99 {e2e.get('p99_ms')} ms (max {e2e.get('max_ms')}); process CPU "
+            f"{t['process_cpu_percent_of_one_core']} % of a core | none lost | {yes[t['meets_target']]} |", ""]
+    out += ["Press to pixels, where the time goes (p50 / p99, ms; per layout):", "",
+            "| layout | edge to submit | queue to engine thread | journal write+fsync | fsync to frame |",
+            "|---|---|---|---|---|"]
+    for name, v in lat["layouts"].items():
+        s = v["press_to_pixels_stages"]
+        cells = [f"{s[k]['p50_ms']} / {s[k]['p99_ms']}" for k in
+                 ("edge_to_submit", "submit_to_journal", "journal_write_fsync", "journal_to_frame")]
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    out += ["", "Estimates for the Pis (**not measured**: this machine's CPU-bound figures multiplied by a "
+            "stated factor; fsync on an SD card does not scale this way and is left out):", "",
+            "| board | factor | engine events/s | press to pixels p50 without fsync |", "|---|---|---|---|"]
+    worst = max(lat["layouts"].values(), key=lambda v: v["press_to_pixels"]["p50_ms"])
+    no_fsync = worst["press_to_pixels"]["p50_ms"] - worst["press_to_pixels_stages"]["journal_write_fsync"]["p50_ms"]
+    for board, factor in PI_FACTORS.items():
+        out.append(f"| {board} | x{factor:g} slower | ~{round(rp['events_per_cpu_second'] / factor, -3):,.0f} | "
+                   f"~{no_fsync * factor:.1f} ms ({worst['layout']}) |")
+    out += ["", END]
+    return "\n".join(out)
+
+
+def write_docs(result: dict[str, Any]) -> None:
+    (ROOT / "docs" / "performance.json").write_text(json.dumps(result, indent=2) + "\n")
+    md = ROOT / "docs" / "performance.md"
+    text = md.read_text() if md.exists() else "# Performance\n\n" + BEGIN + "\n" + END + "\n"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        text = head + figures_markdown(result) + tail
+    else:
+        text += "\n" + figures_markdown(result) + "\n"
+    md.write_text(text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer presses, 10 s idle, 15 s of 64 tables")
+    parser.add_argument("--write", action="store_true", help="with --quick: write the docs all the same")
+    args = parser.parse_args()
+    result = run(args.quick)
+    print(json.dumps(result, indent=2))
+    if not args.quick or args.write:
+        write_docs(result)
+        print("wrote docs/performance.json and the figures in docs/performance.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -104,6 +104,24 @@ class Grammar:
 
     # -- calls both games share ------------------------------------------------------------
 
+    def ball(self, action: str) -> str | None:
+        """The ball a key names, or None."""
+        raise NotImplementedError
+
+    def pot_ball(self, action: str) -> str | None:
+        """The ball a key adds to a ``+`` group of balls potted together."""
+        return self.ball(action)
+
+    def _pot(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        ball = self.pot_ball(a)
+        if ball is not None:
+            return replace(d, balls=(*d.balls, ball))
+        if a in (PLUS, OK):
+            if not d.balls:
+                return Refusal("press the balls potted in the stroke between the two +")
+            return _pot(d.balls)
+        return Refusal("between the two + go only the balls potted in the stroke")
+
     def _match(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         if a == "MATCH":
             return d
@@ -201,15 +219,9 @@ class SnookerKeys(Grammar):
             return Refusal("nothing to finish")
         return Refusal(f"{legend(a)} is not a snooker key")
 
-    def _pot(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
-        ball = "free" if a == "FREE_BALL" else self.ball(a)
-        if ball is not None:
-            return replace(d, balls=(*d.balls, ball))
-        if a in (PLUS, OK):
-            if not d.balls:
-                return Refusal("press the balls potted in the stroke between the two +")
-            return _pot(d.balls)
-        return Refusal("between the two + go only the balls potted in the stroke")
+    def pot_ball(self, action: str) -> str | None:
+        # Section 3 Rule 12: the free ball can go down with reds in one stroke.
+        return "free" if action == "FREE_BALL" else self.ball(action)
 
     def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         ball = self.ball(a)
@@ -348,15 +360,6 @@ class BlackballKeys(Grammar):
             return Refusal("nothing to finish")
         return Refusal(f"{legend(a)} is not a blackball key")
 
-    def _pot(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
-        ball = self.ball(a)
-        if ball is not None:
-            return replace(d, balls=(*d.balls, ball))
-        if a in (PLUS, OK):
-            if not d.balls:
-                return Refusal("press the balls potted in the stroke between the two +")
-            return _pot(d.balls)
-        return Refusal("between the two + go only the balls potted in the stroke")
 
     def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         ball = self.ball(a)

@@ -15,6 +15,11 @@ A release that is waiting out its ``debounce`` at that moment means "not held"; 
 that release turns out to be a bounce, the hold is reported when the contact comes
 back.
 
+What counts is when the edges came, not when a timer got round to running: on a busy
+machine the clock's thread can be late, and a release that fell due before the next
+edge has counted (the next edge is a new press), as has a hold that fell due before the
+release. A late timer then finds nothing left to do.
+
 What this cannot do is tell a press from electrical noise on an idle line: the first
 edge is the press. A line that picks up noise needs shielding or a hardware RC filter,
 not a slower debounce.
@@ -77,6 +82,7 @@ class ButtonContact:
         self._hold_due = 0.0
         self._held_sent = self._down
         self._release: Timer | None = None
+        self._release_at = 0.0
         self._hold: Timer | None = None
 
     @property
@@ -91,6 +97,11 @@ class ButtonContact:
                 return
             now = self._clock.now()
             if active:
+                if self._release is not None and now >= self._release_at:
+                    # The release was due before this edge but its timer has not run yet (a
+                    # busy machine): the contact read released for the whole debounce, so the
+                    # release counts and this edge is a new press, not a bounce.
+                    self._released()
                 if self._release is not None:
                     # The contact closed again before the release counted: a bounce.
                     self._release.cancel()
@@ -99,11 +110,16 @@ class ButtonContact:
                 elif not self._down:
                     self._press(now)
             elif self._down:
+                if self._release is None and not self._held_sent and now >= self._hold_due:
+                    # Down through the hold time, but its timer has not run yet (a busy
+                    # machine): it was held.
+                    self._send_hold()
                 # A release counts after `debounce` seconds of reading released; each
                 # further opening of the contact starts that wait again.
                 if self._release is not None:
                     self._release.cancel()
-                self._release = self._clock.call_at(now + self._debounce, self._release_due)
+                self._release_at = now + self._debounce
+                self._release = self._clock.call_at(self._release_at, self._release_due)
 
     def close(self) -> None:
         """Forget the button: no more presses, no timers left behind."""
@@ -137,21 +153,35 @@ class ButtonContact:
         with self._lock:
             if self._closed:
                 return
+            if self._release is None or self._clock.now() < self._release_at:
+                # Already counted by an edge that came after it was due, or a stale timer of
+                # an earlier release running late: the pending release has a timer of its own.
+                return
             self._release = None
             if self._read():
                 # Reads pressed: an edge was lost on the way. Still the same press.
                 self._came_back(self._clock.now())
                 return
-            self._down = False
-            if self._hold is not None:
-                self._hold.cancel()
-                self._hold = None
+            self._up()
+
+    def _released(self) -> None:
+        """The pending release counts now (its time has passed)."""
+        if self._release is not None:
+            self._release.cancel()
+            self._release = None
+        self._up()
+
+    def _up(self) -> None:
+        self._down = False
+        if self._hold is not None:
+            self._hold.cancel()
+            self._hold = None
 
     def _hold_due_now(self) -> None:
         with self._lock:
+            if self._closed or not self._down or self._held_sent or self._clock.now() < self._hold_due:
+                return  # (the last: a late timer of an earlier press; this press has its own)
             self._hold = None
-            if self._closed or not self._down or self._held_sent:
-                return
             if self._release is not None:
                 # Released, unless the opening proves a bounce (then _came_back holds).
                 return

@@ -11,7 +11,9 @@
   floor, on one loopback mosquitto (bench/latency.py);
 - ``daemon``: ``cueboard run`` as a subprocess: first frame, idle CPU, memory
   (bench/footprint.py);
-- ``tables``: 64 tables on one mosquitto, 2 events a second each (bench/tables.py).
+- ``tables``: 64 tables on one mosquitto, 2 events a second each (bench/tables.py);
+- ``reliability``: the reliability tests (``RELIABILITY`` below) run by pytest with
+  ``--findings-json``: what each did and found, in its own words and figures.
 
 Journals go to /var/tmp (on disk, so fsync is real; tmpfs would make it free).
 """
@@ -24,6 +26,7 @@ import importlib.util
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +48,27 @@ from cueboard.simulate import final_log  # noqa: E402
 BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:end -->"
 PI_FACTORS = {"Raspberry Pi 5": 2.0, "Raspberry Pi 4": 4.0, "Raspberry Pi Zero 2 W": 10.0}
 """Estimated slow-down of CPU-bound Python against one core of this machine (not measured)."""
+RELIABILITY = ["tests/test_reliability.py", "tests/test_crash.py", "tests/test_journal.py", "tests/test_feed_broker.py",
+               "tests/test_keypad_fuzz.py", "tests/test_keypad_link.py", "tests/test_buttons.py"]
+"""The tests behind issue 7's reliability items (docs/reliability.md)."""
+
+
+def reliability_findings(long: bool = False) -> dict[str, Any]:
+    """Run the reliability tests (the CI versions, or ``--long``) and collect their findings."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "findings.json"
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *RELIABILITY,
+                   f"--findings-json={out}", *(["--long"] if long else [])]
+        started = time.monotonic()
+        proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        findings = json.loads(out.read_text()) if out.exists() else []
+    # pytest's closing line ("85 passed, 4 skipped in 46.1s"), wherever the plugins put their sections.
+    summary = next((line.strip("= ") for line in reversed(proc.stdout.splitlines())
+                    if " passed" in line or " failed" in line or " error" in line), proc.stderr.strip()[-200:])
+    shown = "python -m pytest -q " + " ".join(RELIABILITY) + (" --long" if long else "")
+    return {"command": shown,
+            "exit_code": proc.returncode, "summary": summary, "seconds": round(time.monotonic() - started, 1),
+            "findings": findings}
 
 
 def _bench_engine() -> Any:
@@ -65,7 +89,7 @@ def engine_figures() -> dict[str, Any]:
             "meets_target": replay["events_per_second"] >= bench.TARGET}
 
 
-def run(quick: bool) -> dict[str, Any]:
+def run(quick: bool, reliability: bool = True) -> dict[str, Any]:
     presses = 300 if quick else 1000
     idle = 10.0 if quick else 30.0
     table_seconds = 15.0 if quick else 60.0
@@ -99,6 +123,9 @@ def run(quick: bool) -> dict[str, Any]:
             result["tables"] = tables.many_tables(broker.host, broker.port, 64, table_seconds, 2.0, journal_root)
         finally:
             broker.stop()
+    if reliability:
+        print("reliability tests ...", file=sys.stderr)
+        result["reliability"] = reliability_findings()
     d = result["daemon"]
     result["targets"] = {
         "engine_events_per_second >= 50000": result["engine"]["meets_target"],
@@ -131,8 +158,9 @@ def figures_markdown(r: dict[str, Any]) -> str:
            "| |"]
     for name, v in lat["layouts"].items():
         px, vn = v["press_to_pixels"], v["press_to_venue"]
-        out.append(f"| press to pixels, {name} ({px['n']} presses) | p50 {px['p50_ms']} ms, p99 {px['p99_ms']} ms "
-                   f"(max {px['max_ms']}) | p99 < 2 ms | {yes[px['p99_ms'] < 2.0]} |")
+        out.append(f"| press to pixels, {name} ({px['n']} presses; "
+                   f"{len(v['presses_without_frame_or_state'])} without a frame) | p50 {px['p50_ms']} ms, "
+                   f"p99 {px['p99_ms']} ms (max {px['max_ms']}) | p99 < 2 ms | {yes[px['p99_ms'] < 2.0]} |")
     for name, v in lat["layouts"].items():
         vn = v["press_to_venue"]
         out.append(f"| press to venue screen, {name} | p50 {vn['p50_ms']} ms, p99 {vn['p99_ms']} ms | "
@@ -170,6 +198,11 @@ def figures_markdown(r: dict[str, Any]) -> str:
     for board, factor in PI_FACTORS.items():
         out.append(f"| {board} | x{factor:g} slower | ~{round(rp['events_per_cpu_second'] / factor, -3):,.0f} | "
                    f"~{no_fsync * factor:.1f} ms ({worst['layout']}) |")
+    rel = r.get("reliability")
+    if rel is not None:
+        out += ["", f"Reliability: `{rel['command']}` ({rel['summary']}, exit code {rel['exit_code']}, "
+                f"{rel['seconds']} s). What each test did and found:", ""]
+        out += [f"- `{f['test']}` ({f['outcome']}): {f['finding']}" for f in rel["findings"]] or ["- (none recorded)"]
     out += ["", END]
     return "\n".join(out)
 
@@ -191,8 +224,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer presses, 10 s idle, 15 s of 64 tables")
     parser.add_argument("--write", action="store_true", help="with --quick: write the docs all the same")
+    parser.add_argument("--no-reliability", action="store_true", help="do not run the reliability tests")
     args = parser.parse_args()
-    result = run(args.quick)
+    result = run(args.quick, reliability=not args.no_reliability)
     print(json.dumps(result, indent=2))
     if not args.quick or args.write:
         write_docs(result)

@@ -202,6 +202,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                                                 "journal_write_fsync": [], "journal_to_frame": []}
                 pixels: list[int] = []
                 venue: list[int] = []
+                feed: list[int] = []  # frame handed over to state received: the feed's own part
                 scores: list[list[int]] = []
                 warm = 20
                 failed: list[str] = []
@@ -244,6 +245,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                                                 ("journal_write_fsync", te - tj), ("journal_to_frame", t_pix - te)):
                                 stages[name].append(value)
                         venue.append(t_mqtt - t0)
+                        feed.append(t_mqtt - t_pix)
                         if len(scores) < 4:
                             scores.append([s["score"] for s in json.loads(payload)["sides"]])
                     time.sleep(0.025)
@@ -258,6 +260,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
             "presses_without_frame_or_state": failed,
             "first_scores_published": scores,
             "press_to_pixels": summary_ms(pixels), "press_to_venue": summary_ms(venue),
+            "frame_to_venue": summary_ms(feed),
             "press_to_pixels_stages": {k: summary_ms(v) for k, v in stages.items() if v}}
 
 
@@ -273,6 +276,7 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
     pixels_p99 = max(v["press_to_pixels"]["p99_ms"] for v in layouts.values())
     venue_p99 = max(v["press_to_venue"]["p99_ms"] for v in layouts.values())
     venue_p50 = max(v["press_to_venue"]["p50_ms"] for v in layouts.values())
+    feed_p99 = max(v["frame_to_venue"]["p99_ms"] for v in layouts.values())
     return {
         "layouts": layouts,
         "mqtt_floor": floor,
@@ -280,6 +284,10 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
         "press_to_venue_p99_ms_worst_layout": venue_p99,
         "venue_to_floor_ratio_p99": round(venue_p99 / floor["p99_ms"], 2),
         "venue_to_floor_ratio_p50": round(venue_p50 / floor["p50_ms"], 2),
+        # The state is published after it is saved and shown (docs/daemon.md): the feed's own
+        # part, from the frame to the subscriber, is what compares with a bare publish.
+        "frame_to_venue_p99_ms_worst_layout": feed_p99,
+        "frame_to_venue_to_floor_ratio_p99": round(feed_p99 / floor["p99_ms"], 2),
         "targets": {"press_to_pixels_p99_ms": 2.0, "venue_to_floor_ratio_p99": 3.0},
         "meets_pixels_target": pixels_p99 < 2.0,
         "meets_venue_target": venue_p99 <= 3 * floor["p99_ms"],

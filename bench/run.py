@@ -165,6 +165,11 @@ def figures_markdown(r: dict[str, Any]) -> str:
         vn = v["press_to_venue"]
         out.append(f"| press to venue screen, {name} | p50 {vn['p50_ms']} ms, p99 {vn['p99_ms']} ms | "
                    f"p99 <= 3x floor | {yes[vn['p99_ms'] <= 3 * lat['mqtt_floor']['p99_ms']]} |")
+    for name, v in lat["layouts"].items():
+        fv = v["frame_to_venue"]
+        out.append(f"| frame handed over to state received (the feed's own part), {name} | p50 {fv['p50_ms']} ms, "
+                   f"p99 {fv['p99_ms']} ms | (p99 x{round(fv['p99_ms'] / lat['mqtt_floor']['p99_ms'], 2)} "
+                   "the floor) | |")
     fl = lat["mqtt_floor"]
     out += [f"| bare MQTT floor ({fl['n']} messages) | p50 {fl['p50_ms']} ms, p99 {fl['p99_ms']} ms | | |",
             f"| venue / floor (worst layout) | p50 x{lat['venue_to_floor_ratio_p50']}, "

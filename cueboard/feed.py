@@ -131,7 +131,9 @@ class MqttConfig:
     queue: int = 1000
     client_id: str | None = None
     protocol: Protocol = "3.1.1"
-    reconnect_max: int = 30
+    # A try every second: a broker that comes back has the retained state again within about a
+    # second, however long it was away (tests/test_reliability.py).
+    reconnect_max: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.prefix, str) or not self.prefix or any(c in self.prefix for c in "+#\0") \

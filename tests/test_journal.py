@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from daemon_helpers import scripted_events
@@ -102,18 +103,27 @@ for obj in [{"type": "no_pot"}, {"type": "pot", "balls": ["red"]}, {"type": "fou
         results.append("saved")
     except OSError as exc:
         results.append(f"failed: {exc.strerror}")
-print(json.dumps({"results": results, "size": journal.path.stat().st_size}))
+print(json.dumps({"results": results, "size": journal.path.stat().st_size, "limit": size + 40}))
 """
 
 
-def test_a_full_disk_refuses_the_write_and_leaves_whole_lines(tmp_path: Path) -> None:
+def test_a_full_disk_refuses_the_write_and_leaves_whole_lines(tmp_path: Path, finding: Callable[..., None]) -> None:
     """A real write failure from the operating system (a file-size limit), not a mock."""
     result = subprocess.run([sys.executable, "-c", FULL_DISK, str(tmp_path), json.dumps(LINE)],
                             capture_output=True, text=True, check=True)
     out = json.loads(result.stdout)
-    assert out["results"][0] == "saved"
-    assert out["results"][1].startswith("failed")
     # What is on disk is whole lines only: it replays, with just the event that was saved.
     recovered = Journal(tmp_path).open()
+    seq = recovered.match.seq if recovered.match is not None else None
+    saved = out["results"].count("saved")
+    errors = sorted({r.removeprefix("failed: ") for r in out["results"] if r != "saved"})
+    finding(f"journal file limited to {out['limit']} bytes (RLIMIT_FSIZE): {saved} of {len(out['results'])} "
+            f"appends saved, {len(out['results']) - saved} refused ({', '.join(errors) or 'no error'}); the file "
+            f"is {out['size']} bytes of whole lines and replays to event {seq} with {len(recovered.warnings)} "
+            "warnings", limit_bytes=out["limit"], appends=len(out["results"]), saved=saved,
+            refused=len(out["results"]) - saved, errors=errors, file_bytes=out["size"], recovered_seq=seq,
+            warnings=len(recovered.warnings))
+    assert out["results"][0] == "saved"
+    assert out["results"][1].startswith("failed")
     assert recovered.warnings == []
-    assert recovered.match is not None and recovered.match.seq == 1
+    assert seq == 1

@@ -89,6 +89,20 @@ class Table:
         """Hand an input to the engine thread; safe from any thread, never blocks."""
         self._inbox.put(item)
 
+    def ask(self, obj: dict[str, Any], source: str, timeout: float) -> dict[str, Any]:
+        """Submit ``obj`` and wait for the engine thread's answer (never from that thread)."""
+        done = threading.Event()
+        answer: dict[str, Any] = {}
+
+        def reply(a: dict[str, Any]) -> None:
+            answer.update(a)
+            done.set()
+
+        self.submit(Input(source, obj, reply))
+        if not done.wait(timeout):
+            return {"ok": False, "reason": "the daemon did not answer in time"}
+        return answer
+
     def stop(self) -> None:
         self._inbox.put(None)
 
@@ -477,17 +491,7 @@ class ControlServer:
             return {"ok": False, "reason": f"not JSON: {exc}"}
         if not isinstance(obj, dict):
             return {"ok": False, "reason": "send one JSON object: an event or a match line"}
-        done = threading.Event()
-        answer: dict[str, Any] = {}
-
-        def reply(a: dict[str, Any]) -> None:
-            answer.update(a)
-            done.set()
-
-        self.table.submit(Input("control", obj, reply))
-        if not done.wait(self.timeout):
-            return {"ok": False, "reason": "the daemon did not answer in time"}
-        return answer
+        return self.table.ask(obj, "control", self.timeout)
 
 
 def ask_daemon(path: Path, obj: dict[str, Any], timeout: float = 5.0) -> dict[str, Any]:

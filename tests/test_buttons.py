@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Finding
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given, settings
@@ -132,12 +133,17 @@ def test_chatter_of_a_button_held_down_makes_no_press(box: Box, time: ManualCloc
     assert box.presses == [press(1), press(1, held=True)]
 
 
-def test_a_bounce_storm_on_an_idle_line_never_makes_a_second_press(box: Box, time: ManualClock) -> None:
-    for _ in range(50):  # 500 edges, never quiet for the debounce time
+def test_a_bounce_storm_on_an_idle_line_never_makes_a_second_press(box: Box, time: ManualClock,
+                                                                    finding: Finding) -> None:
+    bursts = 50
+    for _ in range(bursts):  # 500 edges, never quiet for the debounce time
         box.storm(9, 10, within=0.009, start_pressed=True)
         time.advance(DEBOUNCE / 2)
     time.advance(1.0)
-    assert [p for p in box.presses if not p.held] == [press(9)]
+    presses = [p for p in box.presses if not p.held]
+    finding(f"{bursts * 10} edges on one button, never quiet for the {DEBOUNCE * 1000:g} ms debounce: "
+            f"{len(presses)} press(es) reported", edges=bursts * 10, presses=len(presses))
+    assert presses == [press(9)]
 
 
 def test_presses_closer_than_the_debounce_are_one_press(box: Box, time: ManualClock) -> None:
@@ -158,13 +164,16 @@ def test_presses_closer_than_the_debounce_are_one_press(box: Box, time: ManualCl
 # the press the 32x8 latency bench lost once (docs/performance.md).
 
 
-def test_a_press_after_a_release_whose_timer_is_late_is_a_new_press(box: Box, time: ManualClock) -> None:
+def test_a_press_after_a_release_whose_timer_is_late_is_a_new_press(box: Box, time: ManualClock,
+                                                                    finding: Finding) -> None:
     box.tap(11)
     box.down(11)
     time.advance(0.005)
     box.up(11)
     time.stall(0.040)  # released for twice the debounce, but the release's timer has not run
     box.down(11)
+    finding(f"release timer stalled 40 ms past its due time, then the button pressed again: "
+            f"{len(box.presses)} of 3 presses reported", presses=len(box.presses), expected=3, stall_ms=40)
     assert box.presses == [press(11), press(11), press(11)]
     time.advance(0.001)  # the late timer runs now and changes nothing
     assert box.presses == [press(11), press(11), press(11)]

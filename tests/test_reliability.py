@@ -88,15 +88,8 @@ class Daemon:
 
     def send(self, obj: dict[str, Any]) -> dict[str, Any]:
         """An event or command as the control socket sends it, and the daemon's answer."""
-        done = threading.Event()
-        answer: dict[str, Any] = {}
-
-        def reply(a: dict[str, Any]) -> None:
-            answer.update(a)
-            done.set()
-
-        self.table.submit(Input("control", obj, reply))
-        assert done.wait(TIMEOUT), "the engine thread did not answer"
+        answer = self.table.ask(obj, "control", TIMEOUT)
+        assert answer.get("reason") != "the daemon did not answer in time", "the engine thread did not answer"
         return answer
 
     def on_engine(self, function: Callable[[], T]) -> T:

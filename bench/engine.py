@@ -7,6 +7,9 @@
   from its JSON objects -- ``parse``, ``apply``, then ``state()`` after every event, as the
   scoreboard does -- best of 5 runs (each replays the log 10 times; ``seconds`` is one
   replay); with the cost of each step per event, and the same from JSON lines.
+  ``per_event_us``: ``parse``, ``push``, ``state`` (``push`` then ``state()``, less ``push``),
+  and ``check_then_push``: ``check()`` then ``push()`` of the same event, as the daemon does
+  (it journals the event in between); the match reuses what the check worked out.
 - ``blackball``: the same for a blackball match, race to 25 (``cueboard.simulate.blackball_log``).
 - ``undo``: the mean time of ``pop()`` + ``push()`` at the end of a match of 100 events and
   of one of 100,000 events (the final's frames repeated in a long race); the ratio should
@@ -90,8 +93,15 @@ def replay_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
             match.push(ev)
             match.state()
 
+    def check_then_push() -> None:
+        match = Match.from_json(log[0])
+        for ev in parsed:
+            match.check(ev)
+            match.push(ev)
+
     per_event = {name: round(best(fn, repeat=REPEAT) / events * 1e6, 3) for name, fn in
-                 (("parse", parse_only), ("push", push_only), ("push_and_state", push_and_state))}
+                 (("parse", parse_only), ("push", push_only), ("push_and_state", push_and_state),
+                  ("check_then_push", check_then_push))}
     per_event["state"] = round(per_event.pop("push_and_state") - per_event["push"], 3)
     line_seconds = best(from_lines, repeat=REPEAT)
     final = Match.from_json(log[0])

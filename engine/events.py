@@ -97,8 +97,9 @@ _FIELDS: dict[type[Event], tuple[frozenset[str], tuple[tuple[str, Any, bool, Con
 
 
 def _fields(cls: type[Event]) -> tuple[frozenset[str], tuple[tuple[str, Any, bool, Converter], ...]]:
-    """The names, and (name, type, required, converter) of each field, of an event class,
-    worked out once per class: parsing is on the path of every press."""
+    """The keys an object of this class may have (its fields and ``type``), and (name, type,
+    required, converter) of each field, worked out once per class: parsing is on the path
+    of every press."""
     known = _FIELDS.get(cls)
     if known is None:
         hints = typing.get_type_hints(cls)
@@ -106,7 +107,7 @@ def _fields(cls: type[Event]) -> tuple[frozenset[str], tuple[tuple[str, Any, boo
             (f.name, hints[f.name], f.default is dataclasses.MISSING, _converter(hints[f.name]))
             for f in sorted(dataclasses.fields(cls), key=lambda f: f.name == "t")
         )
-        known = _FIELDS[cls] = (frozenset(name for name, *_ in fields), fields)
+        known = _FIELDS[cls] = (frozenset(["type", *(name for name, *_ in fields)]), fields)
     return known
 
 
@@ -135,6 +136,16 @@ def _converter(hint: Any) -> Converter:
         return union
     if origin is tuple:
         (item,) = {a for a in typing.get_args(hint) if a is not Ellipsis}
+        if item is str:
+            # The lists of ball and player names: every event of a pot takes this path.
+            def strings(value: Any) -> tuple[bool, Any]:
+                if not isinstance(value, list):
+                    return False, None
+                for v in value:
+                    if not isinstance(v, str):
+                        return False, None
+                return True, tuple(value)
+            return strings
         each = _converter(item)
 
         def sequence(value: Any) -> tuple[bool, Any]:
@@ -181,11 +192,11 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     cls = kinds.get(kind)
     if cls is None:
         raise IllegalEvent(f"unknown event type {kind!r} (known: {', '.join(sorted(kinds))})")
-    names, fields = _fields(cls)
-    for key in obj:
-        if key != "type" and key not in names:
-            takes = ", ".join(name for name, *_ in fields) or "no fields"
-            raise IllegalEvent(f"{kind}: unknown field {key!r} ({kind} takes: {takes})")
+    keys, fields = _fields(cls)
+    if not keys.issuperset(obj):
+        unknown = next(key for key in obj if key not in keys)
+        takes = ", ".join(name for name, *_ in fields) or "no fields"
+        raise IllegalEvent(f"{kind}: unknown field {unknown!r} ({kind} takes: {takes})")
     values: dict[str, Any] = {}
     for name, hint, required, convert in fields:
         if name not in obj:

@@ -23,6 +23,9 @@ from .events import Event, Redo, Undo, to_json
 from .match_setup import MatchSetup, parse_setup
 from .registry import Game, find_game
 
+NOT_GAME_EVENTS = (Undo, Redo)
+"""What apply() takes but push() refuses: they move along the log, the game never sees them."""
+
 
 class Match:
     def __init__(self, setup: MatchSetup) -> None:
@@ -31,6 +34,10 @@ class Match:
         self._positions: list[Any] = [self.game.initial()]
         self._events: list[Event] = []
         self._redo: list[Event] = []
+        self._checked: tuple[Any, Event, Any] | None = None
+        """(position, event, the position it gives) of the last check() that passed: the daemon
+        checks an event, journals it, then applies it, and play() is pure, so the second
+        play() of the same event on the same position is not worked out again."""
 
     @classmethod
     def from_json(cls, obj: Any) -> Match:
@@ -90,15 +97,24 @@ class Match:
             if not self._redo:
                 raise IllegalEvent("nothing to redo")
         else:
-            self.game.play(self._positions[-1], event)
+            position = self._positions[-1]
+            self._checked = (position, event, self.game.play(position, event))
+
+    def _play(self, event: Event) -> Any:
+        """The position ``event`` gives now (IllegalEvent if none), reusing check()'s answer.
+        Identity, not equality: the same event object on the same position object."""
+        position = self._positions[-1]
+        checked = self._checked
+        if checked is not None and checked[0] is position and checked[1] is event:
+            return checked[2]
+        return self.game.play(position, event)
 
     def push(self, event: Event) -> None:
         """Apply a game event, or raise IllegalEvent naming the rule and change nothing.
         Whatever undo took back can no longer be redone."""
-        if isinstance(event, Undo | Redo):
+        if isinstance(event, NOT_GAME_EVENTS):
             raise IllegalEvent(f"{event.TYPE} is not a game event: use apply()")
-        position = self.game.play(self._positions[-1], event)
-        self._positions.append(position)
+        self._positions.append(self._play(event))
         self._events.append(event)
         self._redo.clear()
 
@@ -116,7 +132,7 @@ class Match:
         if not self._redo:
             raise IllegalEvent("nothing to redo")
         event = self._redo[-1]
-        position = self.game.play(self._positions[-1], event)
+        position = self._play(event)
         self._redo.pop()
         self._positions.append(position)
         self._events.append(event)

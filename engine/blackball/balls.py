@@ -31,13 +31,18 @@ def _count(n: int, ball: str) -> str:
     return f"only {n} {ball}" + ("s" if n > 1 else "")
 
 
+BALLS: tuple[str, str, str] = (*GROUPS, BLACK)
+"""The object balls in the order of a rack's counts (red, yellow, black)."""
+
+
 def tally(what: str, balls: tuple[str, ...], on_table: tuple[int, int, int]) -> tuple[int, int, int]:
     """How many reds, yellows and blacks ``balls`` names, checked against those on the table."""
     for b in balls:
-        if b not in (*GROUPS, BLACK):
+        if b not in BALLS:
             raise IllegalEvent(f"{what}: {b!r} is not a blackball ball (red, yellow, black)")
-    counts = (balls.count("red"), balls.count("yellow"), balls.count(BLACK))
-    for ball, n, there in zip((*GROUPS, BLACK), counts, on_table, strict=True):
-        if n > there:
-            raise IllegalEvent(f"{what}: {_count(there, ball)} on the table")
+    red, yellow, black = counts = (balls.count("red"), balls.count("yellow"), balls.count(BLACK))
+    if red > on_table[0] or yellow > on_table[1] or black > on_table[2]:
+        for ball, n, there in zip(BALLS, counts, on_table, strict=True):
+            if n > there:
+                raise IllegalEvent(f"{what}: {_count(there, ball)} on the table")
     return counts

@@ -8,7 +8,8 @@ from .balls import GROUPS
 
 
 class Position(NamedTuple):
-    """Immutable and compared by value; a NamedTuple, as snooker's, for a cheap ``_replace``."""
+    """Immutable and compared by value; a NamedTuple, as snooker's: cheap to build field by
+    field (``Blackball._stroke``) or with ``_replace``."""
 
     frame: int
     order: tuple[tuple[int, str], ...]

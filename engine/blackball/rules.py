@@ -30,7 +30,7 @@ from .balls import FULL_RACK, GROUPS, NINE_BALL_RACK, tally
 from .events import BLACKBALL_EVENTS, TIME, Foul, Loss, NoPot, Rerack
 from .order_of_play import breaker_at, next_of_side, order_of_play
 from .position import Position
-from .visits import end_of_visit, penalty
+from .visits import NextStroke, end_of_visit, penalty, play_on
 
 
 def _seconds(value: float | None) -> float | int | None:
@@ -57,8 +57,18 @@ class Blackball(Game[Position]):
         # What the view shows that never changes in the match: worked out once.
         n = len(self.order)
         self._names = setup.names
+        self._players = setup.players
         self._orders = tuple(tuple(self.order[(at + k) % n][1] for k in range(n)) for at in range(n))
         self._clock_view = {first: self._clock_fields(first) for first in (False, True)}
+        # The state's keys in the order of state.md, what never changes in the match filled in.
+        # view() copies it and sets every other key: copying a dict this size costs a quarter of
+        # building it from a literal.
+        self._state: dict[str, Any] = dict.fromkeys((
+            "schema", "game", "seq", "sides", "frame", "best_of", "race_to", "breaker", "striker", "player",
+            "open_table", "balls", "visits", "free_shot", "black_on", "break_shot", "order", "shot_clock",
+            "shot_clock_call", "frame_over", "frame_winner", "match_over", "match_winner",
+        ))
+        self._state.update(schema=1, game="blackball", best_of=setup.frames_in_match, race_to=self.to_win)
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
             Concede: self._concede, Award: self._award, Rerack: self._rerack, NextFrame: self._next_frame,
@@ -89,17 +99,27 @@ class Blackball(Game[Position]):
     @staticmethod
     def _at_table(p: Position, what: str) -> int:
         """The side at the table, or why nobody can play ``what`` now."""
-        if p.striker is None:
+        if p.turn is None:
             raise IllegalEvent(f"the frame is over: no {what} (next_frame starts the next one)")
-        return p.striker
+        return p.order[p.turn][0]
 
     @staticmethod
-    def _stroke(p: Position, **changes: Any) -> Position:
-        """A stroke has been played: what every stroke resets."""
-        base: dict[str, Any] = dict(free_shot=False, break_shot=False, after_bad_break=False,
-                                    first_of_visit=False)
-        base.update(changes)
-        return p._replace(**base)
+    def _stroke(p: Position, then: NextStroke, *, red: int, yellow: int, black: int,
+                groups: tuple[str, str] | None, after_bad_break: bool = False) -> Position:
+        """The position after a stroke: the balls left, the groups, who plays next (``then``);
+        the break is over (rule 4b) and the frame goes on.
+
+        Every field is written out in the order of ``Position``, and the tuple made directly
+        (``tuple.__new__``, without the Python frame of the NamedTuple's own ``__new__``):
+        nearly every event takes this path, and this costs a quarter of ``_replace`` with
+        keywords. ``tests/test_engine_speed_positions.py`` checks it against ``_replace``."""
+        return tuple.__new__(Position, (
+            p.frame, p.order, p.breaker_at, then.turn, p.frames, red, yellow, black, groups,
+            then.visits, then.free_shot,
+            False,  # break_shot
+            then.first_of_visit, after_bad_break,
+            p.frame_over, p.frame_winner, p.match_over, p.match_winner,
+        ))
 
     # -- the strokes -------------------------------------------------------------
 
@@ -117,9 +137,9 @@ class Blackball(Game[Position]):
             claimed = groups.claimed(red, yellow)
             if claimed is not None:
                 table = groups.assign(side, claimed)
-        after = p._replace(red=p.red - red, yellow=p.yellow - yellow, black=p.black - black, groups=table)
         own = None if table is None else table[side]
         if black:
+            after = p._replace(red=p.red - red, yellow=p.yellow - yellow, black=p.black - black, groups=table)
             # Rule 3 and 4j(b), 4j(c): the black wins once the striker's group is cleared by the end
             # of the stroke. Rule 7b: with balls of his group left (or no group yet) it loses.
             won = own is not None and after.left(own) == 0
@@ -129,9 +149,11 @@ class Blackball(Game[Position]):
                 raise IllegalEvent(f"{groups.other(own)} is not your group: enter a foul (rule 5c)")
             # Rule 6b(a): the free shot may pot an opponent's ball; no ball of his own, so the
             # visit ends (4g(a)).
-            return self._stroke(after, **end_of_visit(p))
-        # Rule 4g: a fair pot (4b(a) on the break; 4j(a) with an opponent's ball): play on.
-        return self._stroke(after)
+            then = end_of_visit(p)
+        else:
+            # Rule 4g: a fair pot (4b(a) on the break; 4j(a) with an opponent's ball): play on.
+            then = play_on(p)
+        return self._stroke(p, then, red=p.red - red, yellow=p.yellow - yellow, black=p.black, groups=table)
 
     def _no_pot(self, p: Position, e: NoPot) -> Position:
         self._at_table(p, "stroke")
@@ -140,9 +162,10 @@ class Blackball(Game[Position]):
                 raise IllegalEvent("'legal': false is for the break (rule 4b); any other stroke that is "
                                    "not legal is a foul: enter a foul (rule 5d)")
             # Rule 4b(b), 5q: a break that is not valid is treated as a foul.
-            return self._stroke(p, after_bad_break=True, **penalty(p))
+            return self._stroke(p, penalty(p), red=p.red, yellow=p.yellow, black=p.black, groups=p.groups,
+                                after_bad_break=True)
         # Rule 4g(a): nothing potted, the visit ends (on the break, a valid one: 4b(a)).
-        return self._stroke(p, **end_of_visit(p))
+        return self._stroke(p, end_of_visit(p), red=p.red, yellow=p.yellow, black=p.black, groups=p.groups)
 
     def _foul(self, p: Position, e: Foul) -> Position:
         side = self._at_table(p, "foul")
@@ -154,17 +177,20 @@ class Blackball(Game[Position]):
         red, yellow, black = tally("foul", e.balls, (p.red, p.yellow, p.black))
         if black and p.break_shot:
             return self._black_on_the_break(p)
-        after = p._replace(red=p.red - red, yellow=p.yellow - yellow, black=p.black - black)
         if black:
-            return self._close_frame(after, 1 - side)  # Rule 7a: a foul that pots the black.
+            # Rule 7a: a foul that pots the black.
+            after = p._replace(red=p.red - red, yellow=p.yellow - yellow, black=p.black - black)
+            return self._close_frame(after, 1 - side)
         # Rule 6a: the opponent has a free shot followed by a visit. Rule 4f: the balls potted
         # stay down and decide no group; the table stays open (4e(b)).
-        changes = penalty(p)
+        then = penalty(p)
         if timed and p.break_shot:
             # Rule 8a counts the break too; no stroke was played, so the incoming player breaks.
-            return after._replace(breaker_at=changes["turn"], after_bad_break=True, **changes)
+            return p._replace(breaker_at=then.turn, turn=then.turn, visits=then.visits, free_shot=then.free_shot,
+                              first_of_visit=then.first_of_visit, after_bad_break=True)
         # Rule 5q: a foul on the break is a break that is not valid (4b(b)).
-        return self._stroke(after, after_bad_break=p.break_shot, **changes)
+        return self._stroke(p, then, red=p.red - red, yellow=p.yellow - yellow, black=p.black, groups=p.groups,
+                            after_bad_break=p.break_shot)
 
     @staticmethod
     def _black_on_the_break(p: Position) -> Position:
@@ -248,24 +274,45 @@ class Blackball(Game[Position]):
         return _seconds(length), _seconds(self.clock.call_at(length))
 
     def view(self, p: Position, seq: int) -> dict[str, Any]:
-        players = self.setup.players
+        # Built after every event: the position's fields are read once each, and the two sides
+        # are written out rather than made by a comprehension (a function call in Python 3.11).
+        names = self._names
+        players = self._players
+        striker, player = (None, None) if p.turn is None else p.order[p.turn]
         table = p.groups
+        if table is None:
+            group: tuple[str | None, str | None] = (None, None)
+            left: tuple[int | None, int | None] = (None, None)
+            black_on = False
+        else:
+            group = table
+            left = (p.left(table[0]), p.left(table[1]))
+            # Rule 3: once the striker's group is cleared, the black is his ball on.
+            black_on = striker is not None and left[striker] == 0
         seconds, call = self._clock_view[p.first_of_visit or p.frame_over]
-        return {
-            "schema": 1, "game": "blackball", "seq": seq,
-            "sides": [
-                {"name": self._names[i], "players": list(players[i]), "frames": p.frames[i],
-                 "group": None if table is None else table[i],
-                 "balls_left": None if table is None else p.left(table[i])}
-                for i in (0, 1)
-            ],
-            "frame": p.frame, "best_of": self.setup.frames_in_match, "race_to": self.to_win,
-            "breaker": p.breaker, "striker": p.striker, "player": p.player,
-            "open_table": table is None,
-            "balls": {"red": p.red, "yellow": p.yellow, "black": p.black},
-            "visits": p.visits, "free_shot": p.free_shot, "black_on": p.black_on,
-            "break_shot": p.break_shot, "order": list(self._orders[p.breaker_at]),
-            "shot_clock": seconds, "shot_clock_call": call,
-            "frame_over": p.frame_over, "frame_winner": p.frame_winner,
-            "match_over": p.match_over, "match_winner": p.match_winner,
-        }
+        state = self._state.copy()
+        state["seq"] = seq
+        state["sides"] = [
+            {"name": names[0], "players": list(players[0]), "frames": p.frames[0],
+             "group": group[0], "balls_left": left[0]},
+            {"name": names[1], "players": list(players[1]), "frames": p.frames[1],
+             "group": group[1], "balls_left": left[1]},
+        ]
+        state["frame"] = p.frame
+        state["breaker"] = p.breaker
+        state["striker"] = striker
+        state["player"] = player
+        state["open_table"] = table is None
+        state["balls"] = {"red": p.red, "yellow": p.yellow, "black": p.black}
+        state["visits"] = p.visits
+        state["free_shot"] = p.free_shot
+        state["black_on"] = black_on
+        state["break_shot"] = p.break_shot
+        state["order"] = list(self._orders[p.breaker_at])
+        state["shot_clock"] = seconds
+        state["shot_clock_call"] = call
+        state["frame_over"] = p.frame_over
+        state["frame_winner"] = p.frame_winner
+        state["match_over"] = p.match_over
+        state["match_winner"] = p.match_winner
+        return state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from .ball_on import least_penalty
@@ -9,10 +10,18 @@ from .balls import VALUE
 from .position import Position
 
 
+@cache
+def colours_value(colours: tuple[str, ...]) -> int:
+    """The points of these colours. Remembered: the colours on the table are always the last
+    few of ``COLOURS`` (taken in order, Rule 3(g)(iii)), or the re-spotted black, and the
+    state asks after every event."""
+    return sum(VALUE[c] for c in colours)
+
+
 def table_value(p: Position) -> int:
     """The value of the balls on the table, each red counting eight: what Section 4
     Rule 2(a)(ii) and Rule 5(b) add to the other side's score in aggregate play."""
-    return 8 * p.reds + sum(VALUE[c] for c in p.colours)
+    return 8 * p.reds + colours_value(p.colours)
 
 
 def remaining(p: Position) -> int:
@@ -34,7 +43,7 @@ def remaining(p: Position) -> int:
         points = 8 * p.reds + 27 + 7
         free = 0  # a free ball is only ever the first stroke of a turn
     else:
-        points = sum(VALUE[c] for c in p.colours)
+        points = colours_value(p.colours)
         free = VALUE[p.ball_on]
     return points + free if p.free_ball else points
 

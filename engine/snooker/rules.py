@@ -81,9 +81,18 @@ class Snooker(Game[Position]):
         # Per-match constants of the state, worked out once: view() runs after every event.
         self._names = setup.names
         self._players = setup.players
-        self._race_to = setup.frames_to_win
-        self._best_of = setup.frames_in_match
         self._orders: dict[tuple[tuple[int, str], ...], tuple[str, ...]] = {}
+        # The state's keys in the order of state.md, what never changes in the match filled in.
+        # view() copies it and sets every other key: copying a dict this size costs a quarter of
+        # building it from a literal.
+        self._state: dict[str, Any] = dict.fromkeys((
+            "schema", "game", "seq", "sides", "frame", "best_of", "race_to", "aggregate", "breaker",
+            "striker", "player", "break", "reds", "colours", "ball_on", "free_ball", "misses", "remaining",
+            "snookers_required", "respotted_black", "frame_over", "frame_winner", "match_over",
+            "match_winner", "order", "shot_clock",
+        ))
+        self._state.update(schema=1, game="snooker", best_of=setup.frames_in_match, race_to=setup.frames_to_win,
+                           aggregate=self.aggregate, shot_clock=setup.shot_clock)
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
             Replace: self._replace_balls, Concede: self._concede, Claim: self._claim, Award: self._award,
@@ -126,12 +135,25 @@ class Snooker(Game[Position]):
                                "drawn by lot (Section 3 Rule 4(b))")
         return p.rotation[p.turn][0]
 
-    def _stroke(self, p: Position, **changes: Any) -> Position:
-        """A stroke has been played: what every stroke resets."""
-        base: dict[str, Any] = dict(free_ball=False, misses=0, from_replaced=False, offender=None,
-                                    before_miss=None, strokes=p.strokes + 1)
-        base.update(changes)
-        return p._replace(**base)
+    @staticmethod
+    def _stroke(p: Position, *, turn: int | None, scores: tuple[int, int], high_breaks: tuple[int, int],
+                brk: int, reds: int, colours: tuple[str, ...], ball_on: str | None, free_ball: bool = False,
+                misses: int = 0, offender: int | None = None, before_miss: Position | None = None) -> Position:
+        """The position after a stroke. Every stroke resets the free ball (Rule 12), the
+        misses unless this one is a miss (Rule 14(c)), the replaced position (Rule 14(a)) and
+        the offender (Rule 11(h)); the frame, the match and the order of play stay as they are.
+
+        Every field is written out in the order of ``Position``, and the tuple made directly
+        (``tuple.__new__``, without the Python frame of the NamedTuple's own ``__new__``):
+        nearly every event takes this path, and this costs a quarter of ``_replace`` with
+        keywords. ``tests/test_engine_speed_positions.py`` checks it against ``_replace``."""
+        return tuple.__new__(Position, (
+            p.frame, p.breaker, p.rotation, turn, scores, p.frames, p.totals, high_breaks,
+            brk, reds, colours, ball_on, free_ball, misses,
+            False,  # from_replaced
+            p.respotted_black, p.frame_over, p.frame_winner, p.match_over, p.match_winner,
+            p.strokes + 1, offender, before_miss, p.last_turn,
+        ))
 
     # -- the strokes -------------------------------------------------------------
 
@@ -155,10 +177,10 @@ class Snooker(Game[Position]):
         colours = p.colours
         if on == "red":
             # Rule 3(f): each red, and a free ball nominated as a red, potted in one stroke scores 1.
-            others = [b for b in balls if b not in ("red", FREE)]
-            if others:
-                raise IllegalEvent(f"red is on: potting the {others[0]} is a foul, enter a foul "
-                                   "(Section 3 Rule 10(b)(iii))")
+            for b in balls:
+                if b != "red" and b != FREE:
+                    raise IllegalEvent(f"red is on: potting the {b} is a foul, enter a foul "
+                                       "(Section 3 Rule 10(b)(iii))")
             potted_reds = balls.count("red")
             if potted_reds > p.reds:
                 raise IllegalEvent(f"only {_ordinal(p.reds)} on the table")
@@ -175,10 +197,12 @@ class Snooker(Game[Position]):
             next_on = ball_on_after_colour(reds, colours)
         else:
             assert on is not None
-            others = [b for b in balls if b not in (on, FREE)]
-            if others or balls.count(on) > 1:
-                wrong = others[0] if others else on
-                raise IllegalEvent(f"{on} is on: potting the {wrong} is a foul, enter a foul "
+            for b in balls:
+                if b != on and b != FREE:
+                    raise IllegalEvent(f"{on} is on: potting the {b} is a foul, enter a foul "
+                                       "(Section 3 Rule 10(b)(iii))")
+            if balls.count(on) > 1:
+                raise IllegalEvent(f"{on} is on: potting the {on} is a foul, enter a foul "
                                    "(Section 3 Rule 10(b)(iii))")
             # Rule 12(c), 12(e): a free ball alone scores the ball on's value and is re-spotted;
             # with the ball on only the ball on scores and it stays off.
@@ -192,14 +216,15 @@ class Snooker(Game[Position]):
         if p.only_black:
             # Section 3 Rule 4(a): with only the black left the first score ends the frame.
             return self._black_decided(p, scores, high, brk, colours)
-        return self._stroke(p, scores=scores, brk=brk, high_breaks=high, reds=reds, colours=colours,
-                            ball_on=next_on)
+        return self._stroke(p, turn=p.turn, scores=scores, high_breaks=high, brk=brk, reds=reds,
+                            colours=colours, ball_on=next_on)
 
     def _no_pot(self, p: Position, e: NoPot) -> Position:
         self._at_table(p, "stroke")
         # Section 2 Rule 5(a): the turn ends when a stroke fails to score.
         return self._stroke(p, turn=(p.turn + 1) % len(p.rotation) if p.turn is not None else None,
-                            brk=0, ball_on=ball_on_at_turn_start(p.reds, p.colours))
+                            scores=p.scores, high_breaks=p.high_breaks, brk=0, reds=p.reds, colours=p.colours,
+                            ball_on=ball_on_at_turn_start(p.reds, p.colours))
 
     def _foul(self, p: Position, e: Foul) -> Position:
         side = self._at_table(p, "foul")
@@ -227,9 +252,9 @@ class Snooker(Game[Position]):
         assert p.turn is not None
         misses = (p.misses if p.from_replaced else 0) + 1 if e.miss else 0
         return self._stroke(
-            p, scores=scores, reds=reds, brk=0, turn=(p.turn + 1) % len(p.rotation),
-            ball_on=ball_on_at_turn_start(reds, p.colours), free_ball=e.free_ball, misses=misses,
-            offender=p.turn, before_miss=p if e.miss else None,
+            p, turn=(p.turn + 1) % len(p.rotation), scores=scores, high_breaks=p.high_breaks, brk=0,
+            reds=reds, colours=p.colours, ball_on=ball_on_at_turn_start(reds, p.colours),
+            free_ball=e.free_ball, misses=misses, offender=p.turn, before_miss=p if e.miss else None,
         )
 
     # -- what the next player may ask after a foul ---------------------------------
@@ -270,10 +295,13 @@ class Snooker(Game[Position]):
         else:
             level = scores[0] == scores[1]
         if level:
-            return self._stroke(p, scores=scores, high_breaks=high, brk=0, turn=None, last_turn=p.turn,
-                                respotted_black=True, ball_on="black", colours=("black",), reds=0)
+            respotted = self._stroke(p, turn=None, scores=scores, high_breaks=high, brk=0, reds=0,
+                                     colours=("black",), ball_on="black")
+            return respotted._replace(respotted_black=True, last_turn=p.turn)
         winner = None if scores[0] == scores[1] else (0 if scores[0] > scores[1] else 1)
-        return self._close_frame(self._stroke(p, high_breaks=high, brk=brk, colours=colours), scores, winner)
+        played = self._stroke(p, turn=p.turn, scores=p.scores, high_breaks=high, brk=brk, reds=p.reds,
+                              colours=colours, ball_on=p.ball_on)
+        return self._close_frame(played, scores, winner)
 
     def _close_frame(self, p: Position, scores: tuple[int, int], winner: int | None) -> Position:
         frames = self._add(p.frames, winner, 1) if winner is not None else p.frames
@@ -412,31 +440,42 @@ class Snooker(Game[Position]):
     # -- the state the boards show -----------------------------------------------------
 
     def view(self, p: Position, seq: int) -> dict[str, Any]:
+        # Built after every event: the position's fields are read once each, and the two sides
+        # are written out rather than made by a comprehension (a function call in Python 3.11).
         points_left = remaining(p)
         names = self._names
         players = self._players
-        striker = p.striker
+        scores, frames, high, totals = p.scores, p.frames, p.high_breaks, p.totals
+        # A finished frame's points are already in ``totals``.
+        live = (0, 0) if p.frame_over else scores
+        striker, player = (None, None) if p.turn is None else p.rotation[p.turn]
         order = self._orders.get(p.rotation)
         if order is None:
             order = self._orders[p.rotation] = tuple(name for _, name in p.rotation)
-        return {
-            "schema": 1, "game": "snooker", "seq": seq,
-            "sides": [
-                {"name": names[i], "players": list(players[i]), "score": p.scores[i],
-                 "frames": p.frames[i], "high_break": p.high_breaks[i],
-                 "total": p.totals[i] + (0 if p.frame_over else p.scores[i])}
-                for i in (0, 1)
-            ],
-            "frame": p.frame, "best_of": self._best_of, "race_to": self._race_to,
-            "aggregate": self.aggregate, "breaker": p.breaker,
-            "striker": striker, "player": p.player, "break": p.brk,
-            "reds": p.reds, "colours": list(p.colours),
-            "ball_on": p.ball_on, "free_ball": p.free_ball, "misses": p.misses,
-            "remaining": points_left,
-            "snookers_required": snookers_required(p, points_left),
-            "respotted_black": p.respotted_black,
-            "frame_over": p.frame_over, "frame_winner": p.frame_winner,
-            "match_over": p.match_over, "match_winner": p.match_winner,
-            "order": list(order),
-            "shot_clock": self.setup.shot_clock,
-        }
+        state = self._state.copy()
+        state["seq"] = seq
+        state["sides"] = [
+            {"name": names[0], "players": list(players[0]), "score": scores[0],
+             "frames": frames[0], "high_break": high[0], "total": totals[0] + live[0]},
+            {"name": names[1], "players": list(players[1]), "score": scores[1],
+             "frames": frames[1], "high_break": high[1], "total": totals[1] + live[1]},
+        ]
+        state["frame"] = p.frame
+        state["breaker"] = p.breaker
+        state["striker"] = striker
+        state["player"] = player
+        state["break"] = p.brk
+        state["reds"] = p.reds
+        state["colours"] = list(p.colours)
+        state["ball_on"] = p.ball_on
+        state["free_ball"] = p.free_ball
+        state["misses"] = p.misses
+        state["remaining"] = points_left
+        state["snookers_required"] = snookers_required(p, points_left)
+        state["respotted_black"] = p.respotted_black
+        state["frame_over"] = p.frame_over
+        state["frame_winner"] = p.frame_winner
+        state["match_over"] = p.match_over
+        state["match_winner"] = p.match_winner
+        state["order"] = list(order)
+        return state

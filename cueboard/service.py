@@ -38,8 +38,10 @@ def _command_payload(table: Table, payload: bytes) -> None:
 
 @contextlib.contextmanager
 def open_table(config: Config, *, pin_factory: Any = None, boards: list[Any] | None = None,
-               control: bool = True) -> Iterator[Table]:
-    """The table with its devices open; everything is closed on exit."""
+               control: bool = True, button_clock: Any = None) -> Iterator[Table]:
+    """The table with its devices open; everything is closed on exit. ``pin_factory`` and
+    ``button_clock`` (a ``cueboard.hw.clock.Clock`` the referee boxes debounce on) are for
+    tests and benches: gpiozero's MockFactory and a ManualClock."""
     with ExitStack() as stack:
         feed = None
         if config.mqtt is not None:
@@ -73,7 +75,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: list[Any] | N
         if config.referee_boxes:
             from .hw.buttons import open_boxes
 
-            boxes = open_boxes(config.referee_boxes, pin_factory=pin_factory,
+            boxes = open_boxes(config.referee_boxes, pin_factory=pin_factory, clock=button_clock,
                                on_press=lambda p: table.submit(Input(f"referee_box:{p.box}", p)))
             for box in boxes:
                 stack.callback(box.close)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import random
 import shutil
@@ -42,7 +41,6 @@ from gpiozero.pins.mock import MockFactory, MockPin
 from mosquitto import Message, Mosquitto, Subscriber
 
 import cueboard.feed
-import cueboard.hw.buttons
 from cueboard.config import Config
 from cueboard.daemon import Input, Table
 from cueboard.engine import IllegalEvent, Match, decode
@@ -160,15 +158,6 @@ def watch_feed_health(monkeypatch: pytest.MonkeyPatch) -> HealthLog:
 
     monkeypatch.setattr(cueboard.feed, "Feed", WatchedFeed)
     return health
-
-
-def manual_button_clock(monkeypatch: pytest.MonkeyPatch) -> ManualClock:
-    """The referee boxes of ``open_table`` debounce on this clock. (open_table takes no clock;
-    it opens the boxes with ``cueboard.hw.buttons.open_boxes``, which does.)"""
-    clock = ManualClock(start=1000.0)
-    monkeypatch.setattr(cueboard.hw.buttons, "open_boxes", functools.partial(cueboard.hw.buttons.open_boxes,
-                                                                             clock=clock))
-    return clock
 
 
 # -- a. the broker away for 10 s mid-match -------------------------------------------------------
@@ -368,10 +357,9 @@ def devices_journal(daemon: Daemon, broker: Mosquitto) -> str:
 
 @pytest.mark.parametrize("fills", [pytest.param(2, id="twice"), pytest.param(10, id="ten", marks=pytest.mark.long)])
 def test_a_full_disk_refuses_inputs_until_space_is_freed(tmp_path: Path, mosquitto_broker: Mosquitto,
-                                                         monkeypatch: pytest.MonkeyPatch, finding: Finding,
-                                                         fills: int) -> None:
+                                                         finding: Finding, fills: int) -> None:
     disk = tmp_path / "disk"
-    clock = manual_button_clock(monkeypatch)
+    clock = ManualClock(start=1000.0)  # the referee box debounces on it (open_table's button_clock)
     setup = {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 35}  # a match long enough for every fill
     config = table_config(tmp_path, match=setup, journal={"dir": str(disk / "journal")},
                           mqtt={"host": mosquitto_broker.host, "port": mosquitto_broker.port},
@@ -393,7 +381,7 @@ def test_a_full_disk_refuses_inputs_until_space_is_freed(tmp_path: Path, mosquit
     watcher.wait_subscribed()
     try:
         with small_tmpfs(disk, TMPFS_SIZE):
-            with Daemon(config, boards=[board], pin_factory=pins, control=False) as daemon:
+            with Daemon(config, boards=[board], pin_factory=pins, button_clock=clock, control=False) as daemon:
                 outputs = Outputs(daemon, board)
 
                 def enter(obj: dict[str, Any]) -> bool:
@@ -455,7 +443,7 @@ def test_a_full_disk_refuses_inputs_until_space_is_freed(tmp_path: Path, mosquit
                 live = daemon.state()
                 flashes = board.flashes
             # A restart on the same journal: exactly the accepted inputs.
-            with Daemon(config, boards=[], pin_factory=pins, control=False) as again:
+            with Daemon(config, boards=[], pin_factory=pins, button_clock=clock, control=False) as again:
                 recovered = again.state()
     finally:
         watcher.close()
@@ -535,9 +523,8 @@ def storm(rng: random.Random, pin: MockPin, clock: ManualClock, pressed: bool, b
 
 @pytest.mark.parametrize("rounds", [pytest.param(4, id="4-rounds"),
                                     pytest.param(100, id="100-rounds", marks=pytest.mark.long)])
-def test_bounce_storms_on_every_button_make_one_press_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           finding: Finding, rounds: int) -> None:
-    clock = manual_button_clock(monkeypatch)
+def test_bounce_storms_on_every_button_make_one_press_each(tmp_path: Path, finding: Finding, rounds: int) -> None:
+    clock = ManualClock(start=1000.0)  # the referee boxes debounce on it (open_table's button_clock)
     config = table_config(tmp_path, referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP)},
                                                  {"pins": PINS[1], "keymap": str(KEYMAP)}])
     buttons = [(box, button) for box in (0, 1) for button in range(len(PINS[box]))]
@@ -551,7 +538,7 @@ def test_bounce_storms_on_every_button_make_one_press_each(tmp_path: Path, monke
     # Press and release storms and the time held between them stay well inside the hold time.
     budget = (HOLD_TIME - 2 * DEBOUNCE) / 4
     try:
-        with Daemon(config, boards=[], pin_factory=pins, control=False) as daemon:
+        with Daemon(config, boards=[], pin_factory=pins, button_clock=clock, control=False) as daemon:
             table = daemon.table
             submit = table.submit
 

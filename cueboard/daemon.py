@@ -340,9 +340,8 @@ class Table:
         self._show()
 
     def _restart_clock(self) -> None:
-        if self.config.shot_clock_auto and self._clock_rules() is not None:
-            rules = self._clock_rules()
-            assert rules is not None
+        rules = self._clock_rules() if self.config.shot_clock_auto else None
+        if rules is not None:
             self.clock = ShotClock(length=rules[0], call_at=rules[1], started_at=self._mono())
             self._clock_called = False
         else:

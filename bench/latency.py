@@ -33,6 +33,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from gpiozero.pins.mock import MockFactory
 from paho.mqtt.enums import CallbackAPIVersion
+from stats import percentile
 
 from cueboard.config import parse_config
 from cueboard.hw.display import open_board, parse_display
@@ -50,14 +51,9 @@ LAYOUTS = ((32, 8), (64, 16), (128, 32))
 WAIT = 5.0
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
-
-
 def summary_ms(ns: list[int]) -> dict[str, Any]:
     ms = [v / 1e6 for v in ns]
-    return {"n": len(ms), "p50_ms": round(pct(ms, 50), 3), "p99_ms": round(pct(ms, 99), 3),
+    return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 3), "p99_ms": round(percentile(ms, 99), 3),
             "max_ms": round(max(ms), 3)}
 
 

@@ -47,6 +47,7 @@ from typing import Any
 
 from luma.core.render import canvas
 from luma.led_matrix.device import max7219
+from stats import percentile
 
 from cueboard.engine import Match
 from cueboard.hw.display import open_board, parse_display
@@ -82,11 +83,6 @@ def states(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
         match.apply(match.parse(obj))
         out.append(match.state())
     return out
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
 def us(values: list[float]) -> dict[str, float]:

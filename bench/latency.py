@@ -261,14 +261,9 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
 
 
 def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as bdir:
-        broker = Mosquitto(Path(bdir))
-        broker.start()
-        try:
-            layouts = {f"{w}x{h}": press_run(broker, (w, h), presses, journal_root) for w, h in LAYOUTS}
-            floor = mqtt_floor(broker, floor_count)
-        finally:
-            broker.stop()
+    with tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir)) as broker:
+        layouts = {f"{w}x{h}": press_run(broker, (w, h), presses, journal_root) for w, h in LAYOUTS}
+        floor = mqtt_floor(broker, floor_count)
     pixels_p99 = max(v["press_to_pixels"]["p99_ms"] for v in layouts.values())
     venue_p99 = max(v["press_to_venue"]["p99_ms"] for v in layouts.values())
     venue_p50 = max(v["press_to_venue"]["p50_ms"] for v in layouts.values())

@@ -107,22 +107,12 @@ def run(quick: bool, reliability: bool = True) -> dict[str, Any]:
     result["journal_fsync"] = footprint.journal_fsync(300 if quick else 1000, journal_root)
     print(f"press latency ({presses} presses a layout) ...", file=sys.stderr)
     result["latency"] = latency.latency_figures(presses, presses, journal_root)
-    with tempfile.TemporaryDirectory() as bdir:
-        broker = Mosquitto(Path(bdir))
-        broker.start()
-        try:
-            print(f"daemon footprint ({idle:.0f} s idle) ...", file=sys.stderr)
-            result["daemon"] = footprint.daemon_footprint(broker.host, broker.port, idle)
-        finally:
-            broker.stop()
-    with tempfile.TemporaryDirectory() as bdir:
-        broker = Mosquitto(Path(bdir))
-        broker.start()
-        try:
-            print(f"64 tables ({table_seconds:.0f} s) ...", file=sys.stderr)
-            result["tables"] = tables.many_tables(broker.host, broker.port, 64, table_seconds, 2.0, journal_root)
-        finally:
-            broker.stop()
+    with tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir)) as broker:
+        print(f"daemon footprint ({idle:.0f} s idle) ...", file=sys.stderr)
+        result["daemon"] = footprint.daemon_footprint(broker.host, broker.port, idle)
+    with tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir)) as broker:
+        print(f"64 tables ({table_seconds:.0f} s) ...", file=sys.stderr)
+        result["tables"] = tables.many_tables(broker.host, broker.port, 64, table_seconds, 2.0, journal_root)
     if reliability:
         print("reliability tests ...", file=sys.stderr)
         result["reliability"] = reliability_findings()

@@ -360,7 +360,6 @@ class BlackballKeys(Grammar):
             return Refusal("nothing to finish")
         return Refusal(f"{legend(a)} is not a blackball key")
 
-
     def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         ball = self.ball(a)
         if ball is not None:

@@ -36,7 +36,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from stats import percentile
 
 from cueboard.config import parse_config
-from cueboard.hw.display import open_board, parse_display
+from cueboard.devices import open_board
+from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.service import open_table
 

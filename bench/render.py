@@ -49,8 +49,9 @@ from luma.core.render import canvas
 from luma.led_matrix.device import max7219
 from stats import percentile
 
+from cueboard.devices import open_board
 from cueboard.engine import Match
-from cueboard.hw.display import open_board, parse_display
+from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.simulate import blackball_log, final_log
 

@@ -27,7 +27,7 @@ from typing import Any
 from latency import Listener, summary_ms
 
 from cueboard.config import parse_config
-from cueboard.daemon import Input
+from cueboard.inputs import Command
 from cueboard.service import open_table
 
 VENUE = "bench64"
@@ -92,7 +92,7 @@ def many_tables(host: str, port: int, tables: int, seconds: float, rate: float,
                 else:
                     late = max(late, -delay)
                 submitted[(name, slot + 1)] = time.perf_counter_ns()
-                table.submit(Input("bench", {"type": "no_pot"}))
+                table.submit(Command("bench", {"type": "no_pot"}))
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not all(k in received for k in submitted):
             time.sleep(0.1)

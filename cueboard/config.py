@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine import IllegalEvent, MatchSetup, parse_setup
-from .engine.registry import find_game
+from .engine import IllegalEvent, MatchSetup, parse_match
+from .feed import parse_mqtt
+from .hw.buttons import parse_boxes
+from .hw.display_config import parse_display
+from .keymap import load_keymap
 
 
 class ConfigError(ValueError):
@@ -50,10 +53,7 @@ class Config:
 
 
 def _setup(line: Mapping[str, Any]) -> MatchSetup:
-    find_game(line.get("game"))
-    setup = parse_setup(dict(line))
-    find_game(setup.game)(setup)  # the game's own checks (odd best_of, aggregate ...)
-    return setup
+    return parse_match(dict(line))
 
 
 TOP_LEVEL = ("table", "match", "journal", "control", "shot_clock", "mqtt", "referee_box", "keypad",
@@ -129,15 +129,11 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
 
     mqtt = None
     if "mqtt" in raw:
-        from .feed import parse_mqtt
-
         mqtt = _section(lambda: parse_mqtt(_table(raw, "mqtt"), venue=venue, table=name))
 
     boxes: tuple[Any, ...] = ()
     referee_keymap = None
     if "referee_box" in raw:
-        from .hw.buttons import parse_boxes
-
         value = raw["referee_box"]
         tables = [value] if isinstance(value, dict) else value
         keymaps = set()
@@ -163,8 +159,6 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
 
     displays: tuple[Any, ...] = ()
     if "display" in raw:
-        from .hw.display import parse_display
-
         value = raw["display"]
         tables = value if isinstance(value, list) else [value]
         displays = tuple(_section(lambda t=t: parse_display(t)) for t in tables)  # type: ignore[misc]
@@ -180,8 +174,6 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
 
 
 def _load_keymap(path: Path, config: Config) -> Any:
-    from .keymap import load_keymap
-
     return load_keymap(path)
 
 

@@ -1,6 +1,6 @@
 """``cueboard run``: the daemon that keeps one table's score.
 
-The shape (shared/STYLE.md)::
+The shape (docs/layers.md)::
 
     inputs (buttons, keypad, MQTT command, control socket) --submit--> engine thread --> outputs
                                                                           |        (boards, MQTT)
@@ -18,7 +18,6 @@ sequence's timeout, an animation frame, the watchdog) is due.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import math
@@ -28,40 +27,28 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import systemd
 from .config import Config
 from .engine import IllegalEvent, Match, to_json
-from .engine.shot_clock import ShotClock, default_call
+from .engine.shot_clock import ShotClock
+from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
+from .keymap import Entry, Keymap, Refusal, load_keymap
+from .seams import KeypadLike, Output, Publisher
 
 log = logging.getLogger("cueboard")
 
-Reply = Callable[[dict[str, Any]], None]
-
-STROKES = frozenset({"pot", "no_pot", "foul", "play_again", "replace", "respotted_black", "rerack",
-                     "next_frame", "undo", "redo", "order"})
-"""Events after which the next shot begins (an automatic shot clock restarts)."""
-
-
-@dataclass(frozen=True)
-class Input:
-    """Something for the engine thread: a key press (``cueboard.hw.keys``), an event or
-    match line as a JSON object, or a callable to run there (health changes, tests)."""
-
-    source: str
-    what: Any
-    reply: Reply | None = None
+__all__ = ["ControlServer", "Table", "ask_daemon"]
 
 
 class Table:
     """One table: the match, its journal and its outputs, run by the engine thread."""
 
-    def __init__(self, config: Config, *, feed: Any = None, boards: Iterable[Any] = (),
-                 keypad: Any = None, wall: Callable[[], float] = time.time,
+    def __init__(self, config: Config, *, feed: Publisher | None = None, boards: Iterable[Output] = (),
+                 keypad: KeypadLike | None = None, wall: Callable[[], float] = time.time,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.feed = feed
@@ -72,10 +59,9 @@ class Table:
         self.journal = Journal(config.journal_dir)
         self.match: Match | None = None
         self._inbox: queue.SimpleQueue[Input | None] = queue.SimpleQueue()
-        self._entries: dict[str, Any] = {}
-        self._keymaps: dict[str, Any] = {}
+        self._entries: dict[str, Entry] = {}
+        self._keymaps: dict[str, Keymap] = {}
         self.clock: ShotClock | None = None
-        self._clock_called = False
         self.devices: dict[str, str] = {}
         self._journal_health = "ok"
         self._last_ping = 0.0
@@ -89,6 +75,15 @@ class Table:
         """Hand an input to the engine thread; safe from any thread, never blocks."""
         self._inbox.put(item)
 
+    def refuse(self, reason: str, source: str) -> None:
+        """Refuse an input its receiver could not read (safe from any thread): counted,
+        flashed on the boards and published on ``rejected`` in order with the rest."""
+        self.submit(Refused(source, reason))
+
+    def health_changed(self, source: str) -> None:
+        """A device's health changed (safe from any thread): the devices are published again."""
+        self.submit(HealthChanged(source))
+
     def ask(self, obj: dict[str, Any], source: str, timeout: float) -> dict[str, Any]:
         """Submit ``obj`` and wait for the engine thread's answer (never from that thread)."""
         done = threading.Event()
@@ -98,7 +93,7 @@ class Table:
             answer.update(a)
             done.set()
 
-        self.submit(Input(source, obj, reply))
+        self.submit(Command(source, obj, reply))
         if not done.wait(timeout):
             return {"ok": False, "reason": "the daemon did not answer in time"}
         return answer
@@ -121,7 +116,7 @@ class Table:
             self.match = recovered.match
             log.info("resumed %s at event %d", self.journal.path, self.match.seq)
         else:
-            self._begin(self.config.match_setup().to_json(), announce=False)
+            self._begin(self.config.match_setup().to_json())
         self._show()
         self._publish_state()
         self._publish_devices(force=True)
@@ -138,10 +133,10 @@ class Table:
             try:
                 item = self._inbox.get(timeout=timeout)
             except queue.Empty:
-                item = False  # type: ignore[assignment]
-            if item is None:
-                break
-            if item is not False:
+                pass  # a deadline: the timers below
+            else:
+                if item is None:
+                    break
                 try:
                     self._handle(item)
                 except Exception:  # a bug in one input must not stop the table
@@ -162,11 +157,9 @@ class Table:
         if any(e.pending.keys for e in self._entries.values()):
             deadlines.append(now + 1.0)
         for board in self.boards:
-            wake = getattr(board, "next_deadline", None)
-            if wake is not None:
-                at = wake()
-                if at is not None:
-                    deadlines.append(at)
+            at = board.next_deadline()
+            if at is not None:
+                deadlines.append(at)
         if not deadlines:
             return None
         return max(0.0, min(deadlines) - now)
@@ -181,9 +174,7 @@ class Table:
             if refusal is not None:
                 self._refuse(None, refusal.reason, name)
         for board in self.boards:
-            tick = getattr(board, "tick", None)
-            if tick is not None:
-                self._guard(board, tick, now)
+            self._guard(board.tick, now)
         if self.clock is not None:
             if self.clock.expired(now):
                 self._clock_expired()
@@ -193,24 +184,23 @@ class Table:
     # -- inputs -----------------------------------------------------------------------
 
     def _handle(self, item: Input) -> None:
-        what = item.what
-        if callable(what):
-            what()
-        elif isinstance(what, dict):
-            self.command(what, item.source, item.reply)
-        elif hasattr(what, "index") and hasattr(what, "held"):
-            self._press(item.source, what)
+        if isinstance(item, KeyInput):
+            self._press(item.source, item)
+        elif isinstance(item, Command):
+            self.command(item.command, item.source, item.reply)
+        elif isinstance(item, Refused):
+            self._refuse(None, item.reason, item.source)
+        elif isinstance(item, HealthChanged):
+            self._publish_devices()
         else:
-            self._refuse(None, f"not an input: {what!r}", item.source, item.reply)
+            item.run()
 
-    def _press(self, source: str, press: Any) -> None:
+    def _press(self, source: str, key: KeyInput) -> None:
         entry = self._entry(source)
         if entry is None or self.match is None:
             self._refuse(None, f"{source}: no keymap is configured for it", source)
             return
-        from .keymap import Refusal
-
-        outcome = entry.feed(press, self.match.state(), now=self._mono())
+        outcome = entry.feed(key.press, self.match.state(), now=self._mono())
         if isinstance(outcome, dict):
             self.command(outcome, source)
         elif isinstance(outcome, Refusal):
@@ -259,12 +249,12 @@ class Table:
             self._publish_devices()
         match.apply(event)
         self.accepted += 1
-        if event.TYPE in STROKES or event.TYPE in ("concede", "award", "claim", "loss"):
+        if match.new_shot(event):
             self._restart_clock()
         state = self._show()
         self._publish_state(state)
         if self.feed is not None:
-            self._guard(self.feed, self.feed.publish_event, match.seq, record)
+            self._guard(self.feed.publish_event, match.seq, record)
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
@@ -291,7 +281,7 @@ class Table:
         if reply:
             reply({"ok": True, "state": state})
 
-    def _begin(self, line: dict[str, Any], announce: bool = True) -> None:
+    def _begin(self, line: dict[str, Any]) -> None:
         """A new match: journalled first (a new file), then made current."""
         match = Match.from_json(line)
         self.journal.start(match.setup.to_json())
@@ -306,55 +296,38 @@ class Table:
         self.refused += 1
         log.info("refused from %s: %s", source, reason)
         for board in self.boards:
-            flash = getattr(board, "flash", None)
-            if flash is not None:
-                self._guard(board, flash)
+            self._guard(board.flash)
         if self.feed is not None:
-            self._guard(self.feed, self.feed.publish_rejected, obj, reason, source)
+            self._guard(self.feed.publish_rejected, obj, reason, source)
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(False)
         if reply:
             reply({"ok": False, "reason": reason})
 
-    # -- the shot clock ----------------------------------------------------------------
-
-    def _clock_rules(self) -> tuple[float, float | None] | None:
-        if self.match is None:
-            return None
-        state = self.match.state()
-        length = state.get("shot_clock")
-        if length is None or state.get("frame_over") or state.get("striker") is None:
-            return None
-        call = state["shot_clock_call"] if "shot_clock_call" in state else default_call(float(length))
-        return float(length), call
+    # -- the shot clock: how long a shot may take is the game's to say ------------------------
 
     def _start_clock(self) -> None:
-        rules = self._clock_rules()
-        if rules is None:
+        shot = self.match.shot_time() if self.match is not None else None
+        if shot is None:
             self.clock = None
             self._refuse(None, "no shot clock now (the match line's 'shot_clock', and a player at the "
                          "table)", "clock")
             return
-        self.clock = ShotClock(length=rules[0], call_at=rules[1], started_at=self._mono())
-        self._clock_called = False
+        self.clock = shot.start(self._mono())
         self._show()
 
     def _restart_clock(self) -> None:
-        rules = self._clock_rules() if self.config.shot_clock_auto else None
-        if rules is not None:
-            self.clock = ShotClock(length=rules[0], call_at=rules[1], started_at=self._mono())
-            self._clock_called = False
-        else:
-            self.clock = None
+        shot = self.match.shot_time() if self.match is not None and self.config.shot_clock_auto else None
+        self.clock = None if shot is None else shot.start(self._mono())
 
     def _clock_expired(self) -> None:
-        """Blackball rule 8a: a shot not played in time is a foul, entered for the referee."""
+        """A shot not played in time: the game's time foul (blackball rule 8a), entered for the
+        referee; where the game has none, the referee is told to enter what he rules."""
         self.clock = None
         assert self.match is not None
-        foul = self.match.game.events.get("foul")
-        takes_reason = foul is not None and "reason" in {f.name for f in dataclasses.fields(foul)}
-        if takes_reason:
-            self._event({"type": "foul", "reason": "time"}, "clock", None)
+        foul = self.match.game.time_foul()
+        if foul is not None:
+            self._event(to_json(foul), "clock", None)
         else:
             self._refuse(None, "shot clock expired: the referee enters the foul", "clock")
 
@@ -365,24 +338,24 @@ class Table:
         state = self.match.state()
         left = None if self.clock is None else max(0.0, self.clock.left(self._mono()))
         for board in self.boards:
-            self._guard(board, board.show, state, left)
+            self._guard(board.show, state, left)
         self._publish_devices()
         return state
 
     def _publish_state(self, state: dict[str, Any] | None = None) -> None:
         if self.feed is not None and self.match is not None:
-            self._guard(self.feed, self.feed.publish_state, state or self.match.state())
+            self._guard(self.feed.publish_state, state or self.match.state())
 
     def device_health(self) -> dict[str, str]:
         devices: dict[str, str] = {"journal": self._journal_health}
         if self.config.referee_boxes:
             devices["buttons"] = "ok"
         if self.keypad is not None:
-            devices["keypad"] = str(getattr(self.keypad.health, "value", self.keypad.health))
+            devices["keypad"] = str(self.keypad.health)
         for i, board in enumerate(self.boards):
-            devices["matrix" if i == 0 else f"matrix{i}"] = str(getattr(board, "health", "ok"))
+            devices["matrix" if i == 0 else f"matrix{i}"] = board.health
         if self.feed is not None:
-            devices["mqtt"] = str(getattr(self.feed, "health", "ok"))
+            devices["mqtt"] = self.feed.health
         return devices
 
     def _publish_devices(self, force: bool = False) -> None:
@@ -390,11 +363,10 @@ class Table:
         if devices != self.devices or force:
             self.devices = devices
             if self.feed is not None:
-                self._guard(self.feed, self.feed.publish_devices, {k: v for k, v in devices.items()
-                                                                    if k != "mqtt"})
+                self._guard(self.feed.publish_devices, {k: v for k, v in devices.items() if k != "mqtt"})
 
     @staticmethod
-    def _guard(owner: Any, method: Callable[..., Any], *args: Any) -> None:
+    def _guard(method: Callable[..., Any], *args: Any) -> None:
         """An output that fails is logged and reported in its health; scoring goes on."""
         try:
             method(*args)
@@ -404,13 +376,11 @@ class Table:
     # -- keymaps ---------------------------------------------------------------------------
 
     def _load_keymaps(self) -> None:
-        from .keymap import load_keymap
-
         for name, path in (("referee_box", self.config.referee_keymap), ("keypad", self.config.keypad_keymap)):
             if path is not None and name not in self._keymaps:
                 self._keymaps[name] = load_keymap(path)
 
-    def _entry(self, source: str) -> Any:
+    def _entry(self, source: str) -> Entry | None:
         """The key sequence in progress on one device: each referee box (``referee_box:N``)
         and the keypad has its own, so a call begun on one is not finished on another. A
         keymap of the other game refuses its keys, saying so, until a match of its game."""
@@ -419,8 +389,6 @@ class Table:
             keymap = self._keymaps.get(source.split(":")[0])
             if keymap is None:
                 return None
-            from .keymap import Entry
-
             entry = self._entries[source] = Entry(keymap)
         return entry
 

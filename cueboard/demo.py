@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .config import parse_config
-from .daemon import Input, Table
+from .daemon import Table
+from .inputs import Command
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ROWS = ("1234", "qwer", "asdf")
@@ -151,7 +152,7 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
              journal: str | None, out: TextIO = sys.stdout) -> int:
     from gpiozero.pins.mock import MockFactory
 
-    from .hw.display import open_board
+    from .devices import open_board
     from .hw.display_devices import open_device
     from .keymap import load_keymap
     from .service import open_table
@@ -259,6 +260,6 @@ def _autoplay(table: Table, config: Any, events: int | None) -> None:
         if events is not None and n >= events:
             break
         done = threading.Event()
-        table.submit(Input("demo", obj, lambda answer, done=done: done.set()))
+        table.submit(Command("demo", obj, lambda answer, done=done: done.set()))
         done.wait(5)
         time.sleep(0.5 if events is None else 0.0)

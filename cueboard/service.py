@@ -16,8 +16,16 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
 
+from .boards.board import Board
 from .config import Config
-from .daemon import ControlServer, Input, Table
+from .daemon import ControlServer, Table
+from .devices import open_board
+from .feed import Feed
+from .hw.buttons import open_boxes
+from .hw.clock import Clock
+from .hw.keypad_link import KeypadLink
+from .inputs import Command, KeyInput
+from .seams import Output
 
 log = logging.getLogger("cueboard")
 
@@ -27,42 +35,34 @@ def _command_payload(table: Table, payload: bytes) -> None:
     try:
         obj = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        reason = f"command: not JSON: {exc}"
-        table.submit(Input("command", lambda: table._refuse(None, reason, "command")))
+        table.refuse(f"command: not JSON: {exc}", "command")
         return
     if not isinstance(obj, dict):
-        table.submit(Input("command", lambda: table._refuse(None, "command: send one JSON object", "command")))
+        table.refuse("command: send one JSON object", "command")
         return
-    table.submit(Input("command", obj))
+    table.submit(Command("command", obj))
 
 
 @contextlib.contextmanager
-def open_table(config: Config, *, pin_factory: Any = None, boards: list[Any] | None = None,
-               control: bool = True, button_clock: Any = None) -> Iterator[Table]:
-    """The table with its devices open; everything is closed on exit. ``pin_factory`` and
-    ``button_clock`` (a ``cueboard.hw.clock.Clock`` the referee boxes debounce on) are for
-    tests and benches: gpiozero's MockFactory and a ManualClock."""
+def open_table(config: Config, *, pin_factory: Any = None, boards: list[Output] | None = None,
+               control: bool = True, button_clock: Clock | None = None) -> Iterator[Table]:
+    """The table with its devices open; everything is closed on exit. ``pin_factory`` (a
+    gpiozero pin factory) and ``button_clock`` (the clock the referee boxes debounce on) are
+    for tests and benches: gpiozero's MockFactory and a ManualClock. ``boards``: outputs of
+    the caller's instead of the configured boards (closed on exit all the same)."""
     with ExitStack() as stack:
         feed = None
         if config.mqtt is not None:
-            from .feed import Feed
-
             holder: list[Table] = []
             feed = Feed(config.mqtt, table=config.table,
                         on_command=lambda payload: _command_payload(holder[0], payload))
         if boards is None:
-            boards = []
-            if config.displays:
-                from .hw.display import open_board
-
-                for display in config.displays:
-                    boards.append(open_board(display))
+            opened: list[Board] = [open_board(display) for display in config.displays]
+            boards = list(opened)
         keypad = None
         if config.keypad_port is not None:
-            from .hw.keypad_link import KeypadLink
-
-            keypad = KeypadLink(config.keypad_port, on_press=lambda press: table.submit(Input("keypad", press)),
-                                on_health=lambda health: table.submit(Input("keypad", table._publish_devices)))
+            keypad = KeypadLink(config.keypad_port, on_press=lambda press: table.submit(KeyInput("keypad", press)),
+                                on_health=lambda health: table.health_changed("keypad"))
         table = Table(config, feed=feed, boards=boards, keypad=keypad)
         if feed is not None:
             holder.append(table)
@@ -73,10 +73,8 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: list[Any] | N
             keypad.start()
             stack.callback(keypad.stop)
         if config.referee_boxes:
-            from .hw.buttons import open_boxes
-
             boxes = open_boxes(config.referee_boxes, pin_factory=pin_factory, clock=button_clock,
-                               on_press=lambda p: table.submit(Input(f"referee_box:{p.box}", p)))
+                               on_press=lambda p: table.submit(KeyInput(f"referee_box:{p.box}", p)))
             for box in boxes:
                 stack.callback(box.close)
         if control and config.control_socket is not None:
@@ -89,9 +87,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: list[Any] | N
                           config.control_socket, exc)
         stack.callback(table.journal.close)
         for board in boards:
-            close = getattr(board, "close", None)
-            if close is not None:
-                stack.callback(close)
+            stack.callback(board.close)
         yield table
 
 

@@ -13,9 +13,9 @@ from .errors import IllegalEvent
 from .events import Event, parse_event, to_json
 from .match import Match, decode
 from .match_setup import MatchSetup, parse_setup
-from .registry import GAMES, Game, find_game, register
+from .registry import GAMES, Game, find_game, parse_match, register
 
 __all__ = [
     "GAMES", "Event", "Game", "IllegalEvent", "Match", "MatchSetup", "decode", "find_game",
-    "parse_event", "parse_setup", "register", "to_json",
+    "parse_event", "parse_match", "parse_setup", "register", "to_json",
 ]

@@ -20,8 +20,9 @@ from typing import Any
 
 from .errors import IllegalEvent
 from .events import Event, Redo, Undo, to_json
-from .match_setup import MatchSetup, parse_setup
-from .registry import Game, find_game
+from .match_setup import MatchSetup
+from .registry import Game, find_game, parse_match
+from .shot_clock import ShotTime
 
 NOT_GAME_EVENTS = (Undo, Redo)
 """What apply() takes but push() refuses: they move along the log, the game never sees them."""
@@ -42,9 +43,7 @@ class Match:
     @classmethod
     def from_json(cls, obj: Any) -> Match:
         """A new match from the decoded match line; IllegalEvent if it is not one."""
-        if isinstance(obj, dict) and obj.get("type") == "match":
-            find_game(obj.get("game"))  # names the games there are when this one is not
-        return cls(parse_setup(obj))
+        return cls(parse_match(obj))
 
     @classmethod
     def from_line(cls, line: str) -> Match:
@@ -75,8 +74,17 @@ class Match:
     def can_redo(self) -> bool:
         return bool(self._redo)
 
+    def new_shot(self, event: Event) -> bool:
+        """Whether ``event``, once applied, ends the shot in progress: undo and redo always
+        (the table is another), any other as the game says (``Game.new_shot``)."""
+        return isinstance(event, NOT_GAME_EVENTS) or self.game.new_shot(event)
+
+    def shot_time(self) -> ShotTime | None:
+        """How long the next shot may take, or None when no shot clock can run now."""
+        return self.game.shot_time(self._positions[-1])
+
     def state(self) -> dict[str, Any]:
-        """The state of ``shared/contract/state.md``: a new plain dict each call."""
+        """The state of ``docs/state.md``: a new plain dict each call."""
         return self.game.view(self._positions[-1], len(self._events))
 
     # -- changing --------------------------------------------------------------

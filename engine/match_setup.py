@@ -1,6 +1,6 @@
 """The match line: the first line of every log, setting the match up.
 
->>> s = parse_setup({"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7})
+>>> s = parse_setup({"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7}, {})
 >>> s.frames_to_win, s.names
 (4, ('Ronnie', 'Judd'))
 """
@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,22 +120,18 @@ def _side(entry: Any, index: int) -> tuple[str, ...]:
     return tuple(n.strip() for n in names)
 
 
-def parse_setup(obj: Any, game_fields: Mapping[str, Any] | None = None) -> MatchSetup:
-    """Parse and check the match line. ``game_fields`` maps the game's own fields to
-    a checker that returns the value to keep (or raises IllegalEvent); when None,
-    the game is looked up in the registry."""
+def parse_setup(obj: Any, game_fields: Mapping[str, Any],
+                elsewhere: Mapping[str, Collection[str]] | None = None) -> MatchSetup:
+    """Parse and check the match line of a game whose own fields are ``game_fields`` (each
+    mapped to a checker that returns the value to keep or raises IllegalEvent).
+    ``elsewhere``: the games that take a field this game does not, for the message. The
+    registry's :func:`~.registry.parse_match` finds the game and passes both."""
     if not isinstance(obj, dict) or obj.get("type") != "match":
         raise IllegalEvent('the first line sets the match up: {"type": "match", ...}')
     game = obj.get("game")
-    if game_fields is None:
-        from .registry import find_game
-
-        game_fields = find_game(game).setup_fields
     for key in obj:
         if key not in COMMON_SETUP_FIELDS and key not in game_fields:
-            from .registry import GAMES
-
-            owners = [name for name, cls in GAMES.items() if key in cls.setup_fields]
+            owners = sorted((elsewhere or {}).get(key, ()))
             if owners:
                 raise IllegalEvent(f"match: {key!r} is for {' and '.join(owners)} only, not {game}")
             raise IllegalEvent(f"match: unknown field {key!r}")

@@ -11,7 +11,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from .errors import IllegalEvent
 from .events import Event, parse_event
-from .match_setup import MatchSetup
+from .match_setup import MatchSetup, parse_setup
+from .shot_clock import ShotClockRules, ShotTime
 
 S = TypeVar("S")
 
@@ -22,14 +23,21 @@ class Game(Generic[S]):
 
     ``play`` is pure: it returns a new position or raises :class:`IllegalEvent`
     naming the rule, and never changes the one it was given.
+
+    The rest are hooks in the manner of python-chess's variants: what the daemon, the key
+    grammar and the boards ask the game instead of knowing it themselves.
     """
 
     name: ClassVar[str]
     events: ClassVar[Mapping[str, type[Event]]]
     setup_fields: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+    balls: ClassVar[tuple[str, ...]]
+    """The ball names of the ``pot`` event, in the order the keys number them."""
 
     def __init__(self, setup: MatchSetup) -> None:
         self.setup = setup
+        self.clock: ShotClockRules | None = setup.clock
+        """The match's shot clock (the match line's ``shot_clock``), or None."""
 
     def parse(self, obj: Any) -> Event:
         return parse_event(obj, self.events)
@@ -42,6 +50,32 @@ class Game(Generic[S]):
 
     def view(self, position: S, seq: int) -> dict[str, Any]:
         raise NotImplementedError
+
+    # -- the shot clock -------------------------------------------------------------------
+
+    def new_shot(self, event: Event) -> bool:
+        """Whether the shot in progress is over once ``event`` is applied: a running shot clock
+        stops (and restarts for the next shot where the table's clock is automatic). Every
+        event of both games ends a shot or the frame; a game with events that do not (a
+        ruling, a hold) says so here."""
+        return True
+
+    def shot_time(self, position: S) -> ShotTime | None:
+        """How long the next shot may take and when the call comes, or None when no shot
+        clock can run now: the match has none, the frame is over, nobody is at the table."""
+        raise NotImplementedError
+
+    @classmethod
+    def time_foul(cls) -> Event | None:
+        """What a shot not played in time is entered as, or None where the rules give the
+        clock no foul of its own (the referee enters what he rules)."""
+        return None
+
+    @classmethod
+    def foul_points(cls, ball: str) -> int | None:
+        """The penalty a foul on ``ball`` carries, where the rules count one (snooker); None
+        where a foul carries no points."""
+        return None
 
 
 GAMES: dict[str, type[Game[Any]]] = {}
@@ -61,3 +95,25 @@ def find_game(name: Any) -> type[Game[Any]]:
         return GAMES[name]
     known = ", ".join(repr(n) for n in sorted(GAMES))
     raise IllegalEvent(f"match: 'game' must be one of {known}, not {name!r}")
+
+
+def parse_match(obj: Any) -> MatchSetup:
+    """The match line checked in full: its game found in the registry, the fields every game
+    takes and the game's own, and the game's own checks (an odd ``best_of`` ...); IllegalEvent
+    naming what is wrong.
+
+    >>> parse_match({"type": "match", "game": "blackball", "sides": ["Ann", "Bob"], "reds": 10})
+    Traceback (most recent call last):
+    ...
+    cueboard.engine.errors.IllegalEvent: match: 'reds' is for snooker only, not blackball
+    """
+    if not isinstance(obj, dict) or obj.get("type") != "match":
+        raise IllegalEvent('the first line sets the match up: {"type": "match", ...}')
+    game = find_game(obj.get("game"))
+    elsewhere: dict[str, list[str]] = {}
+    for name, cls in GAMES.items():
+        for key in cls.setup_fields:
+            elsewhere.setdefault(key, []).append(name)
+    setup = parse_setup(obj, game.setup_fields, elsewhere)
+    game(setup)  # the game's own checks
+    return setup

@@ -101,6 +101,20 @@ class ShotClock:
 
 
 @dataclass(frozen=True, slots=True)
+class ShotTime:
+    """How long one shot may take (``length`` seconds) and when the referee calls the time
+    (``call_at`` seconds in, or None): what the game says of the next shot
+    (``Game.shot_time``), before anybody starts the clock."""
+
+    length: float
+    call_at: float | None
+
+    def start(self, now: float) -> ShotClock:
+        """The referee starts the clock for this shot at ``now``."""
+        return ShotClock(length=self.length, call_at=self.call_at, started_at=now)
+
+
+@dataclass(frozen=True, slots=True)
 class ShotClockRules:
     """How long a shot may take in a match: ``seconds`` a shot, ``first`` for the first shot
     of a visit (None: the same), and the referee's call ``call`` seconds after the start
@@ -159,10 +173,14 @@ class ShotClockRules:
         """When the call comes in a shot of ``length`` seconds, or None when it does not."""
         return self.call if self.call is not None and self.call < length else None
 
+    def shot(self, first_of_visit: bool = False) -> ShotTime:
+        """The time of the next shot."""
+        length = self.length(first_of_visit)
+        return ShotTime(length, self.call_at(length))
+
     def start(self, now: float, first_of_visit: bool = False) -> ShotClock:
         """The referee starts the clock for a shot at ``now``."""
-        length = self.length(first_of_visit)
-        return ShotClock(length=length, call_at=self.call_at(length), started_at=now)
+        return self.shot(first_of_visit).start(now)
 
 
 STANDARD = ShotClockRules.of_seconds(SHOT_SECONDS)

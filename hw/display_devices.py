@@ -15,14 +15,10 @@ from typing import Any
 from PIL import Image
 
 from .display_config import DisplayConfig
+from .max7219 import Max7219Chain
+from .pixels import pixel_values
 
 __all__ = ["open_device", "pixel_values", "wiring_map"]
-
-
-def pixel_values(image: Image.Image) -> list[Any]:
-    """The pixels of ``image`` row by row (Pillow 13 renamed ``getdata``; the Pi's may be older)."""
-    flat = getattr(image, "get_flattened_data", None)
-    return list(flat() if flat is not None else image.getdata())
 
 
 def _led_index(wiring: str, x: int, y: int, width: int, height: int) -> int:
@@ -62,8 +58,6 @@ def open_device(config: DisplayConfig, *, serial: Any = None, spi: Any = None, d
     """The luma device ``config`` describes, at its brightness, blank."""
     c = config
     if c.device == "max7219":
-        from .max7219 import Max7219Chain
-
         if serial is None:
             from luma.core.interface.serial import noop  # type: ignore[import-untyped]
             from luma.core.interface.serial import spi as luma_spi

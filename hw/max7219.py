@@ -28,7 +28,7 @@ from typing import Any
 from luma.led_matrix.device import max7219  # type: ignore[import-untyped]
 from PIL import Image
 
-from .display_devices import pixel_values
+from .pixels import pixel_values
 
 __all__ = ["Max7219Chain"]
 

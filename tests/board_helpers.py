@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cueboard.boards import Board
+from cueboard.devices import open_board
 from cueboard.hw.clock import ManualClock
-from cueboard.hw.display import Board, open_board, parse_display
+from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 
 

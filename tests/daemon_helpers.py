@@ -40,3 +40,19 @@ def scripted_events(count: int, seed: int = 7, setup: dict[str, Any] | None = No
         match.apply(match.parse(obj))
         out.append(obj)
     return out
+
+
+class StillOutput:
+    """The parts of a board (``cueboard.seams.Output``) that a recording stand-in has no use
+    for: nothing moves by itself, nothing to close."""
+
+    health = "ok"
+
+    def tick(self, now: float | None = None) -> bool:
+        return False
+
+    def next_deadline(self, now: float | None = None) -> float | None:
+        return None
+
+    def close(self) -> None:
+        pass

@@ -16,10 +16,10 @@ import pytest
 from board_helpers import FakeWs281x, SerialRecorder, max7219_board
 from PIL import Image, ImageChops
 
-from cueboard.boards import render
+from cueboard.boards import Board, render
+from cueboard.devices import open_board, open_boards
 from cueboard.hw.clock import ManualClock
-from cueboard.hw.display import Board, DisplayConfigError, open_board, open_boards, parse_display, parse_displays
-from cueboard.hw.display_config import COMMON, DEVICES, DisplayConfig
+from cueboard.hw.display_config import COMMON, DEVICES, DisplayConfig, DisplayConfigError, parse_display, parse_displays
 from cueboard.hw.display_devices import open_device, wiring_map
 
 STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))

@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_helpers import EXAMPLES, scripted_events, table_config
+from daemon_helpers import EXAMPLES, StillOutput, scripted_events, table_config
 
-from cueboard.daemon import ControlServer, Input, Table, ask_daemon
+from cueboard.daemon import ControlServer, Table, ask_daemon
 from cueboard.hw.keys import KeyPress
+from cueboard.inputs import Call, Command, KeyInput
 from cueboard.journal import Journal
 
 
-class Recorder:
+class Recorder(StillOutput):
     """Stands in for a board or the feed where the test needs to see the order of calls;
     the real ones have their own tests against luma's devices and a real broker."""
 
@@ -66,19 +67,19 @@ class Running:
             answer.update(a)
             done.set()
 
-        self.table.submit(Input(source, obj, reply))
+        self.table.submit(Command(source, obj, reply))
         assert done.wait(5), "the engine thread did not answer"
         return answer
 
     def sync(self) -> None:
         """Wait until everything submitted so far has been handled."""
         done = threading.Event()
-        self.table.submit(Input("test", done.set))
+        self.table.submit(Call("test", done.set))
         assert done.wait(5)
 
     def press(self, source: str, *indexes: int) -> None:
         for i in indexes:
-            self.table.submit(Input(source, KeyPress(i)))
+            self.table.submit(KeyInput(source, KeyPress(i)))
         self.sync()
 
 

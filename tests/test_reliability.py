@@ -35,18 +35,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from daemon_helpers import EXAMPLES, scripted_events, table_config
+from daemon_helpers import EXAMPLES, StillOutput, scripted_events, table_config
 from feed_helpers import HealthLog
 from gpiozero.pins.mock import MockFactory, MockPin
 from mosquitto import Message, Mosquitto, Subscriber
 
 import cueboard.feed
+import cueboard.service
 from cueboard.config import Config
-from cueboard.daemon import Input, Table
+from cueboard.daemon import Table
 from cueboard.engine import IllegalEvent, Match, decode
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.debounce import DEBOUNCE, HOLD_TIME
 from cueboard.hw.keys import ButtonPress
+from cueboard.inputs import Call, Input, KeyInput
 from cueboard.journal import Journal
 from cueboard.keymap import Entry, Pending, Refusal, load_keymap
 from cueboard.service import open_table
@@ -101,7 +103,7 @@ class Daemon:
             finally:
                 done.set()
 
-        self.table.submit(Input("test", run))
+        self.table.submit(Call("test", run))
         assert done.wait(TIMEOUT) and result, "the engine thread did not run it"
         return result[0]
 
@@ -156,7 +158,7 @@ def watch_feed_health(monkeypatch: pytest.MonkeyPatch) -> HealthLog:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, on_health=health, **kwargs)
 
-    monkeypatch.setattr(cueboard.feed, "Feed", WatchedFeed)
+    monkeypatch.setattr(cueboard.service, "Feed", WatchedFeed)
     return health
 
 
@@ -296,7 +298,7 @@ def fill(directory: Path) -> int:
             written += n or 0
 
 
-class Board:
+class Board(StillOutput):
     """A board that records what it is given to show, and its flashes (the refusals)."""
 
     def __init__(self) -> None:
@@ -543,8 +545,8 @@ def test_bounce_storms_on_every_button_make_one_press_each(tmp_path: Path, findi
             submit = table.submit
 
             def counting_submit(item: Input) -> None:  # the boxes look up table.submit at each press
-                if isinstance(item.what, ButtonPress):
-                    reached.append(item.what)
+                if isinstance(item, KeyInput) and isinstance(item.press, ButtonPress):
+                    reached.append(item.press)
                 submit(item)
 
             table.submit = counting_submit  # type: ignore[method-assign]

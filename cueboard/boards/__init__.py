@@ -2,7 +2,7 @@
 
 The drawing code knows nothing of the hardware: it draws with Pillow inside luma's
 ``with canvas(device)`` on whatever luma device it is given -- a MAX7219 chain, a WS2812
-panel, luma's ``dummy`` in the tests, an emulator on a laptop (``cueboard.hw.display``
+panel, luma's ``dummy`` in the tests, an emulator on a laptop (``cueboard.devices``
 opens those from the configuration).
 
 :class:`Renderer` holds what one board shows: the last state and shot clock, their scene,
@@ -18,157 +18,10 @@ the picture changed (:meth:`Renderer.phase`) and when it next will
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable, Mapping
-from typing import Any
+from .board import FLASH, Board, Device, DeviceFactory
+from .layout import LAYOUTS, SIZES, Layout, LayoutOptions, parse_size
+from .render import Renderer, layout_for, render
+from .scene import Motion
 
-from luma.core.device import dummy  # type: ignore[import-untyped]
-from luma.core.render import canvas  # type: ignore[import-untyped]
-from PIL import Image, ImageDraw
-
-from . import blackball, snooker  # noqa: F401  (registers the layouts)
-from .layout import LAYOUTS, SIZES, Layout, LayoutOptions, TinyLayout, family, find_layout, parse_size
-from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
-from .view import BoardView, ShotClock, board_view, shot_clock
-
-__all__ = ["LAYOUTS", "SIZES", "Layout", "LayoutOptions", "Motion", "Renderer", "layout_for", "parse_size",
-           "render"]
-
-
-def layout_for(view: BoardView, width: int, height: int, size: tuple[int, int] | None,
-               options: LayoutOptions) -> Layout:
-    """The layout for ``view`` on a ``width`` x ``height`` board; ``size`` forces one of
-    :data:`SIZES` (drawn in the middle of a larger board; ignored when it does not fit)."""
-    if size is None or size[0] > width or size[1] > height:
-        return find_layout(view, width, height, options)
-    cls = LAYOUTS.get((family(view), *size))
-    return cls(options) if cls is not None else TinyLayout(width, height, options)
-
-
-def _motion_key(item: Item) -> Hashable:
-    """What identifies a moving item from one scene to the next (see :class:`~.scene.Pages`)."""
-    if isinstance(item, Pages):
-        return ("pages", item.key)
-    return ("item", item)
-
-
-class Renderer:
-    """The picture of one board: ``update`` with each state, ``draw`` at any time.
-
-    Not thread-safe: the :class:`~cueboard.hw.display.Board` that owns it serialises calls.
-    """
-
-    def __init__(self, width: int, height: int, mode: str = "RGB", *, size: tuple[int, int] | None = None,
-                 options: LayoutOptions | None = None, motion: Motion | None = None) -> None:
-        self.width, self.height, self.mode = width, height, mode
-        self.size = size
-        self.options = options or LayoutOptions()
-        self.motion = motion or Motion()
-        self._palette = Palette(mode)
-        self._inverted = Palette(mode, inverted=True)
-        self._state: Any = None
-        self._shot: ShotClock | None = None
-        self._seconds_left: float | None = None
-        self.view: BoardView = board_view(None)
-        self.layout: Layout = layout_for(self.view, width, height, size, self.options)
-        self.scene: tuple[Item, ...] = ()
-        self._moving: list[tuple[int, Hashable]] = []
-        self._epochs: dict[Hashable, float] = {}
-        self._origin = (0, 0)
-
-    @property
-    def state(self) -> Any:
-        """The last state given to :meth:`update`."""
-        return self._state
-
-    @property
-    def seconds_left(self) -> float | None:
-        """The last shot clock given to :meth:`update`."""
-        return self._seconds_left
-
-    def update(self, state: Mapping[str, Any] | None, seconds_left: float | None, now: float) -> bool:
-        """Take a new state and shot clock; True if the scene changed (not the time)."""
-        state_changed = state is not self._state and state != self._state
-        if state_changed:
-            self._state = state
-            self.view = board_view(state)
-        elif seconds_left == self._seconds_left:
-            return False
-        self._seconds_left = seconds_left
-        shot = shot_clock(self.view, seconds_left)
-        if not state_changed and shot == self._shot:
-            return False
-        self._shot = shot
-        layout = layout_for(self.view, self.width, self.height, self.size, self.options)
-        if type(layout) is not type(self.layout) or layout.name != self.layout.name:
-            self.layout = layout
-        w, h = (self.layout.width, self.layout.height) if not isinstance(self.layout, TinyLayout) else (
-            self.width, self.height)
-        self._origin = ((self.width - w) // 2, (self.height - h) // 2) if w <= self.width else (0, 0)
-        # No state at all (before the first match): a blank board.
-        scene = self.layout.scene(self.view, shot, self._palette.colour) if isinstance(state, Mapping) else ()
-        if scene == self.scene:
-            return False
-        self.scene = scene
-        moving = [(i, _motion_key(item)) for i, item in enumerate(scene) if moves(item, self.motion)]
-        self._epochs = {key: self._epochs.get(key, now) for _, key in moving}
-        self._moving = moving
-        return True
-
-    @staticmethod
-    def _ms(now: float, epoch: float) -> int:
-        """Whole milliseconds from ``epoch`` to ``now``: the scene's time (see ``scene``)."""
-        return math.floor((now - epoch) * 1000)
-
-    def _times(self, now: float) -> list[int]:
-        times = [0] * len(self.scene)
-        for i, key in self._moving:
-            times[i] = self._ms(now, self._epochs[key])
-        return times
-
-    def phase(self, now: float) -> tuple[Hashable, ...]:
-        """Equal phases (for the same scene) draw equal pictures."""
-        return tuple(phase(self.scene[i], self._ms(now, self._epochs[key]), self.motion)
-                     for i, key in self._moving)
-
-    def next_change(self, now: float) -> float | None:
-        """When the picture next changes by itself (pages, scrolling), or None: it won't.
-
-        Always after ``now``, and never a hair early: at the time returned, the phase is
-        the new one (a timer that woke to find nothing changed would ask again, for ever).
-        """
-        best: float | None = None
-        for i, key in self._moving:
-            epoch = self._epochs[key]
-            ms = next_change(self.scene[i], self._ms(now, epoch), self.motion)
-            if ms is None:
-                continue
-            when = epoch + ms / 1000
-            while self._ms(when, epoch) < ms:
-                when = math.nextafter(when, math.inf)
-            best = when if best is None else min(best, when)
-        return best
-
-    def draw(self, draw: ImageDraw.ImageDraw, now: float, *, inverted: bool = False) -> None:
-        """Draw the scene as it is at ``now`` (``inverted``: the refusal flash)."""
-        palette = self._inverted if inverted else self._palette
-        background = palette.background()
-        if background is not None:
-            draw.rectangle((0, 0, self.width - 1, self.height - 1), fill=background)
-        draw_scene(draw, self.scene, palette, self.motion, self._times(now), self._origin)
-
-
-def render(state: Mapping[str, Any] | None, width: int, height: int, *, mode: str = "RGB",
-           clock: float | None = None, at: float = 0.0, size: tuple[int, int] | None = None,
-           options: LayoutOptions | None = None, inverted: bool = False) -> Image.Image:
-    """One picture of ``state`` on a ``width`` x ``height`` board, ``at`` seconds after it
-    appeared, drawn on luma's ``dummy`` device (what the golden tests and ``cueboard render``
-    use)."""
-    device = dummy(width=width, height=height, mode=mode)
-    renderer = Renderer(width, height, mode, size=size, options=options)
-    renderer.update(state, clock, 0.0)
-    with canvas(device) as draw:
-        renderer.draw(draw, at, inverted=inverted)
-    image: Image.Image = device.image
-    return image
-
+__all__ = ["FLASH", "LAYOUTS", "SIZES", "Board", "Device", "DeviceFactory", "Layout", "LayoutOptions", "Motion",
+           "Renderer", "layout_for", "parse_size", "render"]

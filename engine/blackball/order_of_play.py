@@ -2,7 +2,7 @@
 order of play for the whole match.
 
 >>> from ..match_setup import parse_setup
->>> pairs = parse_setup({"type": "match", "game": "blackball", "sides": [["A1", "A2"], ["B1", "B2"]]})
+>>> pairs = parse_setup({"type": "match", "game": "blackball", "sides": [["A1", "A2"], ["B1", "B2"]]}, {})
 >>> order_of_play(pairs)
 ((0, 'A1'), (1, 'B1'), (0, 'A2'), (1, 'B2'))
 >>> [breaker_at(order_of_play(pairs), frame) for frame in (1, 2, 3, 4, 5)]
@@ -12,8 +12,7 @@ order of play for the whole match.
 from __future__ import annotations
 
 from ..match_setup import MatchSetup
-
-Order = tuple[tuple[int, str], ...]
+from ..order import Rotation as Order
 
 
 def order_of_play(setup: MatchSetup) -> Order:
@@ -31,14 +30,3 @@ def breaker_at(order: Order, frame: int) -> int:
     frame, so the sides alternate (rule 4: "Les casses sont ensuite alternées") and in
     doubles every player breaks in turn."""
     return (frame - 1) % len(order)
-
-
-def next_of_side(order: Order, after: int, side: int) -> int:
-    """Index of ``side``'s first player in ``order`` after index ``after`` (or ``after``
-    itself when no other comes first)."""
-    n = len(order)
-    for step in range(1, n + 1):
-        i = (after + step) % n
-        if order[i][0] == side:
-            return i
-    raise AssertionError("every side has a player")

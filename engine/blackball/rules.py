@@ -23,12 +23,13 @@ from typing import Any, ClassVar
 from ..errors import IllegalEvent
 from ..events import Award, Concede, Event, NextFrame, Pot
 from ..match_setup import MatchSetup
+from ..order import next_of_side
 from ..registry import Game, register
-from ..shot_clock import STANDARD, ShotClockRules
+from ..shot_clock import STANDARD, ShotClockRules, ShotTime
 from . import groups
-from .balls import FULL_RACK, GROUPS, NINE_BALL_RACK, tally
+from .balls import BALLS, FULL_RACK, GROUPS, NINE_BALL_RACK, tally
 from .events import BLACKBALL_EVENTS, TIME, Foul, Loss, NoPot, Rerack
-from .order_of_play import breaker_at, next_of_side, order_of_play
+from .order_of_play import breaker_at, order_of_play
 from .position import Position
 from .visits import NextStroke, end_of_visit, penalty, play_on
 
@@ -43,6 +44,7 @@ class Blackball(Game[Position]):
     name: ClassVar[str] = "blackball"
     events = BLACKBALL_EVENTS
     setup_fields: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+    balls: ClassVar[tuple[str, ...]] = BALLS
 
     def __init__(self, setup: MatchSetup) -> None:
         super().__init__(setup)
@@ -94,6 +96,20 @@ class Blackball(Game[Position]):
             raise IllegalEvent("the match is over")
         return handler(position, event)
 
+    # -- hooks -------------------------------------------------------------------------
+
+    def shot_time(self, position: Position) -> ShotTime | None:
+        # Rule 8a: a clock for every shot, the break included; a clock that gives the first
+        # shot of a visit more time knows which one that is.
+        if self.clock is None or position.turn is None:
+            return None
+        return self.clock.shot(position.first_of_visit)
+
+    @classmethod
+    def time_foul(cls) -> Event | None:
+        # Rule 8a: a shot not played in time is a foul.
+        return Foul(reason=TIME)
+
     # -- checks shared by the strokes --------------------------------------------
 
     @staticmethod
@@ -107,19 +123,10 @@ class Blackball(Game[Position]):
     def _stroke(p: Position, then: NextStroke, *, red: int, yellow: int, black: int,
                 groups: tuple[str, str] | None, after_bad_break: bool = False) -> Position:
         """The position after a stroke: the balls left, the groups, who plays next (``then``);
-        the break is over (rule 4b) and the frame goes on.
-
-        Every field is written out in the order of ``Position``, and the tuple made directly
-        (``tuple.__new__``, without the Python frame of the NamedTuple's own ``__new__``):
-        nearly every event takes this path, and this costs a quarter of ``_replace`` with
-        keywords. ``tests/test_engine_speed_positions.py`` checks it against ``_replace``."""
-        return tuple.__new__(Position, (
-            p.frame, p.order, p.breaker_at, then.turn, p.frames, red, yellow, black, groups,
-            then.visits, then.free_shot,
-            False,  # break_shot
-            then.first_of_visit, after_bad_break,
-            p.frame_over, p.frame_winner, p.match_over, p.match_winner,
-        ))
+        the break is over (rule 4b) and the frame goes on."""
+        return p._replace(turn=then.turn, red=red, yellow=yellow, black=black, groups=groups,
+                          visits=then.visits, free_shot=then.free_shot, break_shot=False,
+                          first_of_visit=then.first_of_visit, after_bad_break=after_bad_break)
 
     # -- the strokes -------------------------------------------------------------
 

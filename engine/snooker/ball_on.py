@@ -8,16 +8,11 @@ from .balls import VALUE
 def ball_on_at_turn_start(reds: int, colours: tuple[str, ...]) -> str | None:
     """Red while reds remain at the start of a turn (Rule 3(f)); once they are gone
     (and the colour after the last red played, or the last red gone in a foul) the
-    lowest colour left (Rule 3(g)(iii))."""
+    lowest colour left (Rule 3(g)(iii)). The same after the colour that follows a red
+    (Rule 3(g)(ii)): red again, or the colours in order."""
     if reds:
         return "red"
     return colours[0] if colours else None
-
-
-def ball_on_after_colour(reds: int, colours: tuple[str, ...]) -> str | None:
-    """After the colour that follows a red: red again, or the colours in order
-    once the last red's colour has been played (Rule 3(g)(ii))."""
-    return ball_on_at_turn_start(reds, colours)
 
 
 def least_penalty(ball_on: str | None) -> int:

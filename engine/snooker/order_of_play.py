@@ -6,8 +6,7 @@ from itertools import pairwise
 
 from ..errors import IllegalEvent
 from ..match_setup import MatchSetup
-
-Rotation = tuple[tuple[int, str], ...]
+from ..order import Rotation
 
 
 def default_rotation(setup: MatchSetup, breaker: int) -> Rotation:
@@ -35,13 +34,3 @@ def rotation_from_order(setup: MatchSetup, breaker: int, players: tuple[str, ...
             raise IllegalEvent(f"order: {a} and {b} are partners; the sides play alternately "
                                "(Section 3 Rule 17(a))")
     return tuple((side_of[name], name) for name in players)
-
-
-def next_of_side(rotation: Rotation, after: int, side: int) -> int:
-    """The rotation index of ``side``'s next player after index ``after`` (Rule 17(d))."""
-    n = len(rotation)
-    for step in range(1, n + 1):
-        i = (after + step) % n
-        if rotation[i][0] == side:
-            return i
-    raise AssertionError("every side has a player")

@@ -64,6 +64,6 @@ def snookers_required(p: Position, points_left: int) -> dict[str, Any] | None:
     deficit = abs(a - b)
     if deficit <= points_left:
         return None
-    each = 7 if p.respotted_black else least_penalty(p.ball_on)
+    each = least_penalty(p.ball_on)
     count = None if p.only_black else -(-(deficit - points_left) // each)
     return {"side": 0 if a < b else 1, "count": count, "each": each}

@@ -14,9 +14,11 @@ from typing import Any, ClassVar
 from ..errors import IllegalEvent
 from ..events import Award, Concede, Event, NextFrame, Pot
 from ..match_setup import MatchSetup
+from ..order import next_of_side
 from ..registry import Game, register
-from .ball_on import ball_on_after_colour, ball_on_at_turn_start, least_penalty
-from .balls import BALL_NAMES, COLOURS, FREE, REDS_ALLOWED, VALUE
+from ..shot_clock import ShotTime
+from .ball_on import ball_on_at_turn_start, least_penalty
+from .balls import BALL_NAMES, BY_VALUE, COLOURS, FREE, REDS_ALLOWED, VALUE
 from .events import (
     SNOOKER_EVENTS,
     Claim,
@@ -28,7 +30,7 @@ from .events import (
     Rerack,
     RespottedBlack,
 )
-from .order_of_play import default_rotation, next_of_side, rotation_from_order
+from .order_of_play import default_rotation, rotation_from_order
 from .position import Position
 from .remaining import remaining, snookers_required, table_value
 
@@ -67,6 +69,7 @@ class Snooker(Game[Position]):
     setup_fields: ClassVar[dict[str, Callable[[Any], Any]]] = {
         "reds": _reds, "handicap": _handicap, "aggregate": _aggregate,
     }
+    balls: ClassVar[tuple[str, ...]] = BY_VALUE
 
     def __init__(self, setup: MatchSetup) -> None:
         super().__init__(setup)
@@ -123,6 +126,19 @@ class Snooker(Game[Position]):
             raise IllegalEvent("the match is over")
         return handler(position, event)
 
+    # -- hooks -------------------------------------------------------------------------
+
+    def shot_time(self, position: Position) -> ShotTime | None:
+        # The WPBSA rules have no shot clock; a match line may set one (a shoot-out format).
+        if self.clock is None or position.frame_over or position.turn is None:
+            return None
+        return self.clock.shot()
+
+    @classmethod
+    def foul_points(cls, ball: str) -> int | None:
+        # Section 3 Rule 10: the value of the ball concerned, at least 4.
+        return max(4, VALUE[ball]) if ball in VALUE else None
+
     # -- checks shared by the strokes --------------------------------------------
 
     @staticmethod
@@ -141,19 +157,11 @@ class Snooker(Game[Position]):
                 misses: int = 0, offender: int | None = None, before_miss: Position | None = None) -> Position:
         """The position after a stroke. Every stroke resets the free ball (Rule 12), the
         misses unless this one is a miss (Rule 14(c)), the replaced position (Rule 14(a)) and
-        the offender (Rule 11(h)); the frame, the match and the order of play stay as they are.
-
-        Every field is written out in the order of ``Position``, and the tuple made directly
-        (``tuple.__new__``, without the Python frame of the NamedTuple's own ``__new__``):
-        nearly every event takes this path, and this costs a quarter of ``_replace`` with
-        keywords. ``tests/test_engine_speed_positions.py`` checks it against ``_replace``."""
-        return tuple.__new__(Position, (
-            p.frame, p.breaker, p.rotation, turn, scores, p.frames, p.totals, high_breaks,
-            brk, reds, colours, ball_on, free_ball, misses,
-            False,  # from_replaced
-            p.respotted_black, p.frame_over, p.frame_winner, p.match_over, p.match_winner,
-            p.strokes + 1, offender, before_miss, p.last_turn,
-        ))
+        the offender (Rule 11(h)); the frame, the match and the order of play stay as they are."""
+        return p._replace(turn=turn, scores=scores, high_breaks=high_breaks, brk=brk, reds=reds,
+                          colours=colours, ball_on=ball_on, free_ball=free_ball, misses=misses,
+                          from_replaced=False, strokes=p.strokes + 1, offender=offender,
+                          before_miss=before_miss)
 
     # -- the strokes -------------------------------------------------------------
 
@@ -194,7 +202,7 @@ class Snooker(Game[Position]):
             points = VALUE[balls[0]]
             # The colour is re-spotted (Rule 7); red again, or the colours once the last red's
             # colour has been played (Rule 3(g)(ii)).
-            next_on = ball_on_after_colour(reds, colours)
+            next_on = ball_on_at_turn_start(reds, colours)
         else:
             assert on is not None
             for b in balls:

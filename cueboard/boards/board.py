@@ -1,9 +1,13 @@
-"""LED scoreboards: the frame state drawn through luma on a MAX7219 chain, a WS2812 panel or an
-emulator, and kept there whatever the hardware does.
+"""A board: the frame state drawn through luma on a MAX7219 chain, a WS2812 panel or an
+emulator, and kept there whatever the hardware does. This is output policy (flash, pages,
+retries, scheduling); the device itself comes from a factory the caller passes
+(:func:`cueboard.devices.open_board` passes ``cueboard.hw.display_devices.open_device``), and
+the board reaches it only through :class:`Device`.
 
 The daemon's side::
 
-    from cueboard.hw.display import open_board, parse_display
+    from cueboard.devices import open_board
+    from cueboard.hw.display_config import parse_display
 
     board = open_board(parse_display(config["display"]))
     board.show(state)                 # on every state change
@@ -43,20 +47,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from luma.core.render import canvas  # type: ignore[import-untyped]
 from PIL import Image
 
-from cueboard.boards import LayoutOptions, Motion, Renderer
+from ..hw.clock import Clock, Timer
+from ..hw.display_config import DisplayConfig
+from .layout import LayoutOptions
+from .render import Renderer
+from .scene import Motion
 
-from .clock import Clock, Timer
-from .display_config import DisplayConfig, DisplayConfigError, parse_display, parse_displays
-from .display_devices import open_device
-
-__all__ = ["FLASH", "Board", "DisplayConfig", "DisplayConfigError", "open_board", "open_boards",
-           "parse_display", "parse_displays"]
+__all__ = ["FLASH", "Board", "Device", "DeviceFactory"]
 
 log = logging.getLogger(__name__)
 
@@ -67,14 +70,37 @@ two short blinks, seen from across the hall, over in 0.4 s."""
 RETRY_FIRST = 1.0
 RETRY_MAX = 30.0
 
-DeviceFactory = Callable[[DisplayConfig], Any]
+class Device(Protocol):
+    """What a board needs of a device: luma's device interface, as far as the board uses it."""
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+    @property
+    def mode(self) -> str: ...
+
+    def display(self, image: Image.Image) -> None: ...
+
+    def cleanup(self) -> None: ...
+
+
+@runtime_checkable
+class Resyncing(Protocol):
+    """A device whose set-up the board sends again now and then (``resync_seconds``): our
+    MAX7219 chain, whose registers a glitch on a long cable can scramble."""
+
+    def resync(self) -> None: ...
+
+
+DeviceFactory = Callable[[DisplayConfig], Device]
+"""Opens the device a configuration describes (``cueboard.hw.display_devices.open_device``)."""
 
 
 class _Gate:
     """What luma's ``canvas`` draws on: the device's size and mode, and a ``display`` that
     passes a frame on only when it differs from the last one that went out."""
 
-    def __init__(self, device: Any) -> None:
+    def __init__(self, device: Device) -> None:
         self.device = device
         self.size: tuple[int, int] = device.size
         self.mode: str = device.mode
@@ -92,10 +118,11 @@ class _Gate:
 
 
 class Board:
-    """One LED board showing the state (see the module's doc). Make it with :func:`open_board`."""
+    """One LED board showing the state (see the module's doc); ``cueboard.devices.open_board``
+    makes one with the real devices."""
 
-    def __init__(self, config: DisplayConfig, *, time_source: Clock | None = None,
-                 device_factory: DeviceFactory = open_device, schedule: bool | None = None) -> None:
+    def __init__(self, config: DisplayConfig, *, device_factory: DeviceFactory, time_source: Clock | None = None,
+                 schedule: bool | None = None) -> None:
         self.config = config
         self._clock = time_source
         self._time: Callable[[], float] = time.monotonic if time_source is None else time_source.now
@@ -188,7 +215,7 @@ class Board:
         self.close()
 
     @property
-    def device(self) -> Any:
+    def device(self) -> Any:  # the factory's own type: tests reach their fakes through it
         """The luma device now in use (None while failed)."""
         return self._gate.device if self._gate is not None else None
 
@@ -222,7 +249,7 @@ class Board:
         gate = self._gate
         if gate is not None:
             try:
-                if self._resync_at is not None and now >= self._resync_at:
+                if self._resync_at is not None and now >= self._resync_at and isinstance(gate.device, Resyncing):
                     gate.device.resync()
                     self._resync_at = now + self.config.resync_seconds
                 inverted = self._inverted(now)
@@ -257,7 +284,7 @@ class Board:
         self._retry_at = None
         self._backoff = RETRY_FIRST
         resync = self.config.resync_seconds
-        self._resync_at = now + resync if resync > 0 and hasattr(device, "resync") else None
+        self._resync_at = now + resync if resync > 0 and isinstance(device, Resyncing) else None
         if self._health != "ok":
             log.warning("%s: working again", self.config.label)
         self._health = "ok"
@@ -317,17 +344,3 @@ class Board:
             self.tick()
         except Exception:  # the clock's thread must go on for the other boards and buttons
             log.exception("%s: tick failed", self.config.label)
-
-
-def open_board(config: DisplayConfig, *, time_source: Clock | None = None,
-               device_factory: DeviceFactory = open_device, schedule: bool | None = None) -> Board:
-    """The board ``config`` describes, its device open (or failed and being retried: see
-    :attr:`Board.health`). Without ``time_source`` the caller drives :meth:`Board.tick` at
-    :meth:`Board.next_deadline`; with one, the board schedules its ticks on it (see the
-    module's doc; ``schedule=False`` to drive them yourself all the same)."""
-    return Board(config, time_source=time_source, device_factory=device_factory, schedule=schedule)
-
-
-def open_boards(configs: Iterable[DisplayConfig], *, time_source: Clock | None = None) -> list[Board]:
-    """A board for each configuration (several boards on one table), sharing ``time_source``."""
-    return [open_board(c, time_source=time_source) for c in configs]

@@ -1,0 +1,68 @@
+"""What the daemon drives and is driven by: small interfaces, in the manner of luma's
+``serial_interface`` and gpiozero's ``pin_factory``.
+
+The table (:class:`cueboard.daemon.Table`) knows its outputs and its keypad only through
+these Protocols; :mod:`cueboard.service` opens the real ones (a
+:class:`~cueboard.boards.board.Board`, a :class:`~cueboard.feed.Feed`, a
+:class:`~cueboard.hw.keypad_link.KeypadLink`) and tests pass their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+__all__ = ["KeypadLike", "Output", "Publisher"]
+
+
+class Output(Protocol):
+    """An LED board: shows every state, blinks on a refusal, moves by itself when ticked."""
+
+    @property
+    def health(self) -> str:
+        """``"ok"`` or ``"failed: <reason>"``."""
+        ...
+
+    def show(self, state: Mapping[str, Any] | None, clock: float | None = None,
+             now: float | None = None) -> bool:
+        """Show ``state``; ``clock``: seconds left on a running shot clock."""
+        ...
+
+    def flash(self, now: float | None = None) -> None:
+        """An input was refused."""
+        ...
+
+    def tick(self, now: float | None = None) -> bool:
+        """Draw what time changed."""
+        ...
+
+    def next_deadline(self, now: float | None = None) -> float | None:
+        """When :meth:`tick` next has something to do, or None."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Publisher(Protocol):
+    """The MQTT feed of ``docs/mqtt.md``: never blocks, never raises for the network."""
+
+    @property
+    def health(self) -> str: ...
+
+    def publish_state(self, state: Mapping[str, Any]) -> None: ...
+
+    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None: ...
+
+    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str) -> None: ...
+
+    def publish_devices(self, devices: Mapping[str, str]) -> None: ...
+
+
+class KeypadLike(Protocol):
+    """The marker's keypad link: its health, and the verdict on its last key (a light and
+    a beep on the keypad)."""
+
+    @property
+    def health(self) -> str: ...
+
+    def feedback(self, accepted: bool) -> None: ...

@@ -23,7 +23,6 @@ import contextlib
 import os
 import random
 import select
-import socket
 import sys
 import tempfile
 import termios
@@ -36,29 +35,21 @@ from typing import Any, TextIO
 
 from .config import parse_config
 from .daemon import Table
-from .inputs import Command
+from .local_broker import free_port, mosquitto_binary, mosquitto_broker
+from .resources import examples_dir
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = examples_dir()
 ROWS = ("1234", "qwer", "asdf")
 HELD = ("!\"£$", "QWER", "ASDF")
 PINS = list(range(4, 16))
 
 
-def _free_port(preferred: int) -> int:
-    for port in (preferred, 0):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return int(s.getsockname()[1])
-    raise OSError("no free port")
-
-
 @contextlib.contextmanager
 def embedded_broker(port: int, ws_port: int) -> Iterator[None]:
-    """An amqtt broker on loopback in a thread of its own, for as long as the demo runs."""
-    from amqtt.broker import Broker
+    """An amqtt broker on loopback in a thread of its own, for as long as the demo runs: the
+    fallback where Debian's mosquitto cannot be had (amqtt, the demo extra, imported here
+    because a plain install does not have it)."""
+    from amqtt.broker import Broker  # type: ignore[import-untyped]
 
     config = {"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"},
                             "ws": {"type": "ws", "bind": f"127.0.0.1:{ws_port}"}},
@@ -130,6 +121,18 @@ class TerminalDevice:
         self._out.flush()
 
 
+def _broker(work: Path, port: int, ws: int) -> contextlib.AbstractContextManager[Any]:
+    """Debian's mosquitto when it is installed; else amqtt (the demo extra); else why not."""
+    if mosquitto_binary() is not None:
+        return mosquitto_broker(work, port, ws)
+    try:
+        import amqtt  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        raise SystemExit("cueboard demo: no MQTT broker: install Debian's mosquitto (apt-get install mosquitto; "
+                         "scripts/demo does), or pip install 'cueboard[demo]', or pass --broker HOST:PORT") from None
+    return embedded_broker(port, ws)
+
+
 def demo_config(work: Path, game: str, host: str, port: int) -> Any:
     box = "referee-box-12.toml" if game == "snooker" else "referee-box-12-blackball.toml"
     pad = "keypad-4x5.toml" if game == "snooker" else "keypad-4x5-blackball.toml"
@@ -150,7 +153,7 @@ def demo_config(work: Path, game: str, host: str, port: int) -> Any:
 
 def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: int | None,
              journal: str | None, out: TextIO = sys.stdout) -> int:
-    from gpiozero.pins.mock import MockFactory
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
     from .devices import open_board
     from .hw.display_devices import open_device
@@ -166,8 +169,8 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
             host, _, port_text = broker.partition(":")
             port, ws = int(port_text or 1883), None
         else:
-            host, port, ws = "127.0.0.1", _free_port(1883), _free_port(9001)
-            stack.enter_context(embedded_broker(port, ws))
+            host, port, ws = "127.0.0.1", free_port(1883), free_port(9001)
+            stack.enter_context(_broker(work, port, ws))
         config = demo_config(work, game, host, port)
         screens: list[TerminalDevice] = []
 
@@ -210,8 +213,10 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
             engine.join(5)
         state = table.match.state() if table.match else {}
         if not interactive:
-            print(f"demo: {table.accepted} events applied, {table.refused} refused; "
-                  f"score {[s.get('score', s.get('frames')) for s in state.get('sides', [])]}", file=sys.stderr)
+            sides = state.get("sides", [])
+            print(f"demo: {table.accepted} events applied, {table.refused} refused; frame {state.get('frame')}, "
+                  f"frames won {[s.get('frames') for s in sides]}, "
+                  f"score {[s.get('score', s.get('frames')) for s in sides]}", file=sys.stderr)
     return 0
 
 
@@ -259,7 +264,5 @@ def _autoplay(table: Table, config: Any, events: int | None) -> None:
     for n, obj in enumerate(log[1:]):
         if events is not None and n >= events:
             break
-        done = threading.Event()
-        table.submit(Command("demo", obj, lambda answer, done=done: done.set()))
-        done.wait(5)
+        table.ask(obj, "demo", 30.0)
         time.sleep(0.5 if events is None else 0.0)

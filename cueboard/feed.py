@@ -1,4 +1,4 @@
-"""The MQTT feed of ``shared/contract/mqtt.md``: what venue screens subscribe to.
+"""The MQTT feed of ``docs/mqtt.md``: what venue screens subscribe to.
 
 One :class:`Feed` per table, behind a small interface the daemon's engine thread calls::
 
@@ -192,8 +192,8 @@ def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttCon
     working directory). Defaults: ``prefix = "cueboard/<venue>/<table>"``, ``client_id =
     "cueboard-<venue>-<table>"``.
 
-    >>> parse_mqtt({"host": "broker.lan", "tls": {"ca": "ca.crt"}}, venue="club", table="t1").port
-    8883
+    >>> parse_mqtt({"host": "broker.lan"}, venue="club", table="t1").port
+    1883
     >>> parse_mqtt({"port": 0}, venue="club", table="t1")
     Traceback (most recent call last):
     ...

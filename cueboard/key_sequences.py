@@ -21,6 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
 
+from .engine import Game, to_json
+from .engine.blackball import Blackball
+from .engine.snooker import Snooker
+from .games import PartView, kit
+
 Event = dict[str, Any]
 
 # Actions every keymap may use, handled by the keymap itself whatever the game.
@@ -150,15 +155,23 @@ class Grammar:
         return "the side: 1 or 2"
 
 
-GRAMMARS: dict[str, Grammar] = {}
+GRAMMARS: Mapping[str, Grammar] = PartView(lambda entry: entry.keys)
+"""The key grammar of each game (a view of ``cueboard.games``)."""
 
 G = TypeVar("G", bound=type[Grammar])
 
 
 def register(cls: G) -> G:
-    """Class decorator: the grammar of the game ``cls.game``."""
-    GRAMMARS[cls.game] = cls()
+    """Class decorator: the grammar of the game ``cls.game``, on its entry in ``cueboard.games``."""
+    kit(cls.game).keys = cls()
     return cls
+
+
+def _time_foul(game: type[Game[Any]]) -> Event:
+    """The event the game enters for a shot not played in time."""
+    foul = game.time_foul()
+    assert foul is not None, game.name
+    return to_json(foul)
 
 
 def _pot(balls: tuple[str, ...]) -> Event:
@@ -167,7 +180,7 @@ def _pot(balls: tuple[str, ...]) -> Event:
 
 # -- snooker --------------------------------------------------------------------------------
 
-SNOOKER_BALLS = ("red", "yellow", "green", "brown", "blue", "pink", "black")
+SNOOKER_BALLS = Snooker.balls
 """By value, 1 to 7 (Section 3 Rule 1(a)): the digit keys of a keypad are these balls."""
 
 
@@ -252,7 +265,9 @@ class SnookerKeys(Grammar):
     @staticmethod
     def _foul_event(d: Draft, ball: str) -> Event:
         # Section 3 Rule 10: the penalty is the value of the ball concerned, at least 4.
-        event: Event = {"type": "foul", "points": max(4, SNOOKER_BALLS.index(ball) + 1)}
+        points = Snooker.foul_points(ball)
+        assert points is not None, ball
+        event: Event = {"type": "foul", "points": points}
         if d.reds_off:
             event["reds_off"] = d.reds_off
         if d.miss:
@@ -314,7 +329,7 @@ class SnookerKeys(Grammar):
 
 # -- blackball ------------------------------------------------------------------------------
 
-BLACKBALL_BALLS = ("red", "yellow", "black")
+BLACKBALL_BALLS = Blackball.balls
 
 
 @register
@@ -325,7 +340,7 @@ class BlackballKeys(Grammar):
         # Rule 4b: a break that was not valid is entered as a no_pot with legal false.
         "ILLEGAL_BREAK": {"type": "no_pot", "legal": False},
         # Rule 8a: the shot clock ran out.
-        "TIME": {"type": "foul", "reason": "time"},
+        "TIME": _time_foul(Blackball),
         "LOSS": {"type": "loss"},
         "CONCEDE": {"type": "concede"},
         "NEXT_FRAME": {"type": "next_frame"},
@@ -369,7 +384,7 @@ class BlackballKeys(Grammar):
         if a in ("FOUL", OK):
             return {"type": "foul"} | balls
         if a == "TIME":
-            return {"type": "foul"} | balls | {"reason": "time"}
+            return _time_foul(Blackball) | balls
         return Refusal("after FOUL press the balls that went down, if any, then FOUL again or OK")
 
     def _rerack(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:

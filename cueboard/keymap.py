@@ -158,7 +158,7 @@ def _parse(table: Mapping[str, Any], source: str) -> Keymap:
         if key not in KEYMAP_KEYS:
             raise fail(f"unknown key {key!r} (a keymap takes: {', '.join(KEYMAP_KEYS)})")
     game = table.get("game")
-    if game not in GRAMMARS:
+    if not isinstance(game, str) or game not in GRAMMARS:
         games = ", ".join(repr(g) for g in sorted(GRAMMARS))
         raise fail(f"'game' must be one of {games}, not {game!r}")
     grammar = GRAMMARS[game]

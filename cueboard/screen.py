@@ -15,7 +15,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
-SCREEN_DIR = Path(__file__).resolve().parent.parent / "screen"
+from .resources import screen_dir
+
+SCREEN_DIR = screen_dir()
 
 
 class ScreenHandler(SimpleHTTPRequestHandler):

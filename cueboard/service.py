@@ -12,7 +12,7 @@ import json
 import logging
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from typing import Any
 
@@ -44,7 +44,7 @@ def _command_payload(table: Table, payload: bytes) -> None:
 
 
 @contextlib.contextmanager
-def open_table(config: Config, *, pin_factory: Any = None, boards: list[Output] | None = None,
+def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Output] | None = None,
                control: bool = True, button_clock: Clock | None = None) -> Iterator[Table]:
     """The table with its devices open; everything is closed on exit. ``pin_factory`` (a
     gpiozero pin factory) and ``button_clock`` (the clock the referee boxes debounce on) are

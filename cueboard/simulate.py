@@ -12,10 +12,10 @@ so a game's candidate function may be generous and need not re-implement the rul
 >>> log[0]["type"], len(log) <= 41
 ('match', True)
 
-Plugging in a game (blackball, say) is one line each, next to its candidate function::
+Plugging in a game (blackball, say) is one line, next to its candidate function: its
+entry in ``cueboard.games`` gets a :class:`Simulator`::
 
-    CANDIDATES["blackball"] = blackball_candidates   # (state) -> [(weight, event dict), ...]
-    SETUPS["blackball"] = blackball_setup            # optional: (rng) -> match line dict
+    kit("blackball").simulator = Simulator(blackball_candidates, blackball_setup)
 
 ``undo`` and ``redo`` are added by :func:`candidates` for every game (they are the
 engine's, not the game's). Weights are relative: keep the strokes heavy (pots, misses)
@@ -28,10 +28,13 @@ exchanges, fouls and misses, conceded frames) for the benchmark in ``bench/engin
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .engine import IllegalEvent, Match
+from .games import PartView, kit
+from .simulate_blackball import blackball_candidates, blackball_setup
 
 Event = dict[str, Any]
 """An event as the JSON object of the log."""
@@ -41,11 +44,23 @@ Candidate = tuple[float, Event]
 
 CandidateFn = Callable[[dict[str, Any]], list[Candidate]]
 
-CANDIDATES: dict[str, CandidateFn] = {}
-"""Game name -> function from the match's ``state()`` to weighted candidate events."""
+SetupFn = Callable[[random.Random], dict[str, Any]]
 
-SETUPS: dict[str, Callable[[random.Random], dict[str, Any]]] = {}
-"""Game name -> function from a ``random.Random`` to a random match line for that game."""
+
+@dataclass(frozen=True)
+class Simulator:
+    """A game's part of the simulator: ``candidates`` from the match's ``state()`` to weighted
+    candidate events, and ``setup`` from a ``random.Random`` to a random match line."""
+
+    candidates: CandidateFn
+    setup: SetupFn
+
+
+CANDIDATES: Mapping[str, CandidateFn] = PartView(lambda e: e.simulator.candidates if e.simulator else None)
+"""Game name -> candidate function (a view of ``cueboard.games``)."""
+
+SETUPS: Mapping[str, SetupFn] = PartView(lambda e: e.simulator.setup if e.simulator else None)
+"""Game name -> random match line (a view of ``cueboard.games``)."""
 
 UNDO_WEIGHT = 1.5
 REDO_WEIGHT = 6.0
@@ -241,8 +256,7 @@ def snooker_setup(rng: random.Random) -> dict[str, Any]:
     return setup
 
 
-CANDIDATES["snooker"] = snooker_candidates
-SETUPS["snooker"] = snooker_setup
+kit("snooker").simulator = Simulator(snooker_candidates, snooker_setup)
 
 
 # -- a realistic snooker match, for the benchmark ----------------------------------------
@@ -331,10 +345,8 @@ def final_log(best_of: int = 35, seed: int = 2025) -> list[Event]:
 
 
 # Blackball: its candidates live beside this module (they read only the state).
-from .simulate_blackball import blackball_candidates, blackball_setup  # noqa: E402
 
-CANDIDATES["blackball"] = blackball_candidates
-SETUPS["blackball"] = blackball_setup
+kit("blackball").simulator = Simulator(blackball_candidates, blackball_setup)
 
 
 def blackball_log(race_to: int = 25, seed: int = 2025) -> list[Event]:

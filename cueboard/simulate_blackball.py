@@ -3,8 +3,8 @@ registered in :mod:`cueboard.simulate`.
 
 Engine-free: it reads only the state of ``shared/contract/state.md`` (Blackball) and
 proposes event objects of ``events.md`` with relative weights, in the shape
-``cueboard.simulate`` takes (``CANDIDATES["blackball"] = blackball_candidates``,
-``SETUPS["blackball"] = blackball_setup``). Proposing an illegal event is harmless: the
+``cueboard.simulate`` takes (``kit("blackball").simulator = Simulator(blackball_candidates,
+blackball_setup)``). Proposing an illegal event is harmless: the
 walker asks the engine (``match.check``) and skips it; a few are proposed on purpose.
 Weights keep the strokes heavy and the frame-ending oddities rare, so frames finish.
 """

@@ -32,3 +32,16 @@ ensure_debian_packages() {
         $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
     fi
 }
+
+# The demo's MQTT broker: Debian's mosquitto (cueboard demo starts its own on a free loopback
+# port; amqtt, the demo extra, only where mosquitto cannot be had).
+ensure_demo_packages() {
+    if ! command -v mosquitto >/dev/null && [ ! -x /usr/sbin/mosquitto ]; then
+        echo "installing Debian packages: mosquitto" >&2
+        local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+        if ! { $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto; }; then
+            echo "could not install mosquitto: the demo falls back to its embedded broker" >&2
+        fi
+        # Debian starts the packaged broker on port 1883; the demo runs its own.
+    fi
+}

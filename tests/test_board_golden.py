@@ -3,11 +3,11 @@
 The states are ``tests/golden/states.json`` (real states of the example logs, and a few
 made harder: long names, doubles, three-digit scores, two-digit frames, a shot clock).
 Each golden PNG is a sheet: a row a state, a column a page as the board shows them in
-turn (see :mod:`cueboard.boards.pictures`). After a deliberate change of a layout, look
+turn (see ``tools/board_pictures.py``). After a deliberate change of a layout, look
 at the new pictures, then redraw the goldens with::
 
     CUEBOARD_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_board_golden.py
-    .venv/bin/python -m cueboard.boards.pictures      # and the pictures in docs/img/
+    .venv/bin/python tools/board_pictures.py      # and the pictures in docs/img/
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ import os
 from pathlib import Path
 
 import pytest
+from board_pictures import PICTURES, load_cases, pictures, sheet
 from PIL import Image
-
-from cueboard.boards.pictures import PICTURES, load_cases, pictures, sheet
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parent.parent
@@ -61,4 +60,4 @@ def test_the_layout_draws_its_golden_image(game: str, size: tuple[int, int], mod
 def test_the_pictures_in_the_docs_are_what_the_layouts_draw(picture: str) -> None:
     with Image.open(ROOT / picture) as saved:
         assert saved.convert("RGB").tobytes() == pictures()[picture].tobytes(), (
-            "redraw with: .venv/bin/python -m cueboard.boards.pictures")
+            "redraw with: .venv/bin/python tools/board_pictures.py")

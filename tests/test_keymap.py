@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import keymap_pictures
 import pytest
 
-from cueboard import key_sequences, keymap_pictures
+from cueboard import key_sequences
 from cueboard import keymap as keymap_module
 from cueboard.engine import GAMES, Match
 from cueboard.hw.keys import ButtonPress, KeyPress

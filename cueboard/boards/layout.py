@@ -12,10 +12,11 @@ Layouts read nothing but the view, the shot clock and their options: no time, no
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..games import PartView, kit
 from .fonts import NARROW, NORMAL, TINY, Font
 from .scene import Colour, Fill, Item, Pages, Text
 from .view import BoardView, ShotClock
@@ -64,21 +65,22 @@ class Layout:
         return Pages(key, kept, self.options.page_seconds)
 
 
-LAYOUTS: dict[tuple[str, int, int], type[Layout]] = {}
-"""(game, width, height) -> layout class."""
+LAYOUTS: Mapping[str, dict[tuple[int, int], type[Layout]]] = PartView(lambda entry: entry.layouts or None)
+"""game -> {(width, height): layout class}: a view of ``cueboard.games``."""
 
 SIZES: tuple[tuple[int, int], ...] = ((32, 8), (64, 16), (128, 32))
 """The board sizes with layouts of their own; others are drawn by the largest that fits."""
 
 
 def register(cls: type[Layout]) -> type[Layout]:
-    LAYOUTS[(cls.game, cls.width, cls.height)] = cls
+    """Class decorator: a layout of the game ``cls.game``, on its entry in ``cueboard.games``."""
+    kit(cls.game).layouts[(cls.width, cls.height)] = cls
     return cls
 
 
 def family(view: BoardView) -> str:
     """The game whose layouts draw ``view``: its own, or the nearest for a game we don't know."""
-    if any(game == view.game for game, _, _ in LAYOUTS):
+    if view.game in LAYOUTS:
         return view.game
     return "snooker" if view.has_scores else "blackball"
 
@@ -106,7 +108,7 @@ def find_layout(view: BoardView, width: int, height: int,
     size = fitting_size(width, height)
     if size is None:
         return TinyLayout(width, height, options)
-    cls = LAYOUTS.get((family(view), *size))
+    cls = LAYOUTS.get(family(view), {}).get(size)
     return cls(options) if cls is not None else TinyLayout(width, height, options)
 
 

@@ -25,7 +25,7 @@ def layout_for(view: BoardView, width: int, height: int, size: tuple[int, int] |
     :data:`SIZES` (drawn in the middle of a larger board; ignored when it does not fit)."""
     if size is None or size[0] > width or size[1] > height:
         return find_layout(view, width, height, options)
-    cls = LAYOUTS.get((family(view), *size))
+    cls = LAYOUTS.get(family(view), {}).get(size)
     return cls(options) if cls is not None else TinyLayout(width, height, options)
 
 

@@ -2,7 +2,7 @@
 
 People look at a keypad, they don't read a table; drawing the picture from the TOML
 keeps the two from drifting apart (tests/test_keymap.py checks that the pictures in
-docs/img/ are what this draws). ``python -m cueboard.keymap_pictures`` redraws them.
+docs/img/ are what this draws). ``python tools/keymap_pictures.py`` redraws them.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import sys
 from html import escape
 from pathlib import Path
 
-from .key_sequences import SHIFT, SNOOKER_BALLS, legend
-from .keymap import Keymap, load_keymap
+from cueboard.key_sequences import SHIFT, SNOOKER_BALLS, legend
+from cueboard.keymap import Keymap, load_keymap
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,7 +3,7 @@
 A sheet has a row a state and a column a page (what the board shows at 0, 2.5, 5 ...
 seconds, pictures that repeat left out), the boards one pixel an LED with a 2-pixel
 gap between them. The golden tests compare such sheets with ``tests/golden/``, and the
-pictures in ``docs/img/`` are sheets drawn as LEDs. ``python -m cueboard.boards.pictures``
+pictures in ``docs/img/`` are sheets drawn as LEDs. ``python tools/board_pictures.py``
 redraws the pictures in ``docs/img/`` from the states of ``tests/golden/states.json``.
 """
 
@@ -18,12 +18,12 @@ from typing import Any
 
 from PIL import Image
 
-from . import LayoutOptions, render
-from .preview import leds
+from cueboard.boards import LayoutOptions, render
+from cueboard.boards.preview import leds
 
 __all__ = ["GAP", "PICTURES", "Case", "led_sheet", "load_cases", "pages", "pictures", "sheet"]
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 STATES = ROOT / "tests" / "golden" / "states.json"
 GAP = 2
 MAX_PAGES = 4

@@ -41,7 +41,7 @@ PLUS, OK = "PLUS", "OK"
 LEGENDS: dict[str, str] = {
     "PLUS": "+", "FREE_BALL": "FREE BALL", "NO_POT": "NO POT", "PLAY_AGAIN": "PLAY AGAIN",
     "NEXT_FRAME": "NEXT FRAME", "RESPOTTED_BLACK": "RE-SPOT BLACK", "ILLEGAL_BREAK": "ILLEGAL BREAK",
-    "NINE_BALL": "NINE BALL", "NEW_MATCH": "NEW MATCH",
+    "NINE_BALL": "NINE BALL", "NEW_MATCH": "NEW MATCH", "BEFORE_STROKE": "BEFORE STROKE",
 }
 
 
@@ -75,6 +75,7 @@ class Draft:
     match: bool = False
     numbers: tuple[int, ...] = ()
     nine_ball: bool = False
+    before_stroke: bool = False
 
 
 Step = Draft | Event | Refusal
@@ -194,8 +195,9 @@ class SnookerKeys(Grammar):
     actions = frozenset({
         *(b.upper() for b in SNOOKER_BALLS), *(str(n) for n in range(1, 8)),
         "FREE_BALL", "FOUL", "MISS", PLUS, OK, *_SIMPLE, "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER",
+        "BEFORE_STROKE",
     })
-    holdable = frozenset({"FOUL", "MISS", "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER"})
+    holdable = frozenset({"FOUL", "MISS", "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER", "BEFORE_STROKE"})
 
     @staticmethod
     def ball(action: str) -> str | None:
@@ -222,6 +224,9 @@ class SnookerKeys(Grammar):
             return Draft("foul")
         if a == "MISS":
             return Draft("foul", miss=True)
+        if a == "BEFORE_STROKE":
+            # Section 3 Rule 14(d): a foul while preparing to play from a replaced position.
+            return Draft("foul", before_stroke=True)
         if a == PLUS:
             return Draft("pot", group=True)
         if a in self._SIMPLE:
@@ -253,6 +258,8 @@ class SnookerKeys(Grammar):
             return d
         if a == "MISS":
             return replace(d, miss=True)
+        if a == "BEFORE_STROKE":
+            return replace(d, before_stroke=True)
         if a == "FREE_BALL":
             return replace(d, free_ball=True)
         if a == PLUS:
@@ -274,6 +281,8 @@ class SnookerKeys(Grammar):
             event["miss"] = True
         if d.free_ball:
             event["free_ball"] = True
+        if d.before_stroke:
+            event["before_stroke"] = True
         return event
 
     @staticmethod

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -109,15 +110,57 @@ def _whole(obj: Mapping[str, Any], key: str) -> int | None:
     return value
 
 
+NAME_MAX = 40
+"""Characters in a side's or a player's name, once trimmed and NFC-normalised (events.md)."""
+
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""The bidirectional marks, embeddings, overrides and isolates: "\u202eevil" shows reversed."""
+
+
+def check_name(value: Any, where: str) -> str:
+    """A side's or a player's name as the boards and screens will show it: trimmed, NFC-
+    normalised, 1 to 40 characters, with no control, line-break or bidirectional-control
+    character (they would garble a board or a screen); IllegalEvent naming ``where`` else.
+
+    >>> check_name("  Ding Junhui ", "side 0")
+    'Ding Junhui'
+    >>> check_name("\u202eevil", "side 1")
+    Traceback (most recent call last):
+    ...
+    cueboard.engine.errors.IllegalEvent: match: side 1's name has a bidirectional control character (U+202E), ...
+    """
+    if not isinstance(value, str):
+        raise IllegalEvent(f"match: {where}'s name must be text, not {value!r}"[:200])
+    name = unicodedata.normalize("NFC", value.strip())
+    if not name:
+        raise IllegalEvent(f"match: {where} has an empty name")
+    if len(name) > NAME_MAX:
+        raise IllegalEvent(f"match: {where}'s name is {len(name)} characters; a name is 1 to {NAME_MAX} "
+                           f"(it must fit a board)")
+    for ch in name:
+        kind = unicodedata.category(ch)
+        if ch in BIDI_CONTROLS:
+            what = "a bidirectional control character"
+        elif kind in ("Zl", "Zp") or ch in "\n\r\x0b\x0c\x85":
+            what = "a line break"
+        elif kind == "Cc":
+            what = "a control character"
+        else:
+            continue
+        raise IllegalEvent(f"match: {where}'s name has {what} (U+{ord(ch):04X}), which would garble a board "
+                           "or a screen")
+    return name
+
+
 def _side(entry: Any, index: int) -> tuple[str, ...]:
     names = [entry] if isinstance(entry, str) else entry
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         raise IllegalEvent(f"match: side {index} must be a name, or a list of player names for doubles")
-    if any(not n.strip() for n in names):
-        raise IllegalEvent(f"match: side {index} has an empty name")
     if len(names) > 2:
         raise IllegalEvent(f"match: side {index} has {len(names)} players; a side is one player or a pair")
-    return tuple(n.strip() for n in names)
+    if len(names) == 1:
+        return (check_name(names[0], f"side {index}"),)
+    return tuple(check_name(n, f"side {index} player {k + 1}") for k, n in enumerate(names))
 
 
 def parse_setup(obj: Any, game_fields: Mapping[str, Any],

@@ -507,3 +507,15 @@ def test_clock_is_one_press() -> None:
     entry = Entry(keymap)
     index = [a for row in keymap.layout for a in row].index("CLOCK")
     assert entry.press(index, {"game": "blackball"}) == {"type": "clock"}
+
+
+def test_the_keypad_keys_a_foul_before_a_stroke_rule_14d() -> None:
+    """SHIFT REPLACE (BEFORE STROKE), then the penalty ball: Section 3 Rule 14(d)."""
+    m = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"]})
+    for event in ({"type": "foul", "points": 4, "miss": True}, {"type": "replace"}):
+        m.apply(m.parse(event))
+    entry = Entry(keymap("keypad-4x5.toml"))
+    event = key_in(entry, m.state(), ["SHIFT", "REPLACE", "4"])
+    assert event == {"type": "foul", "points": 4, "before_stroke": True}
+    m.apply(m.parse(event))
+    assert m.state()["misses"] == 1 and m.state()["striker"] == 1

@@ -284,6 +284,69 @@ def test_refused_input_raises_illegal_event_and_changes_nothing(game: str, data:
             offer(step)
 
 
+def _unasked_value(hint: Any, rng: random.Random) -> Any:
+    """A value of about the right shape for a field, drawn cheaply: small numbers (mostly the
+    penalties and sides a referee keys), ball and player names, now and then the wrong type."""
+    if rng.random() < 0.05:
+        return rng.choice([None, -1, "x", [], {}, 3.5, True])
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        return [rng.choice(WORDS[:8] if rng.random() < 0.9 else WORDS) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
+    if hint is bool:
+        return rng.random() < 0.3
+    if hint is int:
+        return rng.choice((0, 1, 4, 4, 5, 6, 7, rng.randint(-2, 17)))
+    if hint is float:
+        return rng.uniform(0, 2e9)
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if args:
+        return None if rng.random() < 0.3 else _unasked_value(args[0], rng)
+    return rng.choice(WORDS)
+
+
+def unasked(game: str, rng: random.Random) -> Event:
+    """An event proposed without asking the engine what is legal: one of the game's types
+    (strokes more often, undo and redo now and then), each field there or not. Many are
+    illegal; enough are legal that the match moves on."""
+    events = GAMES[game].events
+    kind = rng.choice([*events, "pot", "pot", "pot", "no_pot", "no_pot", "foul", "next_frame"])
+    cls = events[kind]
+    hints = typing.get_type_hints(cls)
+    obj: Event = {"type": kind}
+    for f in dataclasses.fields(cls):
+        required = f.default is dataclasses.MISSING
+        if f.name != "t" and rng.random() < (0.95 if required else 0.2):
+            obj[f.name] = _unasked_value(hints[f.name], rng)
+    if rng.random() < 0.03:
+        obj[rng.choice(["sied", "ball", "Points", "reds-off", ""])] = 1
+    return obj
+
+
+@pytest.mark.parametrize("game", GAMES_UNDER_TEST)
+@settings(PROPERTY, max_examples=max(10, EXAMPLES // 4))  # each example offers 500 events
+@given(data=st.data())
+def test_events_proposed_without_asking_are_refused_cleanly_or_keep_the_invariants(
+        game: str, data: st.DataObject) -> None:
+    """The walks above ask the engine which events are legal, so they can never catch it
+    accepting an illegal one. Here nothing is asked: every refusal must change nothing, and
+    every acceptance must keep the invariants and replay from the log."""
+    setup = data.draw(setups(game), label="setup")
+    rng = random.Random(data.draw(st.integers(0, 2**32), label="seed"))  # cheap; the log is noted
+    match = Match.from_json(setup)
+    accepted = 0
+    with recording(setup) as raw:
+        for _ in range(MAX_EVENTS * 2):
+            obj = unasked(game, rng)
+            if assert_refused(match, obj):
+                continue
+            raw.append(obj)
+            match.apply(match.parse(obj))
+            accepted += 1
+            check_invariants(match)
+        event(f"accepted {min(accepted, 50) // 10 * 10}+")
+        assert_replays(match, setup, raw)
+
+
 SETUP_VALUES = st.one_of(
     JSON, st.sampled_from(["snooker", "blackball", "Snooker"]), st.integers(-1, 40),
     st.sampled_from([6, 10, 15, 6.0, True]), st.lists(st.integers(-1, 200), max_size=3),
@@ -453,19 +516,27 @@ def check_invariants(match: Match) -> None:
     needs = s["snookers_required"]
     scores = [side["score"] for side in s["sides"]]
     deficit = abs(scores[0] - scores[1])
-    if s["frame_over"] or deficit <= s["remaining"] or s["respotted_black"]:
+    # What the side behind can still score (state.md, Section 3 Rule 1(e)): remaining at the
+    # table; with the side ahead at the table, without its colour after a red or free ball.
+    trailer = 0 if scores[0] < scores[1] else 1
+    values = {"yellow": 2, "green": 3, "brown": 4, "blue": 5, "pink": 6, "black": 7}
+    available = s["remaining"] if s["striker"] == trailer else (
+        8 * s["reds"] + 27 if s["reds"] else sum(values[c] for c in s["colours"]))
+    if s["frame_over"] or deficit <= available or s["respotted_black"]:
         # On a re-spotted black nobody needs snookers: the scores are level, or in aggregate
         # play the totals are (Rule 4(c)), whatever this frame's scores.
         assert needs is None
     else:
         assert needs is not None
-        assert scores[needs["side"]] + s["remaining"] < scores[1 - needs["side"]]
-        assert 4 <= needs["each"] <= 7
+        assert needs["side"] == trailer
+        assert scores[trailer] + available < scores[1 - trailer]
+        each = 4 if s["reds"] or not s["colours"] else max(4, values[s["colours"][0]])
+        assert needs["each"] == each
         if needs["count"] is None:
             assert only_black_left(s), "count is null only with the black alone left"
         else:
             assert not only_black_left(s)
-            assert needs["count"] == -(-(deficit - s["remaining"]) // needs["each"]) >= 1
+            assert needs["count"] == -(-(deficit - available) // each) >= 1
     for side in s["sides"]:
         assert side["high_break"] >= 0
 

@@ -1,13 +1,15 @@
-"""``remaining`` and ``snookers_required`` exactly as ``shared/contract/state.md`` defines them.
+"""``remaining`` and ``snookers_required`` exactly as ``docs/state.md`` defines them.
 
 remaining: 8 * reds + 27 with red on, 7 more on a colour after a red, the colours left in the
 colours (27, 25, 22, 18, 13, 7), plus a free ball (8 with reds on, else the ball on's value);
 7 on a re-spotted black; 0 when over.
 
-snookers_required: when the side behind trails by more than remaining,
-{"side", "count": ceil((deficit - remaining) / each), "each": least penalty for the ball on}
-(4 on red or an unnamed colour, else the colour's value, never below 4); count null with only
-the black left.
+snookers_required: when the side behind trails by more than the most points *it* can still
+score (Section 3 Rule 1(e)): ``remaining`` when it is at the table; with the side ahead at the
+table, 8 * reds + 27 with reds on, else the colours left (the colour after a red and a free
+ball are the striker's alone). {"side", "count": ceil((deficit - available) / each), "each":
+the least penalty on the ball on at the start of the leader's next turn (4 with reds on, else
+the lowest colour's value, never below 4)}; count null with only the black left.
 """
 
 from __future__ import annotations
@@ -53,8 +55,9 @@ POSITIONS: list[tuple[str, dict[str, Any], list[Event], int, dict[str, Any] | No
     ("free-ball-6-reds", SIX, [foul(4, free_ball=True)], 75 + 8, None),
     # Ann 40 to 0, one red left: 5 more than 35 on the table, two 4-point snookers.
     ("red-on-last-red", SIX, reds_and_blacks(5), 35, need(1, 2, 4)),
-    # Ann 41 to 0 on the colour after the last red: 41 - 34 = 7, two snookers of 4.
-    ("colour-after-last-red", SIX, [*reds_and_blacks(5), RED], 34, need(1, 2, 4)),
+    # Ann 41 to 0 on the colour after the last red: remaining 34, but that colour is Ann's
+    # alone; Bob can reach only the colours, 27: 41 - 27 = 14, four snookers of 4 (state.md).
+    ("colour-after-last-red", SIX, [*reds_and_blacks(5), RED], 34, need(1, 4, 4)),
     # The colours: yellow 48 - 27 = 21 -> 6 of 4; green 25 -> 7 of 4; brown 31 -> 8 of 4;
     # blue 39 -> 8 of 5; pink 49 -> 9 of 6; black: no snooker can help.
     ("yellow", SIX, CLEARED, 27, need(1, 6, 4)),
@@ -70,6 +73,17 @@ POSITIONS: list[tuple[str, dict[str, Any], list[Event], int, dict[str, Any] | No
     ("free-ball-pink", SIX, [*CLEARED, *colours("yellow", "blue"), foul(6, free_ball=True)],
      19, need(1, 7, 6)),
     ("over", SIX, [*CLEARED, *colours()], 0, None),
+    # Higgins v White, 1982: White 68, Higgins 0, White on a colour after a red, 4 reds left.
+    # remaining is 66, but the colour is White's alone: Higgins can reach 59 (8 * 4 + 27), 9
+    # short: 3 snookers of 4 (Section 3 Rule 1(e)).
+    ("higgins-v-white", {}, [*reds_and_blacks(7), RED, pot("yellow"), RED, pot("yellow"), RED, pot("brown"),
+                             RED], 66, need(1, 3, 4)),
+    # The leader holds a free ball: Ann 152, Bob 0 after Bob's foul with 15 reds on. remaining is
+    # 155 (the free ball 8 more), but Bob can reach only 147: 5 short, 2 snookers of 4.
+    ("leader-free-ball", {"handicap": [148, 0]}, [NO_POT, foul(4, free_ball=True)], 155, need(1, 2, 4)),
+    # The side behind holds the free ball: all of remaining is his. Ann 48, Bob 4 after Ann's
+    # foul on the yellow: Bob can reach 27 + 2 = 29, 15 short: 4 snookers of 4.
+    ("trailer-free-ball", SIX, [*CLEARED, foul(4, free_ball=True)], 29, need(1, 4, 4)),
     # Handicaps move the deficit: equal to remaining needs nothing, one more needs one snooker.
     ("deficit-equals-remaining", {"handicap": [0, 147]}, [], 147, None),
     ("deficit-one-more", {"handicap": [0, 148]}, [], 147, need(0, 1, 4)),

@@ -1,4 +1,4 @@
-"""Events only snooker speaks (``shared/contract/events.md``, Snooker events)."""
+"""Events only snooker speaks (``docs/events.md``, Snooker events)."""
 
 from __future__ import annotations
 
@@ -17,13 +17,16 @@ class NoPot(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Foul(Event):
-    """The striker fouled; ``points`` go to the other side (Section 3 Rule 12)."""
+    """The striker fouled; ``points`` go to the other side (Section 3 Rule 10).
+    ``before_stroke``: while preparing to play from a position replaced after a FOUL AND A
+    MISS, before any stroke from it (Rule 14(d)): no miss, the ball on stays as it was."""
 
     TYPE: ClassVar[str] = "foul"
     points: int
     reds_off: int = 0
     miss: bool = False
     free_ball: bool = False
+    before_stroke: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,11 +1,11 @@
-"""Points remaining and snookers required, exactly as ``state.md`` defines them."""
+"""Points remaining and snookers required, exactly as ``docs/state.md`` defines them."""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
 
-from .ball_on import least_penalty
+from .ball_on import ball_on_at_turn_start, least_penalty
 from .balls import VALUE
 from .position import Position
 
@@ -48,22 +48,52 @@ def remaining(p: Position) -> int:
     return points + free if p.free_ball else points
 
 
-def snookers_required(p: Position, points_left: int) -> dict[str, Any] | None:
-    """``{"side", "count", "each"}`` when the side behind trails by more than
-    ``points_left``; None otherwise or once the frame is over.
+def available_to_trailer(p: Position, trailer: int, points_left: int) -> int:
+    """The most points the side ``trailer`` (the side behind) can still score (``state.md``).
 
-    ``each`` is the least penalty for the ball on; ``count`` is how many such
-    fouls the side behind needs, or None with only the black left: its first
-    score or foul ends the frame (Section 3 Rule 4(a)), so no snooker can help.
+    At the table, that is ``remaining``. With the side ahead at the table, it is what is
+    left once the striker's present chance is gone: the colour after a red and a free ball
+    are the striker's alone, so ``8 * reds + 27`` with reds on, else the colours left
+    (Section 3 Rule 1(e): "more points behind than are available")."""
+    if p.striker == trailer:
+        return points_left
+    return 8 * p.reds + 27 if p.reds else colours_value(p.colours)
+
+
+def snookers_required(p: Position, points_left: int) -> dict[str, Any] | None:
+    """``{"side", "count", "each"}`` when the side behind trails by more than it can still
+    score (:func:`available_to_trailer`); None otherwise, once the frame is over, and on a
+    re-spotted black (the scores, or in aggregate play the totals, are level there).
+
+    ``each`` is the least penalty the side ahead would pay on the ball on at the start of
+    its next turn: 4 with reds on, else the lowest colour's value, never below 4 (Section 3
+    Rule 10). ``count = ceil((deficit - available) / each)``: the snookers that bring the
+    side behind level, the re-spotted black then deciding. With only the black left no
+    snooker can help (its first score or foul ends the frame, Section 3 Rule 4(a)): ``count``
+    is None.
+
+    Higgins v White, 1982: 68-0, White on a colour after a red, 4 reds left. ``remaining`` is
+    66, but Higgins can reach only 59, so he needs 3 snookers of 4:
+
+    >>> from .balls import COLOURS
+    >>> white = Position(frame=1, breaker=0, rotation=((0, "White"), (1, "Higgins")), turn=0,
+    ...                  scores=(68, 0), frames=(0, 0), totals=(0, 0), high_breaks=(68, 0), brk=68,
+    ...                  reds=4, colours=COLOURS, ball_on="colour")
+    >>> remaining(white), snookers_required(white, remaining(white))
+    (66, {'side': 1, 'count': 3, 'each': 4})
     """
     if p.frame_over or p.respotted_black:
-        # On a re-spotted black the scores (or in aggregate play the totals) are level:
-        # nobody needs snookers.
         return None
     a, b = p.scores
-    deficit = abs(a - b)
-    if deficit <= points_left:
+    if a == b:
         return None
-    each = least_penalty(p.ball_on)
-    count = None if p.only_black else -(-(deficit - points_left) // each)
-    return {"side": 0 if a < b else 1, "count": count, "each": each}
+    trailer = 0 if a < b else 1
+    deficit = abs(a - b)
+    available = available_to_trailer(p, trailer, points_left)
+    if deficit <= available:
+        return None
+    on_next_turn = ball_on_at_turn_start(p.reds, p.colours)
+    each = least_penalty(on_next_turn)
+    only_black = p.reds == 0 and p.colours == ("black",)
+    count = None if only_black else -(-(deficit - available) // each)
+    return {"side": trailer, "count": count, "each": each}

@@ -258,12 +258,32 @@ class Snooker(Game[Position]):
         # Section 3 Rule 3(h): reds that leave the table in a foul stay off; colours are re-spotted.
         reds = p.reds - e.reds_off
         assert p.turn is not None
+        if e.before_stroke:
+            return self._foul_before_stroke(p, e, scores, reds)
         misses = (p.misses if p.from_replaced else 0) + 1 if e.miss else 0
         return self._stroke(
             p, turn=(p.turn + 1) % len(p.rotation), scores=scores, high_breaks=p.high_breaks, brk=0,
             reds=reds, colours=p.colours, ball_on=ball_on_at_turn_start(reds, p.colours),
             free_ball=e.free_ball, misses=misses, offender=p.turn, before_miss=p if e.miss else None,
         )
+
+    def _foul_before_stroke(self, p: Position, e: Foul, scores: tuple[int, int], reds: int) -> Position:
+        """Section 3 Rule 14(d): the striker fouled while preparing to play from a replaced
+        position, before any stroke from it. No miss is called and the penalty stands; the ball
+        on stays what it was before the last stroke (14(d)(i)-(iii)); the next player may play,
+        ask the offender to play again (14(d)(iv)) or have the balls replaced again (14(d)(v));
+        a warning of a sequence of misses stays in force (14(d)(vi))."""
+        if not p.from_replaced:
+            raise IllegalEvent("a foul before a stroke follows a replace: the offender fouled while preparing "
+                               "to play from the replaced position (Section 3 Rule 14(d))")
+        if e.miss:
+            raise IllegalEvent("no miss is called for a foul before a stroke: no stroke was played "
+                               "(Section 3 Rule 14(d))")
+        assert p.turn is not None
+        ball_on = p.ball_on if reds or p.ball_on != "red" else ball_on_at_turn_start(reds, p.colours)
+        return p._replace(turn=(p.turn + 1) % len(p.rotation), scores=scores, brk=0, reds=reds, ball_on=ball_on,
+                          free_ball=e.free_ball, misses=p.misses, from_replaced=False, offender=p.turn,
+                          before_miss=p)
 
     # -- what the next player may ask after a foul ---------------------------------
 

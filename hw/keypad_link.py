@@ -1,6 +1,6 @@
 """The marker's keypad on USB serial: presses in, exactly once and in order; verdicts out.
 
-``KeypadLink`` opens the keypad by its stable path (``/dev/serial/by-id/...``) with
+``KeypadLink`` opens the keypad by its stable path (``/dev/cueboard-keypad``) with
 pyserial, and runs one reader thread that speaks the protocol of
 ``docs/keypad-protocol.md`` (``keyproto``, shared with the firmware). When the port
 fails or vanishes it marks the keypad ``lost``, reopens with backoff and picks up where

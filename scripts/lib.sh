@@ -24,6 +24,8 @@ ensure_debian_packages() {
     # The keypad's udev rule is run by udevadm; the installer's test builds a Debian root.
     command -v udevadm >/dev/null || missing+=(udev)
     command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+    # docs/hardware.md's wiring diagrams are rendered to check them.
+    command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
     command -v openssl >/dev/null || missing+=(openssl)
     # The venue screen's end-to-end tests: Debian's Chromium driven by playwright-core under node.
     [ -x /usr/bin/chromium ] || missing+=(chromium)

@@ -155,7 +155,7 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     keypad_port = _text(keypad, "keypad", "port", None)
     keypad_keymap = _path(base, _text(keypad, "keypad", "keymap", None))
     if keypad and (keypad_port is None or keypad_keymap is None):
-        raise ConfigError("keypad: needs both 'port' (e.g. /dev/serial/by-id/...) and 'keymap'")
+        raise ConfigError("keypad: needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
 
     displays: tuple[Any, ...] = ()
     if "display" in raw:

@@ -25,9 +25,8 @@ from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from .hw import keyproto
-from .hw.keypad_link import DEFAULT_TIMING, LinkTiming, random_epoch
+from .hw.keypad_link import DEFAULT_TIMING, FIRMWARE, LinkTiming, random_epoch
 
-FIRMWARE = 1  # the firmware version the simulator reports
 DATA_KIND_HEX = b"%02x" % keyproto.KEYPAD_DATA
 
 
@@ -38,9 +37,10 @@ class KeypadSimulator:
                  clock: Callable[[], float] = time.monotonic, epoch: int | None = None,
                  on_feedback: Callable[[bool], None] | None = None,
                  on_host: Callable[[bool], None] | None = None,
-                 timing: LinkTiming = DEFAULT_TIMING, tick: float = 0.02) -> None:
+                 timing: LinkTiming = DEFAULT_TIMING, tick: float = 0.02, firmware: int = FIRMWARE) -> None:
         self.rows = rows
         self.columns = columns
+        self.firmware = firmware  # the version it reports: this host's own unless told
         self._clock = clock
         self._timing = timing
         self._tick = tick
@@ -66,7 +66,7 @@ class KeypadSimulator:
         t = self._timing
         return keyproto.Link(False, epoch, self._now_ms(), retransmit_ms=t.retransmit_ms, beat_ms=t.beat_ms,
                              lost_ms=t.lost_ms,
-                             beat_payload=keyproto.keypad_beat(self.rows, self.columns, FIRMWARE))
+                             beat_payload=keyproto.keypad_beat(self.rows, self.columns, self.firmware))
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)

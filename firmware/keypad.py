@@ -11,7 +11,7 @@ import keyproto
 from indicator import Indicator
 from matrix import Keys, Matrix
 
-FIRMWARE = 1  # reported to the host in every heartbeat
+FIRMWARE = 2  # reported to the host in every heartbeat; the host ships the same (hw/keypad_link.py)
 
 
 class Keypad:

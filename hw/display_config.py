@@ -18,6 +18,7 @@ marker)::
     width = 64
     height = 16
     wiring = "snake_columns"
+    driver = "spi"              # spi (GPIO 10, any Pi) | pwm (rpi_ws281x, GPIO 18, Pi 4 and older, root)
 
     [[display]]
     name = "marker"
@@ -46,7 +47,7 @@ COMMON = ("device", "name", "width", "height", "layout", "rotate", "brightness",
 DEVICES: dict[str, tuple[str, ...]] = {
     "max7219": ("cascaded", "spi_port", "spi_device", "spi_speed_hz", "block_orientation",
                 "blocks_reversed", "resync_seconds"),
-    "ws2812": ("wiring",),
+    "ws2812": ("wiring", "driver", "spi_port", "spi_device"),
     "dummy": ("mode",),
     "capture": ("mode", "scale", "transform", "file"),
     "gifanim": ("mode", "scale", "transform", "file", "frame_seconds"),
@@ -57,6 +58,9 @@ DEVICES: dict[str, tuple[str, ...]] = {
 
 LAYOUTS = ("auto", "32x8", "64x16", "128x32")
 WIRINGS = ("rows", "snake_rows", "columns", "snake_columns")
+WS2812_DRIVERS = ("spi", "pwm")
+"""How a WS2812 panel is driven: ``spi`` (``ws2812_spi``: GPIO 10, any Pi, no privilege) or
+``pwm`` (luma's ``ws2812`` on ``rpi_ws281x``: GPIO 18, root, not on a Pi 5)."""
 TRANSFORMS = ("none", "identity", "scale2x", "smoothscale", "led_matrix")
 SPI_SPEEDS = tuple(int(mhz * 1_000_000) for mhz in (0.5, 1, 2, 4, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 50, 52))
 """The bus speeds luma's ``spi`` accepts."""
@@ -79,12 +83,13 @@ class DisplayConfig:
     cascaded: int | None = None
     spi_port: int = 0
     spi_device: int = 0
-    spi_speed_hz: int = 8_000_000
+    spi_speed_hz: int = 2_000_000
     block_orientation: int = 0
     blocks_reversed: bool = False
     resync_seconds: float = 60.0
     # ws2812
     wiring: str = "rows"
+    driver: str = "spi"
     # emulators
     mode: str = "RGB"
     scale: int = 8
@@ -219,6 +224,12 @@ def parse_display(table: Any, where: str = "display") -> DisplayConfig:
         values["resync_seconds"] = _seconds(where, "resync_seconds", table["resync_seconds"], zero=True)
     if "wiring" in table:
         values["wiring"] = _choice(where, "wiring", table["wiring"], WIRINGS)
+    if "driver" in table:
+        values["driver"] = _choice(where, "driver", table["driver"], WS2812_DRIVERS)
+        if values["driver"] == "pwm":
+            for key in ("spi_port", "spi_device"):
+                if key in table:
+                    raise _fail(where, f"{key!r} is for a WS2812 panel on SPI; driver = \"pwm\" uses GPIO 18")
     if "mode" in table:
         values["mode"] = _choice(where, "mode", table["mode"], ("1", "RGB"))
     if "scale" in table:

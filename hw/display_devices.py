@@ -1,10 +1,11 @@
 """luma devices from a :class:`~.display_config.DisplayConfig`, libraries imported only here.
 
-``spidev`` (through luma's ``spi``), ``rpi_ws281x`` and ``pygame`` are imported when a
-board of that kind is opened, so the package imports, and the layouts draw, on any
-machine. Tests reach the lowest levels by injection: ``serial`` (what luma's ``spi``
-is: ``data``/``command``), ``spi`` (a spidev-like object under luma's real ``spi``), or
-``dma`` (the ``rpi_ws281x`` module luma's ``ws2812`` drives).
+``spidev`` (through luma's ``spi``, or ``ws2812_spi``), ``rpi_ws281x`` and ``pygame`` are
+imported when a board of that kind is opened, so the package imports, and the layouts
+draw, on any machine. Tests reach the lowest levels by injection: ``serial`` (what luma's
+``spi`` is: ``data``/``command``), ``spi`` (a spidev-like object under luma's real ``spi``
+or a WS2812 panel on SPI), or ``dma`` (the ``rpi_ws281x`` module luma's ``ws2812`` drives,
+``driver = "pwm"``).
 """
 
 from __future__ import annotations
@@ -68,10 +69,19 @@ def open_device(config: DisplayConfig, *, serial: Any = None, spi: Any = None, d
                             block_orientation=c.block_orientation,
                             blocks_arranged_in_reverse_order=c.blocks_reversed, contrast=c.brightness)
     if c.device == "ws2812":
-        from luma.led_matrix.device import ws2812  # type: ignore[import-untyped]
+        mapping = wiring_map(c.wiring, c.width, c.height, c.rotate)
+        if c.driver == "spi":  # the default: GPIO 10, any Pi, no privilege (ws2812_spi)
+            from .ws2812_spi import open_ws2812_spi
 
-        device = ws2812(dma_interface=dma, width=c.width, height=c.height, rotate=c.rotate,
-                        mapping=wiring_map(c.wiring, c.width, c.height, c.rotate))
+            device = open_ws2812_spi(width=c.width, height=c.height, rotate=c.rotate, mapping=mapping,
+                                     port=c.spi_port, device=c.spi_device, spi=spi)
+        else:  # "pwm": rpi_ws281x on GPIO 18, root, not on a Pi 5
+            from luma.led_matrix.device import ws2812  # type: ignore[import-untyped]
+
+            from .ws2812_spi import check_pwm_supported
+
+            check_pwm_supported()
+            device = ws2812(dma_interface=dma, width=c.width, height=c.height, rotate=c.rotate, mapping=mapping)
         device.contrast(c.brightness)
         return device
     if c.device == "dummy":

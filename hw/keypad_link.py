@@ -1,6 +1,6 @@
 """The marker's keypad on USB serial: presses in, exactly once and in order; verdicts out.
 
-``KeypadLink`` opens the keypad by its stable path (``/dev/serial/by-id/...``) with
+``KeypadLink`` opens the keypad by its stable path (``/dev/cueboard-keypad``) with
 pyserial, and runs one reader thread that speaks the protocol of
 ``docs/keypad-protocol.md`` (``keyproto``, shared with the firmware). When the port
 fails or vanishes it marks the keypad ``lost``, reopens with backoff and picks up where
@@ -32,6 +32,10 @@ from .keys import KeyPress
 log = logging.getLogger(__name__)
 
 DEFAULT_KEYS = 20  # 5 rows of 4 (examples/keymaps/keypad-4x5.toml)
+FIRMWARE = 2
+"""The keypad firmware this host ships (``FIRMWARE`` in firmware/keypad.py; a test keeps them
+equal). A keypad reporting an older one works, but its health says to flash it again.
+1: the first; 2: runs on MicroPython 1.20 to 1.23 too (issue 17)."""
 BAUD = 115200  # ignored by USB CDC; right for a keypad on a USB-UART adapter
 FEEDBACK_QUEUE = 4  # verdicts waiting for the keypad; more are dropped
 
@@ -51,6 +55,11 @@ class KeypadInfo:
     rows: int
     columns: int
     firmware: int
+
+    @property
+    def outdated(self) -> bool:
+        """The keypad runs firmware older than this host's (:data:`FIRMWARE`)."""
+        return self.firmware < FIRMWARE
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,9 @@ class HostProtocol:
             if info.rows * info.columns != self.keys:
                 log.warning("the keypad has %d x %d keys; the host expects %d", info.rows, info.columns,
                             self.keys)
+            if info.outdated:
+                log.warning("the keypad runs firmware %d, older than this host's %d: flash firmware/ again "
+                            "(docs/firmware.md)", info.firmware, FIRMWARE)
         for message in messages:
             key = keyproto.parse_key_message(message)
             if key is None or key[0] >= self.keys:
@@ -229,6 +241,16 @@ class KeypadLink:
         self._feedback.append(accepted)
         self._wake()
 
+    def health_report(self) -> str:
+        """The keypad's health as the devices topic gives it: ``ok``, ``silent`` or ``lost``,
+        with the reason to flash it again when its firmware is older than this host's, as in
+        ``ok: firmware 1 is older than this host's 2; flash firmware/ again (docs/firmware.md)``."""
+        info = self.protocol.info
+        if info is None or not info.outdated:
+            return self._health.value
+        return (f"{self._health.value}: firmware {info.firmware} is older than this host's {FIRMWARE}; "
+                "flash firmware/ again (docs/firmware.md)")
+
     def status(self) -> dict[str, Any]:
         """Health and counters, for the devices topic and diagnostics."""
         info = self.protocol.info
@@ -236,6 +258,7 @@ class KeypadLink:
             "keypad": self._health.value,
             "path": self.path,
             "firmware": None if info is None else info.firmware,
+            "firmware_expected": FIRMWARE,
             "matrix": None if info is None else [info.rows, info.columns],
             "opens": self.opens,
             **self.protocol.counters(),

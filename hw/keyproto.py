@@ -1,11 +1,12 @@
 """The keypad link: frames, their CRC, and the numbered, acknowledged message stream.
 
 One implementation serves both ends. The host imports it as ``cueboard.hw.keyproto``;
-the keypad's MicroPython firmware imports it as ``keyproto`` (``firmware/keyproto.py``
-is a symbolic link to this file, so ``mpremote cp`` copies these very bytes to the
-board). It therefore keeps to what CPython 3.11 and MicroPython share: no dataclasses,
-enums, ``typing`` or ``from __future__`` at run time, and annotations that name only
-built-in types (MicroPython's compiler discards annotations; CPython evaluates them).
+the keypad's MicroPython firmware imports it as ``keyproto``: ``firmware/keyproto.py`` is
+a copy of this file that ``scripts/firmware.py sync`` writes (a test fails when it is
+stale). It therefore keeps to what CPython 3.11 and MicroPython 1.20 share: no
+dataclasses, enums, ``typing`` or ``from __future__`` at run time, no adjacent f-strings
+and no ``!r`` in them (MicroPython before 1.24 compiles neither), and annotations that name only built-in
+types (MicroPython's compiler discards annotations; CPython evaluates them).
 
 The wire format and the rules are specified in ``docs/keypad-protocol.md``, whose test
 vectors both ends are tested against. In short, a frame is one line of text::
@@ -120,8 +121,10 @@ class Frame:
         return isinstance(other, Frame) and self.fields() == other.fields()
 
     def __repr__(self) -> str:
+        # Joined with + and repr() rather than !r: MicroPython before 1.24 compiles neither
+        # adjacent f-strings nor conversions.
         return (f"Frame(kind=0x{self.kind:02x}, epoch=0x{self.epoch:08x}, seq={self.seq}, base={self.base}, "
-                f"ack_epoch=0x{self.ack_epoch:08x}, ack={self.ack}, payload={self.payload!r})")
+                + f"ack_epoch=0x{self.ack_epoch:08x}, ack={self.ack}, payload={repr(self.payload)})")  # noqa: RUF010
 
 
 def encode_body(kind: int, epoch: int, seq: int, base: int, ack_epoch: int, ack: int,

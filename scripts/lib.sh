@@ -13,7 +13,7 @@ ensure_venv() {
     fi
 }
 
-# Debian packages the tests use (systemd-analyze, a real mosquitto broker, shellcheck),
+# Debian packages the tests use (systemd-analyze, a real mosquitto broker, shellcheck, udevadm, mmdebstrap),
 # installed when missing: CI runs as root; elsewhere with sudo.
 ensure_debian_packages() {
     local missing=()
@@ -21,6 +21,11 @@ ensure_debian_packages() {
     command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
     command -v mosquitto_passwd >/dev/null || missing+=(mosquitto-clients)
     command -v shellcheck >/dev/null || missing+=(shellcheck)
+    # The keypad's udev rule is run by udevadm; the installer's test builds a Debian root.
+    command -v udevadm >/dev/null || missing+=(udev)
+    command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+    # docs/hardware.md's wiring diagrams are rendered to check them.
+    command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
     command -v openssl >/dev/null || missing+=(openssl)
     # The venue screen's end-to-end tests: Debian's Chromium driven by playwright-core under node.
     [ -x /usr/bin/chromium ] || missing+=(chromium)

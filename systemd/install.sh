@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Install (or update) cueboard as a systemd service on Raspberry Pi OS Bookworm.
+# Install (or update) cueboard as a systemd service on Raspberry Pi OS Bookworm
+# (Lite is enough; 64-bit or 32-bit; Pi 4, Pi 5, Zero 2 W).
 #
 #   sudo bash systemd/install.sh              install or update, enable and (re)start
 #   sudo bash systemd/install.sh --uninstall  stop and remove the service and the code;
 #                                             keeps the config, the journal and the user
 #
 # Run from a clone of the repository; safe to run again (that is how to update).
-# What it does is in docs/install.md.
+# What it does is in docs/install.md; tests/test_install.py runs it in a Debian
+# Bookworm root without python3-dev or a compiler, twice.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,6 +18,8 @@ CONF_DIR=/etc/cueboard
 CONF=$CONF_DIR/cueboard.toml
 EXAMPLE_CONF=$REPO/examples/snooker-table.toml
 UNIT=/etc/systemd/system/cueboard.service
+UDEV_RULE=/etc/udev/rules.d/99-cueboard-keypad.rules
+SPIDEV_CONF=/etc/modprobe.d/cueboard-spidev.conf
 SERVICE_USER=cueboard
 # Debian's Python, never one under a home directory (pyenv and the like): the
 # service cannot see /home or /root (ProtectHome=yes), so the venv's python
@@ -23,6 +27,14 @@ SERVICE_USER=cueboard
 PYTHON=/usr/bin/python3
 # gpio: /dev/gpiochip* and /dev/gpiomem; spi: /dev/spidev*; dialout: /dev/ttyACM*, /dev/ttyUSB*.
 DEVICE_GROUPS=(gpio spi dialout)
+# The compiled libraries come from Debian, built for this Pi's architecture, so that
+# nothing is compiled here (Raspberry Pi OS Lite has no python3-dev, and spidev has no
+# wheel on PyPI): the venv sees them through --system-site-packages. Pillow and cbor2
+# (luma's) have no 32-bit ARM wheels on PyPI either. lgpio: Debian's where the archive
+# has it (Raspberry Pi OS does), else its wheel from PyPI (armv7l, aarch64, x86_64).
+DEBIAN_PACKAGES=(python3-venv python3-spidev python3-pil python3-cbor2)
+# A full WS2812 frame goes in one SPI transfer (hw/ws2812_spi.py): 65536 bytes is 5,441 LEDs.
+SPIDEV_BUFSIZ=65536
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -30,6 +42,10 @@ die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 # systemctl talks to a running systemd only when the machine booted with it
 # (not in a chroot or an image build): then enabling is all that can be done.
 systemd_running() { [ -d /run/systemd/system ]; }
+# udevadm control needs a running udevd (not in a chroot).
+udev_running() { [ -S /run/udev/control ]; }
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 uninstall() {
     if systemd_running; then
@@ -37,11 +53,13 @@ uninstall() {
     else
         systemctl disable cueboard.service 2>/dev/null || true
     fi
-    rm -f "$UNIT" /usr/local/bin/cueboard
+    rm -f "$UNIT" /usr/local/bin/cueboard "$UDEV_RULE"
     if systemd_running; then systemctl daemon-reload; fi
+    if udev_running; then udevadm control --reload || true; fi
     rm -rf "$PREFIX"
-    say "cueboard removed. Kept: $CONF_DIR (config), /var/lib/cueboard (the journal) and the user $SERVICE_USER."
-    say "To remove those too: rm -rf $CONF_DIR /var/lib/cueboard && userdel $SERVICE_USER"
+    say "cueboard removed. Kept: $CONF_DIR (config), /var/lib/cueboard (the journal), the user $SERVICE_USER,"
+    say "SPI on in config.txt and $SPIDEV_CONF (other SPI devices may need them)."
+    say "To remove those too: rm -rf $CONF_DIR /var/lib/cueboard $SPIDEV_CONF && userdel $SERVICE_USER"
 }
 
 [ "$(id -u)" -eq 0 ] || die "run as root: sudo bash $0 $*"
@@ -57,12 +75,27 @@ command -v apt-get >/dev/null || die "this installer is for Raspberry Pi OS (Deb
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || die "cueboard needs Python 3.11 or newer (Raspberry Pi OS Bookworm has it)"
 
-# 1. Debian packages: only venv (with pip). lgpio and the rest come from PyPI
-#    (piwheels on Raspberry Pi OS) as wheels, into the service's own venv.
-if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
-    say "installing python3-venv"
+# 1. Debian packages, only those missing (a second run asks apt nothing).
+missing=()
+for package in "${DEBIAN_PACKAGES[@]}"; do
+    installed "$package" || missing+=("$package")
+done
+lgpio_from_debian=no
+if ! "$PYTHON" -c 'import lgpio' 2>/dev/null && ! { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import lgpio' 2>/dev/null; }; then
+    lgpio_from_debian=ask
+fi
+if [ ${#missing[@]} -gt 0 ] || [ "$lgpio_from_debian" = ask ]; then
+    say "updating the package lists"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+    if [ "$lgpio_from_debian" = ask ] && apt-cache show python3-lgpio >/dev/null 2>&1; then
+        missing+=(python3-lgpio)
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing Debian packages: ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+else
+    say "Debian packages: all there (${DEBIAN_PACKAGES[*]})"
 fi
 
 # 2. The service user: a system account with no login and no home of its own,
@@ -77,22 +110,31 @@ if ! id "$SERVICE_USER" >/dev/null 2>&1; then
 fi
 usermod --append --groups "$(IFS=,; echo "${DEVICE_GROUPS[*]}")" "$SERVICE_USER"
 
-# 3. The code: a venv in /opt/cueboard, built from a copy of the checkout so
-#    that pip's build files (build/, *.egg-info) owned by root do not land in
-#    the clone.
+# 3. The code: a venv in /opt/cueboard that also sees Debian's packages, built from a
+#    copy of the checkout so that pip's build files (build/, *.egg-info) owned by root
+#    do not land in the clone. A venv made without the system's packages (by an older
+#    install.sh) is made again.
 say "installing cueboard into $VENV"
-[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+if [ -x "$VENV/bin/python" ] && ! grep -qx 'include-system-site-packages = true' "$VENV/pyvenv.cfg"; then
+    say "remaking $VENV with the system's site-packages"
+    rm -rf "$VENV"
+fi
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
-tar -C "$REPO" --exclude=./.git --exclude=./.venv --exclude=./node_modules \
+tar -C "$REPO" --exclude=./.git --exclude=./.venv --exclude=./node_modules --exclude=./.cache \
     --exclude=./build --exclude='*.egg-info' -cf - . | tar -C "$src" -xf -
-# pip always rebuilds and reinstalls a project given as a directory, so an update
-# with the same version number still replaces the code; dependencies already
-# there are kept.
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${src}[pi]"
+# Wheels only (--only-binary): never a compiler. pip always rebuilds and reinstalls a
+# project given as a directory, so an update with the same version number still
+# replaces the code; dependencies already there (Debian's included) are kept.
+if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: "${src}[pi]"; then
+    die "pip could not install cueboard from wheels (above). Nothing is compiled on purpose: see docs/install.md"
+fi
+"$VENV/bin/python" -c 'import lgpio, spidev, PIL, cueboard.hw.ws2812_spi' \
+    || die "the venv cannot import lgpio, spidev or Pillow (above)"
 ln -sfn "$VENV/bin/cueboard" /usr/local/bin/cueboard
 install -D -m 0644 "$REPO/docs/install.md" "$PREFIX/install.md"
+install -D -m 0644 "$REPO/docs/hardware.md" "$PREFIX/hardware.md"
 
 # 4. The configuration and its keymaps: root's to edit, readable by the service
 #    (and group cueboard) only.
@@ -113,12 +155,55 @@ for keymap in "$REPO"/examples/keymaps/*.toml; do
     [ -e "$target" ] || install -m 0640 -o root -g "$SERVICE_USER" "$keymap" "$target"
 done
 
-# 5. The unit. A restart picks up new code; between matches, please (the
+# 5. The keypad's udev rule: a Pico on MicroPython is /dev/cueboard-keypad (and
+#    /dev/cueboard-keypad-<serial>), group dialout, left alone by ModemManager.
+install -D -m 0644 "$REPO/systemd/99-cueboard-keypad.rules" "$UDEV_RULE"
+if udev_running; then
+    udevadm control --reload
+    # A keypad plugged in already gets its names now.
+    udevadm trigger --action=add --subsystem-match=tty --property-match=ID_VENDOR_ID=2e8a || true
+fi
+
+# 6. SPI (LED boards): on at the next boot, with room for a whole WS2812 frame.
+reboot_needed=no
+config_txt=
+for candidate in /boot/firmware/config.txt /boot/config.txt; do
+    if [ -f "$candidate" ]; then config_txt=$candidate; break; fi
+done
+if command -v raspi-config >/dev/null; then
+    if [ "$(raspi-config nonint get_spi)" != 0 ]; then
+        say "turning SPI on (raspi-config nonint do_spi 0)"
+        raspi-config nonint do_spi 0
+        reboot_needed=yes
+    fi
+elif [ -n "$config_txt" ]; then
+    if ! grep -qE '^[[:space:]]*dtparam=spi=on[[:space:]]*$' "$config_txt"; then
+        say "turning SPI on in $config_txt (dtparam=spi=on)"
+        if grep -qE '^[[:space:]]*#[[:space:]]*dtparam=spi=on[[:space:]]*$' "$config_txt"; then
+            sed -i -E '0,/^[[:space:]]*#[[:space:]]*dtparam=spi=on[[:space:]]*$/s//dtparam=spi=on/' "$config_txt"
+        else
+            printf '\n[all]\ndtparam=spi=on\n' >> "$config_txt"
+        fi
+        reboot_needed=yes
+    fi
+else
+    say "note: no raspi-config and no config.txt (not a Raspberry Pi?): turn SPI on yourself for LED boards"
+fi
+spidev_options="options spidev bufsiz=$SPIDEV_BUFSIZ"
+if [ "$(cat "$SPIDEV_CONF" 2>/dev/null)" != "$spidev_options" ]; then
+    say "spidev: $SPIDEV_CONF ($spidev_options)"
+    install -d -m 0755 "$(dirname "$SPIDEV_CONF")"
+    printf '%s\n' "$spidev_options" > "$SPIDEV_CONF"
+    chmod 0644 "$SPIDEV_CONF"
+    reboot_needed=yes
+fi
+if [ "$reboot_needed" = no ] && ! ls /dev/spidev* >/dev/null 2>&1; then
+    say "note: no /dev/spidev* yet: SPI is on from the next boot"
+fi
+
+# 7. The unit. A restart picks up new code; between matches, please (the
 #    journal brings the frame back, but the board blinks).
 install -m 0644 "$REPO/systemd/cueboard.service" "$UNIT"
-if ! ls /dev/spidev* >/dev/null 2>&1; then
-    say "note: SPI is off (no /dev/spidev*); LED boards on SPI need: raspi-config nonint do_spi 0, then reboot"
-fi
 if systemd_running; then
     systemctl daemon-reload
     systemd-analyze verify "$UNIT" || say "warning: systemd-analyze verify complained (see above)"
@@ -133,4 +218,8 @@ else
     systemctl enable cueboard.service
     say "systemd is not running here (chroot or image build): enabled, starts at boot"
 fi
+if [ "$reboot_needed" = yes ]; then
+    say "reboot once (sudo reboot) for SPI and spidev's buffer; cueboard starts by itself"
+fi
 say "done. Logs: journalctl -u cueboard -f    Config: $CONF    Journal: /var/lib/cueboard"
+say "Wiring and a hardware check: $PREFIX/hardware.md"

@@ -282,7 +282,8 @@ def test_wiring_maps() -> None:
 @pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")  # luma's, on Pillow 13
 def test_a_ws2812_panel_gets_each_pixel_on_its_led_and_no_render_when_nothing_changed() -> None:
     ws, clock = FakeWs281x(), ManualClock()
-    config = parse_display({"device": "ws2812", "width": 32, "height": 8, "wiring": "snake_columns"})
+    config = parse_display({"device": "ws2812", "width": 32, "height": 8, "wiring": "snake_columns",
+                            "driver": "pwm"})
     board = open_board(config, time_source=clock, device_factory=lambda c: open_device(c, dma=ws))
     assert ws.brightness == 48 and ws.count == 256
     board.show(GROUPS, clock=25.0)

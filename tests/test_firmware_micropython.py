@@ -1,7 +1,8 @@
 """The shared codec, the doc's vectors and session, and the debounce logic, run by real
 MicroPython: the WebAssembly port from npm (``@micropython/micropython-webassembly-pyscript``)
-under node. Optional: skipped unless node and that package are there, in ./node_modules
-or where ``CUEBOARD_MICROPYTHON_WASM`` (the path of its micropython.mjs) says.
+under node. Required (issue 17): without node and that package, in ./node_modules or where
+``CUEBOARD_MICROPYTHON_WASM`` (the path of its micropython.mjs) says, the test fails,
+saying how to get them; scripts/test installs both.
 
     npm install --no-save @micropython/micropython-webassembly-pyscript
 """
@@ -82,7 +83,8 @@ def test_the_codec_runs_on_micropython(tmp_path: Path) -> None:
     node = shutil.which("node")
     package = find_package()
     if node is None or package is None:
-        pytest.skip("needs node and @micropython/micropython-webassembly-pyscript (see the module docstring)")
+        pytest.fail("needs node (Debian's nodejs) and @micropython/micropython-webassembly-pyscript: "
+                    "npm install --no-save @micropython/micropython-webassembly-pyscript (scripts/test does it)")
     frames, rejects = vectors()
     documented = session_lines()
     steps = list(dict.fromkeys((t, sender) for t, sender, _ in documented))

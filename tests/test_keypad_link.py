@@ -15,7 +15,7 @@ import pytest
 from keypad_helpers import HostRecorder, PtyPort
 
 from cueboard.hw import keyproto as kp
-from cueboard.hw.keypad_link import KeypadHealth, SerialPort, open_serial
+from cueboard.hw.keypad_link import FIRMWARE, KeypadHealth, SerialPort, open_serial
 from cueboard.hw.keys import KeyPress
 from cueboard.keypad_sim import KeypadSimulator
 
@@ -87,8 +87,25 @@ def test_presses_become_events(sim: KeypadSimulator, host: HostRecorder) -> None
 def test_health_and_status(linked: tuple[KeypadSimulator, HostRecorder]) -> None:
     host = linked[1]
     status = host.link.status()
-    assert status["keypad"] == "ok" and status["firmware"] == 1 and status["matrix"] == [5, 4]
+    assert status["keypad"] == "ok" and status["firmware"] == FIRMWARE and status["matrix"] == [5, 4]
+    assert status["firmware_expected"] == FIRMWARE
     assert status["opens"] == 1 and status["presses"] == 0
+    assert host.link.health_report() == "ok"
+
+
+def test_a_keypad_on_older_firmware_says_so_in_its_health(port: PtyPort, caplog: pytest.LogCaptureFixture) -> None:
+    # Issue 17: the firmware reports its version in every heartbeat; an older one still
+    # works (the protocol is the same), but the devices topic says to flash it again.
+    host = HostRecorder(port.path)
+    with KeypadSimulator(port.master, firmware=FIRMWARE - 1) as sim, host.link:
+        assert host.wait_health(OK)
+        assert host.link.health_report() == (
+            f"ok: firmware {FIRMWARE - 1} is older than this host's {FIRMWARE}; flash firmware/ again "
+            "(docs/firmware.md)")
+        assert host.link.status()["firmware"] == FIRMWARE - 1
+        sim.press(2)
+        assert host.take(1) == [KeyPress(2)]
+    assert f"firmware {FIRMWARE - 1}, older than this host's {FIRMWARE}" in caplog.text
 
 
 def test_a_dropped_frame_is_sent_again(linked: tuple[KeypadSimulator, HostRecorder]) -> None:

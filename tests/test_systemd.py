@@ -117,6 +117,21 @@ def test_verify_would_catch_a_misspelt_setting(tmp_path: Path) -> None:
     assert "Unknown key" in result.stderr
 
 
+PWM_DROP_IN = REPO / "systemd" / "ws2812-pwm.conf"
+
+
+def test_the_pwm_drop_in_verifies_with_the_unit(tmp_path: Path) -> None:
+    make_verify_root(tmp_path, UNIT.read_text(encoding="utf-8"))
+    drop_ins = tmp_path / "etc/systemd/system" / f"{UNIT.name}.d"
+    drop_ins.mkdir()
+    (drop_ins / PWM_DROP_IN.name).write_text(PWM_DROP_IN.read_text(encoding="utf-8"), encoding="utf-8")
+    result = verify(tmp_path)
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+    s = unit_settings(PWM_DROP_IN.read_text(encoding="utf-8"))
+    assert s["User"] == ["root"] and s["CapabilityBoundingSet"] == ["CAP_SYS_RAWIO"]
+    assert s["DeviceAllow"] == ["/dev/mem rw", "/dev/vcio rw"]
+
+
 def test_security_exposure_is_at_most_4() -> None:
     # --threshold is in tenths: the command itself fails above 4.0 as well.
     result = run_analyze("security", "--offline=true", f"--threshold={round(EXPOSURE_LIMIT * 10)}",
@@ -157,7 +172,8 @@ def test_modules_behind_the_device_allow_list_load_first() -> None:
         assert f"modprobe@{module}.service" in wants
         assert f"modprobe@{module}.service" in after
     allowed = {entry.split()[0] for entry in s["DeviceAllow"]}
-    assert allowed == {"char-gpiochip", "char-spi", "char-*gpiomem", "char-ttyACM", "char-ttyUSB"}
+    # No char-*gpiomem: WS2812 panels go through spidev (hw/ws2812_spi.py), not rpi_ws281x.
+    assert allowed == {"char-gpiochip", "char-spi", "char-ttyACM", "char-ttyUSB"}
 
 
 def test_unit_and_installer_agree_on_paths() -> None:

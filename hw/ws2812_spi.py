@@ -1,0 +1,237 @@
+"""WS2812 panels driven through SPI: the panel's data line on SPI0 MOSI (GPIO 10, header
+pin 19), the WS2812's bit timing made by the bytes the SPI controller shifts out.
+
+Why SPI and not luma's ``ws2812`` (``rpi_ws281x``, PWM and DMA on GPIO 18): SPI needs
+nothing but ``/dev/spidev0.0``, which the sandboxed service may open as the group
+``spi``, and it works the same on a Pi 4, a Pi 5 (whose RP1 chip ``rpi_ws281x`` does
+not support) and a Zero 2 W. PWM needs root, ``/dev/mem`` and ``/dev/vcio``; it stays an
+option (``driver = "pwm"``) for a Pi 4 or older, refused on a Pi 5 with
+:func:`check_pwm_supported` (docs/hardware.md).
+
+The encoding (no library does this without bringing a framework: Adafruit's
+``neopixel_spi`` needs Blinka; the small ones on PyPI are unmaintained): each bit
+of a colour becomes four SPI bits at 3.2 MHz (312.5 ns each), ``1000`` for a 0
+(high 0.31 us, low 0.94 us) and ``1110`` for a 1 (high 0.94 us, low 0.31 us); a WS2812
+tells them apart by the length of the high pulse (its threshold is some 0.6 us). Four
+bits a bit keep every symbol inside one nibble, so each SPI byte carries two whole
+bits and ends low: a pause the controller makes between bytes (the Pi 5's RP1 can)
+only stretches a low, which the LEDs ignore up to the reset time. A colour byte is
+four SPI bytes, an LED (green, red, blue, as the WS2812 takes them) twelve. Each frame
+starts and ends with 120 zero bytes (300 us low): the reset that latches the frame
+(280 us for a WS2812B-V5, 50 us for older parts), and a known low before the first bit
+whatever the line did between transfers.
+
+A frame goes in one transfer, or a pause between two would cut it: spidev takes at most
+``bufsiz`` bytes at once (4096 unless the module is loaded with more;
+``systemd/install.sh`` sets 65536, which is 5,441 LEDs). A panel bigger than that is
+refused when it is opened, saying why.
+
+The device is luma-style (``display(image)``, ``contrast``, ``hide``, ``show``,
+``cleanup``), and takes the same ``mapping`` as luma's ``ws2812`` (rotation folded in;
+see ``display_devices.wiring_map``), with brightness scaled as ``rpi_ws281x`` does, so
+the two drivers light the same LEDs the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from luma.core.device import device as luma_device  # type: ignore[import-untyped]
+from PIL import Image
+
+__all__ = ["LED_BYTES", "RESET_BYTES", "SPI_HZ", "SpiBus", "UnsupportedDriver", "Ws2812Spi",
+           "check_pwm_supported", "encode_frame", "encode_leds"]
+
+SPI_HZ = 3_200_000
+"""Four SPI bits a WS2812 bit of 1.25 us (800 kHz)."""
+ZERO = 0b1000
+ONE = 0b1110
+RESET_BYTES = 120
+"""Zero bytes before and after each frame: 300 us low at 3.2 MHz."""
+LED_BYTES = 12
+"""SPI bytes an LED: 3 colours x 8 bits x 4 SPI bits."""
+DEFAULT_BUFSIZ = 4096
+"""spidev's own default for ``bufsiz``."""
+BUFSIZ_PARAMETER = Path("/sys/module/spidev/parameters/bufsiz")
+DEVICE_TREE_COMPATIBLE = Path("/proc/device-tree/compatible")
+"""Where the kernel says which board this is (``raspberrypi,5-model-b`` ... ``brcm,bcm2712``)."""
+
+
+def _symbols(byte: int) -> bytes:
+    """The four SPI bytes of one colour byte, its most significant bit first."""
+    word = 0
+    for bit in range(7, -1, -1):
+        word = (word << 4) | (ONE if byte >> bit & 1 else ZERO)
+    return word.to_bytes(4, "big")
+
+
+SYMBOLS: tuple[bytes, ...] = tuple(_symbols(b) for b in range(256))
+"""``SYMBOLS[b]``: the SPI bytes that send the colour byte ``b``."""
+
+
+def encode_leds(grb: bytes) -> bytes:
+    """The SPI bytes for the LEDs' colour bytes as the strip takes them (G, R, B per LED).
+
+    >>> encode_leds(bytes((0x00, 0xFF, 0x80))).hex(" ", 4)
+    '88888888 eeeeeeee e8888888'
+    """
+    return b"".join(map(SYMBOLS.__getitem__, grb))
+
+
+def encode_frame(grb: bytes) -> bytes:
+    """A whole transfer: the reset, the LEDs, the reset that latches them."""
+    reset = bytes(RESET_BYTES)
+    return reset + encode_leds(grb) + reset
+
+
+class UnsupportedDriver(RuntimeError):
+    """This Pi cannot drive the board the way its configuration says; the message says what to do."""
+
+
+def check_pwm_supported(compatible: Path = DEVICE_TREE_COMPATIBLE) -> None:
+    """Refuse ``driver = "pwm"`` (``rpi_ws281x``) on a Raspberry Pi 5, which it does not support.
+
+    ``rpi_ws281x`` drives the BCM283x's PWM and DMA through ``/dev/mem``; the Pi 5's GPIO
+    are on the RP1 chip, and the library stops with "Hardware revision is not supported".
+    """
+    try:
+        names = compatible.read_bytes().split(b"\0")
+    except OSError:
+        return  # not a Pi with a device tree (a laptop, a test): nothing to say
+    if b"brcm,bcm2712" in names or b"raspberrypi,5-model-b" in names:
+        raise UnsupportedDriver(
+            "WS2812 'driver' = \"pwm\" (rpi_ws281x, GPIO 18) does not work on a Raspberry Pi 5; "
+            "use 'driver' = \"spi\" (the default) with the panel's data on GPIO 10, header pin 19 "
+            "(docs/hardware.md)")
+
+
+class SpiDevice(Protocol):
+    """What is used of ``spidev.SpiDev`` (or a fake in tests)."""
+
+    max_speed_hz: int
+    mode: int
+
+    def open(self, bus: int, device: int) -> None: ...
+
+    def writebytes2(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def spidev_bufsiz(parameter: Path = BUFSIZ_PARAMETER) -> int:
+    """The most spidev sends in one transfer, as the loaded module says."""
+    try:
+        return int(parameter.read_text().strip())
+    except (OSError, ValueError):
+        return DEFAULT_BUFSIZ
+
+
+class SpiBus:
+    """``/dev/spidev<port>.<device>`` opened for a WS2812 chain: mode 0, 3.2 MHz, one
+    transfer a frame. Its ``cleanup`` closes it (luma's serial interfaces have one)."""
+
+    def __init__(self, spi: SpiDevice | None = None, port: int = 0, device: int = 0,
+                 bufsiz: int | None = None) -> None:
+        if spi is None:
+            import spidev  # type: ignore[import-not-found]  # Debian's python3-spidev, on the Pi only
+
+            spi = spidev.SpiDev()
+        spi.open(port, device)
+        spi.mode = 0
+        spi.max_speed_hz = SPI_HZ
+        self.spi = spi
+        self.port = port
+        self.device = device
+        self.bufsiz = spidev_bufsiz() if bufsiz is None else bufsiz
+
+    def write(self, frame: bytes) -> None:
+        if len(frame) > self.bufsiz:  # checked when opened; here in case bufsiz was changed
+            raise OSError(f"a WS2812 frame of {len(frame)} bytes exceeds spidev's bufsiz {self.bufsiz}")
+        self.spi.writebytes2(frame)
+
+    def cleanup(self) -> None:
+        self.spi.close()
+
+
+class Ws2812Spi(luma_device):  # type: ignore[misc]
+    """A WS2812 panel of ``width`` x ``height`` LEDs on SPI, drawn like any luma device.
+
+    ``mapping[i]`` is the LED (its place along the strip) that lights pixel ``i`` of the
+    image, row by row (``display_devices.wiring_map``); by default pixel ``i`` is LED ``i``.
+    """
+
+    def __init__(self, bus: SpiBus, *, width: int, height: int, rotate: int = 0,
+                 mapping: Sequence[int] | None = None) -> None:
+        count = width * height
+        needed = LED_BYTES * count + 2 * RESET_BYTES
+        if needed > bus.bufsiz:
+            bus.cleanup()
+            raise OSError(
+                f"a {width}x{height} WS2812 panel ({count} LEDs) needs {needed} bytes in one SPI transfer and "
+                f"spidev takes {bus.bufsiz} ({BUFSIZ_PARAMETER}): systemd/install.sh sets 'options spidev "
+                "bufsiz=65536' in /etc/modprobe.d/cueboard-spidev.conf; reboot once after it ran "
+                "(docs/hardware.md)")
+        super().__init__(serial_interface=bus)
+        self.capabilities(width, height, rotate, mode="RGB")
+        self.cascaded = count
+        self._bus = bus
+        order = list(range(count)) if mapping is None else list(mapping)
+        if sorted(order) != list(range(count)):
+            bus.cleanup()
+            raise ValueError(f"a mapping for {count} LEDs names each of 0 to {count - 1} once")
+        # The strip's bytes come from the image's RGB bytes: strip byte 3 * led + k (G, R,
+        # B) is image byte 3 * pixel + (1, 0, 2)[k].
+        self._gather = [0] * (3 * count)
+        for pixel, led in enumerate(order):
+            for k, channel in enumerate((1, 0, 2)):
+                self._gather[3 * led + k] = 3 * pixel + channel
+        self._rgb = bytes(3 * count)
+        self._contrast = 255
+        self._hidden_contrast: int | None = None
+        self.frames = 0
+        self._send()
+
+    def display(self, image: Image.Image) -> None:
+        """Light the panel as ``image`` (RGB, the device's size) shows."""
+        if image.mode != self.mode or image.size != self.size:
+            raise ValueError(f"a {self.width}x{self.height} WS2812 panel shows {self.mode} images of that size, "
+                             f"not {image.mode} {image.size[0]}x{image.size[1]}")
+        self._rgb = image.tobytes()
+        self._send()
+
+    def contrast(self, level: int) -> None:
+        """Brightness 0-255, as ``rpi_ws281x`` scales it: ``colour * (level + 1) >> 8``."""
+        if not 0 <= level <= 255:
+            raise ValueError(f"brightness is 0-255, not {level}")
+        self._contrast = level
+        self._send()
+
+    def hide(self) -> None:
+        if self._hidden_contrast is None:
+            self._hidden_contrast = self._contrast
+            self.contrast(0)
+
+    def show(self) -> None:
+        if self._hidden_contrast is not None:
+            level, self._hidden_contrast = self._hidden_contrast, None
+            self.contrast(level)
+
+    def leds(self) -> bytes:
+        """The strip's bytes as sent: G, R, B of LED 0, then LED 1 ..., brightness applied."""
+        scale = self._contrast + 1
+        table = bytes((v * scale) >> 8 for v in range(256))
+        rgb = self._rgb.translate(table)
+        return bytes(map(rgb.__getitem__, self._gather))
+
+    def _send(self) -> None:
+        self._bus.write(encode_frame(self.leds()))
+        self.frames += 1
+
+
+def open_ws2812_spi(*, width: int, height: int, rotate: int = 0, mapping: Sequence[int] | None = None,
+                    port: int = 0, device: int = 0, spi: Any = None, bufsiz: int | None = None) -> Ws2812Spi:
+    """The panel on ``/dev/spidev<port>.<device>`` (``spi``: a spidev-like object, for tests)."""
+    return Ws2812Spi(SpiBus(spi, port, device, bufsiz), width=width, height=height, rotate=rotate,
+                     mapping=mapping)

@@ -43,7 +43,7 @@ class Config:
     referee_keymap: Path | None = None
     keypad_port: str | None = None
     keypad_keymap: Path | None = None
-    displays: tuple[Any, ...] = ()  # cueboard.hw.display configs
+    displays: tuple[Any, ...] = ()  # cueboard.hw.display_config.DisplayConfig
     raw: Mapping[str, Any] = field(default_factory=dict)
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:

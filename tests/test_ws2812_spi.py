@@ -16,10 +16,10 @@ import pytest
 from board_helpers import FakeWs281x
 from PIL import Image
 
+from cueboard.devices import open_board
 from cueboard.hw import ws2812_spi
 from cueboard.hw.clock import ManualClock
-from cueboard.hw.display import open_board, parse_display
-from cueboard.hw.display_config import DisplayConfigError
+from cueboard.hw.display_config import DisplayConfigError, parse_display
 from cueboard.hw.display_devices import open_device, wiring_map
 from cueboard.hw.ws2812_spi import SPI_HZ, UnsupportedDriver, check_pwm_supported, open_ws2812_spi
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from ..errors import ConfigError
+from ..settings import Required, Section, key_path, refusal
 from .clock import Clock, MonotonicClock
 from .debounce import DEBOUNCE, HOLD_TIME, ButtonContact
 from .keys import ButtonPress
@@ -34,8 +36,8 @@ Pin = int | str
 """A GPIO pin as gpiozero names it: 17, "GPIO17", "BOARD11"."""
 
 
-class BoxConfigError(ValueError):
-    """A referee box's configuration is wrong; the message names the key."""
+class BoxConfigError(ConfigError):
+    """A referee box's configuration is wrong; the message names the key (``referee_box[0].pins: ...``)."""
 
 
 class RefereeBox:
@@ -50,7 +52,7 @@ class RefereeBox:
                  clock: Clock | None = None, pin_factory: Any = None, pull_up: bool = True,
                  debounce: float = DEBOUNCE, hold_time: float = HOLD_TIME) -> None:
         config = BoxConfig(pins=tuple(pins), pull_up=pull_up, debounce=debounce, hold_time=hold_time)
-        config.check(f"referee box {box}")
+        config.check(f"referee_box[{box}]")
         # Imported here so that cueboard.hw imports on a machine without gpiozero.
         from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
@@ -137,43 +139,34 @@ class BoxConfig:
 
     def check(self, where: str) -> None:
         """BoxConfigError naming the key if this box cannot work."""
-        if not self.pins:
-            raise BoxConfigError(f"{where}: 'pins' lists no pin (one a button, button 0 first)")
+        s = Section({key: getattr(self, key) for key in self.KEYS}, where, error=BoxConfigError,
+                    kind="a referee box")
+        pins = s.getlist("pins", of="GPIO pins")
+        if not pins:
+            raise s.fail("pins", "lists no pin (one a button, button 0 first)")
         seen: set[Pin] = set()
-        for n, pin in enumerate(self.pins):
+        for n, pin in enumerate(pins):
             number = isinstance(pin, int) and not isinstance(pin, bool) and pin >= 0
             if not (number or (isinstance(pin, str) and pin)):
-                raise BoxConfigError(f"{where}: pins[{n}] must be a GPIO number (from 0) or a gpiozero "
-                                     f"pin name such as \"GPIO17\", not {pin!r}")
+                raise s.fail(f"pins[{n}]", f"must be a GPIO number (from 0) or a gpiozero pin name such as "
+                             f"\"GPIO17\", not {pin!r}")
             if pin in seen:
-                raise BoxConfigError(f"{where}: pins[{n}]: pin {pin!r} is listed twice")
+                raise s.fail(f"pins[{n}]", f"pin {pin!r} is listed twice")
             seen.add(pin)
-        if not isinstance(self.pull_up, bool):
-            raise BoxConfigError(f"{where}: 'pull_up' must be true or false, not {self.pull_up!r}")
-        for key in ("debounce", "hold_time"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise BoxConfigError(f"{where}: {key!r} must be a number of seconds above 0, not {value!r}")
-        if not self.hold_time > self.debounce:
-            raise BoxConfigError(f"{where}: 'hold_time' ({self.hold_time} s) must be longer than "
-                                 f"'debounce' ({self.debounce} s)")
+        s.getbool("pull_up")
+        debounce = s.getfloat("debounce", above=0, unit="seconds")
+        hold_time = s.getfloat("hold_time", above=0, unit="seconds")
+        if not hold_time > debounce:
+            raise s.fail("hold_time", f"must be longer than debounce ({debounce:g} s), not {hold_time:g}")
 
     @classmethod
     def from_toml(cls, table: Any, where: str = "referee_box") -> BoxConfig:
         """A box from its decoded TOML table; BoxConfigError naming the key if it is wrong."""
-        if not isinstance(table, Mapping):
-            raise BoxConfigError(f"{where}: a referee box is a table with 'pins', not {table!r}")
-        for key in table:
-            if key not in cls.KEYS:
-                raise BoxConfigError(f"{where}: unknown key {key!r} (a referee box takes: "
-                                     f"{', '.join(cls.KEYS)})")
-        if "pins" not in table:
-            raise BoxConfigError(f"{where}: 'pins' is required (one GPIO pin a button, button 0 first)")
-        pins = table["pins"]
-        if not isinstance(pins, list):
-            raise BoxConfigError(f"{where}: 'pins' must be a list of GPIO pins, not {pins!r}")
-        config = cls(pins=tuple(pins), pull_up=table.get("pull_up", True),
-                     debounce=table.get("debounce", DEBOUNCE), hold_time=table.get("hold_time", HOLD_TIME))
+        s = Section(table, where, error=BoxConfigError, kind="a referee box")
+        pins = s.getlist("pins", Required("one GPIO pin a button, button 0 first"), of="GPIO pins")
+        config = cls(pins=tuple(pins), pull_up=s.get("pull_up", True), debounce=s.get("debounce", DEBOUNCE),
+                     hold_time=s.get("hold_time", HOLD_TIME))
+        s.check_unused()
         config.check(where)
         return config
 
@@ -182,14 +175,14 @@ def parse_boxes(value: Any, where: str = "referee_box") -> tuple[BoxConfig, ...]
     """The ``[[referee_box]]`` array of tables (or a single table): one or two boxes a table."""
     tables = [value] if isinstance(value, Mapping) else value
     if not isinstance(tables, list) or not tables:
-        raise BoxConfigError(f"{where}: list one or two referee boxes as [[{where}]] tables")
+        raise BoxConfigError(refusal(where, f"list one or two referee boxes as [[{where}]] tables"))
     configs = tuple(BoxConfig.from_toml(t, f"{where}[{i}]") for i, t in enumerate(tables))
     owner: dict[Pin, int] = {}
     for i, config in enumerate(configs):
         for n, pin in enumerate(config.pins):
             if pin in owner:
-                raise BoxConfigError(f"{where}[{i}]: pins[{n}]: pin {pin!r} is also a pin of "
-                                     f"{where}[{owner[pin]}]")
+                raise BoxConfigError(refusal(key_path(f"{where}[{i}]", f"pins[{n}]"),
+                                             f"pin {pin!r} is also a pin of {where}[{owner[pin]}]"))
             owner[pin] = i
     return configs
 

@@ -31,7 +31,7 @@ name = "t1"
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ("[jornal]\ndir = '/tmp'\n", "jornal: unknown section"),
+    ("[jornal]\ndir = '/tmp'\n", "jornal: unknown key (the configuration takes: table, match, journal"),
     ("[journal]\ndri = '/tmp'\n", "journal.dri: unknown key (journal takes: dir)"),
     ("[match]\nbest_of = 4\n", "'best_of' must be odd"),
     ("[match]\ngame = 'pool'\n", "'game' must be one of"),

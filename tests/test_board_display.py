@@ -89,6 +89,15 @@ def test_every_key_a_device_takes_is_a_field_of_the_config() -> None:
         assert set(keys) <= fields
 
 
+@pytest.mark.parametrize("device", sorted(DEVICES))
+def test_parse_display_reads_every_key_a_device_takes_and_no_other(device: str) -> None:
+    """COMMON and DEVICES say which keys a board takes; parse_display reads exactly those."""
+    with pytest.raises(DisplayConfigError) as info:
+        parse_display({"device": device, "width": 8, "height": 8, "bogus": 1})
+    takes = str(info.value).split(f"(a {device} board takes: ")[1].rstrip(")").split(", ")
+    assert sorted(takes) == sorted(COMMON + DEVICES[device])
+
+
 def test_one_board_or_several_per_table() -> None:
     one = parse_displays({"device": "max7219", "cascaded": 4})
     several = parse_displays([{"device": "max7219", "cascaded": 4, "name": "marker"},

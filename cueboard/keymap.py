@@ -61,8 +61,6 @@ from .settings import Required, Section, refusal
 
 __all__ = ["Entry", "Event", "Keymap", "KeymapError", "Outcome", "Pending", "Refusal", "load_keymap"]
 
-KEYMAP_KEYS = ("description", "game", "layout", "hold", "shift", "timeout")
-
 
 class KeymapError(ConfigError):
     """A keymap file that cannot be used; the message names the file and the key

@@ -148,7 +148,8 @@ class MqttConfig:
             object.__setattr__(self, "port", 8883 if self.tls is not None else 1883)
         s = Section(_fields(self), "mqtt", error=MqttConfigError)
         _read(s)
-        s.getstr("prefix")
+        for name in ("prefix", "host", "port", "command", "keepalive", "queue", "protocol", "reconnect_max"):
+            s.get(name)  # a field that cannot be None (checked by _read when given)
         if self.tls is not None and not isinstance(self.tls, TlsConfig):
             raise s.fail("tls", "must be a TlsConfig")
         if self.password is not None and self.username is None:

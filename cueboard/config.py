@@ -10,19 +10,29 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from . import errors
 from .engine import IllegalEvent, MatchSetup, parse_match
 from .feed import parse_mqtt
-from .hw.buttons import parse_boxes
-from .hw.display_config import parse_display
+from .hw.box_config import parse_boxes
+from .hw.display_config import parse_displays
 from .keymap import load_keymap
+from .settings import Required, Section, refusal
+
+T = TypeVar("T")
 
 
-class ConfigError(ValueError):
-    """The configuration cannot be used; the message names the file and the key."""
+class ConfigError(errors.ConfigError):
+    """The daemon's configuration file cannot be used; the message names the key, and from
+    :func:`load_config` the file first (``/etc/cueboard/cueboard.toml: journal.dri: ...``).
+
+    The errors of the sections' own parsers (:class:`~cueboard.feed.MqttConfigError`, ...:
+    every :class:`cueboard.errors.ConfigError`) are raised again as this one; nothing else
+    is (a ``ValueError`` from a bug stays what it is)."""
 
 
 DEFAULT_MATCH: dict[str, Any] = {"game": "snooker", "sides": ["Player 1", "Player 2"]}
@@ -44,7 +54,6 @@ class Config:
     keypad_port: str | None = None
     keypad_keymap: Path | None = None
     displays: tuple[Any, ...] = ()  # cueboard.hw.display_config.DisplayConfig
-    raw: Mapping[str, Any] = field(default_factory=dict)
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:
         """The default match, with ``overrides`` (a match line's fields) on top."""
@@ -56,133 +65,95 @@ def _setup(line: Mapping[str, Any]) -> MatchSetup:
     return parse_match(dict(line))
 
 
-TOP_LEVEL = ("table", "match", "journal", "control", "shot_clock", "mqtt", "referee_box", "keypad",
-             "display")
-
-
-def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
-    value = raw.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"[{key}] must be a table")
-    return value
-
-
-def _only(section: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> None:
-    for key in section:
-        if key not in keys:
-            raise ConfigError(f"{name}.{key}: unknown key ({name} takes: {', '.join(keys)})")
-
-
-def _text(section: Mapping[str, Any], name: str, key: str, default: str | None) -> str | None:
-    value = section.get(key, default)
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(f"{name}.{key}: must be a non-empty string, not {value!r}")
-    return value
-
-
-def _path(base: Path, value: str | None) -> Path | None:
-    if value is None:
-        return None
-    p = Path(value).expanduser()
-    return p if p.is_absolute() else base / p
-
-
-def _topic_part(value: str, where: str) -> str:
+def _topic_part(section: Section, key: str, value: str) -> str:
     if any(c in value for c in "/#+") or not value.isprintable():
-        raise ConfigError(f"{where}: {value!r} is part of MQTT topics: no '/', '#', '+' or control characters")
+        raise section.fail(key, f"{value!r} is part of MQTT topics: no '/', '#', '+' or control characters")
     return value
 
 
 def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     """Check a decoded configuration; ConfigError naming the key when it is wrong."""
     base = path.parent
-    for key in raw:
-        if key not in TOP_LEVEL:
-            raise ConfigError(f"{key}: unknown section (the sections are: {', '.join(TOP_LEVEL)})")
-    table = _table(raw, "table")
-    _only(table, "table", ("venue", "name"))
-    venue = _topic_part(_text(table, "table", "venue", "venue") or "venue", "table.venue")
-    name = _text(table, "table", "name", None)
-    if name is None:
-        raise ConfigError("table.name: required (the table's name, e.g. \"table-1\": its MQTT topics)")
-    name = _topic_part(name, "table.name")
+    root = Section(raw, error=ConfigError, kind="the configuration")
+    table = root.getsection("table", {})
+    venue = _topic_part(table, "venue", table.getstr("venue", "venue"))
+    name = _topic_part(table, "name", table.getstr("name", Required("the table's name, e.g. \"table-1\": "
+                                                                     "its MQTT topics")))
+    table.check_unused()
 
-    match = {**DEFAULT_MATCH, **_table(raw, "match")}
-    if "type" in match:
-        raise ConfigError("match.type: leave it out ([match] is the default match line's fields)")
+    match_section = root.getsection("match", {})
+    if "type" in match_section:
+        raise match_section.fail("type", "leave it out ([match] is the default match line's fields)")
+    match = {**DEFAULT_MATCH, **match_section.raw}  # the engine checks its keys
     try:
         _setup({"type": "match", **match})
     except IllegalEvent as exc:
-        raise ConfigError(f"[match]: {exc}") from None
+        # The engine's message names the match line's field ("match: 'best_of' must be odd").
+        raise match_section.fail(None, str(exc).removeprefix("match: ")) from None
 
-    journal = _table(raw, "journal")
-    _only(journal, "journal", ("dir",))
-    journal_dir = _path(base, _text(journal, "journal", "dir", "/var/lib/cueboard/journal"))
-    control = _table(raw, "control")
-    _only(control, "control", ("socket",))
-    control_socket = _path(base, _text(control, "control", "socket", "/run/cueboard/control.sock"))
-    clock = _table(raw, "shot_clock")
-    _only(clock, "shot_clock", ("auto",))
-    auto = clock.get("auto", True)
-    if not isinstance(auto, bool):
-        raise ConfigError(f"shot_clock.auto: must be true or false, not {auto!r}")
+    journal = root.getsection("journal", {})
+    journal_dir = journal.getpath("dir", "/var/lib/cueboard/journal", base=base)
+    journal.check_unused()
+    control = root.getsection("control", {})
+    control_socket = control.getpath("socket", "/run/cueboard/control.sock", base=base)
+    control.check_unused()
+    clock = root.getsection("shot_clock", {})
+    auto = clock.getbool("auto", True)
+    clock.check_unused()
 
-    mqtt = None
-    if "mqtt" in raw:
-        mqtt = _section(lambda: parse_mqtt(_table(raw, "mqtt"), venue=venue, table=name))
+    mqtt_table = root.get("mqtt", None)
+    mqtt = None if mqtt_table is None else _section(partial(parse_mqtt, mqtt_table, venue=venue, table=name))
 
     boxes: tuple[Any, ...] = ()
     referee_keymap = None
-    if "referee_box" in raw:
-        value = raw["referee_box"]
-        tables = [value] if isinstance(value, dict) else value
+    value = root.get("referee_box", None)
+    if value is not None:
+        # Each box names the keymap they share; the rest of its table is parse_boxes's.
+        tables = [value] if isinstance(value, Mapping) else value
         keymaps = set()
         stripped = []
         for i, t in enumerate(tables if isinstance(tables, list) else []):
-            if isinstance(t, dict) and "keymap" in t:
-                t = dict(t)
-                keymaps.add(str(t.pop("keymap")))
-            elif isinstance(t, dict):
-                raise ConfigError(f"referee_box[{i}].keymap: required (e.g. \"keymaps/referee-box-12.toml\")")
+            if isinstance(t, Mapping):
+                box = Section(t, f"referee_box[{i}]", error=ConfigError)
+                keymaps.add(box.getpath("keymap", Required('e.g. "keymaps/referee-box-12.toml"'), base=base))
+                t = {k: v for k, v in t.items() if k != "keymap"}
             stripped.append(t)
         if len(keymaps) > 1:
-            raise ConfigError("referee_box.keymap: the boxes of one table share one keymap")
-        boxes = _section(lambda: parse_boxes(stripped if isinstance(tables, list) else value))
-        referee_keymap = _path(base, keymaps.pop()) if keymaps else None
+            raise ConfigError(refusal("referee_box.keymap", "the boxes of one table share one keymap"))
+        boxes = _section(partial(parse_boxes, stripped if isinstance(tables, list) else value))
+        referee_keymap = keymaps.pop() if keymaps else None
 
-    keypad = _table(raw, "keypad")
-    _only(keypad, "keypad", ("port", "keymap"))
-    keypad_port = _text(keypad, "keypad", "port", None)
-    keypad_keymap = _path(base, _text(keypad, "keypad", "keymap", None))
-    if keypad and (keypad_port is None or keypad_keymap is None):
-        raise ConfigError("keypad: needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
+    keypad = root.getsection("keypad", {})
+    keypad_port = keypad.getstr("port", None)
+    keypad_keymap = keypad.getpath("keymap", None, base=base)
+    keypad.check_unused()
+    if keypad.raw and (keypad_port is None or keypad_keymap is None):
+        raise keypad.fail(None, "needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
 
     displays: tuple[Any, ...] = ()
-    if "display" in raw:
-        value = raw["display"]
-        tables = value if isinstance(value, list) else [value]
-        displays = tuple(_section(lambda t=t: parse_display(t)) for t in tables)  # type: ignore[misc]
+    value = root.get("display", None)
+    if value is not None:
+        displays = _section(partial(parse_displays, value))
+    root.check_unused()
 
-    config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir or Path("."),
+    config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir,
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
                     referee_boxes=boxes, referee_keymap=referee_keymap, keypad_port=keypad_port,
-                    keypad_keymap=keypad_keymap, displays=displays, raw=raw)
+                    keypad_keymap=keypad_keymap, displays=displays)
     for keymap_path in (referee_keymap, keypad_keymap):
         if keymap_path is not None:
-            _section(lambda p=keymap_path: _load_keymap(p, config))  # type: ignore[misc]
+            # A keymap that cannot be read or used is a KeymapError naming its file.
+            _section(partial(load_keymap, keymap_path))
     return config
 
 
-def _load_keymap(path: Path, config: Config) -> Any:
-    return load_keymap(path)
-
-
-def _section(parse: Callable[[], Any]) -> Any:
+def _section(parse: Callable[[], T]) -> T:
+    """Run a section's own parser: its ConfigError (only) becomes this file's."""
     try:
         return parse()
     except ConfigError:
         raise
-    except (ValueError, OSError) as exc:
+    except errors.ConfigError as exc:
         raise ConfigError(str(exc)) from None
 
 
@@ -192,10 +163,10 @@ def load_config(path: str | Path) -> Config:
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
+        raise ConfigError(refusal("", f"cannot read: {exc.strerror or exc}", str(p))) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+        raise ConfigError(refusal("", f"not valid TOML: {exc}", str(p))) from None
     try:
         return parse_config(raw, p)
-    except ConfigError as exc:
-        raise ConfigError(f"{p}: {exc}") from None
+    except errors.ConfigError as exc:
+        raise ConfigError(refusal("", str(exc), str(p))) from None

@@ -42,12 +42,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+
+from .errors import ConfigError
+from .settings import Required, Section, key_path, refusal
 
 log = logging.getLogger(__name__)
 
@@ -63,17 +66,22 @@ RECONNECT_MIN = 1  # seconds; paho doubles it up to ``reconnect_max``
 Protocol = Literal["3.1.1", "5"]
 
 
-class MqttConfigError(ValueError):
+class MqttConfigError(ConfigError):
     """A bad ``[mqtt]`` setting; the message starts with the key (``mqtt.port: ...``)."""
 
 
 def _fail(key: str, why: str) -> MqttConfigError:
-    return MqttConfigError(f"mqtt.{key}: {why}")
+    return MqttConfigError(refusal(key_path("mqtt", key), why))
 
 
 def _check_topic_level(key: str, value: str) -> None:
     if not value or any(c in value for c in "/+#\0"):
         raise _fail(key, f"{value!r} cannot be a topic level (empty, or has '/', '+', '#')")
+
+
+def _fields(config: Any) -> dict[str, Any]:
+    """A config's fields as a table for :class:`Section`: None is a key left out."""
+    return {name: value for name, value in vars(config).items() if value is not None}
 
 
 @dataclass(frozen=True)
@@ -87,12 +95,12 @@ class TlsConfig:
     key: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("ca", "cert", "key"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value):
-                raise _fail(f"tls.{name}", "must be a file name")
+        s = Section(_fields(self), "mqtt.tls", error=MqttConfigError)
+        s.getstr("ca", Required("the CA certificate file the broker's certificate chains to"))
+        s.getstr("cert", None)
+        s.getstr("key", None)
         if self.key is not None and self.cert is None:
-            raise _fail("tls.key", "needs mqtt.tls.cert (the client certificate)")
+            raise s.fail("key", "needs mqtt.tls.cert (the client certificate)")
 
     def context(self) -> ssl.SSLContext:
         """The client's SSL context: the broker's certificate and host name are checked."""
@@ -136,50 +144,45 @@ class MqttConfig:
     reconnect_max: int = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.prefix, str) or not self.prefix or any(c in self.prefix for c in "+#\0") \
-                or self.prefix.startswith("/") or self.prefix.endswith("/") or "//" in self.prefix:
-            raise _fail("prefix", "must be topic levels joined by '/', without '+', '#' or empty levels")
-        if not isinstance(self.host, str) or not self.host.strip():
-            raise _fail("host", "must be a host name or address")
-        if self.port == 0:
+        if self.port == 0 and not isinstance(self.port, bool):
             object.__setattr__(self, "port", 8883 if self.tls is not None else 1883)
-        _check_int("port", self.port, 1, 65535)
-        for name in ("username", "password", "client_id"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, str):
-                raise _fail(name, "must be a string")
-        if self.username == "":
-            raise _fail("username", "must not be empty")
-        if self.client_id == "":
-            raise _fail("client_id", "must not be empty (leave it out to let the broker choose)")
-        if self.password is not None and self.username is None:
-            raise _fail("password", "needs mqtt.username")
+        s = Section(_fields(self), "mqtt", error=MqttConfigError)
+        _read(s)
+        for name in ("prefix", "host", "port", "command", "keepalive", "queue", "protocol", "reconnect_max"):
+            s.get(name)  # a field that cannot be None (checked by _read when given)
         if self.tls is not None and not isinstance(self.tls, TlsConfig):
-            raise _fail("tls", "must be a TlsConfig")
-        if not isinstance(self.command, bool):
-            raise _fail("command", "must be true or false")
+            raise s.fail("tls", "must be a TlsConfig")
+        if self.password is not None and self.username is None:
+            raise s.fail("password", "needs mqtt.username")
         if self.command and self.username is None:
-            raise MqttConfigError("mqtt.command needs mqtt.username: "
-                                  "the command topic is only subscribed with authentication")
-        _check_int("keepalive", self.keepalive, 5, 65535)
-        _check_int("queue", self.queue, 1, 1_000_000)
-        _check_int("reconnect_max", self.reconnect_max, RECONNECT_MIN, 3600)
-        if self.protocol not in ("3.1.1", "5"):
-            raise _fail("protocol", 'must be "3.1.1" or "5"')
+            raise s.fail("command", "needs mqtt.username: the command topic is only subscribed with authentication")
 
     def topic(self, name: str) -> str:
         """``<prefix>/<name>``."""
         return f"{self.prefix}/{name}"
 
 
-def _check_int(key: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _fail(key, f"must be {low}-{high}")
-
-
-KEYS = ("host", "port", "username", "password", "password_file", "tls", "prefix", "command",
-        "keepalive", "queue", "client_id", "protocol", "reconnect_max")
-TLS_KEYS = ("ca", "cert", "key")
+def _read(s: Section) -> dict[str, Any]:
+    """The keys of ``[mqtt]`` that are fields of :class:`MqttConfig`, each checked on its own
+    (from the TOML table in :func:`parse_mqtt`, from the fields in ``MqttConfig``): those given."""
+    values = {
+        "host": s.getstr("host", None),
+        "port": s.getint("port", None, minval=1, maxval=65535),
+        "username": s.getstr("username", None),
+        "password": s.getstr("password", None, empty=True),
+        "prefix": s.getstr("prefix", None),
+        "command": s.getbool("command", None),
+        "keepalive": s.getint("keepalive", None, minval=5, maxval=65535),
+        "queue": s.getint("queue", None, minval=1, maxval=1_000_000),
+        "client_id": s.getstr("client_id", None),
+        "protocol": s.getchoice("protocol", ("3.1.1", "5"), None),
+        "reconnect_max": s.getint("reconnect_max", None, minval=RECONNECT_MIN, maxval=3600),
+    }
+    prefix = values["prefix"]
+    if isinstance(prefix, str) and (any(c in prefix for c in "+#\0") or prefix.startswith("/")
+                                    or prefix.endswith("/") or "//" in prefix):
+        raise s.fail("prefix", "must be topic levels joined by '/', without '+', '#' or empty levels")
+    return {key: value for key, value in values.items() if value is not None}
 
 
 def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttConfig:
@@ -197,50 +200,52 @@ def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttCon
     >>> parse_mqtt({"port": 0}, venue="club", table="t1")
     Traceback (most recent call last):
     ...
-    cueboard.feed.MqttConfigError: mqtt.port: must be 1-65535
+    cueboard.feed.MqttConfigError: mqtt.port: must be a whole number from 1 to 65535, not 0
     """
-    if not isinstance(section, Mapping):
-        raise MqttConfigError("mqtt: must be a table")
+    if isinstance(section, Mapping) and _is_five(section.get("protocol")):
+        section = {**section, "protocol": "5"}  # protocol = 5, as a number
+    s = Section(section, "mqtt", error=MqttConfigError)
     _check_topic_level("venue", venue)
     _check_topic_level("table", table)
-    for key in section:
-        if key not in KEYS:
-            raise _fail(str(key), f"unknown key (known: {', '.join(KEYS)})")
-    values: dict[str, Any] = {k: section[k] for k in KEYS
-                              if k in section and k not in ("tls", "password_file")}
-    if "port" in values and values["port"] == 0:
-        raise _fail("port", "must be 1-65535")
-    if "password_file" in section:
-        if "password" in section:
-            raise _fail("password_file", "give mqtt.password or mqtt.password_file, not both")
-        values["password"] = _read_password(section["password_file"])
-    if "tls" in section:
-        tls = section["tls"]
-        if not isinstance(tls, Mapping):
-            raise _fail("tls", "must be a table with ca (and cert, key for a client certificate)")
-        for key in tls:
-            if key not in TLS_KEYS:
-                raise _fail(f"tls.{key}", f"unknown key (known: {', '.join(TLS_KEYS)})")
-        if "ca" not in tls:
-            raise _fail("tls.ca", "missing: the CA certificate file the broker's certificate chains to")
-        values["tls"] = TlsConfig(**{k: _path(f"tls.{k}", tls[k]) for k in TLS_KEYS if k in tls})
-        values["tls"].context()  # unreadable files are a configuration error, found now
-    if "protocol" in values and isinstance(values["protocol"], int | float) \
-            and not isinstance(values["protocol"], bool) and values["protocol"] == 5:
-        values["protocol"] = "5"
+    values = _read(s)
+    password_file = _path(s, "password_file", None)
+    if password_file is not None:
+        if "password" in values:
+            raise s.fail("password_file", "give mqtt.password or mqtt.password_file, not both")
+        values["password"] = _read_password(password_file)
+    tls = s.getsection("tls", None)
+    if tls is not None:
+        config = TlsConfig(ca=_path(tls, "ca", Required("the CA certificate file the broker's certificate "
+                                                         "chains to")),
+                           cert=_path(tls, "cert", None), key=_path(tls, "key", None))
+        tls.check_unused()
+        config.context()  # unreadable files are a configuration error, found now
+        values["tls"] = config
+    s.check_unused()
     values.setdefault("prefix", f"cueboard/{venue}/{table}")
     values.setdefault("client_id", f"cueboard-{venue}-{table}")
     return MqttConfig(**values)
 
 
-def _path(key: str, value: object) -> str:
-    if not isinstance(value, str) or not value:
-        raise _fail(key, "must be a file name")
-    return os.path.expandvars(value)
+def _is_five(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 5
 
 
-def _read_password(value: object) -> str:
-    name = _path("password_file", value)
+@overload
+def _path(s: Section, key: str, default: None) -> str | None: ...
+
+
+@overload
+def _path(s: Section, key: str, default: Required) -> str: ...
+
+
+def _path(s: Section, key: str, default: Required | None) -> str | None:
+    """A file name, with ``${VAR}`` expanded."""
+    value = s.getstr(key, default)
+    return None if value is None else os.path.expandvars(value)
+
+
+def _read_password(name: str) -> str:
     try:
         text = Path(name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

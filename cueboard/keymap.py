@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .errors import ConfigError
 from .key_sequences import (
     CLEAR,
     CLOCK,
@@ -56,14 +57,14 @@ from .key_sequences import (
     Refusal,
     legend,
 )
+from .settings import Required, Section, refusal
 
 __all__ = ["Entry", "Event", "Keymap", "KeymapError", "Outcome", "Pending", "Refusal", "load_keymap"]
 
-KEYMAP_KEYS = ("description", "game", "layout", "hold", "shift", "timeout")
 
-
-class KeymapError(ValueError):
-    """A keymap file that cannot be used; the message names the file and the key."""
+class KeymapError(ConfigError):
+    """A keymap file that cannot be used; the message names the file and the key
+    (``keymaps/referee-box-12.toml: hold.FOUL: ...``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +127,7 @@ class Keymap:
         try:
             table = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise KeymapError(f"{source}: not TOML: {exc}") from None
+            raise KeymapError(refusal("", f"not TOML: {exc}", source)) from None
         return cls.from_table(table, source)
 
     @classmethod
@@ -141,7 +142,9 @@ def load_keymap(path: str | Path) -> Keymap:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise KeymapError(f"{p}: cannot read: {exc.strerror}") from None
+        raise KeymapError(refusal("", f"cannot read: {exc.strerror or exc}", str(p))) from None
+    except UnicodeDecodeError as exc:
+        raise KeymapError(refusal("", f"cannot read: not UTF-8 ({exc.reason} at byte {exc.start})", str(p))) from None
     return Keymap.from_toml(text, str(p))
 
 
@@ -149,73 +152,57 @@ def load_keymap(path: str | Path) -> Keymap:
 
 
 def _parse(table: Mapping[str, Any], source: str) -> Keymap:
-    def fail(message: str) -> KeymapError:
-        return KeymapError(f"{source}: {message}")
-
-    if not isinstance(table, Mapping):
-        raise fail(f"a keymap is a table with 'game' and 'layout', not {table!r}")
-    for key in table:
-        if key not in KEYMAP_KEYS:
-            raise fail(f"unknown key {key!r} (a keymap takes: {', '.join(KEYMAP_KEYS)})")
-    game = table.get("game")
-    if not isinstance(game, str) or game not in GRAMMARS:
-        games = ", ".join(repr(g) for g in sorted(GRAMMARS))
-        raise fail(f"'game' must be one of {games}, not {game!r}")
+    s = Section(table, error=KeymapError, kind="a keymap", source=source)
+    game = s.getchoice("game", tuple(sorted(GRAMMARS)))
     grammar = GRAMMARS[game]
     known = grammar.actions | COMMON_ACTIONS
 
-    def check_action(where: str, action: Any) -> str:
+    def check_action(section: Section, key: str, action: Any) -> str:
         if not isinstance(action, str) or action not in known:
-            raise fail(f"{where}: unknown action {action!r} for {game} (actions: {', '.join(sorted(known))})")
+            raise section.fail(key, f"unknown action {action!r} for {game} (actions: {', '.join(sorted(known))})")
         return action
 
-    layout = table.get("layout")
-    if not isinstance(layout, list) or not layout or not all(isinstance(r, list) and r for r in layout):
-        raise fail("'layout' must list the rows of keys, top row first, each a list of actions")
+    layout = s.getlist("layout", Required("the rows of keys, top row first"), of="rows of keys")
+    if not layout or not all(isinstance(r, list) and r for r in layout):
+        raise s.fail("layout", "must list the rows of keys, top row first, each a list of actions")
     columns = len(layout[0])
     for r, row in enumerate(layout):
         if len(row) != columns:
-            raise fail(f"layout[{r}] has {len(row)} keys and layout[0] has {columns}: every row has "
-                       "as many, so that key n = row * columns + column")
+            raise s.fail(f"layout[{r}]", f"has {len(row)} keys and layout[0] has {columns}: every row has "
+                         "as many, so that key n = row * columns + column")
         for c, cell in enumerate(row):
             if cell != "":
-                check_action(f"layout[{r}][{c}]", cell)
+                check_action(s, f"layout[{r}][{c}]", cell)
     on_keys = {cell for row in layout for cell in row}
     if UNDO not in on_keys:
-        raise fail("'layout' has no UNDO key: undo is one press on every device")
+        raise s.fail("layout", "has no UNDO key: undo is one press on every device")
 
     def check_table(name: str) -> dict[str, str]:
-        value = table.get(name, {})
-        if not isinstance(value, Mapping):
-            raise fail(f"{name!r} must be a table of action = action")
+        section = s.getsection(name, {})
         out: dict[str, str] = {}
-        for key, action in value.items():
+        for key, action in section.items():
             if key not in on_keys:
-                raise fail(f"{name}.{key}: no key of 'layout' is {key}")
+                raise section.fail(key, f"no key of 'layout' is {key}")
             if key == SHIFT or action == SHIFT:
-                raise fail(f"{name}.{key}: SHIFT is a key of its own, not an action to {name}")
-            out[key] = check_action(f"{name}.{key}", action)
+                raise section.fail(key, f"SHIFT is a key of its own, not an action to {name}")
+            out[key] = check_action(section, key, action)
         return out
 
     hold = check_table("hold")
     for key in hold:
         if key not in grammar.holdable:
             holdable = ", ".join(sorted(grammar.holdable))
-            raise fail(f"hold.{key}: {key} can finish an event with its own press, which is sent on the "
-                       f"key's first edge, so it cannot also mean something held (hold goes on: {holdable})")
+            raise s.fail(f"hold.{key}", f"{key} can finish an event with its own press, which is sent on the "
+                         f"key's first edge, so it cannot also mean something held (hold goes on: {holdable})")
     shift = check_table("shift")
     if shift and SHIFT not in on_keys:
-        raise fail("'shift' gives actions after SHIFT, but 'layout' has no SHIFT key")
+        raise s.fail("shift", "gives actions after SHIFT, but 'layout' has no SHIFT key")
 
-    timeout = table.get("timeout")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
-                                or not timeout > 0):
-        raise fail(f"'timeout' must be a number of seconds above 0, not {timeout!r}")
-    description = table.get("description", "")
-    if not isinstance(description, str):
-        raise fail(f"'description' must be a string, not {description!r}")
+    timeout = s.getfloat("timeout", None, above=0, unit="seconds")
+    description = s.getstr("description", "", empty=True)
+    s.check_unused()
     return Keymap(game=game, layout=tuple(tuple(row) for row in layout), hold=hold, shift=shift,
-                  timeout=None if timeout is None else float(timeout), description=description)
+                  timeout=timeout, description=description)
 
 
 # -- a sequence being keyed in -----------------------------------------------------------

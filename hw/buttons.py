@@ -21,21 +21,16 @@ the pins call us on each edge, the clock on each deadline.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
+from .box_config import BoxConfig, BoxConfigError, Pin, parse_boxes
+
+__all__ = ["BoxConfig", "BoxConfigError", "Pin", "RefereeBox", "open_boxes", "parse_boxes"]
 from .clock import Clock, MonotonicClock
 from .debounce import DEBOUNCE, HOLD_TIME, ButtonContact
 from .keys import ButtonPress
-
-Pin = int | str
-"""A GPIO pin as gpiozero names it: 17, "GPIO17", "BOARD11"."""
-
-
-class BoxConfigError(ValueError):
-    """A referee box's configuration is wrong; the message names the key."""
 
 
 class RefereeBox:
@@ -50,7 +45,7 @@ class RefereeBox:
                  clock: Clock | None = None, pin_factory: Any = None, pull_up: bool = True,
                  debounce: float = DEBOUNCE, hold_time: float = HOLD_TIME) -> None:
         config = BoxConfig(pins=tuple(pins), pull_up=pull_up, debounce=debounce, hold_time=hold_time)
-        config.check(f"referee box {box}")
+        config.check(f"referee_box[{box}]")
         # Imported here so that cueboard.hw imports on a machine without gpiozero.
         from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
@@ -112,86 +107,6 @@ class RefereeBox:
 
 def _is_active(device: Any) -> bool:
     return bool(device.is_active)
-
-
-# -- configuration ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BoxConfig:
-    """One ``[[referee_box]]`` table of the configuration::
-
-        [[referee_box]]
-        pins = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]   # button 0, 1, ... (BCM numbers)
-        pull_up = true        # the buttons connect the pin to ground
-        debounce = 0.02       # seconds released before a release counts
-        hold_time = 0.8       # seconds down before a press is held
-    """
-
-    pins: tuple[Pin, ...]
-    pull_up: bool = True
-    debounce: float = DEBOUNCE
-    hold_time: float = HOLD_TIME
-
-    KEYS = ("pins", "pull_up", "debounce", "hold_time")
-
-    def check(self, where: str) -> None:
-        """BoxConfigError naming the key if this box cannot work."""
-        if not self.pins:
-            raise BoxConfigError(f"{where}: 'pins' lists no pin (one a button, button 0 first)")
-        seen: set[Pin] = set()
-        for n, pin in enumerate(self.pins):
-            number = isinstance(pin, int) and not isinstance(pin, bool) and pin >= 0
-            if not (number or (isinstance(pin, str) and pin)):
-                raise BoxConfigError(f"{where}: pins[{n}] must be a GPIO number (from 0) or a gpiozero "
-                                     f"pin name such as \"GPIO17\", not {pin!r}")
-            if pin in seen:
-                raise BoxConfigError(f"{where}: pins[{n}]: pin {pin!r} is listed twice")
-            seen.add(pin)
-        if not isinstance(self.pull_up, bool):
-            raise BoxConfigError(f"{where}: 'pull_up' must be true or false, not {self.pull_up!r}")
-        for key in ("debounce", "hold_time"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise BoxConfigError(f"{where}: {key!r} must be a number of seconds above 0, not {value!r}")
-        if not self.hold_time > self.debounce:
-            raise BoxConfigError(f"{where}: 'hold_time' ({self.hold_time} s) must be longer than "
-                                 f"'debounce' ({self.debounce} s)")
-
-    @classmethod
-    def from_toml(cls, table: Any, where: str = "referee_box") -> BoxConfig:
-        """A box from its decoded TOML table; BoxConfigError naming the key if it is wrong."""
-        if not isinstance(table, Mapping):
-            raise BoxConfigError(f"{where}: a referee box is a table with 'pins', not {table!r}")
-        for key in table:
-            if key not in cls.KEYS:
-                raise BoxConfigError(f"{where}: unknown key {key!r} (a referee box takes: "
-                                     f"{', '.join(cls.KEYS)})")
-        if "pins" not in table:
-            raise BoxConfigError(f"{where}: 'pins' is required (one GPIO pin a button, button 0 first)")
-        pins = table["pins"]
-        if not isinstance(pins, list):
-            raise BoxConfigError(f"{where}: 'pins' must be a list of GPIO pins, not {pins!r}")
-        config = cls(pins=tuple(pins), pull_up=table.get("pull_up", True),
-                     debounce=table.get("debounce", DEBOUNCE), hold_time=table.get("hold_time", HOLD_TIME))
-        config.check(where)
-        return config
-
-
-def parse_boxes(value: Any, where: str = "referee_box") -> tuple[BoxConfig, ...]:
-    """The ``[[referee_box]]`` array of tables (or a single table): one or two boxes a table."""
-    tables = [value] if isinstance(value, Mapping) else value
-    if not isinstance(tables, list) or not tables:
-        raise BoxConfigError(f"{where}: list one or two referee boxes as [[{where}]] tables")
-    configs = tuple(BoxConfig.from_toml(t, f"{where}[{i}]") for i, t in enumerate(tables))
-    owner: dict[Pin, int] = {}
-    for i, config in enumerate(configs):
-        for n, pin in enumerate(config.pins):
-            if pin in owner:
-                raise BoxConfigError(f"{where}[{i}]: pins[{n}]: pin {pin!r} is also a pin of "
-                                     f"{where}[{owner[pin]}]")
-            owner[pin] = i
-    return configs
 
 
 def open_boxes(configs: Iterable[BoxConfig], on_press: Callable[[ButtonPress], None], *,

@@ -35,11 +35,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ConfigError
+from ..settings import Section, refusal
+
 __all__ = ["DEVICES", "DisplayConfig", "DisplayConfigError", "parse_display", "parse_displays"]
 
 
-class DisplayConfigError(ValueError):
-    """A board's configuration is wrong; the message names the key."""
+class DisplayConfigError(ConfigError):
+    """A board's configuration is wrong; the message names the key (``display[1].width: ...``)."""
 
 
 COMMON = ("device", "name", "width", "height", "layout", "rotate", "brightness", "page_seconds",
@@ -118,143 +121,100 @@ class DisplayConfig:
         return self.device == "ws2812" or self.mode == "RGB"
 
 
-def _fail(where: str, message: str) -> DisplayConfigError:
-    return DisplayConfigError(f"{where}: {message}")
-
-
-def _int(where: str, key: str, value: Any, low: int | None = None, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(where, f"{key!r} must be a whole number, not {value!r}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        span = f"from {low}" if high is None else f"from {low} to {high}"
-        raise _fail(where, f"{key!r} must be {span}, not {value}")
-    return value
-
-
-def _seconds(where: str, key: str, value: Any, *, zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or (value == 0 and not zero):
-        raise _fail(where, f"{key!r} must be a number of seconds {'from' if zero else 'above'} 0, not {value!r}")
-    return float(value)
-
-
-def _choice(where: str, key: str, value: Any, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise _fail(where, f"{key!r} must be one of {', '.join(repr(c) for c in choices)}, not {value!r}")
-    return str(value)
-
-
 def parse_display(table: Any, where: str = "display") -> DisplayConfig:
     """One board from its decoded TOML table; DisplayConfigError naming the key if it is wrong."""
-    if not isinstance(table, Mapping):
-        raise _fail(where, f"a display is a table with 'device', 'width' and 'height', not {table!r}")
-    if "device" not in table:
-        raise _fail(where, f"'device' is required (one of {', '.join(DEVICES)})")
-    device = _choice(where, "device", table["device"], tuple(DEVICES))
-    allowed = COMMON + DEVICES[device]
-    for key in table:
-        if key in allowed:
-            continue
-        owners = [d for d, keys in DEVICES.items() if key in keys]
-        hint = f"; it is a key of {' and '.join(owners)} boards" if owners else ""
-        raise _fail(where, f"unknown key {key!r} for a {device} board{hint} (a {device} board takes: "
-                    f"{', '.join(allowed)})")
+    s = Section(table, where, error=DisplayConfigError)
+    device = s.getchoice("device", tuple(DEVICES))
+    own = DEVICES[device]
+    s.kind = f"a {device} board"
     values: dict[str, Any] = {"device": device}
-    if "name" in table:
-        if not isinstance(table["name"], str):
-            raise _fail(where, f"'name' must be text, not {table['name']!r}")
-        values["name"] = table["name"]
-    cascaded = table.get("cascaded")
-    if cascaded is not None:
-        values["cascaded"] = _int(where, "cascaded", cascaded, 1, 256)
-    if "width" in table or "height" in table or cascaded is None:
-        for key in ("width", "height"):
-            if key not in table:
-                raise _fail(where, f"{key!r} is required (pixels)" + (
-                    ", or give a MAX7219 chain's 'cascaded'" if device == "max7219" else ""))
-            values[key] = _int(where, key, table[key], 1, 4096)
-    else:
-        values["width"], values["height"] = 8 * values["cascaded"], 8
+
+    def put(key: str, value: Any) -> None:
+        # A key left out keeps DisplayConfig's default.
+        if value is not None:
+            values[key] = value
+
+    put("name", s.getstr("name", None, empty=True))
+    cascaded = s.getint("cascaded", None, minval=1, maxval=256) if "cascaded" in own else None
+    put("cascaded", cascaded)
+    width = s.getint("width", None, minval=1, maxval=4096)
+    height = s.getint("height", None, minval=1, maxval=4096)
+    if width is None or height is None:
+        if cascaded is None or width is not None or height is not None:
+            raise s.fail("width" if width is None else "height", "required (pixels" + (
+                ", or give a MAX7219 chain's cascaded)" if device == "max7219" else ")"))
+        width, height = 8 * cascaded, 8
+    values["width"], values["height"] = width, height
     if device == "max7219":
         for key in ("width", "height"):
             if values[key] % 8:
-                raise _fail(where, f"{key!r} of a MAX7219 board is a multiple of 8 (8x8 blocks), "
-                            f"not {values[key]}")
-        if cascaded is not None and values["cascaded"] * 64 != values["width"] * values["height"]:
-            raise _fail(where, f"'cascaded' = {cascaded} blocks do not make {values['width']}x"
-                        f"{values['height']} pixels")
-    if "layout" in table:
-        values["layout"] = _choice(where, "layout", table["layout"], LAYOUTS)
-    if "rotate" in table:
-        values["rotate"] = _int(where, "rotate", table["rotate"], 0, 3)
-    if "brightness" in table:
-        values["brightness"] = _int(where, "brightness", table["brightness"], 0, 255)
-    elif device == "ws2812":
+                raise s.fail(key, f"must be a multiple of 8 on a MAX7219 board (8x8 blocks), not {values[key]}")
+        if cascaded is not None and cascaded * 64 != width * height:
+            raise s.fail("cascaded", f"{cascaded} blocks do not make {width}x{height} pixels")
+    put("layout", s.getchoice("layout", LAYOUTS, None))
+    put("rotate", s.getint("rotate", None, minval=0, maxval=3))
+    brightness = s.getint("brightness", None, minval=0, maxval=255)
+    if brightness is None and device == "ws2812":
         # A panel of WS2812s at full power dazzles and draws amps: start low.
-        values["brightness"] = 48
-    elif device != "max7219":
-        values["brightness"] = 255  # an emulator: as drawn
-    if "page_seconds" in table:
-        values["page_seconds"] = _seconds(where, "page_seconds", table["page_seconds"])
-    if "scroll_speed" in table:
-        speed = table["scroll_speed"]
-        if isinstance(speed, bool) or not isinstance(speed, int | float) or speed < 0:
-            raise _fail(where, f"'scroll_speed' must be pixels a second from 0 (0: cut long names), "
-                        f"not {speed!r}")
-        values["scroll_speed"] = float(speed)
+        brightness = 48
+    elif brightness is None and device != "max7219":
+        brightness = 255  # an emulator: as drawn
+    put("brightness", brightness)
+    put("page_seconds", s.getfloat("page_seconds", None, above=0, unit="seconds"))
+    put("scroll_speed", s.getfloat("scroll_speed", None, minval=0, unit="pixels a second"))
     for key in ("spi_port", "spi_device"):
-        if key in table:
-            values[key] = _int(where, key, table[key], 0, 9)
-    if "spi_speed_hz" in table:
-        speed = table["spi_speed_hz"]
-        if speed not in SPI_SPEEDS or isinstance(speed, bool):
-            raise _fail(where, f"'spi_speed_hz' must be one of {', '.join(map(str, SPI_SPEEDS))}, not {speed!r}")
-        values["spi_speed_hz"] = int(speed)
-    if "block_orientation" in table:
-        orientation = table["block_orientation"]
-        if orientation not in (0, 90, -90, 180) or isinstance(orientation, bool):
-            raise _fail(where, f"'block_orientation' must be 0, 90, -90 or 180, not {orientation!r}")
-        values["block_orientation"] = int(orientation)
-    if "blocks_reversed" in table:
-        if not isinstance(table["blocks_reversed"], bool):
-            raise _fail(where, f"'blocks_reversed' must be true or false, not {table['blocks_reversed']!r}")
-        if table["blocks_reversed"] and values["height"] != 8:
-            raise _fail(where, "'blocks_reversed' works on a chain one block high (luma reverses one row)")
-        values["blocks_reversed"] = table["blocks_reversed"]
-    if "resync_seconds" in table:
-        values["resync_seconds"] = _seconds(where, "resync_seconds", table["resync_seconds"], zero=True)
-    if "wiring" in table:
-        values["wiring"] = _choice(where, "wiring", table["wiring"], WIRINGS)
-    if "driver" in table:
-        values["driver"] = _choice(where, "driver", table["driver"], WS2812_DRIVERS)
-        if values["driver"] == "pwm":
+        if key in own:
+            put(key, s.getint(key, None, minval=0, maxval=9))
+    if "spi_speed_hz" in own:
+        put("spi_speed_hz", s.getchoice("spi_speed_hz", SPI_SPEEDS, None))
+    if "block_orientation" in own:
+        put("block_orientation", s.getchoice("block_orientation", (0, 90, -90, 180), None))
+    if "blocks_reversed" in own:
+        reversed_ = s.getbool("blocks_reversed", None)
+        if reversed_ and height != 8:
+            raise s.fail("blocks_reversed", "works on a chain one block high (luma reverses one row)")
+        put("blocks_reversed", reversed_)
+    if "resync_seconds" in own:
+        put("resync_seconds", s.getfloat("resync_seconds", None, minval=0, unit="seconds"))
+    if "wiring" in own:
+        put("wiring", s.getchoice("wiring", WIRINGS, None))
+    if "driver" in own:
+        driver = s.getchoice("driver", WS2812_DRIVERS, None)
+        put("driver", driver)
+        if driver == "pwm":
             for key in ("spi_port", "spi_device"):
-                if key in table:
-                    raise _fail(where, f"{key!r} is for a WS2812 panel on SPI; driver = \"pwm\" uses GPIO 18")
-    if "mode" in table:
-        values["mode"] = _choice(where, "mode", table["mode"], ("1", "RGB"))
-    if "scale" in table:
-        values["scale"] = _int(where, "scale", table["scale"], 1, 32)
-    if "transform" in table:
-        values["transform"] = _choice(where, "transform", table["transform"], TRANSFORMS)
-    if "file" in table:
-        if not isinstance(table["file"], str) or not table["file"]:
-            raise _fail(where, f"'file' must be a file name, not {table['file']!r}")
-        values["file"] = table["file"]
-    if "frame_seconds" in table:
-        values["frame_seconds"] = _seconds(where, "frame_seconds", table["frame_seconds"])
+                if key in s.raw:
+                    raise s.fail(key, 'is for a WS2812 panel on SPI; driver = "pwm" uses GPIO 18')
+    if "mode" in own:
+        put("mode", s.getchoice("mode", ("1", "RGB"), None))
+    if "scale" in own:
+        put("scale", s.getint("scale", None, minval=1, maxval=32))
+    if "transform" in own:
+        put("transform", s.getchoice("transform", TRANSFORMS, None))
+    if "file" in own:
+        put("file", s.getstr("file", None))
+    if "frame_seconds" in own:
+        put("frame_seconds", s.getfloat("frame_seconds", None, above=0, unit="seconds"))
+    s.check_unused(hint=_owners)
     config = DisplayConfig(**values)
     size = config.layout_size
     w, h = (config.height, config.width) if config.rotate % 2 else (config.width, config.height)
     if size is not None and (size[0] > w or size[1] > h):
-        raise _fail(where, f"'layout' = {config.layout!r} does not fit a {w}x{h} board")
+        raise s.fail("layout", f"{config.layout!r} does not fit a {w}x{h} board")
     return config
+
+
+def _owners(key: str) -> str:
+    """Whose key an unknown key is, if it is another kind of board's."""
+    owners = [d for d, keys in DEVICES.items() if key in keys]
+    return f"it is a key of {' and '.join(owners)} boards" if owners else ""
 
 
 def parse_displays(value: Any, where: str = "display") -> tuple[DisplayConfig, ...]:
     """A ``[display]`` table or a ``[[display]]`` array of them: the boards of one table."""
     tables = [value] if isinstance(value, Mapping) else value
     if not isinstance(tables, list) or not tables:
-        raise _fail(where, f"give one board as [{where}] or several as [[{where}]] tables")
+        raise DisplayConfigError(refusal(where, f"give one board as [{where}] or several as [[{where}]] tables"))
     if len(tables) == 1:
         return (parse_display(tables[0], where),)
     return tuple(parse_display(t, f"{where}[{i}]") for i, t in enumerate(tables))

@@ -49,35 +49,36 @@ def test_a_ws2812_panel_starts_dim() -> None:
 
 
 @pytest.mark.parametrize(("table", "named"), [
-    ({"device": "max7219", "cascaded": 4, "colour": "red"}, "'colour'"),
-    ({"device": "max7219", "cascaded": 4, "wiring": "rows"}, "'wiring'"),
-    ({"device": "ws2812", "width": 8, "height": 8, "block_orientation": 90}, "'block_orientation'"),
-    ({"device": "lcd", "width": 8, "height": 8}, "'device'"),
-    ({"width": 8, "height": 8}, "'device'"),
-    ({"device": "max7219", "width": 30, "height": 8}, "'width'"),
-    ({"device": "max7219", "cascaded": 4, "width": 64, "height": 8}, "'cascaded'"),
-    ({"device": "ws2812", "width": 32}, "'height'"),
-    ({"device": "max7219", "cascaded": 4, "block_orientation": 45}, "'block_orientation'"),
-    ({"device": "max7219", "cascaded": 4, "spi_speed_hz": 3_000_000}, "'spi_speed_hz'"),
-    ({"device": "max7219", "cascaded": 4, "brightness": 256}, "'brightness'"),
-    ({"device": "max7219", "cascaded": 4, "brightness": True}, "'brightness'"),
-    ({"device": "max7219", "cascaded": 4, "rotate": 4}, "'rotate'"),
-    ({"device": "max7219", "cascaded": 4, "layout": "64x16"}, "'layout'"),
-    ({"device": "max7219", "cascaded": 4, "layout": "48x8"}, "'layout'"),
-    ({"device": "max7219", "width": 32, "height": 16, "blocks_reversed": True}, "'blocks_reversed'"),
-    ({"device": "dummy", "width": 8, "height": 8, "page_seconds": 0}, "'page_seconds'"),
-    ({"device": "dummy", "width": 8, "height": 8, "scroll_speed": -1}, "'scroll_speed'"),
-    ({"device": "dummy", "width": 8, "height": 8, "mode": "L"}, "'mode'"),
-    ({"device": "capture", "width": 8, "height": 8, "transform": "blur"}, "'transform'"),
+    ({"device": "max7219", "cascaded": 4, "colour": "red"}, "display.colour: "),
+    ({"device": "max7219", "cascaded": 4, "wiring": "rows"}, "display.wiring: "),
+    ({"device": "ws2812", "width": 8, "height": 8, "block_orientation": 90}, "display.block_orientation: "),
+    ({"device": "lcd", "width": 8, "height": 8}, "display.device: "),
+    ({"width": 8, "height": 8}, "display.device: "),
+    ({"device": "max7219", "width": 30, "height": 8}, "display.width: "),
+    ({"device": "max7219", "cascaded": 4, "width": 64, "height": 8}, "display.cascaded: "),
+    ({"device": "ws2812", "width": 32}, "display.height: "),
+    ({"device": "max7219", "cascaded": 4, "block_orientation": 45}, "display.block_orientation: "),
+    ({"device": "max7219", "cascaded": 4, "spi_speed_hz": 3_000_000}, "display.spi_speed_hz: "),
+    ({"device": "max7219", "cascaded": 4, "brightness": 256}, "display.brightness: "),
+    ({"device": "max7219", "cascaded": 4, "brightness": True}, "display.brightness: "),
+    ({"device": "max7219", "cascaded": 4, "rotate": 4}, "display.rotate: "),
+    ({"device": "max7219", "cascaded": 4, "layout": "64x16"}, "display.layout: "),
+    ({"device": "max7219", "cascaded": 4, "layout": "48x8"}, "display.layout: "),
+    ({"device": "max7219", "width": 32, "height": 16, "blocks_reversed": True}, "display.blocks_reversed: "),
+    ({"device": "dummy", "width": 8, "height": 8, "page_seconds": 0}, "display.page_seconds: "),
+    ({"device": "dummy", "width": 8, "height": 8, "scroll_speed": -1}, "display.scroll_speed: "),
+    ({"device": "dummy", "width": 8, "height": 8, "mode": "L"}, "display.mode: "),
+    ({"device": "capture", "width": 8, "height": 8, "transform": "blur"}, "display.transform: "),
 ])
 def test_a_wrong_key_is_refused_by_name(table: dict[str, Any], named: str) -> None:
-    with pytest.raises(DisplayConfigError, match=named):
+    with pytest.raises(DisplayConfigError) as info:
         parse_display(table)
+    assert str(info.value).startswith(named), str(info.value)
 
 
 def test_a_key_of_another_device_says_whose_it_is() -> None:
-    with pytest.raises(DisplayConfigError, match="unknown key 'wiring' for a max7219 board; it is a key "
-                                                 "of ws2812 boards"):
+    with pytest.raises(DisplayConfigError, match=r"^display\.wiring: unknown key; it is a key of ws2812 "
+                                                 r"boards \(a max7219 board takes: device, "):
         parse_display({"device": "max7219", "cascaded": 4, "wiring": "rows"})
 
 
@@ -88,12 +89,21 @@ def test_every_key_a_device_takes_is_a_field_of_the_config() -> None:
         assert set(keys) <= fields
 
 
+@pytest.mark.parametrize("device", sorted(DEVICES))
+def test_parse_display_reads_every_key_a_device_takes_and_no_other(device: str) -> None:
+    """COMMON and DEVICES say which keys a board takes; parse_display reads exactly those."""
+    with pytest.raises(DisplayConfigError) as info:
+        parse_display({"device": device, "width": 8, "height": 8, "bogus": 1})
+    takes = str(info.value).split(f"(a {device} board takes: ")[1].rstrip(")").split(", ")
+    assert sorted(takes) == sorted(COMMON + DEVICES[device])
+
+
 def test_one_board_or_several_per_table() -> None:
     one = parse_displays({"device": "max7219", "cascaded": 4})
     several = parse_displays([{"device": "max7219", "cascaded": 4, "name": "marker"},
                               {"device": "ws2812", "width": 64, "height": 16, "name": "hall"}])
     assert len(one) == 1 and [c.label for c in several] == ["marker", "hall"]
-    with pytest.raises(DisplayConfigError, match=r"display\[1\]: unknown key 'bogus'"):
+    with pytest.raises(DisplayConfigError, match=r"^display\[1\]\.bogus: unknown key"):
         parse_displays([{"device": "dummy", "width": 8, "height": 8},
                         {"device": "dummy", "width": 8, "height": 8, "bogus": 1}])
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from daemon_helpers import EXAMPLES
 
+import cueboard.config as config_module
+from cueboard import errors
 from cueboard.config import ConfigError, load_config
 
 
@@ -31,7 +34,7 @@ name = "t1"
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ("[jornal]\ndir = '/tmp'\n", "jornal: unknown section"),
+    ("[jornal]\ndir = '/tmp'\n", "jornal: unknown key (the configuration takes: table, match, journal"),
     ("[journal]\ndri = '/tmp'\n", "journal.dri: unknown key (journal takes: dir)"),
     ("[match]\nbest_of = 4\n", "'best_of' must be odd"),
     ("[match]\ngame = 'pool'\n", "'game' must be one of"),
@@ -76,3 +79,48 @@ def test_cueboard_run_stops_with_status_2_naming_the_key(tmp_path: Path) -> None
                             capture_output=True, text=True, check=False, timeout=60)
     assert result.returncode == 2
     assert f"{path}: journal.dri: unknown key" in result.stderr
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("[mqtt]\nport = 0\n", "mqtt.port: must be a whole number from 1 to 65535, not 0"),
+    ("[[display]]\ndevice = 'dummy'\nwidth = 8\nheight = 8\n[[display]]\ndevice = 'dummy'\nwidth = 8\n",
+     "display[1].height: required (pixels)"),
+    ("[[referee_box]]\npins = [5]\nkeymap = 'k.toml'\npullup = true\n",
+     "referee_box[0].pullup: unknown key (a referee box takes: pins"),
+])
+def test_a_section_parsers_error_becomes_the_files(tmp_path: Path, extra: str, message: str) -> None:
+    path = tmp_path / "cueboard.toml"
+    path.write_text(GOOD + extra)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: {message}"), str(info.value)
+    assert isinstance(info.value, errors.ConfigError) and isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("bug", [ValueError("a bug: too many values to unpack"), OSError(5, "a bug's I/O")])
+def test_a_bug_in_a_section_parser_is_not_a_config_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         bug: Exception) -> None:
+    """Only the toolkit's errors become config errors: a bug keeps its traceback and its type."""
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise bug
+
+    monkeypatch.setattr(config_module, "parse_displays", broken)
+    path = tmp_path / "cueboard.toml"
+    path.write_text(GOOD + "[display]\ndevice = 'dummy'\nwidth = 8\nheight = 8\n")
+    with pytest.raises(type(bug)) as info:
+        load_config(path)
+    assert info.value is bug
+    assert not isinstance(info.value, errors.CueboardError)
+
+
+def test_a_keymap_that_cannot_be_read_names_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "cueboard.toml"
+    keymap = tmp_path / "keypad.toml"
+    path.write_text(GOOD + "[keypad]\nport = '/dev/ttyACM0'\nkeymap = 'keypad.toml'\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path}: {keymap}: cannot read: No such file or directory"
+    keymap.write_bytes(b'game = "snooker"\ndescription = "caf\xe9"\n')  # Latin-1, not UTF-8
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: {keymap}: cannot read: not UTF-8")

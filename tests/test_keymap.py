@@ -431,21 +431,21 @@ GOOD = 'game = "snooker"\nlayout = [["RED", "FOUL", "UNDO"]]\n'
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    (GOOD + "colour = 1\n", "unknown key 'colour'"),
-    ('game = "pool"\nlayout = [["UNDO"]]', "'game' must be one of 'blackball', 'snooker', not 'pool'"),
+    (GOOD + "colour = 1\n", "colour: unknown key (a keymap takes: game, layout"),
+    ('game = "pool"\nlayout = [["UNDO"]]', "game: must be one of 'blackball', 'snooker', not 'pool'"),
     ('game = "snooker"\nlayout = [["RED", "FRE_BALL", "UNDO"]]', "layout[0][1]: unknown action 'FRE_BALL'"),
     ('game = "blackball"\nlayout = [["GREEN", "UNDO"]]',
      "layout[0][0]: unknown action 'GREEN' for blackball"),
-    ('game = "snooker"\nlayout = [["RED", "UNDO"], ["FOUL"]]', "layout[1] has 1 keys and layout[0] has 2"),
-    ('game = "snooker"\nlayout = []', "'layout' must list the rows"),
+    ('game = "snooker"\nlayout = [["RED", "UNDO"], ["FOUL"]]', "layout[1]: has 1 keys and layout[0] has 2"),
+    ('game = "snooker"\nlayout = []', "layout: must list the rows"),
     ('game = "snooker"\nlayout = [["RED", "FOUL"]]', "no UNDO key"),
     (GOOD + "[hold]\nRED = \"MISS\"\n", "hold.RED: RED can finish an event"),
     (GOOD + "[hold]\nMISS = \"FOUL\"\n", "hold.MISS: no key of 'layout' is MISS"),
     (GOOD + "[hold]\nFOUL = \"MIS\"\n", "hold.FOUL: unknown action 'MIS'"),
     (GOOD + "[shift]\nRED = \"CLAIM\"\n", "'layout' has no SHIFT key"),
-    (GOOD + "timeout = 0\n", "'timeout' must be a number of seconds above 0"),
-    (GOOD + "timeout = true\n", "'timeout' must be a number of seconds above 0"),
-    (GOOD + "description = 3\n", "'description' must be a string"),
+    (GOOD + "timeout = 0\n", "timeout: must be a number of seconds above 0"),
+    (GOOD + "timeout = true\n", "timeout: must be a number of seconds above 0"),
+    (GOOD + "description = 3\n", "description: must be a string"),
     ("game = ", "not TOML"),
 ])
 def test_a_bad_keymap_is_an_error_naming_the_key(text: str, message: str) -> None:

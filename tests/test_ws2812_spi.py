@@ -201,9 +201,9 @@ def test_a_pi_5_board_on_pwm_reports_the_reason_in_its_health(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("table", "named"), [
-    ({"driver": "dma"}, "'driver' must be one of 'spi', 'pwm'"),
-    ({"driver": "pwm", "spi_port": 1}, "'spi_port' is for a WS2812 panel on SPI"),
-    ({"spi_speed_hz": 2_000_000}, "unknown key 'spi_speed_hz' for a ws2812 board"),
+    ({"driver": "dma"}, "display.driver: must be one of 'spi', 'pwm'"),
+    ({"driver": "pwm", "spi_port": 1}, "display.spi_port: is for a WS2812 panel on SPI"),
+    ({"spi_speed_hz": 2_000_000}, "display.spi_speed_hz: unknown key; it is a key of max7219 boards"),
 ])
 def test_bad_driver_keys_are_refused(table: dict[str, object], named: str) -> None:
     with pytest.raises(DisplayConfigError, match=named):

@@ -10,9 +10,25 @@ these Protocols; :mod:`cueboard.service` opens the real ones (a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["KeypadLike", "Output", "Publisher"]
+__all__ = ["KeypadLike", "Output", "Prompt", "Publisher"]
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A call being keyed in on one device, as the people at the table must see it: the keys
+    so far and what the call waits for; or, with ``lapsed``, a call that was not finished in
+    time and is gone (its keys, so the referee sees which)."""
+
+    source: str
+    """Where it is keyed: ``referee_box:0``, ``referee_box:1`` or ``keypad``."""
+    keys: tuple[str, ...]
+    """The legends of the keys so far, e.g. ``("FOUL", "MISS")``."""
+    needs: str = ""
+    """What comes next, in the referee's words, e.g. ``"the ball that sets the penalty (4 to 7)"``."""
+    lapsed: bool = False
 
 
 class Output(Protocol):
@@ -28,8 +44,12 @@ class Output(Protocol):
         """Show ``state``; ``clock``: seconds left on a running shot clock."""
         ...
 
-    def flash(self, now: float | None = None) -> None:
-        """An input was refused."""
+    def flash(self, now: float | None = None, reason: str | None = None) -> None:
+        """An input was refused: blink, and show ``reason`` long enough to read it."""
+        ...
+
+    def prompt(self, prompt: Prompt | None, now: float | None = None) -> None:
+        """Show the call being keyed in (or that it lapsed); None: no call any more."""
         ...
 
     def tick(self, now: float | None = None) -> bool:

@@ -56,3 +56,6 @@ class StillOutput:
 
     def close(self) -> None:
         pass
+
+    def prompt(self, prompt: object, now: float | None = None) -> None:
+        pass

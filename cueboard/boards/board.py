@@ -55,6 +55,7 @@ from PIL import Image
 
 from ..hw.clock import Clock, Timer
 from ..hw.display_config import DisplayConfig
+from ..seams import Prompt
 from .layout import LayoutOptions
 from .render import Renderer
 from .scene import Motion
@@ -175,14 +176,18 @@ class Board:
                 return False
             return self._refresh(now)
 
-    def flash(self, now: float | None = None) -> None:
-        """A refused input: the board blinks inverted twice (0.4 s), then shows the state again."""
+    def flash(self, now: float | None = None, reason: str | None = None) -> None:
+        """A refused input: the board blinks inverted twice (0.4 s), then shows the state again.
+        (``reason``: not drawn yet; issue 15 draws it.)"""
         with self._lock:
             if self._closed:
                 return
             now = self._time() if now is None else now
             self._flash_at = now
             self._refresh(now)
+
+    def prompt(self, prompt: Prompt | None, now: float | None = None) -> None:
+        """The call being keyed in (not drawn yet; issue 15 draws it)."""
 
     def tick(self, now: float | None = None) -> bool:
         """Draw what time changed (pages, scrolling, flash), retry a failed device, re-send a

@@ -89,6 +89,10 @@ def _ask(args: argparse.Namespace, obj: dict[str, Any]) -> int:
         print(f"cueboard: cannot reach the daemon at {path}: {exc.strerror or exc} "
               "(is cueboard running?)", file=sys.stderr)
         return 1
+    if answer.get("queued"):
+        # Not refused: applied or refused once, later. Ask again with the same id to know.
+        print(f"cueboard: queued: {answer.get('reason')}", file=sys.stderr)
+        return 3
     if not answer.get("ok"):
         print(f"cueboard: refused: {answer.get('reason')}", file=sys.stderr)
         return 2
@@ -126,6 +130,12 @@ def _send(args: argparse.Namespace) -> int:
     if not isinstance(obj, dict):
         print("cueboard send: send one JSON object", file=sys.stderr)
         return 2
+    if "id" not in obj:
+        # Each line gets an id, so that sending it again (after a timeout) never counts twice.
+        import uuid
+
+        obj["id"] = args.id or f"send-{uuid.uuid4().hex[:16]}"
+    print(f"id: {obj['id']}", file=sys.stderr)
     return _ask(args, obj)
 
 
@@ -242,6 +252,9 @@ def parser() -> argparse.ArgumentParser:
     st.set_defaults(func=lambda args: _ask(args, {"type": "state"}))
     send = sub.add_parser("send", help="send one event (JSON) to the running daemon, as if keyed in")
     send.add_argument("event", help='e.g. \'{"type": "undo"}\'')
+    send.add_argument("--id", help="the line's id (default: a new one, printed): send a line again with the "
+                      "same id to learn its outcome; it is never applied twice. Exit status 3: queued, not yet "
+                      "answered")
     _daemon_options(send)
     send.set_defaults(func=_send)
     return p

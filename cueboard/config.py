@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,6 +21,7 @@ from .feed import parse_mqtt
 from .hw.box_config import parse_boxes
 from .hw.display_config import parse_displays
 from .keymap import load_keymap
+from .limits import CommandLimits
 from .settings import Required, Section, refusal
 
 T = TypeVar("T")
@@ -48,12 +49,15 @@ class Config:
     journal_dir: Path
     control_socket: Path | None
     shot_clock_auto: bool
+    """Start the shot clock at each new shot by itself; else the referee's CLOCK key starts it."""
     mqtt: Any = None  # cueboard.feed.MqttConfig, or None: no feed
     referee_boxes: tuple[Any, ...] = ()  # cueboard.hw.buttons.BoxConfig
     referee_keymap: Path | None = None
     keypad_port: str | None = None
     keypad_keymap: Path | None = None
     displays: tuple[Any, ...] = ()  # cueboard.hw.display_config.DisplayConfig
+    commands: CommandLimits = field(default_factory=CommandLimits)
+    """How much the network (the command topic, the control socket) may ask of the table."""
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:
         """The default match, with ``overrides`` (a match line's fields) on top."""
@@ -98,8 +102,18 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     control_socket = control.getpath("socket", "/run/cueboard/control.sock", base=base)
     control.check_unused()
     clock = root.getsection("shot_clock", {})
-    auto = clock.getbool("auto", True)
+    # The referee controls the clock (blackball rule 8a: he starts it); auto only on request.
+    auto = clock.getbool("auto", False)
     clock.check_unused()
+    section = root.getsection("commands", {})
+    defaults = CommandLimits()
+    commands = CommandLimits(
+        rate=section.getfloat("rate", defaults.rate, above=0, maxval=1000, unit="lines a second"),
+        burst=section.getint("burst", defaults.burst, minval=1, maxval=10000),
+        queue=section.getint("queue", defaults.queue, minval=1, maxval=10000),
+        new_match_every=section.getfloat("new_match_every", defaults.new_match_every, minval=0, maxval=86400,
+                                         unit="seconds"))
+    section.check_unused()
 
     mqtt_table = root.get("mqtt", None)
     mqtt = None if mqtt_table is None else _section(partial(parse_mqtt, mqtt_table, venue=venue, table=name))
@@ -139,7 +153,7 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir,
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
                     referee_boxes=boxes, referee_keymap=referee_keymap, keypad_port=keypad_port,
-                    keypad_keymap=keypad_keymap, displays=displays)
+                    keypad_keymap=keypad_keymap, displays=displays, commands=commands)
     for keymap_path in (referee_keymap, keypad_keymap):
         if keymap_path is not None:
             # A keymap that cannot be read or used is a KeymapError naming its file.

@@ -22,22 +22,26 @@ import json
 import logging
 import math
 import os
-import queue
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from . import systemd
+from .answers import Answers, check_id
 from .config import Config
 from .engine import IllegalEvent, Match, to_json
 from .engine.shot_clock import ShotClock
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
 from .keymap import Entry, Keymap, Refusal, load_keymap
-from .seams import KeypadLike, Output, Publisher
+from .limits import TokenBucket
+from .seams import KeypadLike, Output, Prompt, Publisher
+from .times import timestamp
 
 log = logging.getLogger("cueboard")
 
@@ -45,7 +49,15 @@ __all__ = ["ControlServer", "Table", "ask_daemon"]
 
 
 class Table:
-    """One table: the match, its journal and its outputs, run by the engine thread."""
+    """One table: the match, its journal and its outputs, run by the engine thread.
+
+    Inputs come in two lanes. The table's own (the referee boxes, the keypad, the clock, the
+    service's own calls: :meth:`submit`) are taken first, always; lines from the network (the
+    MQTT command topic, the control socket: :meth:`submit_remote`) wait behind them in a
+    bounded queue, each source at a bounded rate (``[commands]``, :mod:`cueboard.limits`), and
+    are refused at once, with the reason, when over a bound. A remote line may carry an ``id``:
+    it is applied once at most, and a repeat gets the first answer (:mod:`cueboard.answers`).
+    """
 
     def __init__(self, config: Config, *, feed: Publisher | None = None, boards: Iterable[Output] = (),
                  keypad: KeypadLike | None = None, wall: Callable[[], float] = time.time,
@@ -58,10 +70,22 @@ class Table:
         self._mono = monotonic
         self.journal = Journal(config.journal_dir)
         self.match: Match | None = None
-        self._inbox: queue.SimpleQueue[Input | None] = queue.SimpleQueue()
+        self.latest_state: dict[str, Any] | None = None
+        """The state last shown, published and answered (read by any thread: never changed)."""
+        self._cv = threading.Condition()
+        self._local: deque[Input] = deque()
+        self._remote: deque[Command] = deque()
+        self._stopping = False
+        self._limits = config.commands
+        self._buckets: dict[str, TokenBucket] = {}
+        self._last_match: dict[str, float] = {}
+        self.answers = Answers()
         self._entries: dict[str, Entry] = {}
         self._keymaps: dict[str, Keymap] = {}
+        self._prompts: dict[str, Prompt | None] = {}
         self.clock: ShotClock | None = None
+        self._clock_ends_wall = 0.0
+        self._clock_called_shown = False
         self.devices: dict[str, str] = {}
         self._journal_health = "ok"
         self._last_ping = 0.0
@@ -72,8 +96,62 @@ class Table:
     # -- any thread -------------------------------------------------------------------
 
     def submit(self, item: Input) -> None:
-        """Hand an input to the engine thread; safe from any thread, never blocks."""
-        self._inbox.put(item)
+        """Hand one of the table's own inputs to the engine thread: safe from any thread, never
+        blocks, never refused for load, taken before anything from the network."""
+        with self._cv:
+            self._local.append(item)
+            self._cv.notify()
+
+    def submit_remote(self, command: Command) -> None:
+        """Hand a line from the network to the engine thread, within the bounds of ``[commands]``:
+        over a bound it is refused at once with the reason (and not remembered under its id:
+        the sender may send it again). A repeated ``id`` gets its first answer; one still queued
+        is not queued twice."""
+        obj, source, reply = command.command, command.source, command.reply
+        try:
+            ident = check_id(obj.get("id"))
+        except IllegalEvent as exc:
+            self.refuse_remote(obj, str(exc), source, reply)
+            return
+        if ident is not None:
+            known = self.answers.known(ident)
+            if known is not None:
+                if reply:
+                    reply(known)
+                return
+        limits = self._limits
+        reason = None
+        with self._cv:
+            now = self._mono()
+            bucket = self._buckets.get(source)
+            if bucket is None:
+                bucket = self._buckets[source] = TokenBucket(limits.rate, limits.burst, now)
+            last_match = self._last_match.get(source)
+            if obj.get("type") == "match" and last_match is not None and now - last_match < limits.new_match_every:
+                reason = (f"not taken: a new match from {source} at most every {limits.new_match_every:g} s "
+                          "(commands.new_match_every); send it again later")
+            elif not bucket.take(now):
+                reason = (f"not taken: {source} sends more than {limits.rate:g} lines a second (commands.rate, "
+                          f"commands.burst {limits.burst}); send it again later, same id")
+            elif len(self._remote) >= limits.queue:
+                reason = (f"not taken: {len(self._remote)} lines from the network are waiting already "
+                          "(commands.queue); send it again later, same id")
+            elif ident is not None and not self.answers.queue(ident):
+                reason = None  # answered in the meantime, or queued already: said below
+            else:
+                if obj.get("type") == "match":
+                    self._last_match[source] = now
+                self._remote.append(command)
+                self._cv.notify()
+                return
+        if reason is None:
+            assert ident is not None
+            known = self.answers.known(ident)
+            if reply:
+                reply(known or {"ok": False, "queued": True,
+                                "reason": f"id {ident!r} is queued already: it will be applied or refused once"})
+            return
+        self.refuse_remote(obj, reason, source, reply)
 
     def refuse(self, reason: str, source: str) -> None:
         """Refuse an input its receiver could not read (safe from any thread): counted,
@@ -84,8 +162,13 @@ class Table:
         """A device's health changed (safe from any thread): the devices are published again."""
         self.submit(HealthChanged(source))
 
-    def ask(self, obj: dict[str, Any], source: str, timeout: float) -> dict[str, Any]:
-        """Submit ``obj`` and wait for the engine thread's answer (never from that thread)."""
+    def ask(self, obj: dict[str, Any], source: str, timeout: float, *, remote: bool = False) -> dict[str, Any]:
+        """Submit ``obj`` and wait for the engine thread's answer (never from that thread). A
+        ``state`` question is answered at once from the latest state, whatever is queued. When
+        the engine does not answer within ``timeout`` the line is still queued and will be
+        applied or refused once: the answer says so (``"queued": true``), never "refused"."""
+        if obj.get("type") == "state":
+            return {"ok": True, "state": self.latest_state}
         done = threading.Event()
         answer: dict[str, Any] = {}
 
@@ -93,13 +176,32 @@ class Table:
             answer.update(a)
             done.set()
 
-        self.submit(Command(source, obj, reply))
+        command = Command(source, obj, reply)
+        if remote:
+            self.submit_remote(command)
+        else:
+            self.submit(command)
         if not done.wait(timeout):
-            return {"ok": False, "reason": "the daemon did not answer in time"}
+            ident = obj.get("id")
+            tail = f"; send it again with the same id ({ident}) to know the outcome" if ident else ""
+            return {"ok": False, "queued": True,
+                    "reason": f"not answered within {timeout:g} s: the line is queued and will be applied or "
+                              f"refused once{tail}"}
         return answer
 
     def stop(self) -> None:
-        self._inbox.put(None)
+        with self._cv:
+            self._stopping = True
+            self._cv.notify()
+
+    def _take(self, timeout: float | None) -> Input | Literal[False] | None:
+        """The next input (the table's own first), None to stop, False at a deadline."""
+        with self._cv:
+            if not self._cv.wait_for(lambda: self._local or self._remote or self._stopping, timeout):
+                return False
+            if self._stopping:
+                return None
+            return self._local.popleft() if self._local else self._remote.popleft()
 
     # -- the engine thread ------------------------------------------------------------
 
@@ -114,6 +216,7 @@ class Table:
             recovered = None
         if recovered is not None and recovered.match is not None:
             self.match = recovered.match
+            self.answers.start(self.journal.path)
             log.info("resumed %s at event %d", self.journal.path, self.match.seq)
         else:
             self._begin(self.config.match_setup().to_json())
@@ -129,14 +232,10 @@ class Table:
             self.start()
         interval = systemd.watchdog_interval()
         while stop is None or not stop.is_set():
-            timeout = self._next_wake(interval)
-            try:
-                item = self._inbox.get(timeout=timeout)
-            except queue.Empty:
-                pass  # a deadline: the timers below
-            else:
-                if item is None:
-                    break
+            item = self._take(self._next_wake(interval))
+            if item is None:
+                break
+            if item is not False:
                 try:
                     self._handle(item)
                 except Exception:  # a bug in one input must not stop the table
@@ -149,13 +248,15 @@ class Table:
         deadlines: list[float] = []
         if interval:
             deadlines.append(self._last_ping + interval / 2)
-        if self.clock is not None:
+        if self.clock is not None and self.clock.paused_at is None:
             left = self.clock.left(now)
             # Wake when the shown second changes, at the call, and at expiry.
             step = left - math.floor(left) if left > 0 else 0.0
             deadlines.append(now + (step if step > 0 else 1.0))
-        if any(e.pending.keys for e in self._entries.values()):
-            deadlines.append(now + 1.0)
+        for entry in self._entries.values():
+            expires = entry.expires_at
+            if expires is not None:
+                deadlines.append(expires)
         for board in self.boards:
             at = board.next_deadline()
             if at is not None:
@@ -170,16 +271,22 @@ class Table:
             systemd.watchdog_ping()
             self._last_ping = now
         for name, entry in self._entries.items():
+            keys = entry.pending.keys
             refusal = entry.expire(now)
             if refusal is not None:
-                self._refuse(None, refusal.reason, name)
+                self._show_prompt(name, entry, lapsed=tuple(keys))
+                self._refuse(None, refusal.reason, name, show=False)
         for board in self.boards:
             self._guard(board.tick, now)
-        if self.clock is not None:
-            if self.clock.expired(now):
+        clock = self.clock
+        if clock is not None and clock.paused_at is None:
+            if clock.expired(now):
                 self._clock_expired()
             else:
                 self._show()
+                if clock.call_due(now) and not self._clock_called_shown:
+                    self._clock_called_shown = True
+                    self._publish_state()  # the call (rule 8a): screens show it
 
     # -- inputs -----------------------------------------------------------------------
 
@@ -201,30 +308,51 @@ class Table:
             self._refuse(None, f"{source}: no keymap is configured for it", source)
             return
         outcome = entry.feed(key.press, self.match.state(), now=self._mono())
+        self._show_prompt(source, entry)
         if isinstance(outcome, dict):
             self.command(outcome, source)
         elif isinstance(outcome, Refusal):
             self._refuse(None, outcome.reason, source)
 
     def command(self, obj: dict[str, Any], source: str, reply: Reply | None = None) -> None:
-        """An event, a match line, or a daemon command (``new_match``, ``clock``, ``state``)."""
+        """An event, a match line, or a daemon command (``new_match``, ``clock``, ``state``).
+        A line with an ``id`` is applied once at most; its answer is kept for a repeat."""
+        ident = obj.get("id")
+        if isinstance(ident, str):
+            known = self.answers.known(ident)
+            if known is not None:
+                if reply:
+                    reply(known)
+                return
+            reply = self._keeping(ident, reply)
         kind = obj.get("type")
         if kind == "state":
             if reply:
-                reply({"ok": True, "state": self.match.state() if self.match else None})
+                reply({"ok": True, "state": self.latest_state})
             return
         if kind == "new_match":
             self._new_match({}, source, reply)
             return
         if kind == "match":
-            self._new_match({k: v for k, v in obj.items() if k != "type"}, source, reply)
+            self._new_match({k: v for k, v in obj.items() if k not in ("type", "id")}, source, reply,
+                            ident if isinstance(ident, str) else None)
             return
         if kind == "clock":
-            self._start_clock()
-            if reply:
-                reply({"ok": True})
+            self._clock_command(obj, source, reply)
             return
         self._event(obj, source, reply)
+
+    def _keeping(self, ident: str, reply: Reply | None) -> Reply:
+        """``reply``, first keeping the answer under ``ident`` (a refusal on disk: nothing is
+        applied after its sender was told it was refused)."""
+        def keep(answer: dict[str, Any]) -> None:
+            if answer.get("ok"):
+                self.answers.remember(ident, answer)
+            else:
+                self.answers.refused(ident, str(answer.get("reason")))
+            if reply:
+                reply(answer)
+        return keep
 
     def _event(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
         match = self.match
@@ -236,6 +364,8 @@ class Table:
             self._refuse(obj, str(exc), source, reply)
             return
         record = to_json(event)
+        if isinstance(obj.get("id"), str):
+            record["id"] = obj["id"]  # in the journal with its event: recognised after a restart
         try:
             self.journal.append(record)
         except OSError as exc:
@@ -250,7 +380,9 @@ class Table:
         match.apply(event)
         self.accepted += 1
         if match.new_shot(event):
-            self._restart_clock()
+            # A person's event starts the next shot's clock when the table's clock is automatic;
+            # a time foul (the clock's own) leaves it stopped until somebody plays on.
+            self._restart_clock(automatic=source != "clock" and match.shot_follows(event))
         state = self._show()
         self._publish_state(state)
         if self.feed is not None:
@@ -260,14 +392,14 @@ class Table:
         if reply:
             reply({"ok": True, "state": state})
 
-    def _new_match(self, fields: dict[str, Any], source: str, reply: Reply | None) -> None:
+    def _new_match(self, fields: dict[str, Any], source: str, reply: Reply | None, ident: str | None = None) -> None:
         try:
             setup = self.config.match_setup(fields)
         except IllegalEvent as exc:
             self._refuse({"type": "match", **fields}, str(exc), source, reply)
             return
         try:
-            self._begin(setup.to_json())
+            self._begin(setup.to_json() | ({"id": ident} if ident else {}))
         except OSError as exc:
             self._journal_health = f"failed: {exc.strerror or exc}"
             self._publish_devices()
@@ -284,19 +416,23 @@ class Table:
     def _begin(self, line: dict[str, Any]) -> None:
         """A new match: journalled first (a new file), then made current."""
         match = Match.from_json(line)
-        self.journal.start(match.setup.to_json())
+        self.journal.start(line if "id" in line else match.setup.to_json())
         self.match = match
+        self.answers.start(self.journal.path)
         self.clock = None
-        for entry in self._entries.values():
+        for name, entry in self._entries.items():
             entry.clear()
+            self._show_prompt(name, entry)
         self._load_keymaps()
         log.info("new match: %s", json.dumps(line, ensure_ascii=False))
 
-    def _refuse(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None) -> None:
+    def _refuse(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
+                *, show: bool = True) -> None:
         self.refused += 1
         log.info("refused from %s: %s", source, reason)
-        for board in self.boards:
-            self._guard(board.flash)
+        if show:
+            for board in self.boards:
+                self._guard(board.flash, None, reason)
         if self.feed is not None:
             self._guard(self.feed.publish_rejected, obj, reason, source)
         if source == "keypad" and self.keypad is not None:
@@ -304,47 +440,135 @@ class Table:
         if reply:
             reply({"ok": False, "reason": reason})
 
-    # -- the shot clock: how long a shot may take is the game's to say ------------------------
+    def refuse_remote(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None) -> None:
+        """A network line refused before the engine thread saw it (any thread): published and
+        answered, counted; the boards do not blink for the network's load."""
+        with self._cv:
+            self.refused += 1
+        if self.feed is not None:
+            self._guard(self.feed.publish_rejected, obj, reason, source)
+        if reply:
+            reply({"ok": False, "reason": reason})
 
-    def _start_clock(self) -> None:
-        shot = self.match.shot_time() if self.match is not None else None
-        if shot is None:
-            self.clock = None
-            self._refuse(None, "no shot clock now (the match line's 'shot_clock', and a player at the "
-                         "table)", "clock")
+    # -- what the people at the table see of a call being keyed in ----------------------------
+
+    def _show_prompt(self, source: str, entry: Entry, lapsed: tuple[str, ...] | None = None) -> None:
+        """Tell the boards and the feed what ``source`` has keyed so far, once it changed."""
+        pending = entry.pending
+        if lapsed:
+            prompt: Prompt | None = Prompt(source, lapsed, lapsed=True)
+        elif pending.keys:
+            prompt = Prompt(source, tuple(pending.keys), pending.needs)
+        else:
+            prompt = None
+        if prompt == self._prompts.get(source):
             return
-        self.clock = shot.start(self._mono())
-        self._show()
+        self._prompts[source] = None if lapsed else prompt
+        for board in self.boards:
+            self._guard(board.prompt, prompt)
+        if self.feed is not None:
+            if prompt is None:
+                self._guard(self.feed.publish_input, source, (), "")
+            else:
+                expires = entry.expires_at
+                self._guard(partial(self.feed.publish_input, source, prompt.keys, prompt.needs,
+                                    expires_at=None if expires is None else self._wall() + expires - self._mono(),
+                                    expired=prompt.lapsed))
 
-    def _restart_clock(self) -> None:
-        shot = self.match.shot_time() if self.match is not None and self.config.shot_clock_auto else None
-        self.clock = None if shot is None else shot.start(self._mono())
+    # -- the shot clock: how long a shot may take is the game's to say; the referee runs it ----
+
+    def _clock_command(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
+        """``{"type": "clock", "action": "start" | "hold" | "resume" | "stop"}`` (rule 8a: the
+        referee starts the clock, and holds it for a rest, an interference or a ruling)."""
+        action = obj.get("action", "start")
+        now = self._mono()
+        clock = self.clock
+        if action == "start":
+            shot = self.match.shot_time() if self.match is not None else None
+            if shot is None:
+                self._refuse(obj, "no shot clock now: the match has none, or nobody is at the table "
+                             "(the frame is over, or the match waits)", source, reply)
+                return
+            self._set_clock(shot.start(now))
+        elif action == "hold":
+            if clock is None or clock.paused_at is not None:
+                self._refuse(obj, "the shot clock is not running: nothing to hold (rule 8a)", source, reply)
+                return
+            self._set_clock(clock.pause(now))
+        elif action == "resume":
+            if clock is None or clock.paused_at is None:
+                self._refuse(obj, "the shot clock is not held: nothing to resume (rule 8a)", source, reply)
+                return
+            self._set_clock(clock.resume(now))
+        elif action == "stop":
+            self._set_clock(None)
+        else:
+            self._refuse(obj, f"clock: 'action' is start, hold, resume or stop, not {action!r}", source, reply)
+            return
+        state = self._show()
+        self._publish_state(state)
+        if reply:
+            reply({"ok": True, "state": state})
+
+    def _set_clock(self, clock: ShotClock | None) -> None:
+        self.clock = clock
+        self._clock_called_shown = clock is not None and clock.call_due(self._mono())
+
+    def _restart_clock(self, automatic: bool) -> None:
+        shot = self.match.shot_time() if self.match is not None and automatic and self.config.shot_clock_auto \
+            else None
+        self._set_clock(None if shot is None else shot.start(self._mono()))
 
     def _clock_expired(self) -> None:
         """A shot not played in time: the game's time foul (blackball rule 8a), entered for the
-        referee; where the game has none, the referee is told to enter what he rules."""
-        self.clock = None
+        referee; where the game has none, the referee is told to enter what he rules. Either way
+        the clock stops until the next shot starts: an idle table never collects another."""
+        self._set_clock(None)
         assert self.match is not None
         foul = self.match.game.time_foul()
         if foul is not None:
             self._event(to_json(foul), "clock", None)
         else:
             self._refuse(None, "shot clock expired: the referee enters the foul", "clock")
+            self._publish_state()
+
+    def clock_state(self) -> dict[str, Any] | None:
+        """The state payload's ``clock`` (docs/mqtt.md) when the match has a shot clock."""
+        match = self.match
+        if match is None or match.game.clock is None:
+            return None
+        now, wall = self._mono(), self._wall()
+        clock = self.clock
+        if clock is None:
+            shot = match.shot_time()
+            length = None if shot is None else _seconds(shot.length)
+            return {"running": False, "left": length, "length": length}
+        left = clock.left(now)
+        if clock.paused_at is not None:
+            return {"running": False, "paused": True, "left": round(left, 1), "length": _seconds(clock.length)}
+        call = None if clock.call_at is None else wall + clock.call_at - clock.elapsed(now)
+        return {"running": True, "ends_at": timestamp(wall + left),
+                "call_at": None if call is None else timestamp(call), "length": _seconds(clock.length),
+                "called": clock.call_due(now)}
 
     # -- outputs ------------------------------------------------------------------------
 
     def _show(self) -> dict[str, Any]:
         assert self.match is not None
         state = self.match.state()
-        left = None if self.clock is None else max(0.0, self.clock.left(self._mono()))
+        clock = self.clock
+        left = None if clock is None else max(0.0, clock.left(self._mono()))
         for board in self.boards:
             self._guard(board.show, state, left)
+        self.latest_state = state
         self._publish_devices()
         return state
 
     def _publish_state(self, state: dict[str, Any] | None = None) -> None:
         if self.feed is not None and self.match is not None:
-            self._guard(self.feed.publish_state, state or self.match.state())
+            state = state or self.match.state()
+            clock = self.clock_state()
+            self._guard(self.feed.publish_state, state if clock is None else {**state, "clock": clock})
 
     def device_health(self) -> dict[str, str]:
         devices: dict[str, str] = {"journal": self._journal_health}
@@ -391,6 +615,11 @@ class Table:
                 return None
             entry = self._entries[source] = Entry(keymap)
         return entry
+
+
+def _seconds(value: float) -> float | int:
+    """Seconds as the state shows them: 60, not 60.0."""
+    return int(value) if float(value).is_integer() else value
 
 
 # -- the control socket: `cueboard match new` and friends on the Pi ------------------------
@@ -458,10 +687,10 @@ class ControlServer:
             return {"ok": False, "reason": f"not JSON: {exc}"}
         if not isinstance(obj, dict):
             return {"ok": False, "reason": "send one JSON object: an event or a match line"}
-        return self.table.ask(obj, "control", self.timeout)
+        return self.table.ask(obj, "control", self.timeout, remote=True)
 
 
-def ask_daemon(path: Path, obj: dict[str, Any], timeout: float = 5.0) -> dict[str, Any]:
+def ask_daemon(path: Path, obj: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
     """Send one object to a running daemon's control socket and return its answer."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)

@@ -38,9 +38,8 @@ import ssl
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -51,6 +50,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from .errors import ConfigError
 from .settings import Required, Section, key_path, refusal
+from .times import timestamp
 
 log = logging.getLogger(__name__)
 
@@ -259,15 +259,6 @@ def _read_password(name: str) -> str:
 # -- the payloads (schema/*.schema.json) ------------------------------------------------
 
 
-def timestamp(seconds: float) -> str:
-    """ISO 8601 UTC to the millisecond: ``2023-11-14T22:13:20.250Z``.
-
-    >>> timestamp(1_700_000_000.25)
-    '2023-11-14T22:13:20.250Z'
-    """
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def state_payload(state: Mapping[str, Any], *, table: str, ts: str) -> dict[str, Any]:
     """``<prefix>/state``: the state of ``state.md``, plus ``table`` and ``ts``."""
     return {**state, "table": table, "ts": ts}
@@ -282,6 +273,20 @@ def rejected_payload(event: Mapping[str, Any] | None, reason: str, source: str, 
     """``<prefix>/rejected``: a refused input (``None`` when it was not even an event)."""
     return {"schema": SCHEMA, "event": None if event is None else dict(event), "reason": reason,
             "source": source, "ts": ts}
+
+
+def input_payload(source: str, keys: Sequence[str], next_: str, *, expires_at: float | None, expired: bool,
+                  ts: str) -> dict[str, Any]:
+    """``<prefix>/input``: what a referee box or the keypad has keyed so far and what it waits
+    for, or ``"expired": true`` with the keys of a call that lapsed."""
+    payload: dict[str, Any] = {"schema": SCHEMA, "source": source, "keys": list(keys)}
+    if expired:
+        payload["expired"] = True
+    else:
+        payload["next"] = next_
+        payload["expires_at"] = None if expires_at is None else timestamp(expires_at)
+    payload["ts"] = ts
+    return payload
 
 
 def devices_payload(devices: Mapping[str, str], *, ts: str) -> dict[str, Any]:
@@ -353,14 +358,15 @@ class _Job:
 class Feed:
     """One table's MQTT feed (see the module's documentation).
 
-    ``on_command`` gets the raw payload of each ``<prefix>/command`` message, on paho's
-    thread (subscribed only when ``config.command``, which needs authentication).
+    ``on_command`` gets the raw payload of each ``<prefix>/command`` message and whether it
+    came retained (a retained command is never applied: a restart must not replay it), on
+    paho's thread (subscribed only when ``config.command``, which needs authentication).
     ``on_health`` gets :attr:`health` each time it changes: on paho's thread, except
     ``connecting`` (from ``start``) and ``down: stopped`` (from ``stop``).
     ``now`` is the clock for the ``ts`` fields (Unix seconds).
     """
 
-    def __init__(self, config: MqttConfig, *, table: str, on_command: Callable[[bytes], None] | None = None,
+    def __init__(self, config: MqttConfig, *, table: str, on_command: Callable[[bytes, bool], None] | None = None,
                  now: Callable[[], float] = time.time,
                  on_health: Callable[[str], None] | None = None) -> None:
         self.config = config
@@ -445,6 +451,13 @@ class Feed:
     def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str) -> None:
         """``{"schema", "event", "reason", "source", "ts"}`` on ``<prefix>/rejected``."""
         self._queue("rejected", rejected_payload(event, reason, source, ts=self._ts()))
+
+    def publish_input(self, source: str, keys: Sequence[str], next_: str = "", *, expires_at: float | None = None,
+                      expired: bool = False) -> None:
+        """A call being keyed in on ``<prefix>/input``: the keys so far and what comes next, or
+        that it lapsed (``expired``). ``expires_at``: Unix seconds."""
+        self._queue("input", input_payload(source, keys, next_, expires_at=expires_at, expired=expired,
+                                           ts=self._ts()))
 
     def publish_devices(self, devices: Mapping[str, str]) -> None:
         """The health of the table's devices (``{"buttons": "ok", "keypad": "lost"}``),
@@ -651,10 +664,10 @@ class Feed:
     def _on_command_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         assert self._on_command is not None
         try:
-            self._on_command(bytes(message.payload))
+            self._on_command(bytes(message.payload), bool(message.retain))
         except Exception:
             log.exception("on_command failed")
 
 
 __all__ = ["SCHEMA", "Feed", "MqttConfig", "MqttConfigError", "TlsConfig", "devices_payload", "encode",
-           "event_payload", "parse_mqtt", "rejected_payload", "state_payload", "timestamp"]
+           "event_payload", "input_payload", "parse_mqtt", "rejected_payload", "state_payload", "timestamp"]

@@ -250,6 +250,14 @@ class Entry:
             return Pending((*keys, legend(SHIFT)), "a shifted key")
         return Pending(keys, self._steps[-1].needs if self._steps else "")
 
+    @property
+    def expires_at(self) -> float | None:
+        """When the sequence in progress lapses (on the clock given to :meth:`press`), or None."""
+        timeout = self.keymap.timeout
+        if timeout is None or self._last is None or not (self._steps or self._shift):
+            return None
+        return self._last + timeout
+
     def clear(self) -> None:
         """Forget the sequence in progress."""
         self._steps.clear()

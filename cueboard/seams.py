@@ -9,7 +9,7 @@ these Protocols; :mod:`cueboard.service` opens the real ones (a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -76,6 +76,9 @@ class Publisher(Protocol):
     def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str) -> None: ...
 
     def publish_devices(self, devices: Mapping[str, str]) -> None: ...
+
+    def publish_input(self, source: str, keys: Sequence[str], next_: str = "", *, expires_at: float | None = None,
+                      expired: bool = False) -> None: ...
 
 
 class KeypadLike(Protocol):

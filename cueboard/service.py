@@ -30,17 +30,23 @@ from .seams import Output
 log = logging.getLogger("cueboard")
 
 
-def _command_payload(table: Table, payload: bytes) -> None:
-    """An MQTT command: one JSON event or match line, answered on event or rejected."""
+def _command_payload(table: Table, payload: bytes, retained: bool) -> None:
+    """An MQTT command: one JSON event or match line, answered on event or rejected. A retained
+    command is never applied (a restart would apply it again); the network's lines wait behind
+    the table's own and within ``[commands]``'s bounds (:meth:`Table.submit_remote`)."""
+    if retained:
+        table.refuse_remote(None, "command: a retained command is never applied (a restart would apply it "
+                            "again): publish commands without the retain flag", "command")
+        return
     try:
         obj = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        table.refuse(f"command: not JSON: {exc}", "command")
+        table.refuse_remote(None, f"command: not JSON: {exc}", "command")
         return
     if not isinstance(obj, dict):
-        table.refuse("command: send one JSON object", "command")
+        table.refuse_remote(None, "command: send one JSON object", "command")
         return
-    table.submit(Command("command", obj))
+    table.submit_remote(Command("command", obj))
 
 
 @contextlib.contextmanager
@@ -55,7 +61,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         if config.mqtt is not None:
             holder: list[Table] = []
             feed = Feed(config.mqtt, table=config.table,
-                        on_command=lambda payload: _command_payload(holder[0], payload))
+                        on_command=lambda payload, retained: _command_payload(holder[0], payload, retained))
         if boards is None:
             opened: list[Board] = [open_board(display) for display in config.displays]
             boards = list(opened)

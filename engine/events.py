@@ -92,6 +92,11 @@ def event_types(*classes: type[Event]) -> dict[str, type[Event]]:
     return table
 
 
+ID_MAX = 64
+"""Any line may carry ``"id"``, a string of up to 64 characters chosen by a remote sender so
+that a retry is never applied twice (docs/events.md). The daemon keeps it with the event in its
+journal; the rules never read it, and an event parsed from a line does not carry it."""
+
 Converter = Callable[[Any], tuple[bool, Any]]
 _FIELDS: dict[type[Event], tuple[frozenset[str], tuple[tuple[str, Any, bool, Converter], ...]]] = {}
 
@@ -107,7 +112,7 @@ def _fields(cls: type[Event]) -> tuple[frozenset[str], tuple[tuple[str, Any, boo
             (f.name, hints[f.name], f.default is dataclasses.MISSING, _converter(hints[f.name]))
             for f in sorted(dataclasses.fields(cls), key=lambda f: f.name == "t")
         )
-        known = _FIELDS[cls] = (frozenset(["type", *(name for name, *_ in fields)]), fields)
+        known = _FIELDS[cls] = (frozenset(["type", "id", *(name for name, *_ in fields)]), fields)
     return known
 
 
@@ -193,6 +198,10 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     if cls is None:
         raise IllegalEvent(f"unknown event type {kind!r} (known: {', '.join(sorted(kinds))})")
     keys, fields = _fields(cls)
+    ident = obj.get("id")
+    if ident is not None and (not isinstance(ident, str) or not 1 <= len(ident) <= ID_MAX):
+        raise IllegalEvent(f"{kind}: 'id' is a string of 1 to {ID_MAX} characters chosen by the sender, "
+                           f"not {ident!r}"[:200])
     if not keys.issuperset(obj):
         unknown = next(key for key in obj if key not in keys)
         takes = ", ".join(name for name, *_ in fields) or "no fields"

@@ -79,6 +79,11 @@ class Match:
         (the table is another), any other as the game says (``Game.new_shot``)."""
         return isinstance(event, NOT_GAME_EVENTS) or self.game.new_shot(event)
 
+    def shot_follows(self, event: Event) -> bool:
+        """Whether the next shot can be played as soon as ``event`` is applied (an automatic
+        shot clock starts): as the game says (``Game.shot_follows``); after undo and redo, yes."""
+        return isinstance(event, NOT_GAME_EVENTS) or self.game.shot_follows(event)
+
     def shot_time(self) -> ShotTime | None:
         """How long the next shot may take, or None when no shot clock can run now."""
         return self.game.shot_time(self._positions[-1])

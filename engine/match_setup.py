@@ -17,7 +17,7 @@ from .errors import IllegalEvent
 from .shot_clock import ShotClockRules
 
 # Fields every game's match line may carry; a game adds its own (Game.setup_fields).
-COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t")
+COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t", "id")
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,12 @@ class Game(Generic[S]):
         ruling, a hold) says so here."""
         return True
 
+    def shot_follows(self, event: Event) -> bool:
+        """Whether the next shot can be played as soon as ``event`` is applied, so that an
+        automatic shot clock starts for it; a game says no where the balls must be racked
+        first (the referee starts the clock for the break)."""
+        return True
+
     def shot_time(self, position: S) -> ShotTime | None:
         """How long the next shot may take and when the call comes, or None when no shot
         clock can run now: the match has none, the frame is over, nobody is at the table."""

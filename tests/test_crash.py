@@ -44,6 +44,10 @@ best_of = {frames}
 dir = "{dir}/journal"
 [control]
 socket = "{dir}/control.sock"
+[commands]
+# The script sends as fast as the daemon answers: no rate limit in the way of the kills.
+rate = 1000
+burst = 1000
 """
 
 

@@ -38,7 +38,7 @@ class Recorder(StillOutput):
             self.saved_when_shown.append(len(lines) - 1 >= state["seq"])
         self.shown.append((state, clock))
 
-    def flash(self) -> None:
+    def flash(self, now: float | None = None, reason: str | None = None) -> None:
         self.flashes += 1
 
 
@@ -179,8 +179,10 @@ class FakeMonotonic:
 
 
 def test_shot_clock_restarts_after_each_stroke_and_its_expiry_is_a_time_foul(tmp_path: Path) -> None:
-    """Blackball rule 8a: 60 s a shot; the daemon enters the time foul when it runs out."""
-    config = table_config(tmp_path, match={"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 2})
+    """Blackball rule 8a: 60 s a shot; the daemon enters the time foul when it runs out. A table
+    whose clock is automatic (shot_clock.auto: the referee's CLOCK key otherwise)."""
+    config = table_config(tmp_path, match={"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 2},
+                          shot_clock={"auto": True})
     mono = FakeMonotonic()
     t = Table(config, monotonic=mono)
     board = Recorder()

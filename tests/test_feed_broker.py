@@ -339,7 +339,7 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
     commands: list[bytes] = []
     arrived = HealthLog()  # any queue will do
 
-    def on_command(payload: bytes) -> None:
+    def on_command(payload: bytes, retained: bool) -> None:
         commands.append(payload)
         arrived(payload.decode())
 
@@ -372,7 +372,7 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
 
 def test_no_command_topic_unless_enabled(mosquitto_factory: Factory, feeds: Any) -> None:
     broker = mosquitto_factory(users=USERS)
-    feed = feeds(broker, "t1", username="t1", password="table-one-pw", on_command=lambda payload: None)
+    feed = feeds(broker, "t1", username="t1", password="table-one-pw", on_command=lambda payload, retained: None)
     feed.publish_state({"schema": 1, "seq": 1})
     assert feed.flush(15)
     broker.wait_for_log(lambda line: "Received PUBLISH from cueboard-club-t1" in line and "/state'" in line)

@@ -119,7 +119,7 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
     health = HealthLog()
     config = MqttConfig(prefix="cueboard/club/t1", host=venue.host, port=port, username="t1",
                         password="t1-pw", tls=TlsConfig(str(tls_files.ca)), command=True, reconnect_max=2)
-    feed = Feed(config, table="t1", on_command=lambda payload: commands(payload.decode()), on_health=health)
+    feed = Feed(config, table="t1", on_command=lambda payload, retained: commands(payload.decode()), on_health=health)
     league_screen = Subscriber("cueboard/#", port=league.port, ca=tls_files.ca)
     screen = Subscriber("cueboard/+/+/state", port=ws_port, transport="websockets")
     with league_screen.wait_subscribed(), screen.wait_subscribed():

@@ -309,7 +309,7 @@ class Board(StillOutput):
     def show(self, state: dict[str, Any], clock: float | None = None) -> None:
         self.shown.append(state["seq"])
 
-    def flash(self) -> None:
+    def flash(self, now: float | None = None, reason: str | None = None) -> None:
         self.flashes += 1
 
 

@@ -105,6 +105,10 @@ class Blackball(Game[Position]):
             return None
         return self.clock.shot(position.first_of_visit)
 
+    def shot_follows(self, event: Event) -> bool:
+        # Rules 4p, 4n(c), 8g, and a new frame: the balls are racked before the break.
+        return not isinstance(event, Rerack | NextFrame)
+
     @classmethod
     def time_foul(cls) -> Event | None:
         # Rule 8a: a shot not played in time is a foul.

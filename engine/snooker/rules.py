@@ -134,6 +134,10 @@ class Snooker(Game[Position]):
             return None
         return self.clock.shot()
 
+    def shot_follows(self, event: Event) -> bool:
+        # Section 3 Rule 16, and a new frame: the balls are racked before the next stroke.
+        return not isinstance(event, Rerack | NextFrame)
+
     @classmethod
     def foul_points(cls, ball: str) -> int | None:
         # Section 3 Rule 10: the value of the ball concerned, at least 4.

@@ -1,0 +1,207 @@
+"""The command path from the network (issue 16, findings 1 and 3), through a real mosquitto.
+
+1. A retained command is never applied: a desk tool that publishes ``{"type": "match", ...}``
+   with the retain flag would otherwise reset the table at every restart of the daemon.
+3. The network cannot delay the table's own buttons, nor queue without bound: during a flood
+   of 20,000 commands a referee's press is applied ahead of the network's queued lines, the
+   daemon answers ``cueboard match state``, and every command it received was either applied
+   or refused with a reason naming the limit (none dropped in silence); a flood of ``match``
+   lines makes one new journal file, not 200.
+
+The table authenticates over TLS (the command topic is subscribed only then).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from daemon_helpers import StillOutput, table_config
+from gpiozero.pins.mock import MockFactory
+from mosquitto import Mosquitto, Subscriber, make_tls_files
+from paho.mqtt.enums import CallbackAPIVersion
+from test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
+
+from cueboard.daemon import ControlServer, ask_daemon
+from cueboard.hw.clock import ManualClock
+from cueboard.inputs import Call, Command, KeyInput
+
+USERS = {"t1": "table-one-pw", "desk": "desk-pw"}
+FOUL, BLUE = 8, 4  # referee-box-12.toml: FOUL, then BLUE: a five-point foul
+
+
+class Shown(StillOutput):
+    """A board that keeps the states it was given."""
+
+    def __init__(self) -> None:
+        self.states: list[dict[str, Any]] = []
+
+    def show(self, state: dict[str, Any], clock: float | None = None, now: float | None = None) -> bool:
+        self.states.append(state)
+        return True
+
+    def flash(self, now: float | None = None, reason: str | None = None) -> None:
+        pass
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Any:
+    tls = make_tls_files(tmp_path / "tls")
+    with Mosquitto(tmp_path / "broker", users=USERS, tls=tls) as running:
+        running.tls_files = tls  # type: ignore[attr-defined]
+        yield running
+
+
+def config_for(tmp_path: Path, broker: Mosquitto, **sections: Any) -> Any:
+    mqtt_section = {"host": "localhost", "port": broker.port, "username": "t1", "password": USERS["t1"],
+                    "command": True, "tls": {"ca": str(broker.tls_files.ca)}}  # type: ignore[attr-defined]
+    return table_config(tmp_path, mqtt=mqtt_section, referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP)}],
+                        **sections)
+
+
+def desk(broker: Mosquitto) -> mqtt.Client:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk")
+    client.username_pw_set("desk", USERS["desk"])
+    client.tls_set(ca_certs=str(broker.tls_files.ca))  # type: ignore[attr-defined]
+    client.connect("localhost", broker.port)
+    client.loop_start()
+    return client
+
+
+def subscribed(daemon: Daemon, broker: Mosquitto) -> None:
+    """Wait until the daemon's command subscription is in place (the broker logs it)."""
+    broker.wait_for_log(lambda line: line.endswith(f"{PREFIX}/command"), TIMEOUT)
+
+
+def test_a_retained_command_is_never_applied_again_on_a_restart(tmp_path: Path, broker: Mosquitto) -> None:
+    config = config_for(tmp_path, broker)
+    rejected = Subscriber(f"{PREFIX}/rejected", port=broker.port, host="localhost", username="desk",
+                          password=USERS["desk"], ca=broker.tls_files.ca)  # type: ignore[attr-defined]
+    rejected.wait_subscribed()
+    client = desk(broker)
+    try:
+        with Daemon(config, boards=[], control=False, pin_factory=MockFactory()) as daemon:
+            subscribed(daemon, broker)
+            # A desk tool that sets the retain flag: delivered live (the flag cleared), applied once.
+            client.publish(f"{PREFIX}/command", json.dumps({"type": "no_pot"}), qos=1,
+                           retain=True).wait_for_publish(TIMEOUT)
+            rejected_before = daemon.on_engine(lambda: daemon.table.refused)
+            for _ in range(200):
+                if daemon.state()["seq"] == 1:
+                    break
+                threading.Event().wait(0.05)
+            assert daemon.state()["seq"] == 1
+            assert daemon.on_engine(lambda: daemon.table.refused) == rejected_before
+        files = sorted(p.name for p in Path(config.journal_dir).glob("match-*.jsonl"))
+        # The restart: the broker hands the retained command to the new subscription.
+        with Daemon(config, boards=[], control=False, pin_factory=MockFactory()) as again:
+            subscribed(again, broker)
+            message = rejected.wait_for(lambda m: "retained" in m.json()["reason"])
+            assert message.json()["source"] == "command"
+            assert again.state()["seq"] == 1  # not applied a second time
+        assert sorted(p.name for p in Path(config.journal_dir).glob("match-*.jsonl")) == files
+    finally:
+        client.publish(f"{PREFIX}/command", b"", qos=1, retain=True).wait_for_publish(TIMEOUT)  # clear it
+        client.disconnect()
+        client.loop_stop()
+        rejected.close()
+
+
+def test_a_flood_from_the_network_never_delays_the_referee(tmp_path: Path, broker: Mosquitto,
+                                                            finding: Any) -> None:
+    limits = {"rate": 5, "burst": 40, "queue": 32}
+    config = config_for(tmp_path, broker, commands=limits)
+    pins = MockFactory()
+    clock = ManualClock(start=1000.0)
+    with Daemon(config, boards=[Shown()], pin_factory=pins, button_clock=clock, control=False) as daemon:
+        table = daemon.table
+        subscribed(daemon, broker)
+        server = ControlServer(config.control_socket, table)
+        server.start()
+        received: list[str] = []  # what reached the daemon from the network
+        refusals: list[str] = []
+        handled: list[str] = []  # the engine thread's inputs in the order it took them
+        full = threading.Event()
+        gate = threading.Event()
+        submit_remote, refuse_remote, handle = table.submit_remote, table.refuse_remote, table._handle
+
+        def counting_submit_remote(item: Command) -> None:
+            received.append(item.command["type"])
+            submit_remote(item)
+            with table._cv:
+                if len(table._remote) >= limits["queue"]:
+                    full.set()
+
+        def counting_refuse_remote(obj: Any, reason: str, source: str, reply: Any = None) -> None:
+            refusals.append(reason)
+            refuse_remote(obj, reason, source, reply)
+
+        def recording_handle(item: Any) -> None:
+            handled.append("referee" if isinstance(item, KeyInput) else getattr(item, "source", "?"))
+            handle(item)
+
+        table.submit_remote = counting_submit_remote  # type: ignore[method-assign]
+        table.refuse_remote = counting_refuse_remote  # type: ignore[method-assign]
+        table._handle = recording_handle  # type: ignore[method-assign]
+        client = desk(broker)
+        try:
+            # Hold the engine thread while the flood fills the network's queue, so that the
+            # referee's press meets a full queue.
+            table.submit(Call("test", lambda: gate.wait(TIMEOUT * 4) and None))
+            for _ in range(20_000):
+                client.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=0)
+            assert full.wait(TIMEOUT), f"the queue never filled: {len(received)} received"
+            for button in (FOUL, BLUE):
+                pin = pins.pin(PINS[0][button])
+                pin.drive_low()
+                clock.advance(0.05)
+                pin.drive_high()
+                clock.advance(0.05)
+            # cueboard match state, answered while the engine is busy and the queue full.
+            answer = ask_daemon(config.control_socket, {"type": "state"}, timeout=TIMEOUT)
+            assert answer["ok"] and answer["state"]["seq"] == 0
+            gate.set()
+            # At the end of the network's queue (past its bounds): answered once all before it were.
+            drained = threading.Event()
+            with table._cv:
+                table._remote.append(Command("barrier", {"type": "state"}, lambda answer: drained.set()))
+                table._cv.notify()
+            assert drained.wait(TIMEOUT)
+            state = daemon.state()
+            assert state["sides"][1]["score"] == 5  # the referee's five-point foul, on Ann
+            first_network = handled.index("command")
+            assert handled[1:first_network] == ["referee", "referee"]  # ahead of the queued lines
+            applied = handled.count("command")
+            assert applied >= limits["queue"]  # the queue's worth (and what came once it drained)
+            assert len(received) == applied + len(refusals)  # none dropped in silence
+            assert refusals and all("commands.rate" in r or "commands.queue" in r for r in refusals)
+            finding(f"{len(received)} of 20,000 commands reached the daemon while its engine was held: "
+                    f"{limits['queue']} queued, {len(refusals)} refused naming the limit; the referee's "
+                    f"two presses were taken before the queued lines, and the state was answered meanwhile",
+                    received=len(received), refused=len(refusals), queued=limits["queue"])
+        finally:
+            gate.set()
+            client.disconnect()
+            client.loop_stop()
+            server.stop()
+
+
+def test_a_flood_of_new_matches_makes_one_journal_file(tmp_path: Path, broker: Mosquitto) -> None:
+    config = config_for(tmp_path, broker)
+    with Daemon(config, boards=[], control=False, pin_factory=MockFactory()) as daemon:
+        subscribed(daemon, broker)
+        client = desk(broker)
+        try:
+            for n in range(200):
+                line = {"type": "match", "sides": ["Ann", f"Bob {n}"], "id": f"m{n}"}
+                client.publish(f"{PREFIX}/command", json.dumps(line), qos=1).wait_for_publish(TIMEOUT)
+        finally:
+            client.disconnect()
+            client.loop_stop()
+        daemon.on_engine(lambda: None)
+        files = list(Path(config.journal_dir).glob("match-*.jsonl"))
+        assert len(files) == 2  # the table's first match, and one from the network

@@ -57,6 +57,10 @@ class Publisher(Protocol):
 
     def publish_devices(self, devices: Mapping[str, str]) -> None: ...
 
+    def publish_record(self, record: Mapping[str, Any]) -> None:
+        """The match record (``docs/record.md``), retained: when a frame or the match ends."""
+        ...
+
 
 class KeypadLike(Protocol):
     """The marker's keypad link: its health, and the verdict on its last key (a light and

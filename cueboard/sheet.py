@@ -70,11 +70,13 @@ td.time { white-space: nowrap; color: #333; }
 tfoot th, tfoot td { border-top: 1.4pt solid #111; font-weight: 700; background: #f6f6f6; }
 .notes { margin: 3mm 0 0; font-size: 9.5pt; }
 .notes b { font-weight: 700; }
-.signatures { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8mm; margin-top: 11mm;
-  break-inside: avoid; }
+.signing { break-inside: avoid; margin-top: 8mm; }
+.agreed { margin: 0; font-size: 9.5pt; font-weight: 700; }
+.signatures { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8mm; }
 .signature .line { border-bottom: 0.8pt solid #111; height: 11mm; }
 .signature .line.short { height: 8mm; }
 .signature .caption { font-size: 8.5pt; color: #333; margin-top: 0.8mm; }
+.signature .caption.who { min-height: 3.5em; }
 footer { margin-top: 7mm; font-size: 7.5pt; color: #555; border-top: 0.6pt solid #bbb; padding-top: 1.5mm; }
 @media screen {
   body { background: #d8d8d8; }
@@ -88,6 +90,19 @@ BLACKBALL_RULES = {
     "rule 7b": "black potted too early",
     "rule 7": "loss of frame",
 }
+
+
+SHORT_NAME = 16
+"""Longer side names (pairs, mostly) are "Side A" and "Side B" in the frames table, which has
+little room; the side boxes above it give the names in full under those labels."""
+
+
+def short_names(record: Record) -> list[str]:
+    """Each side as the frames table names it: its name, or "Side A" / "Side B" when long."""
+    names = [side["name"] for side in record["sides"]]
+    if any(len(name) > SHORT_NAME for name in names):
+        return ["Side A", "Side B"]
+    return names
 
 
 def _e(value: Any) -> str:
@@ -207,7 +222,8 @@ def _frame_row(record: Record, frame: Record, names: Sequence[str], tz: tzinfo |
     return "<tr>" + "".join(cells) + "</tr>"
 
 
-def _frames_table(record: Record, names: Sequence[str], tz: tzinfo | None) -> str:
+def _frames_table(record: Record, tz: tzinfo | None) -> str:
+    names = short_names(record)
     snooker = record["game"] == "snooker"
     head = ['<th class="num">Frame</th>', "<th>Broke</th>"]
     if snooker:
@@ -256,9 +272,11 @@ def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None 
         notes.append(f"<b>High break</b> {_e(_high_break(record))}")
         if record.get("handicap") and any(record["handicap"]):
             notes.append("Scores include the handicap start.")
+    agreed = (f"Signed as the correct result: {_e(names[0])} {won[0]}–{won[1]} {_e(names[1])}"
+              if record["winner"] is not None else "Signed as the correct record of the frames played")
     zone = started.tzname() if started is not None else None
     signatures = "".join(
-        f'<div class="signature"><div class="line"></div><div class="caption">{_e(who)}</div>'
+        f'<div class="signature"><div class="line"></div><div class="caption who">{_e(who)}</div>'
         f'<div class="line short"></div><div class="caption">Name in capitals</div></div>'
         for who in (f"Signed for {names[0]} (player or captain)", f"Signed for {names[1]} (player or captain)",
                     "Referee"))
@@ -272,8 +290,8 @@ def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None 
     return (f'<section class="sheet"><header><div class="title"><h1>{_e(title or "Match result")}</h1>'
             f'<p class="format">{_e(_format_line(record))}</p></div><dl class="facts">{facts_html}</dl></header>'
             f'{result}<p class="verdict">{_e(_verdict(record, names))}</p>'
-            f"{_frames_table(record, names, tz)}{notes_html}"
-            f'<div class="signatures">{signatures}</div>'
+            f"{_frames_table(record, tz)}{notes_html}"
+            f'<div class="signing"><p class="agreed">{agreed}.</p><div class="signatures">{signatures}</div></div>'
             f'<footer>{_e("; ".join(footer))}.</footer></section>')
 
 

@@ -340,8 +340,13 @@ class Recorder:
         last_t = p.last_t if t is None else t
         frames_won = _pair(side["frames"] for side in state["sides"])
         scores = sheet.scores(state)
+        totals = sheet.totals(state)
+        # The pairs of the last event again when unchanged: a snapshot is kept per event.
+        frames_won = p.frames_won if frames_won == p.frames_won else frames_won
+        totals = p.totals if totals == p.totals else totals
+        scores = p.scores if scores == p.scores else scores
         common = {
-            "frames_won": frames_won, "totals": sheet.totals(state), "winner": state["match_winner"],
+            "frames_won": frames_won, "totals": totals, "winner": state["match_winner"],
             "started": p.started if p.started is not None else t, "last_t": last_t,
             "striker": state["striker"], "player": state["player"], "scores": scores,
             "respotted_black": bool(state.get("respotted_black")), "break_shot": bool(state.get("break_shot")),

@@ -37,7 +37,7 @@ from .blackball.events import Foul as BlackballFoul
 from .blackball.events import Loss
 from .blackball.events import Rerack as BlackballRerack
 from .errors import IllegalEvent
-from .events import Award, Concede, Event, NextFrame, Pot, Redo, Undo
+from .events import Award, Concede, Event, Pot, Redo, Undo
 from .match_setup import MatchSetup
 from .snooker.events import Claim, Rerack
 
@@ -359,7 +359,7 @@ class Recorder:
             common.update(how=how, ended=last_t)
         elif not state["match_over"]:
             common.update(how=None, ended=None)
-        if p.frame_over or isinstance(event, NextFrame):
+        if p.frame_over:
             # Between frames (next_frame, or the match awarded once the frame is over): the
             # interval belongs to neither frame.
             return p._replace(**common)

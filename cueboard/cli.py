@@ -23,6 +23,25 @@ def _replay(args: argparse.Namespace) -> int:
         return 1
 
 
+def _report(args: argparse.Namespace) -> int:
+    from .report import run
+
+    tz = None
+    if args.tz:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            tz = ZoneInfo(args.tz)
+        except (ZoneInfoNotFoundError, ValueError):
+            print(f"cueboard report: --tz: unknown time zone {args.tz!r} (e.g. Europe/London, UTC)",
+                  file=sys.stderr)
+            return 2
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(encoding="utf-8")
+    return run(args.logs, sys.stdout, sys.stderr, html=args.html, breaks_from=args.breaks_from,
+               title=args.title, tz=tz)
+
+
 def _keypad_sim(args: argparse.Namespace) -> int:
     from .keypad_sim import run_terminal
 
@@ -171,6 +190,20 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("file", nargs="?", help="the log (standard input when left out or '-')")
     r.add_argument("--each", action="store_true", help="print the state after every line")
     r.set_defaults(func=_replay)
+    rp = sub.add_parser("report", help="the match record of event logs: JSON, or a printable result sheet",
+                        description="Work out the match record (docs/record.md) of each log and print it "
+                        "as one JSON line, or with --html write the printable A4 result sheet. On a "
+                        "refused line, print 'FILE line N: reason' on standard error and exit with "
+                        "status 2, printing and writing nothing.")
+    rp.add_argument("logs", nargs="+", metavar="LOG", help="an event log or journal file ('-': standard input)")
+    rp.add_argument("--html", metavar="FILE", help="write the result sheet (HTML, A4) to FILE ('-': standard "
+                    "output) instead of the JSON")
+    rp.add_argument("--breaks-from", type=int, default=50, dest="breaks_from", metavar="POINTS",
+                    help="list breaks of this many points or more (default 50)")
+    rp.add_argument("--title", help="the sheet's heading (default 'Match result')")
+    rp.add_argument("--tz", help="the time zone of the sheet's times, e.g. Europe/London (default: this "
+                    "machine's)")
+    rp.set_defaults(func=_report)
     k = sub.add_parser("keypad-sim", help="a marker's keypad in the terminal, speaking the real protocol",
                        description="Simulate the marker's keypad on PORT: type key numbers (or "
                        "'row,column'; add 'h' to hold the key) and see the host's verdicts. "

@@ -34,7 +34,8 @@ from typing import Any, Literal
 from . import systemd
 from .answers import Answers, check_id
 from .config import Config
-from .engine import IllegalEvent, Match, to_json
+from .engine import Event, IllegalEvent, Match, to_json
+from .engine.record import Recorder
 from .engine.shot_clock import ShotClock
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
@@ -70,6 +71,8 @@ class Table:
         self._mono = monotonic
         self.journal = Journal(config.journal_dir)
         self.match: Match | None = None
+        self.recorder: Recorder | None = None
+        """The match record (docs/record.md), kept up to date event by event."""
         self.latest_state: dict[str, Any] | None = None
         """The state last shown, published and answered (read by any thread: never changed)."""
         self._cv = threading.Condition()
@@ -216,12 +219,14 @@ class Table:
             recovered = None
         if recovered is not None and recovered.match is not None:
             self.match = recovered.match
+            self.recorder = Recorder.of_match(self.match)
             self.answers.start(self.journal.path)
             log.info("resumed %s at event %d", self.journal.path, self.match.seq)
         else:
             self._begin(self.config.match_setup().to_json())
         self._show()
         self._publish_state()
+        self._publish_record()
         self._publish_devices(force=True)
         self.started.set()
         systemd.ready()
@@ -387,10 +392,30 @@ class Table:
         self._publish_state(state)
         if self.feed is not None:
             self._guard(self.feed.publish_event, match.seq, record)
+        self._follow_record(event, state)
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
             reply({"ok": True, "state": state})
+
+    def _follow_record(self, event: Event, state: dict[str, Any]) -> None:
+        """Bring the match record up to date; publish it when a frame or the match ended (or an
+        undo or redo crossed such an end). A bug here rebuilds it from the match: scoring goes on."""
+        match = self.match
+        assert match is not None
+        try:
+            assert self.recorder is not None
+            changed = self.recorder.apply(event, state, match)
+        except Exception:
+            log.exception("the match record went wrong: rebuilt from the match")
+            self.recorder, changed = Recorder.of_match(match), True
+        if changed:
+            self._publish_record()
+
+    def _publish_record(self) -> None:
+        feed, recorder = self.feed, self.recorder
+        if feed is not None and recorder is not None:
+            self._guard(lambda: feed.publish_record(recorder.record()))
 
     def _new_match(self, fields: dict[str, Any], source: str, reply: Reply | None, ident: str | None = None) -> None:
         try:
@@ -408,6 +433,7 @@ class Table:
             return
         state = self._show()
         self._publish_state(state)
+        self._publish_record()
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
@@ -418,6 +444,7 @@ class Table:
         match = Match.from_json(line)
         self.journal.start(line if "id" in line else match.setup.to_json())
         self.match = match
+        self.recorder = Recorder(match.setup, match.state())
         self.answers.start(self.journal.path)
         self.clock = None
         for name, entry in self._entries.items():

@@ -8,13 +8,14 @@ One :class:`Feed` per table, behind a small interface the daemon's engine thread
     feed.publish_event(seq, event)
     feed.publish_rejected(event, "pink is on: ...", "keypad")
     feed.publish_devices({"buttons": "ok", "keypad": "lost", "mqtt": feed.health})
+    feed.publish_record(recorder.record())  # when a frame or the match ends (docs/record.md)
     feed.stop()                     # "offline" (retained), then a clean disconnect
 
 Nothing here waits for the network. ``publish_*`` only record what is to be sent, under
 a lock never held across network I/O or user callbacks, and wake the feed's writer
 thread; the writer hands messages to paho only while connected. So with the broker down scoring goes on and:
 
-- ``state``, ``devices`` and ``status`` are *latest values*: while disconnected only the
+- ``state``, ``record``, ``devices`` and ``status`` are *latest values*: while disconnected only the
   newest is kept, and on every (re)connect the newest is published (retained), never the
   stale ones in between. A state message already handed to paho when the connection died
   is resent by paho after the reconnect (QoS 1); the writer publishes the newest state
@@ -289,6 +290,11 @@ def input_payload(source: str, keys: Sequence[str], next_: str, *, expires_at: f
     return payload
 
 
+def record_payload(record: Mapping[str, Any], *, table: str, ts: str) -> dict[str, Any]:
+    """``<prefix>/record``: the match record of ``record.md``, plus ``table`` and ``ts``."""
+    return {**record, "table": table, "ts": ts}
+
+
 def devices_payload(devices: Mapping[str, str], *, ts: str) -> dict[str, Any]:
     """``<prefix>/devices``: each device's health, with ``schema`` and ``ts``."""
     return {"schema": SCHEMA, **devices, "ts": ts}
@@ -378,6 +384,7 @@ class Feed:
         self._status = _Latest(config.topic("status"), b"online")
         self._state = _Latest(config.topic("state"))
         self._devices = _Latest(config.topic("devices"))
+        self._record = _Latest(config.topic("record"))
         self._devices_last: dict[str, str] | None = None
         self._outbox: deque[_Job] = deque()
         self._dropped = 0
@@ -458,6 +465,10 @@ class Feed:
         that it lapsed (``expired``). ``expires_at``: Unix seconds."""
         self._queue("input", input_payload(source, keys, next_, expires_at=expires_at, expired=expired,
                                            ts=self._ts()))
+    def publish_record(self, record: Mapping[str, Any]) -> None:
+        """The match record of ``record.md`` plus ``table`` and ``ts``, retained, a latest
+        value like the state: while disconnected only the newest is kept."""
+        self._put(self._record, encode(record_payload(record, table=self.table, ts=self._ts())))
 
     def publish_devices(self, devices: Mapping[str, str]) -> None:
         """The health of the table's devices (``{"buttons": "ok", "keypad": "lost"}``),
@@ -520,7 +531,7 @@ class Feed:
 
     def _idle(self) -> bool:
         return not self._outbox and not self._unacked and not any(
-            latest.due() or latest.busy for latest in (self._status, self._state, self._devices))
+            latest.due() or latest.busy for latest in (self._status, self._state, self._devices, self._record))
 
     def _set_health(self, health: str) -> None:
         """Set and report the health. Not called under ``self._cond``: ``on_health`` may
@@ -540,7 +551,7 @@ class Feed:
     def _next_job(self) -> _Job | None:
         if not self._connected:
             return None
-        for latest in (self._status, self._state, self._devices):
+        for latest in (self._status, self._state, self._devices, self._record):
             if latest.due():
                 assert latest.payload is not None
                 latest.force = False
@@ -628,7 +639,7 @@ class Feed:
             client.subscribe(self.config.topic("command"), qos=QOS)
         with self._cond:
             self._connected = True
-            for latest in (self._status, self._state, self._devices):
+            for latest in (self._status, self._state, self._devices, self._record):
                 latest.force = True
             self._cond.notify_all()
         self._set_health("ok")
@@ -670,4 +681,5 @@ class Feed:
 
 
 __all__ = ["SCHEMA", "Feed", "MqttConfig", "MqttConfigError", "TlsConfig", "devices_payload", "encode",
-           "event_payload", "input_payload", "parse_mqtt", "rejected_payload", "state_payload", "timestamp"]
+           "event_payload", "input_payload", "parse_mqtt", "record_payload", "rejected_payload", "state_payload",
+           "timestamp"]

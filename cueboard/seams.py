@@ -79,6 +79,9 @@ class Publisher(Protocol):
 
     def publish_input(self, source: str, keys: Sequence[str], next_: str = "", *, expires_at: float | None = None,
                       expired: bool = False) -> None: ...
+    def publish_record(self, record: Mapping[str, Any]) -> None:
+        """The match record (``docs/record.md``), retained: when a frame or the match ends."""
+        ...
 
 
 class KeypadLike(Protocol):

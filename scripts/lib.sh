@@ -31,6 +31,8 @@ ensure_debian_packages() {
     [ -x /usr/bin/chromium ] || missing+=(chromium)
     command -v node >/dev/null || missing+=(nodejs)
     command -v npm >/dev/null || missing+=(npm)
+    # The result sheet's print test: Chromium's PDF read back by poppler (pdfinfo, pdftotext, pdftoppm).
+    command -v pdftoppm >/dev/null || missing+=(poppler-utils)
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing Debian packages: ${missing[*]}" >&2
         local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -1,0 +1,462 @@
+"""The match record of ``docs/record.md``: the result sheet, worked out from the event log.
+
+A :class:`Recorder` is fed what the match is fed, one event at a time with the state the
+engine gives after it, and keeps the record up to date: frames as they end (re-racked ones
+dropped), how each ended, the breaks, the times. Like :class:`~.match.Match` it keeps a
+snapshot after every event, so ``undo`` and ``redo`` cost the same however long the match
+(the daemon keeps one beside its match). :func:`record_of` is the record of a match's
+events in effect: ``cueboard report`` and the daemon give the same record for the same log.
+
+>>> from .match import Match
+>>> m = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "reds": 6})
+>>> recorder = Recorder(m.setup, m.state())
+>>> for line in ({"type": "pot", "balls": ["red"], "t": 1_700_000_000}, {"type": "pot", "balls": ["black"]},
+...              {"type": "no_pot"}, {"type": "concede", "t": 1_700_000_300}):
+...     event = m.parse(line)
+...     m.apply(event)
+...     changed = recorder.apply(event, m.state())
+>>> changed
+True
+>>> frame = recorder.record()["frames"][0]
+>>> frame["scores"], frame["winner"], frame["how"], frame["high_break"], frame["ended"]
+([8, 0], 0, 'conceded', [8, 0], '2023-11-14T22:18:20Z')
+
+Breaks: a break is the points a player scores in one turn (Section 2 Rule 8, "pots in
+successive strokes made in any one turn"), credited to the player at the table (in
+four-handed snooker the state's ``player``). A frame lists those of ``breaks_from`` points
+or more; its ``high_break`` and the match's count every break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+from .blackball.events import Foul as BlackballFoul
+from .blackball.events import Loss
+from .blackball.events import Rerack as BlackballRerack
+from .errors import IllegalEvent
+from .events import Award, Concede, Event, Pot, Redo, Undo
+from .match_setup import MatchSetup
+from .snooker.events import Claim, Rerack
+
+if TYPE_CHECKING:
+    from .match import Match
+
+BREAKS_FROM = 50
+"""Breaks of this many points or more are listed frame by frame, as league sheets ask."""
+
+SCHEMA = 1
+
+STROKES = ("pot", "no_pot", "foul")
+"""The events that are strokes played (``frames[i].strokes``)."""
+
+__all__ = ["BREAKS_FROM", "Break", "FrameRecord", "Recorder", "iso", "record_of"]
+
+
+def iso(t: float | None) -> str | None:
+    """A time of the log (Unix seconds) as the record gives it: ISO 8601 UTC, to the second.
+
+    >>> iso(1_700_000_000.9), iso(None)
+    ('2023-11-14T22:13:20Z', None)
+    """
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Break(NamedTuple):
+    """Points scored by one player in one turn (Section 2 Rule 8)."""
+
+    side: int
+    player: str
+    points: int
+    frame: int
+
+
+class FrameRecord(NamedTuple):
+    """A frame that has ended, as the record lists it."""
+
+    frame: int
+    breaker: int
+    scores: tuple[int, int] | None
+    winner: int | None
+    how: str
+    rule: str | None
+    reason: str | None
+    breaks: tuple[Break, ...]
+    """Every break of the frame, in the order made (the record lists those from ``breaks_from``)."""
+    started: float | None
+    ended: float | None
+    strokes: int
+    reracks: int
+    balls_left: tuple[int | None, int | None] | None
+
+
+class _Progress(NamedTuple):
+    """The record after one event: what has ended, the frame in play, and what the builder
+    needs of the state before the next event. Immutable, so each event's is kept for undo."""
+
+    frames: tuple[FrameRecord, ...]
+    frames_won: tuple[int, int]
+    totals: tuple[int, int] | None
+    winner: int | None
+    how: str | None
+    """How the match ended: ``played``, ``conceded``, ``awarded``; None while it goes on."""
+    started: float | None
+    ended: float | None
+    last_t: float | None
+    # The frame in play (since its start or its last re-rack).
+    frame_started: float | None
+    frame_last_t: float | None
+    strokes: int
+    reracks: int
+    breaks: tuple[Break, ...]
+    visit: Break | None
+    """The break being made now: the striker's points in this turn so far."""
+    # Of the state after this event, what the next event's record reads.
+    striker: int | None
+    player: str | None
+    scores: tuple[int, int] | None
+    respotted_black: bool
+    break_shot: bool
+    frame_over: bool
+
+
+class _Ending(NamedTuple):
+    how: str
+    rule: str | None
+    reason: str | None = None
+
+
+# -- each game's part --------------------------------------------------------------------
+
+
+class Sheet:
+    """What the record needs to know of one game; subclasses registered in :data:`SHEETS`."""
+
+    game: ClassVar[str]
+    points: ClassVar[bool]
+    """The game scores points: frames have scores and breaks, the match totals."""
+
+    def scores(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
+        return None
+
+    def totals(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
+        return None
+
+    def ending(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> _Ending:
+        """How the frame that ``event`` has just ended was decided."""
+        raise NotImplementedError
+
+    def restarts(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> bool:
+        """``event`` re-racked the frame: its scores, breaks and strokes so far are void."""
+        raise NotImplementedError
+
+    def head(self, setup: MatchSetup) -> dict[str, Any]:
+        """The game's own fields at the top of the record."""
+        return {}
+
+    def frame_extra(self, frame: FrameRecord) -> dict[str, Any]:
+        return {}
+
+
+class SnookerSheet(Sheet):
+    game = "snooker"
+    points = True
+
+    def scores(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
+        sides = state["sides"]
+        return (sides[0]["score"], sides[1]["score"])
+
+    def totals(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
+        # The frames finished (and frames forfeited, Section 4 Rule 2(b)); not the frame in play.
+        sides = state["sides"]
+        if state["frame_over"]:
+            return (sides[0]["total"], sides[1]["total"])
+        return (sides[0]["total"] - sides[0]["score"], sides[1]["total"] - sides[1]["score"])
+
+    def ending(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> _Ending:
+        # Section 2 Rule 1: a frame ends by (a) concession, (b) claim, (c) the final pot or foul
+        # with only the black left, (d) award; on a re-spotted black, Section 3 Rule 4(b).
+        if isinstance(event, Concede):
+            return _Ending("conceded", "Section 2 Rule 1(a)")
+        if isinstance(event, Claim):
+            return _Ending("claimed", "Section 2 Rule 1(b)")
+        if isinstance(event, Award):
+            return _Ending("awarded", "Section 2 Rule 1(d)")
+        if before.respotted_black:
+            return _Ending("respotted_black", "Section 3 Rule 4(b)")
+        return _Ending("potted", "Section 2 Rule 1(c)")
+
+    def restarts(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> bool:
+        return isinstance(event, Rerack)  # Section 3 Rule 16: the scores nullified
+
+    def head(self, setup: MatchSetup) -> dict[str, Any]:
+        return {"aggregate": bool(setup.option("aggregate", False)), "reds": setup.option("reds", 15),
+                "handicap": list(setup.option("handicap", (0, 0)))}
+
+
+class BlackballSheet(Sheet):
+    game = "blackball"
+    points = False
+
+    def ending(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> _Ending:
+        if isinstance(event, Concede):
+            return _Ending("conceded", None)
+        if isinstance(event, Award):
+            return _Ending("awarded", None)
+        if isinstance(event, Loss):
+            return _Ending("loss", "rule 7", event.reason)  # 7c-7f, 4q, 8i: the referee's ruling
+        if isinstance(event, BlackballFoul):
+            return _Ending("loss", "rule 7a", event.reason)  # a foul that pots the black
+        if state["frame_winner"] == before.striker:
+            return _Ending("black", "rule 3")  # the black potted with his group cleared
+        return _Ending("loss", "rule 7b")  # the black potted with balls of his group left
+
+    def restarts(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> bool:
+        if isinstance(event, BlackballRerack):
+            return True
+        # Rule 4d: the black potted on the break re-racks, the same player breaking.
+        balls: tuple[str, ...] = getattr(event, "balls", ())
+        return before.break_shot and "black" in balls and not state["frame_over"]
+
+    def frame_extra(self, frame: FrameRecord) -> dict[str, Any]:
+        left = frame.balls_left
+        return {"reason": frame.reason, "balls_left": None if left is None else list(left)}
+
+
+SHEETS: dict[str, Sheet] = {sheet.game: sheet for sheet in (SnookerSheet(), BlackballSheet())}
+
+
+# -- the recorder ------------------------------------------------------------------------
+
+
+class Recorder:
+    """The record of one match, kept up to date event by event (see the module).
+
+    ``setup``: the match line; ``state``: the match's state before its first event (a new
+    :class:`~.match.Match`'s ``state()``); ``breaks_from``: the least break a frame lists.
+    """
+
+    def __init__(self, setup: MatchSetup, state: Mapping[str, Any], *, breaks_from: int = BREAKS_FROM) -> None:
+        if setup.game not in SHEETS:
+            raise IllegalEvent(f"no match record for the game {setup.game!r}")
+        self.setup = setup
+        self.sheet = SHEETS[setup.game]
+        self.breaks_from = breaks_from
+        head: dict[str, Any] = {
+            "schema": SCHEMA, "game": setup.game,
+            "sides": [{"name": side["name"], "players": list(side["players"])} for side in state["sides"]],
+            "best_of": state["best_of"], "race_to": state["race_to"],
+        }
+        head.update(self.sheet.head(setup))
+        if self.sheet.points:
+            head["breaks_from"] = breaks_from
+        self._head = head
+        first = _Progress(
+            frames=(), frames_won=_pair(side["frames"] for side in state["sides"]),
+            totals=self.sheet.totals(state), winner=state["match_winner"], how=None, started=None, ended=None,
+            last_t=None, frame_started=None, frame_last_t=None, strokes=0, reracks=0, breaks=(), visit=None,
+            striker=state["striker"], player=state["player"], scores=self.sheet.scores(state),
+            respotted_black=bool(state.get("respotted_black")), break_shot=bool(state.get("break_shot")),
+            frame_over=state["frame_over"],
+        )
+        self._steps: list[tuple[Event | None, _Progress]] = [(None, first)]
+        self._redo: list[tuple[Event | None, _Progress]] = []
+
+    @classmethod
+    def of_match(cls, match: Match, *, breaks_from: int = BREAKS_FROM) -> Recorder:
+        """The record of ``match``'s events in effect, built by playing them again on a new
+        match (for a daemon that resumes from its journal, and for :func:`record_of`)."""
+        from .match import Match
+
+        fresh = Match(match.setup)
+        recorder = cls(match.setup, fresh.state(), breaks_from=breaks_from)
+        for event in match.events:
+            fresh.push(event)
+            recorder.push(event, fresh.state())
+        return recorder
+
+    @property
+    def seq(self) -> int:
+        """Events in effect in the record: the match's ``seq`` when the two are in step."""
+        return len(self._steps) - 1
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    # -- changing ---------------------------------------------------------------------
+
+    def apply(self, event: Event, state: Mapping[str, Any], match: Match | None = None) -> bool:
+        """Follow the match through one line of its log, once the match has applied it:
+        ``undo`` takes the record back, ``redo`` puts back what it took, any other event is
+        pushed with ``state``, the match's state after it. True when the record changed in
+        what it publishes: a frame or the match ended, or an undo or redo crossed such an end.
+
+        ``match``: only needed for a ``redo`` of an undo this recorder did not see (it was
+        built with :meth:`of_match` after the undo): the redone event is read from it."""
+        if isinstance(event, Undo):
+            return self.pop()
+        if isinstance(event, Redo):
+            if self._redo:
+                return self.redo()
+            if match is None or match.seq != self.seq + 1:
+                raise IllegalEvent("redo: the record did not see that event undone; pass the match")
+            return self.push(match.events[-1], state, keep_redo=True)
+        return self.push(event, state)
+
+    def push(self, event: Event, state: Mapping[str, Any], *, keep_redo: bool = False) -> bool:
+        """Record a game event the match has applied; ``state``: the match's state after it."""
+        before = self._steps[-1][1]
+        after = self._next(before, event, state)
+        self._steps.append((event, after))
+        if not keep_redo:
+            self._redo.clear()
+        return _changed(before, after)
+
+    def pop(self) -> bool:
+        """Take back the last event (the match's ``undo``)."""
+        if len(self._steps) < 2:
+            raise IllegalEvent("nothing to undo")
+        step = self._steps.pop()
+        self._redo.append(step)
+        return _changed(step[1], self._steps[-1][1])
+
+    def redo(self) -> bool:
+        """Put back the last event taken back (the match's ``redo``)."""
+        if not self._redo:
+            raise IllegalEvent("nothing to redo")
+        step = self._redo.pop()
+        before = self._steps[-1][1]
+        self._steps.append(step)
+        return _changed(before, step[1])
+
+    def _next(self, p: _Progress, event: Event, state: Mapping[str, Any]) -> _Progress:
+        sheet = self.sheet
+        t = event.t
+        last_t = p.last_t if t is None else t
+        frames_won = _pair(side["frames"] for side in state["sides"])
+        scores = sheet.scores(state)
+        totals = sheet.totals(state)
+        # The pairs of the last event again when unchanged: a snapshot is kept per event.
+        frames_won = p.frames_won if frames_won == p.frames_won else frames_won
+        totals = p.totals if totals == p.totals else totals
+        scores = p.scores if scores == p.scores else scores
+        common = {
+            "frames_won": frames_won, "totals": totals, "winner": state["match_winner"],
+            "started": p.started if p.started is not None else t, "last_t": last_t,
+            "striker": state["striker"], "player": state["player"], "scores": scores,
+            "respotted_black": bool(state.get("respotted_black")), "break_shot": bool(state.get("break_shot")),
+            "frame_over": state["frame_over"],
+        }
+        if state["match_over"] and p.how is None:
+            how = "played"
+            if isinstance(event, Concede | Award) and event.match:
+                how = "conceded" if isinstance(event, Concede) else "awarded"  # Section 4 Rule 2(b)
+            common.update(how=how, ended=last_t)
+        elif not state["match_over"]:
+            common.update(how=None, ended=None)
+        if p.frame_over:
+            # Between frames (next_frame, or the match awarded once the frame is over): the
+            # interval belongs to neither frame.
+            return p._replace(**common)
+        if sheet.restarts(event, p, state):
+            return p._replace(**common, frame_started=None, frame_last_t=None, strokes=0,
+                              reracks=p.reracks + 1, breaks=(), visit=None)
+        frame_started = p.frame_started if p.frame_started is not None else t
+        frame_last_t = p.frame_last_t if t is None else t
+        strokes = p.strokes + (event.TYPE in STROKES)
+        breaks, visit = p.breaks, p.visit
+        if isinstance(event, Pot) and sheet.points and p.striker is not None and p.player is not None:
+            assert scores is not None and p.scores is not None
+            points = scores[p.striker] - p.scores[p.striker]
+            if visit is None:
+                visit = Break(p.striker, p.player, points, state["frame"])
+            else:
+                visit = visit._replace(points=visit.points + points)
+            if state["frame_over"] or state["player"] != p.player:
+                breaks, visit = _close(breaks, visit), None  # the frame ended, or a re-spotted black
+        elif visit is not None:
+            breaks, visit = _close(breaks, visit), None  # any other event ends the turn
+        if state["frame_over"]:
+            ending = sheet.ending(event, p, state)
+            if ending.how == "awarded" and state.get("aggregate"):
+                # Section 4 Rule 2(a)(ii): the offender forfeits all points scored in the frame.
+                offender = 1 - state["frame_winner"]
+                breaks = tuple(b for b in breaks if b.side != offender)
+            left = None
+            if not sheet.points:
+                left = (state["sides"][0]["balls_left"], state["sides"][1]["balls_left"])
+            record = FrameRecord(
+                frame=state["frame"], breaker=state["breaker"], scores=scores, winner=state["frame_winner"],
+                how=ending.how, rule=ending.rule, reason=ending.reason, breaks=breaks, started=frame_started,
+                ended=frame_last_t, strokes=strokes, reracks=p.reracks, balls_left=left)
+            return p._replace(**common, frames=(*p.frames, record), frame_started=None, frame_last_t=None,
+                              strokes=0, reracks=0, breaks=(), visit=None)
+        return p._replace(**common, frame_started=frame_started, frame_last_t=frame_last_t, strokes=strokes,
+                          breaks=breaks, visit=visit)
+
+    # -- reading ------------------------------------------------------------------------
+
+    def record(self) -> dict[str, Any]:
+        """The record of ``docs/record.md``: a new JSON-ready dict each call."""
+        p = self._steps[-1][1]
+        out = dict(self._head)
+        out["sides"] = [dict(side, players=list(side["players"])) for side in self._head["sides"]]
+        out["started"] = iso(p.started)
+        out["ended"] = iso(p.ended)
+        out["frames"] = [self._frame(f) for f in p.frames]
+        out["frames_won"] = list(p.frames_won)
+        out["totals"] = None if p.totals is None else list(p.totals)
+        best = max((b.points for f in p.frames for b in f.breaks), default=0)
+        out["high_break"] = [_break(b, frame=True) for f in p.frames for b in f.breaks if b.points == best > 0]
+        out["winner"] = p.winner
+        out["how"] = p.how
+        return out
+
+    def _frame(self, f: FrameRecord) -> dict[str, Any]:
+        points = self.sheet.points
+        high = [max((b.points for b in f.breaks if b.side == side), default=0) for side in (0, 1)]
+        out: dict[str, Any] = {
+            "frame": f.frame, "breaker": f.breaker, "scores": None if f.scores is None else list(f.scores),
+            "winner": f.winner, "how": f.how, "rule": f.rule,
+            "breaks": [_break(b) for b in f.breaks if b.points >= self.breaks_from] if points else [],
+            "high_break": high if points else None,
+            "started": iso(f.started), "ended": iso(f.ended), "strokes": f.strokes, "reracks": f.reracks,
+        }
+        out.update(self.sheet.frame_extra(f))
+        return out
+
+
+def record_of(match: Match, *, breaks_from: int = BREAKS_FROM) -> dict[str, Any]:
+    """The record of ``match``'s events in effect: a pure function of its log."""
+    return Recorder.of_match(match, breaks_from=breaks_from).record()
+
+
+# -- small helpers -------------------------------------------------------------------------
+
+
+def _pair(values: Any) -> tuple[int, int]:
+    a, b = values
+    return (int(a), int(b))
+
+
+def _close(breaks: tuple[Break, ...], visit: Break) -> tuple[Break, ...]:
+    return (*breaks, visit) if visit.points > 0 else breaks
+
+
+def _changed(a: _Progress, b: _Progress) -> bool:
+    """Whether the record differs between the two in what it publishes: the frames ended
+    (the same tuple until one ends or is undone), the match's result."""
+    return a.frames is not b.frames or (a.frames_won, a.totals, a.winner, a.how, a.ended) != (
+        b.frames_won, b.totals, b.winner, b.how, b.ended)
+
+
+def _break(b: Break, *, frame: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"side": b.side, "player": b.player, "points": b.points}
+    if frame:
+        out["frame"] = b.frame
+    return out

@@ -41,7 +41,7 @@ from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
 from .keymap import Entry, Keymap, Refusal, load_keymap
 from .limits import TokenBucket
-from .seams import KeypadLike, Output, Prompt, Publisher
+from .seams import Healthy, KeypadLike, Output, Prompt, Publisher
 from .times import timestamp
 
 log = logging.getLogger("cueboard")
@@ -61,9 +61,10 @@ class Table:
     """
 
     def __init__(self, config: Config, *, feed: Publisher | None = None, boards: Iterable[Output] = (),
-                 keypad: KeypadLike | None = None, wall: Callable[[], float] = time.time,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 keypad: KeypadLike | None = None, buttons: Healthy | None = None,
+                 wall: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.config = config
+        self.buttons = buttons
         self.feed = feed
         self.boards = list(boards)
         self.keypad = keypad
@@ -600,9 +601,9 @@ class Table:
     def device_health(self) -> dict[str, str]:
         devices: dict[str, str] = {"journal": self._journal_health}
         if self.config.referee_boxes:
-            devices["buttons"] = "ok"
+            devices["buttons"] = "ok" if self.buttons is None else self.buttons.health
         if self.keypad is not None:
-            devices["keypad"] = str(self.keypad.health)
+            devices["keypad"] = self.keypad.health_report()
         for i, board in enumerate(self.boards):
             devices["matrix" if i == 0 else f"matrix{i}"] = board.health
         if self.feed is not None:
@@ -612,6 +613,11 @@ class Table:
     def _publish_devices(self, force: bool = False) -> None:
         devices = self.device_health()
         if devices != self.devices or force:
+            for name, health in devices.items():
+                if health.startswith("failed") and self.devices.get(name) != health:
+                    # On the boards too: the people at the table see what stopped working.
+                    for board in self.boards:
+                        self._guard(board.flash, None, f"{name}: {health}")
             self.devices = devices
             if self.feed is not None:
                 self._guard(self.feed.publish_devices, {k: v for k, v in devices.items() if k != "mqtt"})

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["KeypadLike", "Output", "Prompt", "Publisher"]
+__all__ = ["Healthy", "KeypadLike", "Output", "Prompt", "Publisher"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +84,22 @@ class Publisher(Protocol):
         ...
 
 
+class Healthy(Protocol):
+    """A device the table reports on: ``ok``, or what is wrong (``failed: <reason>``)."""
+
+    @property
+    def health(self) -> str: ...
+
+
 class KeypadLike(Protocol):
     """The marker's keypad link: its health, and the verdict on its last key (a light and
     a beep on the keypad)."""
 
     @property
     def health(self) -> str: ...
+
+    def health_report(self) -> str:
+        """The health as the devices topic says it (with a word on outdated firmware)."""
+        ...
 
     def feedback(self, accepted: bool) -> None: ...

@@ -21,10 +21,10 @@ from .config import Config
 from .daemon import ControlServer, Table
 from .devices import open_board
 from .feed import Feed
-from .hw.buttons import open_boxes
 from .hw.clock import Clock
 from .hw.keypad_link import KeypadLink
 from .inputs import Command, KeyInput
+from .referee_boxes import RefereeBoxes
 from .seams import Output
 
 log = logging.getLogger("cueboard")
@@ -69,7 +69,12 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         if config.keypad_port is not None:
             keypad = KeypadLink(config.keypad_port, on_press=lambda press: table.submit(KeyInput("keypad", press)),
                                 on_health=lambda health: table.health_changed("keypad"))
-        table = Table(config, feed=feed, boards=boards, keypad=keypad)
+        boxes = None
+        if config.referee_boxes:
+            boxes = RefereeBoxes(config.referee_boxes, pin_factory=pin_factory, clock=button_clock,
+                                 on_press=lambda p: table.submit(KeyInput(f"referee_box:{p.box}", p)),
+                                 on_health=lambda health: table.health_changed("buttons"))
+        table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes)
         if feed is not None:
             holder.append(table)
             feed.start()
@@ -78,11 +83,9 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         if keypad is not None:
             keypad.start()
             stack.callback(keypad.stop)
-        if config.referee_boxes:
-            boxes = open_boxes(config.referee_boxes, pin_factory=pin_factory, clock=button_clock,
-                               on_press=lambda p: table.submit(KeyInput(f"referee_box:{p.box}", p)))
-            for box in boxes:
-                stack.callback(box.close)
+        if boxes is not None:
+            boxes.start()  # a GPIO chip that cannot be had is retried; the scoring goes on
+            stack.callback(boxes.close)
         if control and config.control_socket is not None:
             server = ControlServer(config.control_socket, table)
             try:

@@ -614,8 +614,9 @@ class Table:
         devices = self.device_health()
         if devices != self.devices or force:
             for name, health in devices.items():
-                if health.startswith("failed") and self.devices.get(name) != health:
-                    # On the boards too: the people at the table see what stopped working.
+                if name != "journal" and health.startswith("failed") and self.devices.get(name) != health:
+                    # On the boards too: the people at the table see what stopped working. (A
+                    # journal that cannot be written shows itself: every input is refused saying so.)
                     for board in self.boards:
                         self._guard(board.flash, None, f"{name}: {health}")
             self.devices = devices

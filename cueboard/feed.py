@@ -180,9 +180,8 @@ def _check_commands(config: MqttConfig, s: Section) -> None:
         return
     if not config.command:
         return
-    missing = [name for name, value in (("mqtt.tls", config.tls), ("mqtt.username", config.username))
-               if value is None and not (name == "mqtt.username" and config.tls is not None
-                                         and config.tls.cert is not None)]
+    authenticated = config.username is not None or (config.tls is not None and config.tls.cert is not None)
+    missing = [name for name, gap in (("mqtt.tls", config.tls is None), ("mqtt.username", not authenticated)) if gap]
     if missing:
         raise s.fail("command", f"needs {' and '.join(missing)}: the command topic changes the score, so it is only "
                                 "subscribed over TLS with a username (or a client certificate); "

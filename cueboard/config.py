@@ -4,10 +4,17 @@ Every section is checked at start-up and an unknown key is an error that names t
 key and the file (in the manner of Klipper's ``check_unused_options``): a typo never
 passes silently. Each section is parsed by the module that uses it; this module
 knows the top-level keys and puts the file's name on every message.
+
+:func:`load_config` also refuses a file that other users can change (any user can write
+it), or, when it holds ``mqtt.password``, read (docs/security.md). A file without a
+password holds nothing secret, so one that everybody may read (a checkout's example) is
+accepted; a password in it makes it as private as a password file.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +29,7 @@ from .hw.box_config import parse_boxes
 from .hw.display_config import parse_displays
 from .keymap import load_keymap
 from .limits import CommandLimits
+from .private_files import exposure
 from .settings import Required, Section, refusal
 
 T = TypeVar("T")
@@ -176,6 +184,7 @@ def load_config(path: str | Path) -> Config:
     p = Path(path)
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
+        _check_private(p, raw)
     except OSError as exc:
         raise ConfigError(refusal("", f"cannot read: {exc.strerror or exc}", str(p))) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -184,3 +193,17 @@ def load_config(path: str | Path) -> Config:
         return parse_config(raw, p)
     except errors.ConfigError as exc:
         raise ConfigError(refusal("", str(exc), str(p))) from None
+
+
+def _check_private(path: Path, raw: Mapping[str, Any]) -> None:
+    """Refuse a file that every user can change (they could point the table at their own
+    broker, or let commands in), or that holds the MQTT password and others can read."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if mode & 0o002:
+        raise ConfigError(refusal("", f"every user can change it (mode {mode:04o}): chmod o-w {path}", str(path)))
+    mqtt = raw.get("mqtt")
+    if isinstance(mqtt, Mapping) and "password" in mqtt:
+        why = exposure(path)
+        if why is not None:
+            raise ConfigError(refusal("mqtt.password", f"the file holds the password and other users can read it: "
+                                      f"{why} (or move the password to mqtt.password_file)", str(path)))

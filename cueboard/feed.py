@@ -26,8 +26,9 @@ thread; the writer hands messages to paho only while connected. So with the brok
   state always has the current score, and the journal has every event.
 
 The retained last will is ``offline`` on ``<prefix>/status``; ``online`` is published on
-every connect, and the command topic re-subscribed, when it is enabled (authentication
-on). Sessions are clean: a command sent while the table was offline is not applied later.
+every connect, and the command topic re-subscribed, when it is enabled (which needs TLS
+and a username or client certificate, or ``insecure_commands``: docs/security.md).
+Sessions are clean: a command sent while the table was offline is not applied later.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from .errors import ConfigError
+from .private_files import exposure
 from .settings import Required, Section, key_path, refusal
 from .times import timestamp
 
@@ -124,7 +126,9 @@ class MqttConfig:
 
     ``port`` defaults to 1883, or 8883 with ``tls``. ``prefix`` is the topic prefix
     (``cueboard/<venue>/<table>`` from :func:`parse_mqtt`). ``command`` subscribes to
-    ``<prefix>/command``, which needs ``username`` (authentication on). ``queue`` bounds
+    ``<prefix>/command``, which needs ``tls`` and a ``username`` (or the TLS client
+    certificate ``tls.cert``), unless ``insecure_commands``: then anyone who can publish
+    to the broker can change the score (a warning at every start). ``queue`` bounds
     the event/rejected messages waiting for the broker. ``client_id`` ``None`` lets the
     broker choose one. ``reconnect_max``: the longest wait between connection attempts.
     """
@@ -136,6 +140,7 @@ class MqttConfig:
     password: str | None = field(default=None, repr=False)
     tls: TlsConfig | None = None
     command: bool = False
+    insecure_commands: bool = False
     keepalive: int = 30
     queue: int = 1000
     client_id: str | None = None
@@ -149,18 +154,39 @@ class MqttConfig:
             object.__setattr__(self, "port", 8883 if self.tls is not None else 1883)
         s = Section(_fields(self), "mqtt", error=MqttConfigError)
         _read(s)
-        for name in ("prefix", "host", "port", "command", "keepalive", "queue", "protocol", "reconnect_max"):
+        for name in ("prefix", "host", "port", "command", "insecure_commands", "keepalive", "queue", "protocol",
+                     "reconnect_max"):
             s.get(name)  # a field that cannot be None (checked by _read when given)
         if self.tls is not None and not isinstance(self.tls, TlsConfig):
             raise s.fail("tls", "must be a TlsConfig")
         if self.password is not None and self.username is None:
             raise s.fail("password", "needs mqtt.username")
-        if self.command and self.username is None:
-            raise s.fail("command", "needs mqtt.username: the command topic is only subscribed with authentication")
+        _check_commands(self, s)
 
     def topic(self, name: str) -> str:
         """``<prefix>/<name>``."""
         return f"{self.prefix}/{name}"
+
+
+def _check_commands(config: MqttConfig, s: Section) -> None:
+    """The command topic changes the score: it is subscribed only when the broker knows who
+    the table is over an encrypted connection, or when the venue says it knows the risk."""
+    if config.insecure_commands:
+        if not config.command:
+            raise s.fail("insecure_commands", "only with mqtt.command = true (it lets commands in without TLS "
+                                              "and authentication)")
+        if config.tls is not None and (config.username is not None or config.tls.cert is not None):
+            raise s.fail("insecure_commands", "not needed: the table has TLS and authentication; remove it, so "
+                                              "that it cannot outlive them")
+        return
+    if not config.command:
+        return
+    authenticated = config.username is not None or (config.tls is not None and config.tls.cert is not None)
+    missing = [name for name, gap in (("mqtt.tls", config.tls is None), ("mqtt.username", not authenticated)) if gap]
+    if missing:
+        raise s.fail("command", f"needs {' and '.join(missing)}: the command topic changes the score, so it is only "
+                                "subscribed over TLS with a username (or a client certificate); "
+                                "mqtt.insecure_commands = true subscribes without (docs/security.md)")
 
 
 def _read(s: Section) -> dict[str, Any]:
@@ -173,6 +199,7 @@ def _read(s: Section) -> dict[str, Any]:
         "password": s.getstr("password", None, empty=True),
         "prefix": s.getstr("prefix", None),
         "command": s.getbool("command", None),
+        "insecure_commands": s.getbool("insecure_commands", None),
         "keepalive": s.getint("keepalive", None, minval=5, maxval=65535),
         "queue": s.getint("queue", None, minval=1, maxval=1_000_000),
         "client_id": s.getstr("client_id", None),
@@ -192,9 +219,10 @@ def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttCon
     Unknown keys and bad values raise :class:`MqttConfigError` naming the key.
     ``password_file`` reads the password from a file (one line; for systemd credentials,
     ``LoadCredential=`` and ``password_file = "${CREDENTIALS_DIRECTORY}/mqtt"``: the
-    variable is expanded). Relative file names are taken as they are (from the daemon's
-    working directory). Defaults: ``prefix = "cueboard/<venue>/<table>"``, ``client_id =
-    "cueboard-<venue>-<table>"``.
+    variable is expanded). The password file and the TLS client key are refused when other
+    users can read them (:mod:`cueboard.private_files`). Relative file names are taken as
+    they are (from the daemon's working directory). Defaults: ``prefix =
+    "cueboard/<venue>/<table>"``, ``client_id = "cueboard-<venue>-<table>"``.
 
     >>> parse_mqtt({"host": "broker.lan"}, venue="club", table="t1").port
     1883
@@ -221,6 +249,8 @@ def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttCon
                            cert=_path(tls, "cert", None), key=_path(tls, "key", None))
         tls.check_unused()
         config.context()  # unreadable files are a configuration error, found now
+        # The client's private key: in tls.key, or in tls.cert after the certificate.
+        _check_private("tls.key" if config.key is not None else "tls.cert", config.key or config.cert)
         values["tls"] = config
     s.check_unused()
     values.setdefault("prefix", f"cueboard/{venue}/{table}")
@@ -246,7 +276,21 @@ def _path(s: Section, key: str, default: Required | None) -> str | None:
     return None if value is None else os.path.expandvars(value)
 
 
+def _check_private(key: str, name: str | None) -> None:
+    """A file with a secret in it (the password, the client's TLS key) that other users can
+    read is refused, naming the file and the command that fixes it."""
+    if name is None:
+        return
+    try:
+        why = exposure(name)
+    except OSError as exc:
+        raise _fail(key, f"cannot read {name}: {exc.strerror or exc}") from None
+    if why is not None:
+        raise _fail(key, f"{name} holds a secret that other users can read: {why}")
+
+
 def _read_password(name: str) -> str:
+    _check_private("password_file", name)
     try:
         text = Path(name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -407,6 +451,11 @@ class Feed:
             if self._started:
                 return
             self._started = True
+        if self._subscribes_commands and self.config.insecure_commands:
+            # At every start, so that the switch is never forgotten (docs/security.md).
+            log.warning("mqtt.insecure_commands = true: %s is subscribed without TLS and authentication: anyone "
+                        "who can publish to %s:%d can change this table's score", self.config.topic("command"),
+                        self.config.host, self.config.port)
         self._set_health("connecting")
         self._writer = threading.Thread(target=self._write, name=f"cueboard-feed-{self.table}", daemon=True)
         self._writer.start()
@@ -628,7 +677,9 @@ class Feed:
 
     @property
     def _subscribes_commands(self) -> bool:
-        return self.config.command and self.config.username is not None and self._on_command is not None
+        # MqttConfig has checked that commands come over TLS with authentication, or that the
+        # venue has said insecure_commands.
+        return self.config.command and self._on_command is not None
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: mqtt.ConnectFlags,
                     reason: ReasonCode, properties: Properties | None) -> None:

@@ -4,42 +4,147 @@ The page is static (HTML, CSS, JavaScript, the vendored mqtt.js bundle and the J
 Schemas), so any web server can serve ``screen/`` as well; this one adds a ``config.js``
 carrying ``--broker-ws``, ``--venue`` and ``--table`` as the page's defaults (query
 parameters still win).
+
+It serves the page's own files only (:data:`PAGE_FILES`, the package data of
+``cueboard.web``), never the folder's tooling (``package.json``, ``vendor.mjs``,
+``node_modules/``): the request's path is decoded and normalised first, and anything not
+on the list is a 404, never a listing or a 500. Every answer carries the headers of
+:data:`SECURITY_HEADERS` (docs/security.md).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import posixpath
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import unquote, urlsplit
 
 from .resources import screen_dir
 
 SCREEN_DIR = screen_dir()
 
+PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
+              "i18n/*.json")
+"""The page's files, as globs in its folder (one level each): what the package installs as
+``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
 
-class ScreenHandler(SimpleHTTPRequestHandler):
-    """Serves ``screen/``; ``/config.js`` from the server's settings; no ``node_modules``."""
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
+                 ".ico": "image/x-icon", ".png": "image/png"}
+
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'none'",
+    "script-src 'self'",  # index.html's scripts are files: no inline script, no eval
+    "style-src 'self'",
+    "img-src 'self' data:",
+    # The schemas (fetch) from here; the broker over WebSockets, on whatever host ?broker= names.
+    "connect-src 'self' ws: wss:",
+    # mqtt.js keeps its timers in a worker made from a blob (so a hidden tab's keepalive is not
+    # throttled); only the page's own scripts can make one.
+    "worker-src blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+])
+"""What the page may load and run. No frame-ancestors: a venue's signage software may show the
+page in a frame, and the page has nothing to click that framing could trick anyone into."""
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def page_files(directory: Path, patterns: Iterable[str] = PAGE_FILES) -> frozenset[str]:
+    """The files of ``directory`` that the page is made of, as URL paths without the leading ``/``
+    (hidden files, such as a tool's ``.eslintrc.js``, left out)."""
+    found = (path.relative_to(directory) for pattern in patterns for path in directory.glob(pattern) if path.is_file())
+    return frozenset(path.as_posix() for path in found if not any(part.startswith(".") for part in path.parts))
+
+
+def request_path(target: str) -> str | None:
+    """The file a request target asks for: percent-decoded (UTF-8), then normalised
+    (``.``, ``..`` and repeated slashes resolved), without the leading ``/``; ``index.html``
+    for ``/``. None for what names no file: a NUL or control character, a backslash, bad
+    percent-encoding, or ``..`` above the top.
+
+    >>> request_path("/vendor/../%6eode_modules/x.js?v=1")
+    'node_modules/x.js'
+    >>> request_path("/package%2ejson%00") is None
+    True
+    """
+    raw = urlsplit(target).path
+    try:
+        path = unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    if not path.startswith("/") or "\\" in path or any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return None
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return posixpath.join(*parts) if parts else "index.html"
+
+
+class ScreenHandler(BaseHTTPRequestHandler):
+    """Serves the page's files (``files``, from ``directory``) and ``/config.js`` from the
+    server's settings; a 404 for anything else."""
 
     settings: ClassVar[dict[str, str]] = {}
+    files: ClassVar[frozenset[str]] = frozenset()
+    server_version = "cueboard-screen"
+    sys_version = ""
+
+    def __init__(self, *args: Any, directory: str, **kwargs: Any) -> None:
+        self.directory = Path(directory)
+        super().__init__(*args, **kwargs)
 
     def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
-        if path == "/config.js":
-            body = ("window.CUEBOARD_SCREEN = " + json.dumps(self.settings) + ";\n").encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/javascript; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
+        self._answer(body=True)
+
+    def do_HEAD(self) -> None:
+        self._answer(body=False)
+
+    def end_headers(self) -> None:
+        for name, value in SECURITY_HEADERS.items():  # on every answer, errors included
+            self.send_header(name, value)
+        super().end_headers()
+
+    def _answer(self, *, body: bool) -> None:
+        path = request_path(self.path)
+        if path == "config.js":
+            content = ("window.CUEBOARD_SCREEN = " + json.dumps(self.settings) + ";\n").encode()
+            self._send(content, "text/javascript; charset=utf-8", body=body, cache="no-store")
             return
-        if path.startswith("/node_modules") or path.endswith((".mjs", "package.json", "package-lock.json")):
+        if path is None or path not in self.files:
             self.send_error(404)
             return
-        super().do_GET()
+        try:
+            content = (self.directory / path).read_bytes()
+        except OSError:  # gone since the server started
+            self.send_error(404)
+            return
+        self._send(content, CONTENT_TYPES.get(posixpath.splitext(path)[1], "application/octet-stream"),
+                   body=body, cache="no-cache")
+
+    def _send(self, content: bytes, content_type: str, *, body: bool, cache: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(content)))
+        self.send_header("Cache-Control", cache)
+        self.end_headers()
+        if body:
+            self.wfile.write(content)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: a screen polls nothing, and a venue does not read access logs
@@ -51,7 +156,8 @@ def make_server(host: str = "0.0.0.0", port: int = 8080, *, broker_ws: str | Non
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no screen page in {directory}")
     settings = {k: v for k, v in (("broker", broker_ws), ("venue", venue), ("table", table)) if v}
-    handler = type("Handler", (ScreenHandler,), {"settings": settings})
+    files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
+    handler = type("Handler", (ScreenHandler,), {"settings": settings, "files": files})
     return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(directory)))
 
 

@@ -243,7 +243,10 @@
 
   function connect() {
     const conn = $("conn");
-    const client = mqtt.connect(broker, { reconnectPeriod: 2000, connectTimeout: 10000, clean: true });
+    // A client id starting "cueboard-": the venue's broker lets no other in (examples/mosquitto/venue.conf,
+    // so that nobody can take a table's connection over with its id).
+    const clientId = `cueboard-screen-${Math.random().toString(16).slice(2, 10)}`;
+    const client = mqtt.connect(broker, { clientId, reconnectPeriod: 2000, connectTimeout: 10000, clean: true });
     const base = `${prefix}/${venue}/${only || "+"}`;
     client.on("connect", () => {
       conn.textContent = `live · ${broker}`; conn.dataset.state = "connected";

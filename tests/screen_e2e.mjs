@@ -32,6 +32,23 @@ function connect(options = {}) {
 const publish = (c, topic, payload, retain) => new Promise((resolve, reject) =>
   c.publish(topic, typeof payload === "string" ? payload : JSON.stringify(payload), { qos: 1, retain }, (e) => e ? reject(e) : resolve()));
 
+// The page runs under the Content-Security-Policy cueboard screen sends (cueboard/screen.py): the
+// header is there, and nothing the page does is refused by it (each refusal is a
+// securitypolicyviolation event, recorded from before the page's first script runs).
+async function watchPolicy(context) {
+  await context.addInitScript(() => {
+    window.cueboardRefused = [];
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.cueboardRefused.push(`${e.violatedDirective}: ${e.blockedURI || "inline"}`));
+  });
+}
+async function checkPolicy(page, response, what) {
+  const policy = response.headers()["content-security-policy"] || "";
+  check(policy.includes("default-src 'none'"), `${what} is served with its Content-Security-Policy`);
+  const refused = await page.evaluate(() => window.cueboardRefused);
+  check(refused.length === 0, `${what} does nothing its Content-Security-Policy refuses (${refused.join("; ")})`);
+}
+
 // What a card shows, read back from the page.
 async function shown(page, table) {
   return page.evaluate((table) => {
@@ -95,10 +112,12 @@ async function waitShown(page, table, state, ms, what) {
 
 // Smoke mode (plan.smoke): a page on a running `cueboard demo`: its table appears and plays on.
 async function smoke(browser) {
-  const page = await browser.newPage();
+  const context = await browser.newContext();
+  await watchPolicy(context);
+  const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}`);
+  const response = await page.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}`);
   const card = `section.table[data-table="${plan.smoke}"] .side .score`;
   await page.waitForSelector(card, { timeout: 10000 });
   const seen = async () => (await shown(page, plan.smoke)).sides.map((s) => s.score).join("-") + JSON.stringify((await shown(page, plan.smoke)).facts);
@@ -109,6 +128,7 @@ async function smoke(browser) {
   while (now === first && Date.now() - start < 10000) { await new Promise((r) => setTimeout(r, 100)); now = await seen(); }
   check(now !== first, `the demo's match plays on on the page: ${now}`);
   check((await page.$$("#problems li")).length === 0 && errors.length === 0, "no problems reported on the demo's feed");
+  await checkPolicy(page, response, "the page");
 }
 
 async function main() {
@@ -136,10 +156,11 @@ async function main() {
     for (const [name, steps] of Object.entries(plan.tables)) await publish(daemons[name], `${PREFIX}/${name}/state`, steps[0].state, true);
 
     const context = await browser.newContext({ viewport: { width: 1400, height: 380 }, deviceScaleFactor: 1 });
+    await watchPolicy(context);
     const page = await context.newPage();
     const consoleErrors = [];
     page.on("pageerror", (e) => consoleErrors.push(String(e)));
-    await page.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}`);
+    const gridResponse = await page.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}`);
     await page.waitForSelector(".conn[data-state=connected]", { timeout: 10000 });
     for (const [name, steps] of Object.entries(plan.tables)) {
       await waitShown(page, name, steps[0].state, 5000, `retained state of ${name}`);
@@ -151,7 +172,7 @@ async function main() {
     const single = await context.newPage();
     single.on("pageerror", (e) => consoleErrors.push(String(e)));
     await single.setViewportSize({ width: 1280, height: 720 });
-    await single.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}&table=${tv}`);
+    const singleResponse = await single.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}&table=${tv}`);
     await waitShown(single, tv, plan.tables[tv][0].state, 5000, `single view of ${tv}`);
 
     // Play every table forward, interleaved, stroke by stroke: each new state shown within a second.
@@ -208,6 +229,7 @@ async function main() {
     await waitShown(page, victim, fixed, UPDATE_MS, `${victim} updates after the bad payloads`);
     check(true, `${victim} updates again after the bad payloads`);
     check(consoleErrors.length === 0, `no uncaught errors in the page (${consoleErrors.join("; ")})`);
+    await checkPolicy(page, gridResponse, "the grid");
 
     // The single-table view, seen through the frame and the bad payloads.
     const tvState = plan.tables[tv][plan.tables[tv].length - 1].state;
@@ -218,6 +240,7 @@ async function main() {
     check(tvWorm === plan.tables[tv].length + (tv === victim ? 1 : 0), `single view's score worm has every stroke (${tvWorm})`);
     await single.screenshot({ path: join(plan.screenshots, "screen-table.png") });
     check(true, "single-table screenshot");
+    await checkPolicy(single, singleResponse, "the single-table view");
   } finally {
     for (const c of clients) c.end(true);
     await browser.close();

@@ -334,8 +334,8 @@ def test_password_accepted_and_wrong_password_refused(mosquitto_factory: Factory
     assert health.wait_for("down:").startswith("down: refused by the broker: ")
 
 
-def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: Any) -> None:
-    broker = mosquitto_factory(users=USERS)
+def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: Any, tls_files: TlsFiles) -> None:
+    broker = mosquitto_factory(users=USERS, tls=tls_files)
     commands: list[bytes] = []
     arrived = HealthLog()  # any queue will do
 
@@ -344,13 +344,14 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
         arrived(payload.decode())
 
     health = HealthLog()
-    feed = feeds(broker, "t1", username="t1", password="table-one-pw", command=True, on_command=on_command,
-                 on_health=health)
+    feed = feeds(broker, "t1", username="t1", password="table-one-pw", tls=TlsConfig(str(tls_files.ca)),
+                 command=True, on_command=on_command, on_health=health)
     health.wait_for("ok")
     assert feed.flush(15)  # "online" acknowledged: the SUBSCRIBE before it is done too
     broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"))
     desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk")
     desk.username_pw_set("desk", "desk-pw")
+    desk.tls_set(str(tls_files.ca))
     desk.connect(broker.host, broker.port)
     desk.loop_start()
     try:

@@ -71,8 +71,10 @@ def tls_paths(tls_files: Any) -> dict[str, str]:
     ({"queue": 0}, "mqtt.queue: must be a whole number from 1 to 1000000"),
     ({"protocol": "3.1"}, "mqtt.protocol: must be one of '3.1.1', '5', not '3.1'"),
     ({"command": "yes", "username": "u"}, "mqtt.command: must be true or false"),
-    ({"command": True},
-     "mqtt.command: needs mqtt.username: the command topic is only subscribed with authentication"),
+    ({"command": True}, "mqtt.command: needs mqtt.tls and mqtt.username: the command topic changes the score"),
+    ({"command": True, "username": "t1", "password": "pw"}, "mqtt.command: needs mqtt.tls: "),
+    ({"insecure_commands": True}, "mqtt.insecure_commands: only with mqtt.command = true"),
+    ({"insecure_commands": "yes", "command": True}, "mqtt.insecure_commands: must be true or false"),
     ({"password": "pw"}, "mqtt.password: needs mqtt.username"),
     ({"username": ""}, "mqtt.username: must be a non-empty string"),
     ({"username": 7}, "mqtt.username: must be a non-empty string, not 7"),
@@ -116,10 +118,12 @@ def test_venue_and_table_must_be_topic_levels(table: str) -> None:
 
 def test_password_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "mqtt").write_text("s3cret\n")
+    (tmp_path / "mqtt").chmod(0o600)
     monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
     config = parse({"username": "t1", "password_file": "${CREDENTIALS_DIRECTORY}/mqtt"})
     assert config.password == "s3cret"
     (tmp_path / "two").write_text("a\nb\n")
+    (tmp_path / "two").chmod(0o600)
     with pytest.raises(MqttConfigError, match=r"^mqtt\.password_file: .* on one line"):
         parse({"username": "t1", "password_file": str(tmp_path / "two")})
 

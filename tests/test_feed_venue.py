@@ -13,6 +13,7 @@ import paho.mqtt.client as mqtt
 from feed_helpers import FeedProcess, HealthLog, example_states
 from mosquitto import Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
 from paho.mqtt.enums import CallbackAPIVersion
+from venue_broker import venue_config
 
 from cueboard.feed import Feed, MqttConfig, TlsConfig, parse_mqtt
 
@@ -82,43 +83,23 @@ def test_killing_one_table_fires_only_its_will(mosquitto_broker: Mosquitto) -> N
 
 # -- the example venue configuration -------------------------------------------------------
 
-EXAMPLE = ROOT / "examples" / "mosquitto"
-
-
-def example_config(port: int, ws_port: int, league: Mosquitto, tls: TlsFiles, passwords: Path) -> str:
-    """examples/mosquitto/venue.conf with this test's ports, certificates and league."""
-    text = (EXAMPLE / "venue.conf").read_text()
-    for placeholder, value in {
-        "listener 8883\n": f"listener {port} 127.0.0.1\n",
-        "listener 9001\n": f"listener {ws_port} 127.0.0.1\n",
-        "/etc/mosquitto/certs/venue-ca.crt": str(tls.ca),
-        "/etc/mosquitto/certs/broker.crt": str(tls.server_cert),
-        "/etc/mosquitto/certs/broker.key": str(tls.server_key),
-        "password_file /etc/mosquitto/passwords": f"password_file {passwords}",
-        "/etc/mosquitto/acl": str(EXAMPLE / "acl"),
-        "mqtt.league.example:8883": f"127.0.0.1:{league.port}",
-        "/etc/mosquitto/certs/league-ca.crt": str(tls.ca),
-    }.items():
-        assert text.count(placeholder) == 1, f"{placeholder!r} is not in venue.conf once"
-        text = text.replace(placeholder, value)
-    return text
-
 
 def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, tmp_path: Path) -> None:
-    """The venue broker of the example, bridged to a league broker: a table publishes with
-    TLS and its password, a screen reads over WebSockets without one, the league sees the
-    table through the bridge, the desk sends the table a command, and the ACL keeps the
-    screens read-only."""
+    """The venue broker of the example, its bridge to a league broker turned on as its comment
+    says: a table publishes with TLS and its password, a screen reads over WebSockets without
+    one, the league sees the table through the bridge, the desk sends the table a command, and
+    the ACL keeps the screens read-only (more in tests/test_venue_broker.py)."""
     league = mosquitto_factory(tls=tls_files)
     passwords = make_password_file(tmp_path / "passwords", {"t1": "t1-pw", "desk": "desk-pw"})
     port, ws_port = free_port(), free_port()
-    venue = mosquitto_factory(port=port, config=example_config(port, ws_port, league, tls_files, passwords))
+    venue = mosquitto_factory(port=port, config=venue_config(port, ws_port, tls_files, passwords, league=league))
     league.wait_for_log(lambda line: "connected from" in line and " as venue-club " in line)  # the bridge
 
     commands = HealthLog()  # a queue to wait on
     health = HealthLog()
     config = MqttConfig(prefix="cueboard/club/t1", host=venue.host, port=port, username="t1",
-                        password="t1-pw", tls=TlsConfig(str(tls_files.ca)), command=True, reconnect_max=2)
+                        password="t1-pw", tls=TlsConfig(str(tls_files.ca)), command=True, reconnect_max=2,
+                        client_id="cueboard-club-t1")
     feed = Feed(config, table="t1", on_command=lambda payload, retained: commands(payload.decode()), on_health=health)
     league_screen = Subscriber("cueboard/#", port=league.port, ca=tls_files.ca)
     screen = Subscriber("cueboard/+/+/state", port=ws_port, transport="websockets")
@@ -134,7 +115,7 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
                 assert late.get().retain  # the bridge keeps the retained flag
             # An anonymous screen cannot send commands (the ACL); the desk can.
             screen.client.publish("cueboard/club/t1/command", b"from a screen", qos=1).wait_for_publish(15)
-            desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk")
+            desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-desk")
             desk.username_pw_set("desk", "desk-pw")
             desk.tls_set(str(tls_files.ca))
             desk.connect(venue.host, port)

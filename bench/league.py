@@ -68,13 +68,16 @@ EXAMPLE = ROOT / "examples" / "mosquitto"
 HOST = "127.0.0.1"
 VENUES, TABLES, EVERYTHING, PER_VENUE = 16, 64, 20, 50
 RATE, SECONDS = 0.2, 60.0
-RAMP = ((1.0, 10.0), (2.0, 10.0), (4.0, 10.0))
+RAMP = ((0.5, 10.0), (1.0, 10.0), (2.0, 10.0))
 SETUP = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 35}
 WAIT = 60.0  # safety net for each step of start-up and shut-down (they take seconds)
 LIMIT = 120.0
 """The whole bench, start-up to shut-down, in seconds at most: phases that cannot fit are
 refused; past it a watchdog kills every process the bench started."""
 OVERHEAD = 25.0  # start-up (some 10 s), the 1.5 s lead-in, the drain and shut-down
+SKIP = 1.0
+"""Seconds behind its time after which a table process skips a stroke (and counts it): a
+process that cannot keep up ends on time instead of running on past its phase."""
 
 
 def venue_name(v: int) -> str:
@@ -184,10 +187,14 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
     strokes.sort()
     published: list[list[Any]] = []  # [table, seq, t_ns, phase]
     late: list[int] = []
+    skipped = [0] * len(phases)  # strokes more than SKIP late: this process could not keep up
     for when, k, phase in strokes:
         delay = when - time.monotonic_ns()
         if delay > 0:
             time.sleep(delay / 1e9)
+        elif -delay > SKIP * 1e9:
+            skipped[phase] += 1
+            continue
         late.append(max(0, -delay))
         match = matches[k]
         event = match.parse({**scripts[k][match.seq], "t": round(time.time(), 3)})
@@ -204,7 +211,7 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
         feed.stop(timeout=2)
     out.write_text(json.dumps({
         "venue": venue, "tables": names, "published": published, "flushed": flushed,
-        "dropped": sum(feed.dropped for feed in feeds),
+        "dropped": sum(feed.dropped for feed in feeds), "skipped": skipped,
         "late_p99_ms": round(percentile(late, 99) / 1e6, 3) if late else None,
         "late_max_ms": round(max(late) / 1e6, 3) if late else None,
         "state_bytes": [len(json.dumps({**(screen_subset(m.state()) if compact else m.state()), "table": "t01",
@@ -436,7 +443,10 @@ def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tup
             for w in workers:
                 w.kill()
 
+        expired = threading.Event()
+
         def kill_all() -> None:  # the watchdog: past the limit, every process of the bench goes
+            expired.set()
             for process in [*(w.process for w in workers), *(b._process for b in brokers_all if b._process)]:
                 process.kill()
 
@@ -445,71 +455,78 @@ def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tup
         watchdog.daemon = True
         watchdog.start()
         stack.callback(watchdog.cancel)
-        subs = []
-        for i, group in enumerate(groups):
-            out = tmp / f"subscribers-{i}.json"
-            subs.append((Worker(["subscribers", json.dumps(group), str(out)], f"subscribers {i}"), out))
-        workers += [w for w, _ in subs]
-        for w, _ in subs:
-            w.expect("ready")
-        pubs = []
-        for v, venue in enumerate(names):
-            out = tmp / f"tables-{venue}.json"
-            pubs.append((Worker(["tables", venue, str(brokers[venue].port), str(tables), str(v * tables), str(total),
-                                 str(out), "compact" if compact else "full"], f"tables {venue}"), out))
-        workers += [w for w, _ in pubs]
-        for w, _ in pubs:
-            w.expect("ready")
-        time.sleep(1.0)  # the first states' deliveries settle
-        setup_s = time.monotonic() - started
-        start_ns = time.monotonic_ns() + int(1.5e9)  # the table processes make their scripts meanwhile
-        plan = json.dumps({"start_ns": start_ns, "phases": phases})
-        for w, _ in pubs:
-            w.send(plan)
-        pids = {"league": [league._process.pid] if league._process else [],
-                "venues": [b._process.pid for b in brokers.values() if b._process],
-                "tables": [w.pid for w, _ in pubs], "subscribers": [w.pid for w, _ in subs]}
-        samples = []  # per phase boundary: (monotonic_ns, {group: ticks})
-        memory: dict[str, Any] = {}
-        bounds, at = [], start_ns
-        for _, secs in phases:
+        try:
+            subs = []
+            for i, group in enumerate(groups):
+                out = tmp / f"subscribers-{i}.json"
+                subs.append((Worker(["subscribers", json.dumps(group), str(out)], f"subscribers {i}"), out))
+            workers += [w for w, _ in subs]
+            for w, _ in subs:
+                w.expect("ready")
+            pubs = []
+            for v, venue in enumerate(names):
+                out = tmp / f"tables-{venue}.json"
+                args = ["tables", venue, str(brokers[venue].port), str(tables), str(v * tables), str(total), str(out),
+                        "compact" if compact else "full"]
+                pubs.append((Worker(args, f"tables {venue}"), out))
+            workers += [w for w, _ in pubs]
+            for w, _ in pubs:
+                w.expect("ready")
+            time.sleep(1.0)  # the first states' deliveries settle
+            setup_s = time.monotonic() - started
+            start_ns = time.monotonic_ns() + int(1.5e9)  # the table processes make their scripts meanwhile
+            plan = json.dumps({"start_ns": start_ns, "phases": phases})
+            for w, _ in pubs:
+                w.send(plan)
+            pids = {"league": [league._process.pid] if league._process else [],
+                    "venues": [b._process.pid for b in brokers.values() if b._process],
+                    "tables": [w.pid for w, _ in pubs], "subscribers": [w.pid for w, _ in subs]}
+            samples = []  # per phase boundary: (monotonic_ns, {group: ticks})
+            memory: dict[str, Any] = {}
+            bounds, at = [], start_ns
+            for _, secs in phases:
+                bounds.append(at)
+                at += int(secs * 1e9)
             bounds.append(at)
-            at += int(secs * 1e9)
-        bounds.append(at)
 
-        def sample() -> tuple[int, dict[str, list[int]]]:
-            return time.monotonic_ns(), {g: [_cpu_ticks(p) for p in ps] for g, ps in pids.items()}
+            def sample() -> tuple[int, dict[str, list[int]]]:
+                return time.monotonic_ns(), {g: [_cpu_ticks(p) for p in ps] for g, ps in pids.items()}
 
-        for i, when in enumerate(bounds):
-            delay = when - time.monotonic_ns()
-            if delay > 0:
-                time.sleep(delay / 1e9)
-            samples.append(sample())
-            if i == 0:
-                for w, _ in subs:
-                    w.send("mark")
-                for w, _ in subs:
-                    w.expect("marked")
-            if i == 1:
-                memory = {"league": _memory_mb(pids["league"][0]),
-                          "venues": [_memory_mb(p) for p in pids["venues"]]}
-                for w, _ in subs:
-                    w.send("end")
-                for w, _ in subs:
-                    w.expect("ended")
-        for w, _ in pubs:
-            w.expect("done", WAIT)
-        time.sleep(3.0)  # the last deliveries through the bridges
-        for w, _ in subs:
-            w.send("stop")
-        for w, _ in subs:
-            w.finish()
-        for w, _ in pubs:
-            w.send("stop")
-        for w, _ in pubs:
-            w.finish()
-        published = [json.loads(out.read_text()) for _, out in pubs]
-        received = [r for _, out in subs for r in json.loads(out.read_text())]
+            for i, when in enumerate(bounds):
+                delay = when - time.monotonic_ns()
+                if delay > 0:
+                    time.sleep(delay / 1e9)
+                samples.append(sample())
+                if i == 0:
+                    for w, _ in subs:
+                        w.send("mark")
+                    for w, _ in subs:
+                        w.expect("marked")
+                if i == 1:
+                    memory = {"league": _memory_mb(pids["league"][0]),
+                              "venues": [_memory_mb(p) for p in pids["venues"]]}
+                    for w, _ in subs:
+                        w.send("end")
+                    for w, _ in subs:
+                        w.expect("ended")
+            for w, _ in pubs:
+                w.expect("done", WAIT)
+            time.sleep(3.0)  # the last deliveries through the bridges
+            for w, _ in subs:
+                w.send("stop")
+            for w, _ in subs:
+                w.finish()
+            for w, _ in pubs:
+                w.send("stop")
+            for w, _ in pubs:
+                w.finish()
+            published = [json.loads(out.read_text()) for _, out in pubs]
+            received = [r for _, out in subs for r in json.loads(out.read_text())]
+        except (OSError, RuntimeError, ValueError) as exc:  # a worker killed, or its output missing
+            if expired.is_set():
+                raise TimeoutError(f"league bench: past its limit of {LIMIT:.0f} s; every process it started "
+                                   "was killed") from exc
+            raise
     hz = os.sysconf("SC_CLK_TCK")
     result = figures(phases, published, received, samples, hz, memory, venues, tables,
                      round(setup_s, 1), round(time.monotonic() - started, 1))
@@ -557,6 +574,7 @@ def figures(phases: list[tuple[float, float]], published: list[dict[str, Any]], 
         out_phases.append({
             "events_per_second_per_table": rate, "seconds": seconds, "tables": venues * tables,
             "states_published": len(phase_sent), "per_kind": per_kind,
+            "strokes_skipped_by_table_processes": sum(p["skipped"][i] for p in published),
             "cpu_percent_of_one_core": {"league_broker": league_cpu,
                                         "venue_brokers_total": round(sum(cpu["venues"]), 1),
                                         "venue_broker_max": max(cpu["venues"]),

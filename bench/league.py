@@ -2,6 +2,8 @@
 
 The topology of docs/scale.md, all on 127.0.0.1 (``tests/mosquitto.py`` starts each broker):
 
+- one league broker with the general settings of ``examples/mosquitto/league.conf`` (its
+  in-flight window and queues; its listeners, TLS and ACL left out: loopback, anonymous);
 - ``venues`` venue brokers (mosquitto), each bridged to the league broker with the bridge
   of ``examples/mosquitto/venue.conf`` (``topic cueboard/# out 1``, ``cleansession false``;
   its address and client id for this loopback league, its TLS and password left out);
@@ -22,8 +24,11 @@ Measured, per phase (the main one at ``rate``, then a short ramp of faster rates
 where this machine saturates):
 
 - publish to receipt of each state (``time.monotonic_ns()``, one clock for all processes:
-  just before ``Feed.publish_state`` in the table's process, in paho's ``on_message`` in the
-  subscriber's), p50/p99 per kind of subscriber;
+  just before ``Feed.publish_state`` in the table's process, when the subscriber's process
+  reads it from its socket), p50/p90/p99 per kind of subscriber; and for the league's
+  subscribers, from the venue screen's receipt of the same state to theirs: the bridge and
+  the league broker alone, without the tables' own processes (1,024 tables' feeds, some
+  2,000 threads, on two cores: in a league each table has a Pi of its own);
 - lost: a state published and never received by a subscriber that should have it. The
   state topic is a latest value: a state the feed never sent because a newer one came
   before its predecessor was acknowledged counts as lost here too (a screen would show the
@@ -43,6 +48,7 @@ stopped at the end. Run: ``.venv/bin/python bench/league.py [--quick]`` (one JSO
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -104,6 +110,15 @@ def venue_bridge(venue: str, league_port: int) -> str:
             line = f"remote_clientid venue-{venue}"
         lines.append(line)
     return "\n".join(lines)
+
+
+def league_settings() -> str:
+    """The general settings of examples/mosquitto/league.conf (queues, in-flight window,
+    session expiry): the bench's league broker runs them; its listeners, TLS and ACL are left
+    out (loopback, anonymous)."""
+    keys = ("max_inflight_messages", "max_queued_messages", "persistent_client_expiration")
+    return "\n".join(line for line in (EXAMPLE / "league.conf").read_text().splitlines()
+                     if line.split(" ", 1)[0] in keys)
 
 
 def packet_bytes(topic: str, payload: bytes) -> int:
@@ -168,6 +183,7 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
     for feed, match in zip(feeds, matches, strict=True):
         feed.publish_state(match.state())
     ok = all(feed.flush(max(0.1, deadline - time.monotonic())) for feed in feeds)
+    gc.freeze()  # what start-up made is never collected: later collections stay short
     print("ready" if ok else "not ready: not every feed connected", flush=True)
     plan = json.loads(sys.stdin.readline())
     start, phases = int(plan["start_ns"]), plan["phases"]
@@ -253,9 +269,10 @@ class Screen:
 
     def _read_packet(self) -> tuple[int, bytes]:
         while True:
-            packet = _split_packet(self.buffer)
+            packet = _packet_at(self.buffer, 0)
             if packet is not None:
-                first, body, self.buffer = packet
+                first, start, end = packet
+                body, self.buffer = self.buffer[start:end], self.buffer[end:]
                 return first, body
             data = self.sock.recv(65536)
             if not data:
@@ -267,25 +284,46 @@ class Screen:
         t = time.monotonic_ns()
         if not data:
             raise ConnectionError(f"{self.spec['name']}: closed by the broker")
-        self.buffer += data
+        buffer = self.buffer + data
         acks = []
-        while (packet := _split_packet(self.buffer)) is not None:
-            first, body, self.buffer = packet
+        at = 0
+        while (packet := _packet_at(buffer, at)) is not None:
+            begin = at
+            first, start, at = packet
             if first >> 4 != 3:  # not a PUBLISH
                 continue
-            n = int.from_bytes(body[:2], "big")
-            topic = body[2:2 + n].decode()
+            n = int.from_bytes(buffer[start:start + 2], "big")
+            topic = buffer[start + 2:start + 2 + n].decode()
             qos = (first >> 1) & 3
-            payload = body[2 + n + (2 if qos else 0):]
             if qos:
-                acks.append(b"\x40\x02" + body[2 + n:4 + n])
+                acks.append(b"\x40\x02" + buffer[start + 2 + n:start + 4 + n])
             self.messages += 1
-            self.bytes += 1 + len(_varint(len(body))) + len(body)
+            self.bytes += at - begin  # the whole packet
             if topic.endswith("/state") and not first & 1:  # a live state, not the retained one
                 parts = topic.split("/")
+                payload = buffer[start + 2 + n + (2 if qos else 0):at]
                 self.states.append([f"{parts[1]}/{parts[2]}", _seq(payload), t])
+        self.buffer = buffer[at:]
         if acks:
             self.sock.sendall(b"".join(acks))
+
+
+def _packet_at(buffer: bytes, at: int) -> tuple[int, int, int] | None:
+    """The whole MQTT packet at ``at`` in ``buffer``: (first byte, where its body starts,
+    where it ends), or None if it is not all there yet."""
+    length, shift, i = 0, 0, at + 1
+    while True:
+        if i >= len(buffer):
+            return None
+        byte = buffer[i]
+        length |= (byte & 0x7F) << shift
+        i += 1
+        if not byte & 0x80:
+            break
+        shift += 7
+    if len(buffer) < i + length:
+        return None
+    return buffer[at], i, i + length
 
 
 def _varint(n: int) -> bytes:
@@ -297,28 +335,14 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def _split_packet(buffer: bytes) -> tuple[int, bytes, bytes] | None:
-    """The first whole MQTT packet in ``buffer``: (first byte, body, the rest), or None."""
-    length, shift, at = 0, 0, 1
-    while True:
-        if at >= len(buffer):
-            return None
-        byte = buffer[at]
-        length |= (byte & 0x7F) << shift
-        at += 1
-        if not byte & 0x80:
-            break
-        shift += 7
-    if len(buffer) < at + length:
-        return None
-    return buffer[0], buffer[at:at + length], buffer[at + length:]
-
-
 def subscribers_worker(specs: list[dict[str, Any]], out: Path) -> None:
     """A :class:`Screen` a spec (``{"name", "kind", "port", "prefix", "venue"}``), all read in
     one selector loop; "ready" once all are subscribed; then "mark" and "end" bound the window
     for what they receive a second, and "stop" writes what each received."""
     screens = [Screen(spec) for spec in specs]
+    # No garbage collector pauses in the instrument: its records (a list a state received,
+    # some 250,000 in a run) would make each full collection stop every screen of the process.
+    gc.disable()
     selector = selectors.DefaultSelector()
     for screen in screens:
         selector.register(screen.sock, selectors.EVENT_READ, screen)
@@ -404,8 +428,8 @@ def _summary(ns: list[int]) -> dict[str, Any]:
     if not ns:
         return {"n": 0}
     ms = [v / 1e6 for v in ns]
-    return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 3), "p99_ms": round(percentile(ms, 99), 3),
-            "max_ms": round(max(ms), 3)}
+    return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 3), "p90_ms": round(percentile(ms, 90), 3),
+            "p99_ms": round(percentile(ms, 99), 3), "max_ms": round(max(ms), 3)}
 
 
 def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tuple[float, float], ...] = RAMP,
@@ -423,7 +447,7 @@ def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tup
     names = [venue_name(v) for v in range(venues)]
     with tempfile.TemporaryDirectory(prefix="cueboard-league-") as tmp_name, ExitStack() as stack:
         tmp = Path(tmp_name)
-        league = stack.enter_context(Mosquitto(tmp / "league"))
+        league = stack.enter_context(Mosquitto(tmp / "league", extra=league_settings()))
         brokers = {}
         for venue in names:
             brokers[venue] = stack.enter_context(Mosquitto(tmp / venue, extra=venue_bridge(venue, league.port)))
@@ -551,8 +575,13 @@ def figures(phases: list[tuple[float, float]], published: list[dict[str, Any]], 
         phase_sent = {key: t for key, (t, ph) in sent.items() if ph == i}
         per_kind: dict[str, Any] = {}
         delivered_by_league = 0  # states the league broker delivered to its subscribers
+        # When the venue's own screen got each state: the league's subscribers' receipts less
+        # this is the bridge and the league broker alone (the tables' processes left out).
+        at_venue = {(key, seq): t for r in received if r["kind"].startswith("venue")
+                    for key, seq, t in r["states"]}
         for kind in kinds:
             lat: list[int] = []
+            hop: list[int] = []
             lost = expected = 0
             for r in (r for r in received if r["kind"] == kind):
                 got = {(key, seq): t for key, seq, t in r["states"]}
@@ -565,10 +594,20 @@ def figures(phases: list[tuple[float, float]], published: list[dict[str, Any]], 
                         lost += 1
                     else:
                         lat.append(t - phase_sent[key])
+                        if key in at_venue:
+                            hop.append(t - at_venue[key])
                 if not kind.startswith("venue"):
                     delivered_by_league += len(lat) - before
             per_kind[kind] = {"subscribers": sum(r["kind"] == kind for r in received), "states_expected": expected,
                               "lost": lost, "publish_to_receipt": _summary(lat)}
+            if not kind.startswith("venue"):
+                per_kind[kind]["venue_screen_to_receipt"] = _summary(hop)
+            if os.environ.get("LEAGUE_DUMP"):  # by hand: every latency with its publish time, for a closer look
+                with open(f"{os.environ['LEAGUE_DUMP']}-{i}-{kind.split(',')[0].split()[0]}.txt", "a") as dump:
+                    for r in (r for r in received if r["kind"] == kind):
+                        for key, seq, t in r["states"]:
+                            if (key, seq) in phase_sent:
+                                dump.write(f"{phase_sent[(key, seq)]} {t - phase_sent[(key, seq)]} {r['name']} {key}\n")
         league_cpu = cpu["league"][0]
         delivered = 2 * delivered_by_league / wall  # each state goes with its event
         out_phases.append({

@@ -236,13 +236,16 @@ def league_markdown(g: dict[str, Any]) -> list[str]:
     out = ["", f"League ({g['topology']}; {g['payload']}; the bench took {g['seconds']} s): "
            f"{g['tables']:,} tables at {m['events_per_second_per_table']:g} strokes/s each for {m['seconds']:g} s, "
            f"{m['states_published']:,} states published (each with its event):", "",
-           "| subscriber | how many | states lost | publish to receipt p50 / p99 (max) | received a second "
-           "(messages, bytes) |", "|---|---|---|---|---|"]
+           "| subscriber | how many | states lost | publish to receipt p50 / p90 / p99 (max), ms | the venue's "
+           "screen to it (bridge and league broker) p50 / p90 / p99, ms | received a second (messages, bytes) |",
+           "|---|---|---|---|---|---|"]
     for kind, k in m["per_kind"].items():
         lat, rec = k["publish_to_receipt"], g["received_in_main_phase"][kind]
+        hop = k.get("venue_screen_to_receipt")
+        hops = f"{hop.get('p50_ms')} / {hop.get('p90_ms')} / {hop.get('p99_ms')}" if hop else "(itself)"
         out.append(f"| {kind} | {k['subscribers']} | {k['lost']} of {k['states_expected']:,} | {lat.get('p50_ms')} / "
-                   f"{lat.get('p99_ms')} ms ({lat.get('max_ms')}) | {rec['messages_per_second']:g}, "
-                   f"{rec['bytes_per_second']:,} B |")
+                   f"{lat.get('p90_ms')} / {lat.get('p99_ms')} ({lat.get('max_ms')}) | {hops} | "
+                   f"{rec['messages_per_second']:g}, {rec['bytes_per_second']:,} B |")
     out += ["", f"Brokers in the main phase: the league's used {cpu['league_broker']} % of a core to deliver "
             f"{m['league_messages_delivered_per_second']:,} messages a second "
             f"({m['league_cpu_us_per_delivered_message']} us each), resident {mem['league_broker_rss']} MB (peak "
@@ -254,12 +257,14 @@ def league_markdown(g: dict[str, Any]) -> list[str]:
             f"(p50). Feeds dropped {g['feeds_dropped']} messages; the tables' strokes were at most "
             f"{g['publisher_late_max_ms']} ms late.", "",
             "Faster strokes, to find where this machine saturates:", "",
-            "| strokes/s a table | states | lost (everything / one venue / venue screen) | p99 ms (same) | "
-            "CPU %: league broker, venue brokers, tables, subscribers |", "|---|---|---|---|---|"]
+            "| strokes/s a table | states | strokes the table processes skipped | lost (everything / one venue / "
+            "venue screen) | p99 ms (same) | CPU %: league broker, venue brokers, tables, subscribers |",
+            "|---|---|---|---|---|---|"]
     for ph in g["phases"]:
         kinds = list(ph["per_kind"].values())
         c = ph["cpu_percent_of_one_core"]
         out.append(f"| {ph['events_per_second_per_table']:g} ({ph['seconds']:g} s) | {ph['states_published']:,} | "
+                   f"{ph['strokes_skipped_by_table_processes']:,} | "
                    + " / ".join(str(k["lost"]) for k in kinds) + " | "
                    + " / ".join(str(k["publish_to_receipt"].get("p99_ms")) for k in kinds)
                    + f" | {c['league_broker']}, {c['venue_brokers_total']}, {c['table_processes_total']}, "

@@ -54,6 +54,7 @@ BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:e
 PI_FACTORS = {"Raspberry Pi 5": 2.0, "Raspberry Pi 4": 4.0, "Raspberry Pi Zero 2 W": 10.0}
 """Estimated slow-down of CPU-bound Python against one core of this machine (not measured)."""
 RELIABILITY = ["tests/test_reliability.py", "tests/test_crash.py", "tests/test_journal.py", "tests/test_feed_broker.py",
+               "tests/test_league.py",
                "tests/test_keypad_fuzz.py", "tests/test_keypad_link.py", "tests/test_buttons.py"]
 """The tests behind issue 7's reliability items (docs/reliability.md)."""
 

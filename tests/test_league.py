@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
+from conftest import Finding
 from feed_helpers import example_states
 from mosquitto import HOST, Message, Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
 from paho.mqtt.enums import CallbackAPIVersion
@@ -169,7 +171,7 @@ def table_state(seq: int) -> Callable[[Message], bool]:
     return lambda m: m.topic == "cueboard/club/t1/state" and m.json()["seq"] == seq
 
 
-def test_a_venue_whose_link_drops_catches_up_when_it_returns(league: League) -> None:
+def test_a_venue_whose_link_drops_catches_up_when_it_returns(league: League, finding: Finding) -> None:
     states = example_states("snooker-frame")
     feed = league.table()
     with league.screen(["cueboard/+/+/state", "cueboard/+/+/event", BRIDGE_STATE]) as screen:
@@ -186,9 +188,11 @@ def test_a_venue_whose_link_drops_catches_up_when_it_returns(league: League) -> 
                 feed.publish_event(n, {"type": "no_pot", "n": n})
             assert feed.flush(15)
             away = len(screen.seen)
+            plugged = time.monotonic()
             league.cable.plug()
             screen.wait_topic(BRIDGE_STATE, b"1")
             newest = screen.wait_for(table_state(7))
+            caught_up = time.monotonic() - plugged
             with league.screen("cueboard/club/t1/state") as late:  # a screen that opens now
                 retained = late.get()
             events = [m.json()["event"]["n"] for m in screen.seen[away:] if m.topic.endswith("/event")]
@@ -197,6 +201,11 @@ def test_a_venue_whose_link_drops_catches_up_when_it_returns(league: League) -> 
                 events.append(m.json()["event"]["n"])
         finally:
             feed.stop()
+    finding(f"venue-to-league link pulled: the league saw the bridge's state go 0; 6 states and 6 events "
+            f"published at the venue meanwhile; link back: the league's screen had the newest state "
+            f"{caught_up:.2f} s later (the bridge's restart_timeout 1-2 s) and the {len(events)} queued events in "
+            f"order; a screen opening then got the retained seq {retained.json()['seq']}",
+            caught_up_s=round(caught_up, 3), events=events, retained_seq=retained.json()["seq"])
     assert retained.retain and retained.json()["seq"] == 7 and retained.payload == newest.payload
     assert events == [2, 3, 4, 5, 6, 7]
     # Nothing reached the league while the cable was out.
@@ -224,7 +233,7 @@ def test_the_league_keeps_each_venue_to_its_own_topics(league: League) -> None:
 
 
 def test_a_long_outage_overflows_the_venues_queue_and_the_league_still_ends_on_the_newest_state(
-        league: League) -> None:
+        league: League, finding: Finding) -> None:
     """Longer away than the venue's broker queues for the bridge (max_queued_messages, 1000
     messages): the newest queued ones are dropped, then the retained state of every topic is
     sent again on reconnecting, after the queue, so the league ends on the newest state."""
@@ -263,4 +272,9 @@ def test_a_long_outage_overflows_the_venues_queue_and_the_league_still_ends_on_t
     assert states_after[-1] == last  # the live screen too ends on the newest
     assert events == sorted(events) and events[0] == 2  # the oldest queued first, in order
     queued = [n for n in events if n <= last]
+    finding(f"venue-to-league link pulled while the table published {last - 1} events and their states: back, "
+            f"the league got {len(queued)} of the events (the oldest, in order: the venue's queue for the bridge "
+            f"holds 1000 messages), then the newest state; live screen's last state seq {states_after[-1]}, "
+            f"retained seq {retained.json()['seq']} (newest {last})", published_events=last - 1,
+            delivered_events=len(queued), live_last_seq=states_after[-1], retained_seq=retained.json()["seq"])
     assert len(queued) < last - 1, "the venue's queue for the bridge (max_queued_messages) should have overflowed"

@@ -195,9 +195,9 @@ class Journal:
             os.fsync(fd)
 
     def start(self, match_line: dict[str, Any]) -> Path:
-        """A new match: a new file holding its match line. The old files stay, cut to their lines."""
+        """A new match: a new file holding its match line. The old files stay, cut to their lines
+        (the current one once the new one is there: if it cannot be made, the match goes on)."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.close()
         files = self.matches()
         number = int(NAME.match(files[-1].name).group(1)) + 1 if files else 1  # type: ignore[union-attr]
         path = self.directory / f"match-{number:06d}.jsonl"

@@ -4,12 +4,14 @@ a damaged line keeps what came before it; a failed write changes nothing."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from daemon_helpers import scripted_events
 
 from cueboard.engine import Match
@@ -270,3 +272,22 @@ def test_a_full_disk_refuses_the_write_and_leaves_whole_lines(tmp_path: Path, fi
     assert out["size"] == out["line"] + 18 * room <= out["limit"]
     assert recovered.warnings == []
     assert seq == room
+
+
+def test_a_new_match_that_cannot_be_saved_leaves_the_current_one_going(tmp_path: Path) -> None:
+    """start() on a disk that refuses the new file: the current match's file stays open."""
+    journal = Journal(tmp_path)
+    play(journal, scripted_events(3))
+    tmp_path.chmod(0o500)  # the directory refuses a new file
+    try:
+        if os.access(tmp_path, os.W_OK):  # root ignores the mode: make the new file's name a directory
+            tmp_path.chmod(0o700)
+            (tmp_path / "match-000002.tmp").mkdir()
+        with pytest.raises(OSError):
+            journal.start(LINE)
+    finally:
+        tmp_path.chmod(0o700)
+    journal.append(scripted_events(4)[3])
+    recovered = Journal(tmp_path).open()
+    assert recovered.match is not None and recovered.match.seq == 4
+    assert [p.name for p in Journal(tmp_path).matches()] == ["match-000001.jsonl"]

@@ -13,9 +13,6 @@ the journal and the control socket; no referee box (no GPIO here) and no keypad.
   as a percentage of one core, and the voluntary context switches (all threads, from
   ``/proc/<pid>/task/*/status``) in the window: a daemon that polls wakes often;
 - ``rss_mb`` (``VmRSS``) and ``hwm_mb`` (``VmHWM``, the peak) from ``/proc/<pid>/status``.
-
-``journal_fsync``: ``Journal.append`` (``pwrite`` + ``fsync``) of ``count`` events, one at
-a time, in a directory on the file system named in the result.
 """
 
 from __future__ import annotations
@@ -28,10 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from stats import percentile
-
 from cueboard.daemon import ask_daemon
-from cueboard.journal import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
 CUEBOARD = ROOT / ".venv" / "bin" / "cueboard"
@@ -60,16 +54,6 @@ def _voluntary_switches(pid: int) -> int:
 
 def _status_path(path: Path) -> dict[str, str]:
     return {k: v.strip() for k, _, v in (line.partition(":") for line in path.read_text().splitlines())}
-
-
-def _fs_type(path: Path) -> str:
-    best, kind = "", "?"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        parts = line.split()
-        mount = parts[1]
-        if str(path.resolve()).startswith(mount) and len(mount) > len(best):
-            best, kind = mount, f"{parts[2]} on {parts[0]} (mounted at {mount})"
-    return kind
 
 
 def daemon_footprint(host: str, port: int, idle_seconds: float) -> dict[str, Any]:
@@ -157,20 +141,3 @@ file = "{frames / 'board-{0:06}.png'}"
         "frames_written": frames_written,
         "targets": {"idle_cpu_percent": 1.0, "rss_mb": 60, "first_frame_s": 1.5},
     }
-
-
-def journal_fsync(count: int, directory: Path = Path("/var/tmp")) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(dir=directory) as tmp:
-        journal = Journal(Path(tmp) / "journal")
-        journal.open()
-        journal.start({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3})
-        times = []
-        for i in range(count):
-            event = {"type": "no_pot", "t": 1_700_000_000.0 + i}
-            t0 = time.perf_counter_ns()
-            journal.append(event)
-            times.append(time.perf_counter_ns() - t0)
-        journal.close()
-    return {"events": count, "file_system": _fs_type(directory),
-            "p50_ms": round(percentile(times, 50) / 1e6, 3), "p99_ms": round(percentile(times, 99) / 1e6, 3),
-            "mean_ms": round(sum(times) / len(times) / 1e6, 3), "max_ms": round(max(times) / 1e6, 3)}

@@ -15,7 +15,10 @@ venue screen). Then the pin is released and we wait 25 ms (longer than the 20 ms
 so the release's timer has fired before the next press.
 
 The floor: a bare paho client publishes (QoS 1, as the feed does) to the same broker and
-the same subscriber receives it; ``t0`` just before ``publish()``.
+the same subscriber receives it; ``t0`` just before ``publish()``. Measured twice: paced
+like the presses (a message every :data:`PACE` seconds, so the CPUs idle in between as they
+do between presses: the figure the feed's own part is judged against) and back to back
+(2 ms apart, the figure of earlier runs).
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ PINS = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]
 RED, UNDO = 0, 11  # buttons of referee-box-12: row * 4 + column
 LAYOUTS = ((32, 8), (64, 16), (128, 32))
 WAIT = 5.0
+PACE = 0.025
+"""Seconds between presses (after the release), and between the paced floor's messages."""
 
 
 def summary_ms(ns: list[int]) -> dict[str, Any]:
@@ -124,7 +129,7 @@ class Listener:
         self.client.loop_stop()
 
 
-def mqtt_floor(broker: Mosquitto, count: int) -> dict[str, Any]:
+def mqtt_floor(broker: Mosquitto, count: int, gap: float = 0.002) -> dict[str, Any]:
     listener = Listener(broker.host, broker.port, ["bench/floor"])
     pub = mqtt.Client(CallbackAPIVersion.VERSION2)
     pub.connect(broker.host, broker.port, keepalive=30)
@@ -138,8 +143,9 @@ def mqtt_floor(broker: Mosquitto, count: int) -> dict[str, Any]:
             t1, _ = listener.next("bench/floor")
             if i >= 50:  # the first ones warm the connection
                 lat.append(t1 - t0)
-            time.sleep(0.002)
-        return {"what": "bare paho publish (QoS 1) to receive, same broker, same subscriber", **summary_ms(lat)}
+            time.sleep(gap)
+        return {"what": "bare paho publish (QoS 1) to receive, same broker, same subscriber, "
+                        f"a message every {gap * 1e3:g} ms", **summary_ms(lat)}
     finally:
         pub.disconnect()
         pub.loop_stop()
@@ -232,7 +238,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                         failed.append(f"press {i} ({'RED' if button == RED else 'UNDO'}): "
                                       + (refusals[-1] if table.refused != refused and refusals else
                                          "no frame or no state within 5 s"))
-                        time.sleep(0.025)
+                        time.sleep(PACE)
                         continue
                     if i >= warm:
                         pixels.append(t_pix - t0)
@@ -245,7 +251,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                         feed.append(t_mqtt - t_pix)
                         if len(scores) < 4:
                             scores.append([s["score"] for s in json.loads(payload)["sides"]])
-                    time.sleep(0.025)
+                    time.sleep(PACE)
                 table.stop()
                 engine.join(WAIT)
                 accepted = table.accepted
@@ -264,14 +270,17 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
 def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir)) as broker:
         layouts = {f"{w}x{h}": press_run(broker, (w, h), presses, journal_root) for w, h in LAYOUTS}
-        floor = mqtt_floor(broker, floor_count)
+        floor = mqtt_floor(broker, floor_count, PACE)
+        floor_warm = mqtt_floor(broker, floor_count)
     pixels_p99 = max(v["press_to_pixels"]["p99_ms"] for v in layouts.values())
     venue_p99 = max(v["press_to_venue"]["p99_ms"] for v in layouts.values())
     venue_p50 = max(v["press_to_venue"]["p50_ms"] for v in layouts.values())
     feed_p99 = max(v["frame_to_venue"]["p99_ms"] for v in layouts.values())
+    journal_p99 = max(v["press_to_pixels_stages"]["journal_write_fsync"]["p99_ms"] for v in layouts.values())
     return {
         "layouts": layouts,
         "mqtt_floor": floor,
+        "mqtt_floor_back_to_back": floor_warm,
         "press_to_pixels_p99_ms_worst_layout": pixels_p99,
         "press_to_venue_p99_ms_worst_layout": venue_p99,
         "venue_to_floor_ratio_p99": round(venue_p99 / floor["p99_ms"], 2),
@@ -280,9 +289,12 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
         # part, from the frame to the subscriber, is what compares with a bare publish.
         "frame_to_venue_p99_ms_worst_layout": feed_p99,
         "frame_to_venue_to_floor_ratio_p99": round(feed_p99 / floor["p99_ms"], 2),
-        "targets": {"press_to_pixels_p99_ms": 2.0, "venue_to_floor_ratio_p99": 3.0},
-        "meets_pixels_target": pixels_p99 < 2.0,
-        "meets_venue_target": venue_p99 <= 3 * floor["p99_ms"],
+        "frame_to_venue_to_back_to_back_floor_ratio_p99": round(feed_p99 / floor_warm["p99_ms"], 2),
+        "journal_p99_ms_worst_layout": journal_p99,
+        "targets": {"press_to_pixels_p99_ms": 2.0, "journal_p99_ms": 0.5, "frame_to_venue_to_floor_ratio_p99": 2.0},
+        "meets_pixels_target": pixels_p99 <= 2.0,
+        "meets_journal_target": journal_p99 < 0.5,
+        "meets_venue_target": feed_p99 <= 2 * floor["p99_ms"],
     }
 
 

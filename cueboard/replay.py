@@ -1,4 +1,7 @@
-"""``cueboard replay``: apply an event log and print the state (``state.md``)."""
+"""``cueboard replay``: apply an event log and print the state (``state.md``).
+
+:func:`replay` is the one way a log is applied: by the command, and by the journal when
+the daemon starts (``cueboard.journal``, which first sets a torn last line aside)."""
 
 from __future__ import annotations
 
@@ -19,8 +22,18 @@ class RejectedLine(Exception):
 
 
 def lines_of(raw: Iterable[bytes]) -> Iterator[tuple[int, str]]:
-    """(line number, text) for each non-blank line; a line that is not UTF-8 is rejected."""
+    """(line number, text) for each non-blank line; a line that is not UTF-8 is rejected.
+
+    A last line of zero bytes only is the end of the log: a running daemon's journal file
+    has its space preallocated with zeros after the lines (``cueboard.journal``). A line
+    running into zeros is a line torn by a power cut.
+    """
     for number, data in enumerate(raw, start=1):
+        if b"\0" in data:
+            if not data.strip(b"\0") and not data.endswith(b"\n"):
+                return
+            raise RejectedLine(number, "torn: it runs into zero bytes (the journal's preallocated space; "
+                               "a power cut?)")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -18,7 +18,7 @@ from daemon_helpers import EXAMPLES, StillOutput, scripted_events, table_config
 from cueboard.daemon import ControlServer, Table, ask_daemon
 from cueboard.hw.keys import KeyPress
 from cueboard.inputs import Call, Command, KeyInput
-from cueboard.journal import Journal
+from cueboard.journal import Journal, read_lines
 
 
 class Recorder(StillOutput):
@@ -34,7 +34,7 @@ class Recorder(StillOutput):
 
     def show(self, state: dict[str, Any], clock: float | None = None) -> None:
         if self.journal is not None and self.journal.path is not None and state["seq"]:
-            lines = self.journal.path.read_text().splitlines()
+            lines = read_lines(self.journal.path)
             self.saved_when_shown.append(len(lines) - 1 >= state["seq"])
         self.shown.append((state, clock))
 
@@ -201,7 +201,7 @@ def test_shot_clock_restarts_after_each_stroke_and_its_expiry_is_a_time_foul(tmp
         t._timers(None)
         state = t.match.state()
         assert t.match.events[-1].TYPE == "foul" and state["free_shot"] and state["striker"] == 0
-        assert json.loads(t.journal.path.read_text().splitlines()[-1])["reason"] == "time"
+        assert json.loads(read_lines(t.journal.path)[-1])["reason"] == "time"
     finally:
         t.journal.close()
 

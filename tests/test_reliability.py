@@ -49,7 +49,7 @@ from cueboard.hw.clock import ManualClock
 from cueboard.hw.debounce import DEBOUNCE, HOLD_TIME
 from cueboard.hw.keys import ButtonPress
 from cueboard.inputs import Call, Input, KeyInput
-from cueboard.journal import Journal
+from cueboard.journal import Journal, read_lines
 from cueboard.keymap import Entry, Pending, Refusal, load_keymap
 from cueboard.service import open_table
 
@@ -124,7 +124,7 @@ def expected_match(config: Config, events: list[dict[str, Any]]) -> Match:
 def journalled(directory: Path) -> Match:
     """The newest match file of a journal replayed, read only (a Journal would cut the file
     the running table has open)."""
-    lines = Journal(directory).matches()[-1].read_text("utf-8").splitlines()
+    lines = read_lines(Journal(directory).matches()[-1])
     match = Match.from_json(decode(lines[0]))
     for line in lines[1:]:
         match.apply(match.parse_line(line))

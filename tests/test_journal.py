@@ -100,9 +100,11 @@ def test_every_way_a_power_cut_can_tear_one_line_keeps_every_saved_event(tmp_pat
         for first, second in ((False, False), (True, False), (False, True), (True, True)):
             directory = tmp_path / f"{cut}-{first}-{second}"
             journal = Journal(directory)
-            # A player's name as long as it takes to put the boundary `cut` bytes into the line.
-            short = len(_line(LINE)) + sum(len(_line(e)) for e in events[:2])
-            setup = {**LINE, "sides": ["Ann" + "n" * (512 - cut - short), "Bob"]}
+            # A handicap with as many digits as it takes to put the boundary `cut` bytes into the
+            # line (a name would do it more plainly, but a name is at most 40 characters).
+            base = Match.from_json({**LINE, "handicap": [0, 0]}).setup.to_json()
+            short = len(_line(base)) + sum(len(_line(e)) for e in events[:2])
+            setup = {**LINE, "handicap": [0, 10 ** (512 - cut - short)]}
             live = Match.from_json(setup)
             journal.start(live.setup.to_json())
             for obj in events[:2]:

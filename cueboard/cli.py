@@ -54,7 +54,8 @@ def _render(args: argparse.Namespace) -> int:
 
     return run(args.state, args.out, layout=args.layout, size=args.size, game=args.game, mode=args.mode,
                clock=args.clock, at=args.at, scale=args.scale, pixels=args.pixels, flash=args.flash,
-               stdin=sys.stdin.buffer, stderr=sys.stderr)
+               stdin=sys.stdin.buffer, stderr=sys.stderr, prompt=args.prompt, needs=args.needs,
+               lapsed=args.lapsed, refusal=args.refusal)
 
 
 DEFAULT_CONFIG = "/etc/cueboard/cueboard.toml"
@@ -234,6 +235,11 @@ def parser() -> argparse.ArgumentParser:
     rd.add_argument("--scale", type=int, default=8, help="picture pixels an LED (default 8)")
     rd.add_argument("--pixels", action="store_true", help="square pixels rather than round LEDs")
     rd.add_argument("--flash", action="store_true", help="as the refusal flash shows it")
+    rd.add_argument("--prompt", metavar="KEY,KEY", help="a call being keyed in: its keys' legends "
+                    "(such as FOUL,MISS), drawn in the bar")
+    rd.add_argument("--needs", metavar="TEXT", help="what the call waits for (with --prompt)")
+    rd.add_argument("--lapsed", action="store_true", help="the call lapsed (with --prompt)")
+    rd.add_argument("--refusal", metavar="REASON", help="a refused key's reason, drawn in the bar")
     rd.set_defaults(func=_render)
     d = sub.add_parser("demo", help="the whole table on a laptop: keyboard as the referee box, board in "
                        "the terminal, MQTT", description="Run the real daemon with no hardware: the "

@@ -3,8 +3,10 @@
 The states are ``tests/golden/states.json`` (real states of the example logs, and a few
 made harder: long names, doubles, three-digit scores, two-digit frames, a shot clock).
 Each golden PNG is a sheet: a row a state, a column a page as the board shows them in
-turn (see ``tools/board_pictures.py``). After a deliberate change of a layout, look
-at the new pictures, then redraw the goldens with::
+turn (see ``tools/board_pictures.py``). The ``talk-*`` sheets are the conversation bar:
+a call being keyed in, a lapsed call and refusals over two states of each game, a column
+a moment. After a deliberate change of a layout, look at the new pictures, then redraw
+the goldens with::
 
     CUEBOARD_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_board_golden.py
     .venv/bin/python tools/board_pictures.py      # and the pictures in docs/img/
@@ -16,7 +18,7 @@ import os
 from pathlib import Path
 
 import pytest
-from board_pictures import PICTURES, load_cases, pictures, sheet
+from board_pictures import PICTURES, TALK_CASES, TALK_PICTURES, load_cases, pictures, sheet, talk_sheet
 from PIL import Image
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -56,7 +58,33 @@ def test_the_layout_draws_its_golden_image(game: str, size: tuple[int, int], mod
     assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
 
 
-@pytest.mark.parametrize("picture", sorted(PICTURES))
+TALK_SHEETS = [*SHEETS, ("snooker", (16, 8), "1"), ("blackball", (24, 8), "RGB"), ("snooker", (40, 8), "1"),
+               ("blackball", (64, 32), "RGB")]
+"""The bar on every layout, and on boards drawn by the tiny layout or a smaller one in the middle."""
+
+
+@pytest.mark.parametrize(("game", "size", "mode"), TALK_SHEETS,
+                         ids=[golden_path(*case).stem for case in TALK_SHEETS])
+def test_the_bar_draws_its_golden_image(game: str, size: tuple[int, int], mode: str) -> None:
+    cases = [c for c in CASES[game] if c.name in TALK_CASES[game]]
+    drawn, corners, names = talk_sheet(cases, game, *size, mode)
+    path = golden_path(game, size, mode).with_name("talk-" + golden_path(game, size, mode).name)
+    if UPDATE:
+        drawn.save(path, optimize=True)
+    with Image.open(path) as saved:
+        golden = saved.copy()
+    assert golden.mode == drawn.mode
+    wrong = []
+    for name, row in zip(names, corners, strict=True):
+        for moment, (x, y) in enumerate(row, start=1):
+            box = (x, y, x + size[0], y + size[1])
+            if drawn.crop(box).tobytes() != golden.crop(box).tobytes():
+                wrong.append(f"{name} moment {moment}")
+    assert drawn.size == golden.size, f"moments added or gone: redraw {path.name} (see the module's doc)"
+    assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
+
+
+@pytest.mark.parametrize("picture", sorted(PICTURES) + sorted(TALK_PICTURES))
 def test_the_pictures_in_the_docs_are_what_the_layouts_draw(picture: str) -> None:
     with Image.open(ROOT / picture) as saved:
         assert saved.convert("RGB").tobytes() == pictures()[picture].tobytes(), (

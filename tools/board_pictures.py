@@ -5,6 +5,10 @@ seconds, pictures that repeat left out), the boards one pixel an LED with a 2-pi
 gap between them. The golden tests compare such sheets with ``tests/golden/``, and the
 pictures in ``docs/img/`` are sheets drawn as LEDs. ``python tools/board_pictures.py``
 redraws the pictures in ``docs/img/`` from the states of ``tests/golden/states.json``.
+
+The conversation bar (``cueboard/boards/bar.py``) has sheets of its own: a row a state
+with a call being keyed in, a lapsed call or a refusal (:data:`SAID`), a column a moment
+(:data:`TALK_TIMES`: its start, its marquee moving, and long after, when a refusal is gone).
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from PIL import Image
 
 from cueboard.boards import LayoutOptions, render
 from cueboard.boards.preview import leds
+from cueboard.seams import Prompt
 
-__all__ = ["GAP", "PICTURES", "Case", "led_sheet", "load_cases", "pages", "pictures", "sheet"]
+__all__ = ["GAP", "PICTURES", "SAID", "TALK_CASES", "TALK_PICTURES", "TALK_TIMES", "Case", "Said", "led_sheet",
+           "load_cases", "pages", "pictures", "sheet", "talk_pages", "talk_sheet"]
 
 ROOT = Path(__file__).resolve().parent.parent
 STATES = ROOT / "tests" / "golden" / "states.json"
@@ -63,10 +69,77 @@ def pages(case: Case, width: int, height: int, mode: str, *, size: tuple[int, in
     return out
 
 
+@dataclass(frozen=True)
+class Said:
+    """What the table says on the board over a state: a call (or a lapsed one), a refusal."""
+
+    name: str
+    prompt: Prompt | None = None
+    refusal: str | None = None
+
+
+SAID: dict[str, tuple[Said, ...]] = {
+    "snooker": (
+        Said("call", Prompt("referee_box:0", ("FOUL", "MISS"), "the ball that sets the penalty (4 to 7)")),
+        Said("call-keys", Prompt("keypad", ("FREE BALL", "FOUL", "MISS"), "the ball that sets the penalty (4 to 7)")),
+        Said("call-short", Prompt("keypad", ("AWARD",), "the side: 1 or 2")),
+        Said("lapsed", Prompt("referee_box:0", ("FOUL", "MISS"), lapsed=True)),
+        Said("refusal", refusal="red is on: potting the pink is a foul, enter a foul (Section 3 Rule 10(b)(iii))"),
+        Said("refusal-short", refusal="the match is over"),
+    ),
+    "blackball": (
+        Said("call", Prompt("referee_box:0", ("FOUL",), "the balls that went down, then FOUL or OK")),
+        Said("call-short", Prompt("keypad", ("AWARD",), "the side: 1 or 2")),
+        Said("lapsed", Prompt("keypad", ("FOUL", "+"), lapsed=True)),
+        Said("refusal", refusal="yellow is not your group: enter a foul (rule 5c)"),
+    ),
+}
+"""The calls and refusals of the golden sheets and the pictures, in the keymaps' words."""
+
+TALK_CASES: dict[str, tuple[str, ...]] = {"snooker": ("break", "three-digits"), "blackball": ("groups", "frame-over")}
+"""The states the bar is drawn over: an ordinary one, and one that narrows the bar on 64x16
+(three-digit scores; a running shot clock)."""
+
+TALK_TIMES: tuple[float, ...] = (0.0, 2.5, 5.0, 60.0)
+"""When the bar is drawn: as it appears, moving, and a minute on (a call still pending; a
+refusal gone, the state back)."""
+
+
+def talk_pages(case: Case, said: Said, width: int, height: int, mode: str, *,
+               times: Sequence[float] = TALK_TIMES) -> list[Image.Image]:
+    """What the board shows at ``times`` after ``said`` came over ``case``, repeats left out."""
+    out: list[Image.Image] = []
+    seen: set[bytes] = set()
+    for at in times:
+        image = render(case.state, width, height, mode=mode, clock=case.clock, at=at, prompt=said.prompt,
+                       refusal=said.refusal)
+        if image.tobytes() not in seen:
+            seen.add(image.tobytes())
+            out.append(image)
+    return out
+
+
+def talk_sheet(cases: Sequence[Case], game: str, width: int, height: int,
+               mode: str) -> tuple[Image.Image, list[list[tuple[int, int]]], list[str]]:
+    """The sheet of :data:`SAID` over each of ``cases``: the image, each row's corners, and
+    each row's name (``state/said``)."""
+    rows, names = [], []
+    for case in cases:
+        for said in SAID[game]:
+            rows.append(talk_pages(case, said, width, height, mode))
+            names.append(f"{case.name}/{said.name}")
+    image, corners = _assemble(rows, width, height, mode)
+    return image, corners, names
+
+
 def sheet(cases: Sequence[Case], width: int, height: int, mode: str, *,
           size: tuple[int, int] | None = None) -> tuple[Image.Image, list[list[tuple[int, int]]]]:
     """The sheet of ``cases`` and, for each case, the top-left corner of each of its pages."""
-    rows = [pages(c, width, height, mode, size=size) for c in cases]
+    return _assemble([pages(c, width, height, mode, size=size) for c in cases], width, height, mode)
+
+
+def _assemble(rows: Sequence[Sequence[Image.Image]], width: int, height: int,
+              mode: str) -> tuple[Image.Image, list[list[tuple[int, int]]]]:
     columns = max(len(r) for r in rows)
     image = Image.new(mode, (columns * (width + GAP) - GAP, len(rows) * (height + GAP) - GAP))
     corners: list[list[tuple[int, int]]] = []
@@ -91,6 +164,18 @@ PICTURES: dict[str, tuple[str, tuple[int, int], str, tuple[str, ...]]] = {
 }
 """The pictures in ``docs/img/``: a few telling states of each layout, as LEDs."""
 
+TALK_PICTURES: dict[str, tuple[tuple[int, int], str, tuple[tuple[str, str, str], ...], tuple[float, ...]]] = {
+    # picture: (board size, mode, rows of (game, state, said), times)
+    **{f"docs/img/board-prompt-{w}x{h}.png": ((w, h), mode, (
+        ("snooker", "break", "call"), ("snooker", "break", "lapsed"), ("blackball", "groups", "call")),
+        (0.0, 3.0)) for (w, h), mode in (((32, 8), "1"), ((64, 16), "RGB"), ((128, 32), "RGB"))},
+    **{f"docs/img/board-refusal-{w}x{h}.png": ((w, h), mode, (
+        ("snooker", "break", "refusal"), ("blackball", "groups", "refusal")),
+        (0.0, 3.0, 6.0, 60.0)) for (w, h), mode in (((32, 8), "1"), ((64, 16), "RGB"), ((128, 32), "RGB"))},
+}
+"""The pictures of the bar in ``docs/img/``: calls, a lapsed call, refusals, at a few moments
+(a refusal's last one: gone, the state back)."""
+
 
 def led_sheet(rows: Sequence[Sequence[Image.Image]], scale: int, margin: int = 12) -> Image.Image:
     """Boards as LEDs (:func:`~.preview.leds`), a row of pages a state, on a grey ground."""
@@ -107,11 +192,17 @@ def led_sheet(rows: Sequence[Sequence[Image.Image]], scale: int, margin: int = 1
 
 
 def pictures(root: Path = ROOT) -> dict[str, Image.Image]:
-    """Each picture of :data:`PICTURES`, drawn."""
+    """Each picture of :data:`PICTURES` and :data:`TALK_PICTURES`, drawn."""
     cases = load_cases(root / "tests" / "golden" / "states.json")
     out = {}
     for path, (game, (w, h), mode, names) in PICTURES.items():
         rows = [pages(c, w, h, mode) for c in cases[game] if c.name in names]
+        out[path] = led_sheet(rows, scale=8 if w <= 64 else 6)
+    for path, ((w, h), mode, said_rows, times) in TALK_PICTURES.items():
+        said = {(game, s.name): s for game, group in SAID.items() for s in group}
+        named = {(game, c.name): c for game, group in cases.items() for c in group}
+        rows = [talk_pages(named[game, state], said[game, name], w, h, mode, times=times)
+                for game, state, name in said_rows]
         out[path] = led_sheet(rows, scale=8 if w <= 64 else 6)
     return out
 

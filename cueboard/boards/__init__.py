@@ -8,7 +8,9 @@ opens those from the configuration).
 :class:`Renderer` holds what one board shows: the last state and shot clock, their scene,
 and when each moving part (pages, scrolling names) appeared, so that it can say whether
 the picture changed (:meth:`Renderer.phase`) and when it next will
-(:meth:`Renderer.next_change`). Time is always passed in, never read.
+(:meth:`Renderer.next_change`). Time is always passed in, never read. It also holds the
+conversation bar (:mod:`.bar`): the call being keyed in, a lapsed call, a refused key's
+reason and when that goes.
 
 >>> image = render({"game": "snooker", "sides": [{"name": "A", "score": 64}, {"name": "B", "score": 12}],
 ...                 "striker": 0}, 32, 8, mode="1")

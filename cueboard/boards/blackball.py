@@ -17,6 +17,7 @@ the table, the groups, the free shot and visits after a foul, and the shot clock
 
 from __future__ import annotations
 
+from .bar import Box
 from .fonts import LARGE, NARROW, NORMAL, TINY
 from .layout import (
     Layout,
@@ -27,6 +28,7 @@ from .layout import (
     marked_side,
     number,
     register,
+    rule,
     shot_clock_items,
     side_name,
 )
@@ -135,6 +137,26 @@ class Blackball64x16(Layout):
     width = 64
     height = 16
 
+    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        """The frames stay at the right, and the shot clock while it runs (in 5x7 digits, to
+        leave the bar some 40 pixels); the bar takes the rest, both lines, up to a rule."""
+        items: list[Item] = []
+        right = 64
+        if shot is not None:
+            text = clock_text(shot)
+            font = digits_font([text], 17, (NORMAL, NARROW, TINY))
+            cw = font.width(text) + (4 if shot.called else 0)
+            right = 64 - cw
+            items += shot_clock_items(right, 0, cw, 16, shot, (font,))
+            right -= 2
+        frames = [number(s.frames) for s in view.sides]
+        font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
+        fw = max(font.width(t) for t in frames)
+        frames_x = right - fw if shot is not None else right - 1 - fw
+        items += [line(frames_x, 8 * side, fw, frames[side], font, group_colour(view, side, colour), "right")
+                  for side in (0, 1)]
+        return (*items, rule(frames_x - 2)), (0, 0, frames_x - 3, 16)
+
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
         items: list[Item] = []
         right = 64
@@ -190,6 +212,14 @@ class Blackball128x32(Layout):
     height = 32
 
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        return (*self._upper(view, shot, colour), *self._status(view, colour))
+
+    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        """Names, big frames and the clock (or the match's length) stay; the bar takes the
+        bottom line (the balls left and the news)."""
+        return tuple(self._upper(view, shot, colour)), (0, 25, 128, 7)
+
+    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
         items: list[Item] = []
         frames = [number(s.frames) for s in view.sides]
         font = digits_font(frames, 34, (LARGE, NORMAL, NARROW, TINY))
@@ -219,8 +249,7 @@ class Blackball128x32(Layout):
                       else f"BEST OF {view.best_of}" if view.best_of is not None else "")
             items.append(Text(cx, 10, cw, frame, TINY, "label", "centre", False))
             items.append(Text(cx, 17, cw, length, TINY, "label", "centre", False))
-        items += self._status(view, colour)
-        return tuple(items)
+        return items
 
     def _status(self, view: BoardView, colour: bool) -> list[Item]:
         y = 25

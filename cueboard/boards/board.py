@@ -12,7 +12,9 @@ The daemon's side::
     board = open_board(parse_display(config["display"]))
     board.show(state)                 # on every state change
     board.show(state, clock=41.7)     # and about every 100 ms while a shot clock runs
-    board.flash()                     # an input was refused
+    board.flash(reason="red is on: ...")  # an input was refused: blink, and the reason in the bar
+    board.prompt(Prompt("keypad", ("FOUL",), "the ball that sets the penalty (4 to 7)"))
+    board.prompt(None)                # no call pending any more
     board.health                      # "ok" or "failed: <reason>"
 
 :class:`Board` never raises into its caller and never sleeps or polls in the caller's
@@ -20,13 +22,14 @@ thread. Each call is cheap when nothing changed: the state is compared, the shot
 is shown in whole seconds, and a frame equal to the last one is neither drawn nor sent.
 
 **Time.** Things that move by themselves -- pages taking turns, long names scrolling,
-the refusal flash, retrying a failed device, re-sending a MAX7219's set-up -- are drawn
-by :meth:`Board.tick`. Two ways to drive it:
+the refusal flash, a reason or a call scrolling in the bar and the reason's end, retrying
+a failed device, re-sending a MAX7219's set-up -- are drawn by :meth:`Board.tick`. Two
+ways to drive it:
 
 - the caller's loop (the daemon's): :meth:`Board.next_deadline` says when the next
   change is due, on ``time.monotonic``'s scale (None: nothing moves), and the loop calls
-  ``tick(now)`` then; ``show``, ``flash`` and ``tick`` all take an optional ``now`` so
-  that a loop with its own clock gives the board that clock's time;
+  ``tick(now)`` then; ``show``, ``flash``, ``prompt`` and ``tick`` all take an optional
+  ``now`` so that a loop with its own clock gives the board that clock's time;
 - the board's own timer: given ``time_source=`` (a :class:`~.clock.Clock`: ``now()`` and
   ``call_at()``), the board reads the time from it and asks it to call ``tick`` when the
   next change is due (one pending timer, none when nothing moves). Tests pass a
@@ -45,6 +48,7 @@ thread take one lock, each for well under a millisecond.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -177,17 +181,37 @@ class Board:
             return self._refresh(now)
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:
-        """A refused input: the board blinks inverted twice (0.4 s), then shows the state again.
-        (``reason``: not drawn yet; issue 15 draws it.)"""
+        """A refused input: the board blinks inverted twice (0.4 s); with a ``reason``, the
+        reason stays in the bar (see :mod:`.bar`) for 3 s or one pass of its marquee,
+        whichever is longer, then the board shows the state (and the call, if one is
+        still pending) again. A new refusal starts it again; a new call ends it."""
         with self._lock:
             if self._closed:
                 return
             now = self._time() if now is None else now
             self._flash_at = now
+            if reason:
+                try:
+                    self._renderer.refuse(reason, now)
+                except Exception:  # a layout bug must not stop scoring: blink at least
+                    log.exception("%s: cannot draw the reason %r", self.config.label, reason)
             self._refresh(now)
 
     def prompt(self, prompt: Prompt | None, now: float | None = None) -> None:
-        """The call being keyed in (not drawn yet; issue 15 draws it)."""
+        """The call being keyed in, drawn in the bar while it is pending: its keys and what
+        it waits for. ``lapsed``: it was not finished in time (drawn for 3 s, or one pass of
+        its marquee). None: no call any more (a refusal or a lapsed call in the bar still
+        runs its time)."""
+        with self._lock:
+            if self._closed:
+                return
+            now = self._time() if now is None else now
+            try:
+                self._renderer.prompt(prompt, now)
+            except Exception:  # a layout bug must not stop scoring: keep the last picture
+                log.exception("%s: cannot draw the call %r", self.config.label, prompt)
+                return
+            self._refresh(now)
 
     def tick(self, now: float | None = None) -> bool:
         """Draw what time changed (pages, scrolling, flash), retry a failed device, re-send a
@@ -244,11 +268,24 @@ class Board:
             return None
         t = now - self._flash_at
         edges = [e for span in FLASH for e in span if e > t]
-        return self._flash_at + min(edges) if edges else None
+        if not edges:
+            return None
+        # Never a hair early: at the time returned, ``now - flash_at`` has reached the edge
+        # (2.0 + 0.15 - 2.0 is 0.1499...; a timer that woke to find nothing changed would
+        # ask again for the same time, for ever).
+        edge = min(edges)
+        when = self._flash_at + edge
+        while when - self._flash_at < edge:
+            when = math.nextafter(when, math.inf)
+        return when
 
     def _refresh(self, now: float) -> bool:
         """Bring the device up to date at ``now``; True if a frame went out."""
         sent = False
+        try:
+            self._renderer.expire(now)
+        except Exception:
+            log.exception("%s: cannot draw the end of a message", self.config.label)
         if self._gate is None and self._retry_at is not None and now >= self._retry_at:
             self._open(now)
         gate = self._gate
@@ -281,9 +318,7 @@ class Board:
         renderer = self._renderer
         if (gate.mode, gate.size) != (renderer.mode, (renderer.width, renderer.height)):
             # A device unlike the configuration's (a factory's own): draw for what it is.
-            self._renderer = Renderer(*gate.size, gate.mode, size=renderer.size, options=renderer.options,
-                                      motion=renderer.motion)
-            self._renderer.update(renderer.state, renderer.seconds_left, now)
+            self._renderer = renderer.resized(*gate.size, gate.mode, now)
         self._gate = gate
         self._drawn = None
         self._retry_at = None

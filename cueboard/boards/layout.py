@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..games import PartView, kit
+from .bar import Box
 from .fonts import NARROW, NORMAL, TINY, Font
 from .scene import Colour, Fill, Item, Pages, Text
 from .view import BoardView, ShotClock
@@ -50,6 +51,11 @@ class Layout:
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
         """The items to draw; ``colour``: the board has RGB pixels (else each is on or off)."""
         raise NotImplementedError
+
+    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        """What stays in view while the conversation bar (:mod:`.bar`) is up, and the bar's box.
+        Here: nothing stays, the bar takes the whole board (a board of one line)."""
+        return (), (0, 0, self.width, self.height)
 
     # -- helpers for subclasses ---------------------------------------------------------
 
@@ -196,6 +202,12 @@ def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Seq
     return [Fill(x, y, w, h, "text"), Text(tx, ty, tw, text, font, "off", "left", False)]
 
 
+def rule(x: int, height: int = 16) -> Fill:
+    """A dim column at ``x``: the edge of the conversation bar beside the scores, so that its
+    text never reads as part of a score (and a score never as the end of a word)."""
+    return Fill(x, 0, 1, height, "label")
+
+
 def underline(x: int, y: int, text: str, font: Font, align: str, w: int, colour: Colour) -> Fill:
     """A bar under ``text`` as a :class:`Text` of the same arguments places it."""
     tw = min(font.width(text), w)
@@ -248,6 +260,9 @@ class TinyLayout(Layout):
     @property
     def name(self) -> str:
         return f"tiny {self._w}x{self._h}"
+
+    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        return (), (0, 0, self._w, self._h)
 
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
         w = self._w

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from luma.core.device import dummy  # type: ignore[import-untyped]
 from luma.core.render import canvas  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw
 
+from ..seams import Prompt
 from . import blackball, snooker  # noqa: F401  (registers the layouts)
+from .bar import Talk, bar_item, reading_seconds
 from .layout import LAYOUTS, Layout, LayoutOptions, TinyLayout, family, find_layout
 from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
 from .view import BoardView, ShotClock, board_view, shot_clock
@@ -34,6 +37,16 @@ def _motion_key(item: Item) -> Hashable:
     if isinstance(item, Pages):
         return ("pages", item.key)
     return ("item", item)
+
+
+@dataclass(frozen=True)
+class _Message:
+    """A refusal or a lapsed call in the bar: said at ``since``; ``key`` tells it from the
+    one before (a new refusal of the same words starts its marquee again)."""
+
+    talk: Talk
+    since: float
+    key: int
 
 
 class Renderer:
@@ -59,6 +72,12 @@ class Renderer:
         self._moving: list[tuple[int, Hashable]] = []
         self._epochs: dict[Hashable, float] = {}
         self._origin = (0, 0)
+        self._place()
+        self._call: Prompt | None = None
+        self._call_key = 0
+        self._message: _Message | None = None
+        self._until: float | None = None
+        self._serial = 0
 
     @property
     def state(self) -> Any:
@@ -86,11 +105,105 @@ class Renderer:
         layout = layout_for(self.view, self.width, self.height, self.size, self.options)
         if type(layout) is not type(self.layout) or layout.name != self.layout.name:
             self.layout = layout
+            self._place()
+        return self._compose(now)
+
+    # -- the conversation bar (see .bar) ---------------------------------------------------
+
+    @property
+    def call(self) -> Prompt | None:
+        """The call being keyed in, as last given to :meth:`prompt` (None: none)."""
+        return self._call
+
+    @property
+    def message(self) -> Talk | None:
+        """The refusal or lapsed call in the bar now (None: none)."""
+        return self._message.talk if self._message is not None else None
+
+    @property
+    def message_until(self) -> float | None:
+        """When the message in the bar goes (on the time scale of ``now``), or None."""
+        return self._until if self._message is not None else None
+
+    def prompt(self, prompt: Prompt | None, now: float) -> bool:
+        """A call being keyed in (drawn in the bar until the next call or None), or with
+        ``lapsed`` a call that lapsed (drawn for :func:`~.bar.reading_seconds`). A call
+        other than the one in the bar ends a refusal or lapsed call still showing: the
+        table has moved on. None (or a call of no keys) only clears the call: a message
+        runs its time. True if the scene changed."""
+        if prompt is None or (not prompt.lapsed and not prompt.keys):
+            if self._call is None:
+                return False
+            self._call = None
+            return self._compose(now)
+        if prompt.lapsed:
+            self._call = None
+            return self._say(Talk("lapsed", tuple(prompt.keys)), now)
+        if prompt == self._call:
+            return False
+        self._call = prompt
+        self._serial += 1
+        self._call_key = self._serial
+        self._message = None
+        return self._compose(now)
+
+    def refuse(self, reason: str, now: float) -> bool:
+        """A refused key's ``reason``, drawn in the bar for :func:`~.bar.reading_seconds`
+        from ``now`` (a new refusal starts it again). True if the scene changed."""
+        return self._say(Talk("refused", text=reason), now)
+
+    def expire(self, now: float) -> bool:
+        """Take a message whose time is over out of the bar; True if the scene changed."""
+        if self._message is None or self._until is None or now < self._until:
+            return False
+        self._message = None
+        return self._compose(now)
+
+    def resized(self, width: int, height: int, mode: str, now: float) -> Renderer:
+        """A renderer for a board of another size or mode, showing what this one shows."""
+        other = Renderer(width, height, mode, size=self.size, options=self.options, motion=self.motion)
+        other._call, other._call_key, other._serial = self._call, self._call_key, self._serial
+        other._message, other._until = self._message, self._until
+        if not other.update(self._state, self._seconds_left, now):
+            other._compose(now)
+        return other
+
+    def _say(self, talk: Talk, now: float) -> bool:
+        self._serial += 1
+        self._message = _Message(talk, now, self._serial)
+        self._until = now  # until the scene is composed: see _compose
+        return self._compose(now)
+
+    def _talk(self) -> tuple[Talk, Hashable] | None:
+        """What the bar says now, and its key (None: no bar)."""
+        if self._message is not None:
+            return self._message.talk, ("bar", self._message.key)
+        if self._call is not None:
+            return Talk("call", tuple(self._call.keys), self._call.needs), ("bar", self._call_key)
+        return None
+
+    def _place(self) -> None:
+        """Where the layout goes on the board: in the middle of a larger one."""
         w, h = (self.layout.width, self.layout.height) if not isinstance(self.layout, TinyLayout) else (
             self.width, self.height)
         self._origin = ((self.width - w) // 2, (self.height - h) // 2) if w <= self.width else (0, 0)
-        # No state at all (before the first match): a blank board.
-        scene = self.layout.scene(self.view, shot, self._palette.colour) if isinstance(state, Mapping) else ()
+
+    def _compose(self, now: float) -> bool:
+        """The scene for the state, the shot clock and the bar; True if it changed."""
+        # No state at all (before the first match): a blank board, but for the bar.
+        has_state = isinstance(self._state, Mapping)
+        colour = self._palette.colour
+        talk = self._talk()
+        if talk is None:
+            scene = self.layout.scene(self.view, self._shot, colour) if has_state else ()
+        else:
+            kept, box = self.layout.with_bar(self.view, self._shot, colour)
+            bar = bar_item(talk[1], talk[0], box, self.motion)
+            scene = (*(kept if has_state else ()), bar)
+            if self._message is not None:
+                # The message's time is its marquee's on this board (kept up to date: the bar
+                # can narrow, on 64x16, when a score gets a third digit).
+                self._until = self._message.since + reading_seconds(bar, self.motion)
         if scene == self.scene:
             return False
         self.scene = scene
@@ -116,12 +229,14 @@ class Renderer:
                      for i, key in self._moving)
 
     def next_change(self, now: float) -> float | None:
-        """When the picture next changes by itself (pages, scrolling), or None: it won't.
+        """When the picture next changes by itself (pages, scrolling, a message's end), or
+        None: it won't.
 
-        Always after ``now``, and never a hair early: at the time returned, the phase is
-        the new one (a timer that woke to find nothing changed would ask again, for ever).
+        After ``now`` (but a message's end not yet taken by :meth:`expire`, which is due),
+        and never a hair early: at the time returned, the phase is the new one (a timer that
+        woke to find nothing changed would ask again, for ever).
         """
-        best: float | None = None
+        best: float | None = self.message_until
         for i, key in self._moving:
             epoch = self._epochs[key]
             ms = next_change(self.scene[i], self._ms(now, epoch), self.motion)
@@ -144,13 +259,19 @@ class Renderer:
 
 def render(state: Mapping[str, Any] | None, width: int, height: int, *, mode: str = "RGB",
            clock: float | None = None, at: float = 0.0, size: tuple[int, int] | None = None,
-           options: LayoutOptions | None = None, inverted: bool = False) -> Image.Image:
+           options: LayoutOptions | None = None, inverted: bool = False, prompt: Prompt | None = None,
+           refusal: str | None = None) -> Image.Image:
     """One picture of ``state`` on a ``width`` x ``height`` board, ``at`` seconds after it
     appeared, drawn on luma's ``dummy`` device (what the golden tests and ``cueboard render``
-    use)."""
+    use). ``prompt``: a call being keyed in (or lapsed), and ``refusal``: a refused key's
+    reason, both appearing with the state (a refusal over the call)."""
     device = dummy(width=width, height=height, mode=mode)
     renderer = Renderer(width, height, mode, size=size, options=options)
     renderer.update(state, clock, 0.0)
+    renderer.prompt(prompt, 0.0)
+    if refusal is not None:
+        renderer.refuse(refusal, 0.0)
+    renderer.expire(at)
     with canvas(device) as draw:
         renderer.draw(draw, at, inverted=inverted)
     image: Image.Image = device.image

@@ -4,7 +4,9 @@ The input is a state (``state.md``: one JSON object, or JSON lines of which the 
 taken, as ``cueboard replay --each`` prints them), or an event log (its first line a
 ``match`` line), which is replayed to its end. The picture is drawn by the same code as
 the boards, on luma's ``dummy`` device, and saved as LEDs (:func:`~.preview.leds`) or,
-with ``--pixels``, one pixel an LED.
+with ``--pixels``, one pixel an LED. ``--prompt FOUL,MISS --needs TEXT`` draws a call being
+keyed in over it (``--lapsed``: one that lapsed), ``--refusal TEXT`` a refused key's reason;
+``--at`` is then the time since they came.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any, BinaryIO, TextIO
 
 from PIL import Image
 
+from ..seams import Prompt
 from . import SIZES, parse_size, render
 from .preview import leds
 
-__all__ = ["RenderError", "read_state", "run"]
+__all__ = ["RenderError", "read_prompt", "read_state", "run"]
 
 
 class RenderError(ValueError):
@@ -60,10 +63,31 @@ def read_state(data: bytes, source: str = "input") -> dict[str, Any]:
     return dict(objects[-1])
 
 
+def read_prompt(keys: str | None, needs: str | None, lapsed: bool) -> Prompt | None:
+    """The call of ``--prompt KEY,KEY --needs TEXT`` (or ``--lapsed``); None without ``--prompt``."""
+    if keys is None:
+        if needs is not None or lapsed:
+            raise RenderError("--needs and --lapsed go with --prompt (the keys of the call, such as FOUL,MISS)")
+        return None
+    legends = tuple(k.strip() for k in keys.split(","))
+    if not all(legends):
+        raise RenderError(f"--prompt: the keys' legends, each named, between commas (such as FOUL,MISS), "
+                          f"not {keys!r}")
+    return Prompt("render", legends, needs or "", lapsed)
+
+
 def run(source: str, out: str, *, layout: str, size: str | None, game: str | None, mode: str,
         clock: float | None, at: float, scale: int, pixels: bool, flash: bool,
-        stdin: BinaryIO, stderr: TextIO) -> int:
+        stdin: BinaryIO, stderr: TextIO, prompt: str | None = None, needs: str | None = None,
+        lapsed: bool = False, refusal: str | None = None) -> int:
     """The command: 0 with the picture written, 1 when the input or output fails."""
+    try:
+        call = read_prompt(prompt, needs, lapsed)
+        if refusal is not None and not refusal.strip():
+            raise RenderError("--refusal: the reason the key was refused, not nothing")
+    except RenderError as exc:
+        print(f"cueboard render: {exc}", file=stderr)
+        return 1
     try:
         data = stdin.read() if source == "-" else Path(source).read_bytes()
     except OSError as exc:
@@ -79,7 +103,8 @@ def run(source: str, out: str, *, layout: str, size: str | None, game: str | Non
     if game is not None:
         state["game"] = game
     forced = layout_size if layout_size in SIZES else None
-    image = render(state, *board_size, mode=mode, clock=clock, at=at, size=forced, inverted=flash)
+    image = render(state, *board_size, mode=mode, clock=clock, at=at, size=forced, inverted=flash, prompt=call,
+                   refusal=refusal)
     picture = image.convert("RGB") if pixels else leds(image, scale=scale)
     if pixels and scale > 1:
         picture = picture.resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)

@@ -33,7 +33,8 @@ Colour = str
 @dataclass(frozen=True)
 class Text:
     """``text`` in ``font`` in a box ``w`` pixels wide at (``x``, ``y``): aligned when it fits,
-    else scrolled (``scroll``) or cut at the box's right edge."""
+    else scrolled (``scroll``) or cut at the box's right edge. ``speed``: pixels a second for
+    this text's marquee (None: the board's ``Motion``)."""
 
     x: int
     y: int
@@ -43,6 +44,7 @@ class Text:
     colour: Colour = "text"
     align: Align = "left"
     scroll: bool = True
+    speed: float | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,7 @@ SHAPES: dict[str, Image.Image] = {
     "ring7": _shape(["..###..", ".#...#.", "#.....#", "#.....#", "#.....#", ".#...#.", "..###.."]),
     "dot": _shape(["##", "##"]),
     "ring_dot": _shape(["###", "#.#", "###"]),
+    "cross": _shape(["#...#", ".#.#.", "..#..", ".#.#.", "#...#"]),
 }
 
 RGB: dict[Colour, tuple[int, int, int]] = {
@@ -127,6 +130,7 @@ RGB: dict[Colour, tuple[int, int, int]] = {
     "frames": (0, 190, 255),
     "label": (175, 175, 175),
     "alert": (255, 30, 0),
+    "call": (255, 150, 0),  # amber: a call being keyed in, waiting for its next key
     "win": (0, 230, 60),
     "red": (255, 0, 0),
     "yellow": (255, 200, 0),
@@ -194,11 +198,19 @@ def _marquee(item: Text) -> int:
     return max(0, item.font.width(item.text) - item.w)
 
 
+def _step_ms(item: Text, motion: Motion) -> int:
+    """Milliseconds ``item``'s marquee takes to move one pixel (0: it does not move)."""
+    if item.speed is None:
+        return motion.step_ms
+    return max(1, round(1000 / item.speed)) if item.speed > 0 else 0
+
+
 def _marquee_period(item: Text, motion: Motion) -> int:
     distance = _marquee(item)
-    if distance == 0 or motion.step_ms == 0:
+    step = _step_ms(item, motion)
+    if distance == 0 or step == 0:
         return 0
-    return 2 * motion.hold_ms + distance * motion.step_ms
+    return 2 * motion.hold_ms + distance * step
 
 
 def _offset(item: Text, ms: int, motion: Motion) -> int:
@@ -206,7 +218,7 @@ def _offset(item: Text, ms: int, motion: Motion) -> int:
     if period == 0:
         return 0
     ms %= period
-    return max(0, min(_marquee(item), (ms - motion.hold_ms) // motion.step_ms))
+    return max(0, min(_marquee(item), (ms - motion.hold_ms) // _step_ms(item, motion)))
 
 
 def _page_durations(item: Pages, motion: Motion) -> list[int]:
@@ -265,7 +277,7 @@ def next_change(item: Item, ms: int, motion: Motion) -> int | None:
         base = ms - ms % period
         offset = _offset(item, ms, motion)
         if offset < _marquee(item):
-            return base + motion.hold_ms + (offset + 1) * motion.step_ms
+            return base + motion.hold_ms + (offset + 1) * _step_ms(item, motion)
         return base + period
     if isinstance(item, Pages):
         if not item.pages:

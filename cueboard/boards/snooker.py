@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .bar import Box
 from .fonts import LARGE, NARROW, NORMAL, TINY
 from .layout import (
     BALL_WORDS,
@@ -30,6 +31,7 @@ from .layout import (
     marked_side,
     number,
     register,
+    rule,
     shot_clock_items,
     side_name,
 )
@@ -161,10 +163,21 @@ class Snooker64x16(Layout):
     width = 64
     height = 16
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        """The scores stay at the right; the bar takes the rest, both lines, up to a rule."""
+        score_w, items = self._scores(view)
+        return (*items, rule(64 - score_w - 2)), (0, 0, 64 - score_w - 3, 16)
+
+    def _scores(self, view: BoardView) -> tuple[int, list[Item]]:
+        """The scores' width, and the scores right-aligned, a line a side."""
         scores = [number(s.score) for s in view.sides]
         score_font = digits_font(scores, 17, (NORMAL, NARROW, TINY))
         score_w = max(score_font.width(t) for t in scores)
+        return score_w, [line(64 - score_w, 8 * side, score_w, scores[side], score_font, "score", "right", False)
+                         for side in (0, 1)]
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        score_w, score_items = self._scores(view)
         frames = [number(s.frames) for s in view.sides]
         frames_w = max(TINY.width(t) for t in frames)
         frames_x = 64 - score_w - 2 - frames_w
@@ -177,7 +190,7 @@ class Snooker64x16(Layout):
                 items.append(Shape(0, y + 1, "right", tint))
             elif view.frame_over and view.frame_winner == side:
                 items.append(Shape(0, y + 1, "right", "win"))
-            items.append(line(64 - score_w, y, score_w, scores[side], score_font, "score", "right", False))
+            items.append(score_items[side])
             items.append(line(frames_x, y, frames_w, frames[side], TINY, "frames", "right", False))
             field = self._field(view, side, shot, name_x, y, name_w)
             if field is not None:
@@ -234,6 +247,14 @@ class Snooker128x32(Layout):
     height = 32
 
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        return (*self._upper(view, shot, colour), *self._status(view, colour))
+
+    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        """Names, scores, frames and the clock stay; the bar takes the bottom line."""
+        return tuple(self._upper(view, shot, colour)), (0, 25, 128, 7)
+
+    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+        """All but the bottom line: names, big scores, frames, the match's length or the clock."""
         items: list[Item] = []
         scores = [number(s.score) for s in view.sides]
         score_font = digits_font(scores, 46, (LARGE, NORMAL, NARROW, TINY))
@@ -266,8 +287,7 @@ class Snooker128x32(Layout):
             length = self.pages(("length",), lengths)
             if length is not None:
                 items.append(length)
-        items += self._status(view, colour)
-        return tuple(items)
+        return items
 
     def _length(self, view: BoardView, w: int) -> list[str]:
         """The frame being played and the match's length, each as short as it must be."""

@@ -16,11 +16,13 @@ def _replay(args: argparse.Namespace) -> int:
     if args.file in (None, "-"):
         return run(sys.stdin.buffer, sys.stdout, sys.stderr, args.each)
     try:
-        with open(args.file, "rb") as f:
-            return run(f, sys.stdout, sys.stderr, args.each)
+        # Closed below, after run (whose OSErrors, a closed pipe, are not "cannot read").
+        f = open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
         print(f"cueboard replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 1
+    with f:
+        return run(f, sys.stdout, sys.stderr, args.each)
 
 
 def _keypad_sim(args: argparse.Namespace) -> int:

@@ -356,6 +356,8 @@ def watch_host(broker: str, prefix: str, say: Callable[[str], None]) -> Iterator
             say(f"MQTT {host}:{port}: {reason}")
             return
         c.subscribe([(t, 1) for t in topics])
+
+    def subscribed(c: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
         say(f"MQTT {host}:{port}: the host's reasons from {topics[0]}")
 
     def received(c: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
@@ -364,6 +366,7 @@ def watch_host(broker: str, prefix: str, say: Callable[[str], None]) -> Iterator
             say(text)
 
     client.on_connect = connected
+    client.on_subscribe = subscribed
     client.on_message = received
     client.connect_async(host, port)
     client.loop_start()

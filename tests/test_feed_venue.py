@@ -43,11 +43,11 @@ def test_one_broker_many_tables(mosquitto_broker: Mosquitto) -> None:
             while len(seen) < len(TABLES):
                 m = screen.get()
                 seen[m.topic] = m.json()
-            assert all(feed.flush(15) for feed in feeds)
+            assert all(feed.flush(30) for feed in feeds)
             feeds[3].stop()  # one table closes for the night
         finally:
             for feed in feeds:
-                feed.stop(timeout=2)
+                feed.stop(timeout=30)
     assert set(seen) == {f"cueboard/club/{table}/state" for table in TABLES}
     validator = state_schema()
     for table in TABLES:
@@ -127,7 +127,7 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
         try:
             state = example_states("snooker-frame")[-1]
             feed.publish_state(state)
-            assert feed.flush(15), feed.health
+            assert feed.flush(30), feed.health
             assert screen.get().json() == {**state, "table": "t1", "ts": screen.seen[0].json()["ts"]}
             league_screen.wait_topic("cueboard/club/t1/state")
             with Subscriber("cueboard/club/t1/state", port=league.port, ca=tls_files.ca) as late:

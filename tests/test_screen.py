@@ -65,7 +65,7 @@ def screen_server() -> Iterator[str]:
 
 def _get(url: str) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(url, timeout=5) as r:
+        with urllib.request.urlopen(url, timeout=30) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, ""
@@ -179,4 +179,4 @@ def test_screen_on_the_demo(screen_server: str, tmp_path: Path) -> None:
         assert run.returncode == 0, run.stdout + run.stderr
     finally:
         demo.terminate()
-        demo.wait(timeout=15)
+        demo.wait(timeout=30)

@@ -6,6 +6,7 @@ the timeouts are upper bounds only."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -351,18 +352,25 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
     broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"))
     desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk")
     desk.username_pw_set("desk", "desk-pw")
+    desk_up, desk_down = threading.Event(), threading.Event()
+    desk.on_connect = lambda *args: desk_up.set()
+    desk.on_disconnect = lambda *args: desk_down.set()
     desk.connect(broker.host, broker.port)
     desk.loop_start()
     try:
-        desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(15)
+        assert desk_up.wait(30)
+        desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(30)
         arrived.wait_for('{"type": "no_pot"}')
         # Re-subscribed after a reconnect (the restarted broker has forgotten the subscription).
         broker.stop()
         health.wait_for("down:")
+        assert desk_down.wait(30)
+        desk_up.clear()  # the broker is down: the desk cannot be back before it starts
         broker.start()
         health.wait_for("ok")
         assert feed.flush(30)
-        desk.publish(f"{PREFIX}/command", b'{"type": "undo"}', qos=1).wait_for_publish(15)
+        assert desk_up.wait(30)  # the desk is back too (paho reconnects it by itself)
+        desk.publish(f"{PREFIX}/command", b'{"type": "undo"}', qos=1).wait_for_publish(30)
         arrived.wait_for('{"type": "undo"}')
     finally:
         desk.disconnect()

@@ -133,14 +133,14 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
             with Subscriber("cueboard/club/t1/state", port=league.port, ca=tls_files.ca) as late:
                 assert late.get().retain  # the bridge keeps the retained flag
             # An anonymous screen cannot send commands (the ACL); the desk can.
-            screen.client.publish("cueboard/club/t1/command", b"from a screen", qos=1).wait_for_publish(15)
+            screen.client.publish("cueboard/club/t1/command", b"from a screen", qos=1).wait_for_publish(30)
             desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk")
             desk.username_pw_set("desk", "desk-pw")
             desk.tls_set(str(tls_files.ca))
             desk.connect(venue.host, port)
             desk.loop_start()
             try:
-                desk.publish("cueboard/club/t1/command", b"from the desk", qos=1).wait_for_publish(15)
+                desk.publish("cueboard/club/t1/command", b"from the desk", qos=1).wait_for_publish(30)
                 assert commands.wait_for("from ") == "from the desk"
             finally:
                 desk.disconnect()

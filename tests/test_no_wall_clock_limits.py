@@ -32,8 +32,9 @@ ALLOW = "# not a wall-clock limit:"
 
 # Calls that wait, and which positional argument is their timeout.
 WAITING_CALLS = {
-    "wait": 0, "join": 0, "flush": 0, "wait_for": 1, "run_until": 1, "wait_health": 1, "wait_healths": 1, "take": 1,
-    "acquire": 1, "wait_for_log": 1, "wait_subscribed": 0, "wait_topic": 2, "communicate": 1,
+    "wait": 0, "join": 0, "flush": 0, "wait_for_publish": 0, "wait_for": 1, "run_until": 1,
+    "wait_health": 1, "wait_healths": 1, "take": 1, "acquire": 1, "wait_for_log": 1, "wait_subscribed": 0,
+    "wait_topic": 2, "communicate": 1,
 }
 CLOCKS = {"monotonic", "time", "perf_counter", "monotonic_ns", "perf_counter_ns"}
 

@@ -158,7 +158,8 @@ def test_screen_end_to_end(mosquitto_factory: Callable[..., Mosquitto], screen_s
 def test_screen_on_the_demo(screen_server: str, tmp_path: Path) -> None:
     """``cueboard demo`` opens a WebSockets listener on its embedded broker: the page works on it as is."""
     _require_browser()
-    demo = subprocess.Popen([str(ROOT / ".venv" / "bin" / "cueboard"), "demo", "--autoplay"],
+    demo = subprocess.Popen([str(ROOT / ".venv" / "bin" / "cueboard"), "demo", "--autoplay",
+                             "--journal", str(tmp_path / "demo")],  # the demo keeps its journal
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert demo.stdout is not None

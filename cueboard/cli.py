@@ -16,11 +16,13 @@ def _replay(args: argparse.Namespace) -> int:
     if args.file in (None, "-"):
         return run(sys.stdin.buffer, sys.stdout, sys.stderr, args.each)
     try:
-        with open(args.file, "rb") as f:
-            return run(f, sys.stdout, sys.stderr, args.each)
+        # Closed below, after run (whose OSErrors, a closed pipe, are not "cannot read").
+        f = open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
         print(f"cueboard replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 1
+    with f:
+        return run(f, sys.stdout, sys.stderr, args.each)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -43,10 +45,20 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _keypad_sim(args: argparse.Namespace) -> int:
-    from .keypad_sim import run_terminal
+    from pathlib import Path
 
+    from .keypad_sim import run_terminal
+    from .resources import examples_dir
+
+    keymap = args.keymap
+    if keymap is None and (args.rows, args.columns) == (5, 4):
+        keymap = "keypad-4x5.toml"
+    if keymap is not None and keymap != "none" and not Path(keymap).exists() and "/" not in keymap:
+        # The name of a shipped keymap (examples/keymaps/), where it is installed.
+        keymap = str(examples_dir() / "keymaps" / keymap)
     return run_terminal(args.port, create=args.create, rows=args.rows, columns=args.columns,
-                        stdin=sys.stdin, stdout=sys.stdout)
+                        stdin=sys.stdin, stdout=sys.stdout, keymap=None if keymap == "none" else keymap,
+                        broker=args.broker, prefix=args.topic)
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -166,7 +178,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, filename=args.log, format="%(levelname)s %(name)s: %(message)s")
     return run_demo(broker=args.broker, game=args.game, autoplay=True if args.autoplay else None,
-                    events=args.events, journal=args.journal)
+                    events=args.events, journal=args.journal, layout=args.layout)
 
 
 def _screen(args: argparse.Namespace) -> int:
@@ -181,9 +193,14 @@ def _daemon_options(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="cueboard", description="Scoreboard controller for snooker "
-                                "and blackball tables.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+                                "and blackball tables.", epilog="'cueboard COMMAND --help' tells more of each; "
+                                "'cueboard' alone prints this help.")
+    p.add_argument("--version", action="version", version=f"cueboard {__version__}")
+    p.set_defaults(func=lambda args: _help(p))
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
     r = sub.add_parser("replay", help="apply an event log and print the scoreboard state as JSON",
                        description="Apply an event log (JSON Lines: a match line, then one event "
                        "a line) and print the final state as one JSON line. On a rejected line, "
@@ -210,12 +227,22 @@ def parser() -> argparse.ArgumentParser:
                        "'row,column'; add 'h' to hold the key) and see the host's verdicts. "
                        "With --create, PORT becomes a link to a new pseudo-terminal for the "
                        "daemon to open as its keypad port. At the end of input, wait for the "
-                       "host to take what is queued.")
+                       "host to take what is queued. The keymap's legend says which number is which "
+                       "action. The keypad protocol carries only accepted or refused; the reasons, and "
+                       "what the table has understood of a call, come from the daemon's MQTT topics "
+                       "(rejected, input) with --broker.")
     k.add_argument("port", metavar="PORT", help="the serial port or pseudo-terminal to talk on")
     k.add_argument("--create", action="store_true",
                    help="make a pseudo-terminal and link PORT to it (removed on exit)")
     k.add_argument("--rows", type=int, default=5, help="rows of keys (default 5)")
     k.add_argument("--columns", type=int, default=4, help="columns of keys (default 4)")
+    k.add_argument("--keymap", help="the keypad's keymap, for the legend: a file, or the name of a shipped one "
+                   "(keypad-4x5-blackball.toml); default keypad-4x5.toml for a 5 x 4 keypad; 'none': no legend")
+    k.add_argument("--broker", metavar="HOST[:PORT]",
+                   help="the daemon's MQTT broker: print why the host refused a key, and what it has read")
+    k.add_argument("--topic", default="cueboard/+/+", metavar="PREFIX",
+                   help="the daemon's topic prefix (default cueboard/+/+: every table; the daemon's is "
+                   "cueboard/<venue>/<table>)")
     k.set_defaults(func=_keypad_sim)
     rd = sub.add_parser("render", help="draw an LED board showing a state, as a PNG",
                         description="Draw the board a state (a JSON object, or the last of JSON "
@@ -250,7 +277,10 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--game", choices=["snooker", "blackball"], default="snooker")
     d.add_argument("--autoplay", action="store_true", help="play a match by itself (the default without a terminal)")
     d.add_argument("--events", type=int, help="with autoplay: stop after this many events, at full speed")
-    d.add_argument("--journal", help="keep the journal in this folder (default: a temporary one)")
+    d.add_argument("--journal", help="keep the journal in this folder (default: a new folder under the "
+                   "temporary directory, kept after the demo; its path is printed)")
+    d.add_argument("--layout", choices=["32x8", "64x16", "128x32"], default="64x16",
+                   help="the LED board's size and layout (default 64x16)")
     d.add_argument("--log", default=None, help="write the daemon's log to this file (default: standard error)")
     d.set_defaults(func=_demo)
     sc = sub.add_parser("screen", help="serve the venue screen: every table live in a browser, over MQTT",
@@ -265,13 +295,27 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--table", help="show this table only, large (the TV view)")
     sc.set_defaults(func=_screen)
     run = sub.add_parser("run", help="run the table's daemon (under systemd on the Pi)",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Run the scoreboard daemon for one table: inputs, rules, journal, "
-                         "LED boards and the MQTT feed, as the configuration says.")
+                         "LED boards and the MQTT feed, as the configuration says.",
+                         epilog="exit status:\n"
+                         "  0  stopped by SIGTERM or SIGINT\n"
+                         "  2  the configuration cannot be used: the message names the file and the key\n"
+                         "\n"
+                         "without GPIO (a laptop, a CI machine):\n"
+                         "  GPIOZERO_PIN_FACTORY=mock cueboard run --config FILE\n"
+                         "      the referee boxes on gpiozero's mock pins (nothing presses them)\n"
+                         "  leave [[referee_box]] out of the configuration: no boxes are opened\n"
+                         "  cueboard demo: the whole table with no hardware, the keyboard as the box")
     run.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
     run.add_argument("-v", "--verbose", action="store_true", help="log debugging detail")
     run.set_defaults(func=_run)
-    m = sub.add_parser("match", help="start a match, or print the state, on a running daemon")
-    msub = m.add_subparsers(dest="match_command", required=True, metavar="ACTION")
+    m = sub.add_parser("match", help="start a match, or print the state, on a running daemon",
+                       description="Talk to the running daemon over its control socket (control.socket "
+                       "of --config, or --socket): 'new' starts a match, 'state' prints the scoreboard "
+                       "state as JSON.")
+    m.set_defaults(func=lambda args: _help(m))
+    msub = m.add_subparsers(dest="match_command", metavar="ACTION")
     new = msub.add_parser("new", help="start a new match (fields left out: the table's [match] format)",
                           description="Start a new match on the running daemon. Fields left out come from "
                           "the table's [match] configuration. Doubles: --sides 'A1 & A2' 'B1 & B2'.")
@@ -289,7 +333,11 @@ def parser() -> argparse.ArgumentParser:
     st = msub.add_parser("state", help="print the state of the running daemon's match")
     _daemon_options(st)
     st.set_defaults(func=lambda args: _ask(args, {"type": "state"}))
-    send = sub.add_parser("send", help="send one event (JSON) to the running daemon, as if keyed in")
+    send = sub.add_parser("send", help="send one event (JSON) to the running daemon, as if keyed in",
+                          description="Send one JSON object to the running daemon's control socket, as if "
+                          "keyed in: an event of the event log (docs/events.md), a match line, or a "
+                          "daemon command ({\"type\": \"clock\", \"action\": \"hold\"}). Prints "
+                          "the state after it; a refusal prints its reason and exits with status 2.")
     send.add_argument("event", help='e.g. \'{"type": "undo"}\'')
     send.add_argument("--id", help="the line's id (default: a new one, printed): send a line again with the "
                       "same id to learn its outcome; it is never applied twice. Exit status 3: queued, not yet "
@@ -299,9 +347,26 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _help(p: argparse.ArgumentParser) -> int:
+    """A command given without its subcommand: its help, as --help prints it (status 0)."""
+    p.print_help()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        status = int(args.func(args))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (cueboard match state | head): stop quietly, as a tool killed
+        # by SIGPIPE would, with no traceback; stdout is pointed at /dev/null so that the
+        # interpreter's own flush at exit does not fail again.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # SIGPIPE
+    return status
 
 
 if __name__ == "__main__":

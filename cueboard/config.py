@@ -27,7 +27,7 @@ from .engine import IllegalEvent, MatchSetup, parse_match
 from .feed import parse_mqtt
 from .hw.box_config import parse_boxes
 from .hw.display_config import parse_displays
-from .keymap import load_keymap
+from .keymap import Keymap, load_keymap
 from .limits import CommandLimits
 from .private_files import exposure
 from .settings import Required, Section, refusal
@@ -128,6 +128,7 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
 
     boxes: tuple[Any, ...] = ()
     referee_keymap = None
+    referee_keymap_named = ""  # as the file names it, for messages
     value = root.get("referee_box", None)
     if value is not None:
         # Each box names the keymap they share; the rest of its table is parse_boxes's.
@@ -138,6 +139,7 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
             if isinstance(t, Mapping):
                 box = Section(t, f"referee_box[{i}]", error=ConfigError)
                 keymaps.add(box.getpath("keymap", Required('e.g. "keymaps/referee-box-12.toml"'), base=base))
+                referee_keymap_named = str(t["keymap"])
                 t = {k: v for k, v in t.items() if k != "keymap"}
             stripped.append(t)
         if len(keymaps) > 1:
@@ -162,11 +164,30 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
                     referee_boxes=boxes, referee_keymap=referee_keymap, keypad_port=keypad_port,
                     keypad_keymap=keypad_keymap, displays=displays, commands=commands)
-    for keymap_path in (referee_keymap, keypad_keymap):
-        if keymap_path is not None:
-            # A keymap that cannot be read or used is a KeymapError naming its file.
-            _section(partial(load_keymap, keymap_path))
+    game = match["game"]
+    if referee_keymap is not None:
+        # A keymap that cannot be read or used is a KeymapError naming its file.
+        keymap = _section(partial(load_keymap, referee_keymap))
+        named = referee_keymap_named
+        for i, box in enumerate(boxes):
+            # pins[n] is button n of the keymap's layout: a key without a pin cannot be pressed,
+            # a pin without a key would only ever be refused.
+            if len(box.pins) != keymap.size:
+                raise ConfigError(refusal(f"referee_box[{i}].pins", f"{len(box.pins)} pins for a keymap of "
+                                          f"{keymap.size} keys ({named})"))
+        _same_game(keymap, game, "referee_box[0].keymap", named)
+    if keypad_keymap is not None:
+        keymap = _section(partial(load_keymap, keypad_keymap))
+        _same_game(keymap, game, "keypad.keymap", str(keypad.raw["keymap"]))
     return config
+
+
+def _same_game(keymap: Keymap, game: str, where: str, named: str) -> None:
+    """A device's keymap is of the table's game: a snooker box on a blackball table would
+    refuse every key."""
+    if keymap.game != game:
+        raise ConfigError(refusal(where, f"{named} is a {keymap.game} keymap and the table's [match] game is "
+                                  f"{game}"))
 
 
 def _section(parse: Callable[[], T]) -> T:

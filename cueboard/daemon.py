@@ -39,7 +39,7 @@ from .engine.record import Recorder
 from .engine.shot_clock import ShotClock
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
-from .keymap import Entry, Keymap, Refusal, load_keymap
+from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
 from .limits import TokenBucket
 from .seams import Healthy, KeypadLike, Output, Prompt, Publisher
 from .times import timestamp
@@ -277,11 +277,10 @@ class Table:
             systemd.watchdog_ping()
             self._last_ping = now
         for name, entry in self._entries.items():
-            keys = entry.pending.keys
-            refusal = entry.expire(now)
-            if refusal is not None:
-                self._show_prompt(name, entry, lapsed=tuple(keys))
-                self._refuse(None, refusal.reason, name, show=False)
+            lapse = entry.expire(now)
+            if lapse is not None:
+                self._show_prompt(name, entry, lapse=lapse)
+                self._refuse(None, lapse.reason, name, show=False)
         for board in self.boards:
             self._guard(board.tick, now)
         clock = self.clock
@@ -316,13 +315,16 @@ class Table:
         outcome = entry.feed(key.press, self.match.state(), now=self._mono())
         self._show_prompt(source, entry)
         if isinstance(outcome, dict):
-            self.command(outcome, source)
+            # The engine's refusal in this device's words ("press NEXT FRAME (SHIFT FREE BALL)").
+            self.command(outcome, source, explain=entry.keymap.explain)
         elif isinstance(outcome, Refusal):
             self._refuse(None, outcome.reason, source)
 
-    def command(self, obj: dict[str, Any], source: str, reply: Reply | None = None) -> None:
+    def command(self, obj: dict[str, Any], source: str, reply: Reply | None = None,
+                explain: Callable[[str], str] | None = None) -> None:
         """An event, a match line, or a daemon command (``new_match``, ``clock``, ``state``).
-        A line with an ``id`` is applied once at most; its answer is kept for a repeat."""
+        A line with an ``id`` is applied once at most; its answer is kept for a repeat.
+        ``explain``: puts a refusal in the words of the device the line was keyed on."""
         ident = obj.get("id")
         if isinstance(ident, str):
             known = self.answers.known(ident)
@@ -346,7 +348,7 @@ class Table:
         if kind == "clock":
             self._clock_command(obj, source, reply)
             return
-        self._event(obj, source, reply)
+        self._event(obj, source, reply, explain)
 
     def _keeping(self, ident: str, reply: Reply | None) -> Reply:
         """``reply``, first keeping the answer under ``ident`` (a refusal on disk: nothing is
@@ -360,14 +362,15 @@ class Table:
                 reply(answer)
         return keep
 
-    def _event(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
+    def _event(self, obj: dict[str, Any], source: str, reply: Reply | None,
+               explain: Callable[[str], str] | None = None) -> None:
         match = self.match
         assert match is not None
         try:
             event = match.parse({**obj, "t": obj.get("t", round(self._wall(), 3))})
             match.check(event)
         except IllegalEvent as exc:
-            self._refuse(obj, str(exc), source, reply)
+            self._refuse(obj, str(exc) if explain is None else explain(str(exc)), source, reply)
             return
         record = to_json(event)
         if isinstance(obj.get("id"), str):
@@ -480,20 +483,25 @@ class Table:
 
     # -- what the people at the table see of a call being keyed in ----------------------------
 
-    def _show_prompt(self, source: str, entry: Entry, lapsed: tuple[str, ...] | None = None) -> None:
-        """Tell the boards and the feed what ``source`` has keyed so far, once it changed."""
+    def _show_prompt(self, source: str, entry: Entry, lapse: Lapse | None = None) -> None:
+        """Tell the boards and the feed what ``source`` has keyed so far, once it changed. A
+        board shows one call: the newest one pending on any device (the referee box's stays up
+        when the keypad's ends), or a lapse for its while."""
         pending = entry.pending
-        if lapsed:
-            prompt: Prompt | None = Prompt(source, lapsed, lapsed=True)
+        if lapse is not None:
+            prompt: Prompt | None = Prompt(source, lapse.keys, lapse.needs, lapsed=True)
         elif pending.keys:
             prompt = Prompt(source, tuple(pending.keys), pending.needs)
         else:
             prompt = None
         if prompt == self._prompts.get(source):
             return
-        self._prompts[source] = None if lapsed else prompt
+        self._prompts.pop(source, None)  # re-inserted last: the newest call is shown first
+        self._prompts[source] = None if lapse is not None else prompt
+        shown = prompt if prompt is not None else next(
+            (p for p in reversed(self._prompts.values()) if p is not None), None)
         for board in self.boards:
-            self._guard(board.prompt, prompt)
+            self._guard(board.prompt, shown)
         if self.feed is not None:
             if prompt is None:
                 self._guard(self.feed.publish_input, source, (), "")

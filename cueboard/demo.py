@@ -7,13 +7,19 @@ The real daemon (``cueboard.service.open_table``) with:
   holds the button down past its hold time;
 - the marker's keypad on a pseudo-terminal: run ``cueboard keypad-sim --create PATH`` in
   another terminal (the path is printed) and key in on it;
-- the LED board drawn in this terminal (a 64x16 board, on luma's dummy device);
+- the LED board drawn in this terminal (64x16, or ``--layout 32x8`` / ``128x32``, on luma's
+  dummy device);
 - MQTT to the broker given with ``--broker``, else an embedded one (amqtt, MQTT 3.1.1, with
   a WebSockets listener for a venue screen page), so a screen can subscribe at once:
   ``mosquitto_sub -h 127.0.0.1 -p PORT -t 'cueboard/#' -v``.
 
 With no terminal on standard input (or with ``--autoplay``) it plays a realistic match by
 itself through the same daemon, two events a second (``--events`` stops it).
+
+It prints, in either mode, what to run beside it: the keypad simulator (with the keypad's
+legend), ``cueboard send`` to its control socket, the venue screen and an MQTT subscriber;
+and where its journal is. The journal is kept (in a new folder under the temporary
+directory, or ``--journal``): a demo match can be replayed or rendered afterwards.
 """
 
 from __future__ import annotations
@@ -133,9 +139,19 @@ def _broker(work: Path, port: int, ws: int) -> contextlib.AbstractContextManager
     return embedded_broker(port, ws)
 
 
-def demo_config(work: Path, game: str, host: str, port: int) -> Any:
-    box = "referee-box-12.toml" if game == "snooker" else "referee-box-12-blackball.toml"
-    pad = "keypad-4x5.toml" if game == "snooker" else "keypad-4x5-blackball.toml"
+LAYOUTS = {"32x8": (32, 8), "64x16": (64, 16), "128x32": (128, 32)}
+
+
+def keymap_names(game: str) -> tuple[str, str]:
+    """The shipped keymaps of the referee box and the keypad for ``game``."""
+    if game == "snooker":
+        return "referee-box-12.toml", "keypad-4x5.toml"
+    return "referee-box-12-blackball.toml", "keypad-4x5-blackball.toml"
+
+
+def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x16") -> Any:
+    box, pad = keymap_names(game)
+    width, height = LAYOUTS[layout]
     match = ({"game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7} if game == "snooker"
              else {"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 5})
     raw = {
@@ -146,13 +162,51 @@ def demo_config(work: Path, game: str, host: str, port: int) -> Any:
         "mqtt": {"host": host, "port": port},
         "referee_box": [{"pins": PINS, "keymap": str(EXAMPLES / "keymaps" / box)}],
         "keypad": {"port": str(work / "keypad"), "keymap": str(EXAMPLES / "keymaps" / pad)},
-        "display": [{"device": "dummy", "width": 64, "height": 16, "mode": "RGB"}],
+        "display": [{"device": "dummy", "width": width, "height": height, "mode": "RGB"}],
     }
     return parse_config(raw, work / "cueboard.toml")
 
 
+def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | None, game: str,
+                 interactive: bool) -> list[str]:
+    """What to run beside the demo, and where things are: printed in both modes."""
+    from .key_legend import legend_lines
+    from .keymap import load_keymap
+
+    prefix = config.mqtt.prefix
+    box_name, pad_name = keymap_names(game)
+    socket = config.control_socket
+    if ws:
+        screen = f"screen:  cueboard screen --broker-ws ws://{host}:{ws} --venue demo   (then http://127.0.0.1:8080/)"
+    else:
+        screen = (f"screen:  cueboard screen --broker-ws ws://{host}:WS_PORT --venue demo   (WS_PORT: the "
+                  f"WebSockets listener of the broker at {host}:{port}, if it has one)")
+    lines = [
+        f"MQTT     {host}:{port}  topics {prefix}/#" + (f"  (WebSockets :{ws})" if ws else ""),
+        f"         mosquitto_sub -h {host} -p {port} -t '{prefix}/#' -v",
+        screen,
+        f"send:    cueboard send --socket {socket} '{{\"type\": \"no_pot\"}}'",
+        f"         cueboard match state --socket {socket}",
+        f"journal: {work / 'journal'}   (kept after the demo: a file a match, match-NNNNNN.jsonl, for "
+        f"cueboard replay; delete {work} when done)",
+        f"keypad:  cueboard keypad-sim --create {work / 'keypad'} --keymap {pad_name} --broker {host}:{port} "
+        f"--topic {prefix}   (in another terminal)",
+        f"keypad keys ({pad_name}):",
+        *(f"  {line}" for line in legend_lines(load_keymap(config.keypad_keymap))),
+    ]
+    if interactive:
+        keymap = load_keymap(config.referee_keymap)
+        labels = [k for row in ROWS for k in row][:keymap.size]
+        lines += [
+            f"referee box ({box_name}): press the letter; a capital (or !\"£$ for 1234) holds the button down",
+            *(f"  {line}" for line in legend_lines(keymap, labels)),
+            "Ctrl-C or Ctrl-D quits",
+        ]
+    return lines
+
+
 def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: int | None,
-             journal: str | None, out: TextIO = sys.stdout) -> int:
+             journal: str | None, layout: str = "64x16", out: TextIO = sys.stdout) -> int:
     from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
     from .devices import open_board
@@ -162,8 +216,9 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
 
     interactive = sys.stdin.isatty() if autoplay is None else not autoplay
     with contextlib.ExitStack() as stack:
-        temporary = None if journal else stack.enter_context(tempfile.TemporaryDirectory(prefix="cueboard-demo-"))
-        work = Path(journal or str(temporary))
+        # The journal is kept: a folder of its own under the temporary directory (printed),
+        # or --journal.
+        work = Path(journal) if journal else Path(tempfile.mkdtemp(prefix="cueboard-demo-"))
         work.mkdir(parents=True, exist_ok=True)
         if broker:
             host, _, port_text = broker.partition(":")
@@ -171,7 +226,7 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
         else:
             host, port, ws = "127.0.0.1", free_port(1883), free_port(9001)
             stack.enter_context(_broker(work, port, ws))
-        config = demo_config(work, game, host, port)
+        config = demo_config(work, game, host, port, layout)
         screens: list[TerminalDevice] = []
 
         def device_factory(display: Any) -> Any:
@@ -186,37 +241,29 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
             out.write("\x1b[2J")
         table: Table = stack.enter_context(open_table(config, pin_factory=factory, boards=boards))
         keymap = load_keymap(config.referee_keymap)
-        legend = "  ".join(f"{k}={a}" for row, keys in zip(keymap.layout, ROWS, strict=False)
-                           for k, a in zip(keys, row, strict=False))
-        status = [
-            f"MQTT  {host}:{port}  topics cueboard/demo/table-1/#" + (f"  (WebSockets :{ws})" if ws else ""),
-            f"      mosquitto_sub -h {host} -p {port} -t 'cueboard/#' -v",
-            *([f"screen: cueboard screen --broker-ws ws://{host}:{ws} --venue demo   (then http://127.0.0.1:8080/)"]
-              if ws else []),
-            f"keypad: cueboard keypad-sim --create {work / 'keypad'}   (in another terminal)",
-            f"journal: {work / 'journal'}",
-            f"referee box: {legend}",
-            "capital letter = hold" + "".join(f" ({k} held = {v})" for k, v in keymap.hold.items())
-            + ";  Ctrl-C or Ctrl-D quits",
-        ]
+        status = status_lines(config, work=work, host=host, port=port, ws=ws, game=game, interactive=interactive)
         engine = threading.Thread(target=table.run, name="engine", daemon=True)
         engine.start()
         try:
             if interactive:
-                _keyboard(factory, keymap, out, status)
+                _keyboard(factory, keymap, out, status, below=LAYOUTS[layout][1] // 2 + 2)
             else:
                 for line in status:
-                    print(line, file=sys.stderr)
+                    print(line, file=sys.stderr, flush=True)
                 _autoplay(table, config, events)
         finally:
             table.stop()
             engine.join(5)
         state = table.match.state() if table.match else {}
+        report = sys.stderr if not interactive else out
+        if interactive:  # below the board and the status lines, which the board's frames overwrite
+            out.write(f"\x1b[{LAYOUTS[layout][1] // 2 + 2 + len(status)};1H\n")
         if not interactive:
             sides = state.get("sides", [])
             print(f"demo: {table.accepted} events applied, {table.refused} refused; frame {state.get('frame')}, "
                   f"frames won {[s.get('frames') for s in sides]}, "
                   f"score {[s.get('score', s.get('frames')) for s in sides]}", file=sys.stderr)
+        print(f"demo: the journal is kept in {work / 'journal'}", file=report, flush=True)
     return 0
 
 
@@ -229,26 +276,27 @@ def _press(factory: Any, pin: int, hold: float | None) -> None:
         threading.Timer(hold, p.drive_high).start()
 
 
-def _keyboard(factory: Any, keymap: Any, out: TextIO, status: list[str]) -> None:
+def _keyboard(factory: Any, keymap: Any, out: TextIO, status: list[str], below: int = 10) -> None:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     tty.setcbreak(fd)
     try:
-        out.write("\x1b[12;1H" + "\n".join(status) + "\n")
+        out.write(f"\x1b[{below};1H" + "\n".join(status) + "\n")
         out.flush()
         while True:
             ready, _, _ = select.select([fd], [], [])
             if not ready:
                 continue
-            ch = os.read(fd, 1).decode("utf-8", "replace")
-            if ch in ("\x03", "\x04", ""):
+            typed = os.read(fd, 64).decode("utf-8", "replace")  # whole characters: "£" is two bytes
+            if not typed or "\x03" in typed or "\x04" in typed:
                 return
-            for r, (keys, held) in enumerate(zip(ROWS, HELD, strict=True)):
-                if ch in keys or ch in held:
-                    column = keys.index(ch) if ch in keys else held.index(ch)
-                    n = r * 4 + column
-                    if n < keymap.size:
-                        _press(factory, PINS[n], 1.0 if ch in held else None)
+            for ch in typed:
+                for r, (keys, held) in enumerate(zip(ROWS, HELD, strict=True)):
+                    if ch in keys or ch in held:
+                        column = keys.index(ch) if ch in keys else held.index(ch)
+                        n = r * 4 + column
+                        if n < keymap.size:
+                            _press(factory, PINS[n], 1.0 if ch in held else None)
     except KeyboardInterrupt:
         return
     finally:

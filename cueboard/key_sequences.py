@@ -17,7 +17,8 @@ Refusal(reason='a foul ends with the ball that sets its penalty: its value, at l
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
 
@@ -32,9 +33,16 @@ Event = dict[str, Any]
 UNDO, REDO, CLEAR, SHIFT = "UNDO", "REDO", "CLEAR", "SHIFT"
 # Commands for the daemon rather than events for the engine: NEW_MATCH (confirmed with OK
 # or NEW_MATCH again, so a stray press never ends a match) starts a match in the table's
-# default format; CLOCK starts the shot clock for the next shot.
-NEW_MATCH, CLOCK = "NEW_MATCH", "CLOCK"
-COMMON_ACTIONS = frozenset({UNDO, REDO, CLEAR, SHIFT, NEW_MATCH, CLOCK})
+# default format; CLOCK starts the shot clock for the next shot, CLOCK_HOLD stops it where
+# it is (a referee's stoppage) and CLOCK_RESUME runs it on from there.
+NEW_MATCH, CLOCK, CLOCK_HOLD, CLOCK_RESUME = "NEW_MATCH", "CLOCK", "CLOCK_HOLD", "CLOCK_RESUME"
+CLOCK_COMMANDS: Mapping[str, Event] = {
+    CLOCK: {"type": "clock", "action": "start"},
+    CLOCK_HOLD: {"type": "clock", "action": "hold"},
+    CLOCK_RESUME: {"type": "clock", "action": "resume"},
+}
+"""The daemon command each clock key makes, at once and only with nothing pending."""
+COMMON_ACTIONS = frozenset({UNDO, REDO, CLEAR, SHIFT, NEW_MATCH, *CLOCK_COMMANDS})
 
 PLUS, OK = "PLUS", "OK"
 
@@ -42,12 +50,46 @@ LEGENDS: dict[str, str] = {
     "PLUS": "+", "FREE_BALL": "FREE BALL", "NO_POT": "NO POT", "PLAY_AGAIN": "PLAY AGAIN",
     "NEXT_FRAME": "NEXT FRAME", "RESPOTTED_BLACK": "RE-SPOT BLACK", "ILLEGAL_BREAK": "ILLEGAL BREAK",
     "NINE_BALL": "NINE BALL", "NEW_MATCH": "NEW MATCH", "BEFORE_STROKE": "BEFORE STROKE",
+    "CLOCK_HOLD": "HOLD CLOCK", "CLOCK_RESUME": "RESUME CLOCK",
+    "RERACK": "RE-RACK",
 }
 
 
 def legend(action: str) -> str:
     """What the key is called on the box and the display: ``PLUS`` -> ``+``."""
     return LEGENDS.get(action, action.replace("_", " "))
+
+
+# -- keys in messages ---------------------------------------------------------------------
+# The grammar's refusals and prompts name keys as tokens, ``<FOUL>``, and may put what only
+# some devices have in brackets, ``then <FOUL> again[ or <OK>]``. The keymap of the device
+# words them (``Keymap.words``): ``+ (SHIFT RED)`` on a referee box whose + is a shifted
+# key, ``1 (RED)`` where the balls are the numbers, and a bracketed part only where the
+# device has its keys. So a referee reads the keys of his own box.
+
+_KEY = re.compile(r"<([A-Z0-9_]+)>")
+_OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
+
+
+def key(action: str) -> str:
+    """An action as a message names it, for the device's keymap to word: ``<FOUL>``."""
+    return f"<{action}>"
+
+
+def words(text: str, name: Callable[[str], str | None] = legend) -> str:
+    """``text`` with each ``<ACTION>`` named by ``name`` (None: the device has no such key)
+    and each ``[...]`` part kept, without its brackets, only if the device has all its keys.
+
+    >>> words("then <FOUL> again[ or <OK>]")
+    'then FOUL again or OK'
+    >>> words("then <FOUL> again[ or <OK>]", lambda a: None if a == "OK" else legend(a))
+    'then FOUL again'
+    """
+    def optional(m: re.Match[str]) -> str:
+        part = m.group(1)
+        return part if all(name(a) is not None for a in _KEY.findall(part)) else ""
+
+    return _KEY.sub(lambda m: name(m.group(1)) or legend(m.group(1)), _OPTIONAL.sub(optional, text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +166,9 @@ class Grammar:
             return replace(d, balls=(*d.balls, ball))
         if a in (PLUS, OK):
             if not d.balls:
-                return Refusal("press the balls potted in the stroke between the two +")
+                return Refusal("press the balls potted in the stroke between the two <PLUS>")
             return _pot(d.balls)
-        return Refusal("between the two + go only the balls potted in the stroke")
+        return Refusal("between the two <PLUS> go only the balls potted in the stroke")
 
     def _match(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         if a == "MATCH":
@@ -135,25 +177,26 @@ class Grammar:
             return {"type": "concede", "match": True}
         if a == "AWARD":
             return Draft("award", match=True)
-        return Refusal("MATCH goes before CONCEDE, or before AWARD and the side")
+        return Refusal("<MATCH> goes before <CONCEDE>[, or before <AWARD> and the side]")
 
     def _award(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         if a == "MATCH":
             return replace(d, match=True)
         n = self.number(a)
         if n is None:
-            return Refusal("AWARD is followed by the side it goes to: 1 or 2")
+            return Refusal("<AWARD> is followed by the side it goes to: <1> or <2>")
         if n not in (1, 2):
-            return Refusal(f"the frame is awarded to side 1 or 2, not {n}")
+            return Refusal(f"the frame is awarded to side <1> or <2>, not {n}")
         return {"type": "award", "side": n - 1} | ({"match": True} if d.match else {})
 
     def _new_match(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         if a in (OK, NEW_MATCH):
             return {"type": "new_match"}
-        return Refusal("NEW MATCH is confirmed with OK (or NEW MATCH again); CLEAR keeps this match")
+        return Refusal("<NEW_MATCH> is confirmed with <NEW_MATCH> again[ or <OK>]; <UNDO>[ or <CLEAR>] "
+                       "keeps this match")
 
     def _need_side(self, d: Draft) -> str:
-        return "the side: 1 or 2"
+        return "the side: <1> or <2>"
 
 
 GRAMMARS: Mapping[str, Grammar] = PartView(lambda entry: entry.keys)
@@ -235,7 +278,7 @@ class SnookerKeys(Grammar):
             return Draft(a.lower())
         if a == OK:
             return Refusal("nothing to finish")
-        return Refusal(f"{legend(a)} is not a snooker key")
+        return Refusal(f"{key(a)} is not a snooker key")
 
     def pot_ball(self, action: str) -> str | None:
         # Section 3 Rule 12: the free ball can go down with reds in one stroke.
@@ -247,13 +290,13 @@ class SnookerKeys(Grammar):
             if ball == "red":
                 return replace(d, reds_off=d.reds_off + 1)
             if not d.reds_off:
-                return Refusal("after FOUL, + counts the reds that left the table: press RED for each")
+                return Refusal("after <FOUL>, <PLUS> counts the reds that left the table: press <RED> for each")
             if a in (PLUS, OK):
                 return replace(d, group=False)
             if ball is not None:
                 return self._foul_event(d, ball)
             # Section 3 Rule 3(h): only reds stay off after a foul; colours are re-spotted.
-            return Refusal("between the two + go only the reds that left the table")
+            return Refusal("between the two <PLUS> go only the reds that left the table")
         if a == "FOUL":
             return d
         if a == "MISS":
@@ -297,11 +340,12 @@ class SnookerKeys(Grammar):
         if len(players) > 2:
             # Four-handed (Section 3 Rule 17(d)): the player who plays the black, 1-4.
             if n is None or not 1 <= n <= len(players):
-                return Refusal(f"RE-SPOT BLACK is followed by the player who plays it: 1 to {len(players)}")
+                return Refusal(f"<RESPOTTED_BLACK> is followed by the player who plays it: <1> to "
+                               f"<{len(players)}>")
             side, name = players[n - 1]
             return {"type": "respotted_black", "striker": side, "player": name}
         if n is None or n not in (1, 2):
-            return Refusal("RE-SPOT BLACK is followed by the side the lot chose: 1 or 2 "
+            return Refusal("<RESPOTTED_BLACK> is followed by the side the lot chose: <1> or <2> "
                            "(Section 3 Rule 4(b))")
         return {"type": "respotted_black", "striker": n - 1}
 
@@ -309,8 +353,8 @@ class SnookerKeys(Grammar):
         players = self._players(state)
         n = self.number(a)
         if n is None or not 1 <= n <= len(players):
-            return Refusal(f"ORDER is followed by every player's number in the order of play: "
-                           f"1 to {len(players)}")
+            return Refusal(f"<ORDER> is followed by every player's number in the order of play: "
+                           f"<1> to <{len(players)}>")
         if n in d.numbers:
             return Refusal(f"player {n} ({players[n - 1][1]}) is in the order already")
         numbers = (*d.numbers, n)
@@ -320,19 +364,19 @@ class SnookerKeys(Grammar):
 
     def needs(self, d: Draft, state: Mapping[str, Any]) -> str:
         if d.call == "pot":
-            return "the balls potted together, then +"
+            return "the balls potted together, then <PLUS>"
         if d.call == "foul":
             if d.group:
-                return "RED for each red off, then + (or the penalty ball)"
+                return "<RED> for each red off, then <PLUS> (or the penalty ball)"
             return "the ball that sets the penalty (4 to 7)"
         if d.call == "match":
-            return "CONCEDE, or AWARD and the side"
+            return "<CONCEDE>[, or <AWARD> and the side]"
         if d.call == "award":
             return self._need_side(d)
         players = self._players(state)
         if d.call == "respotted_black":
-            return "who plays the black: " + (f"player 1 to {len(players)}" if len(players) > 2
-                                               else "side 1 or 2")
+            return "who plays the black: " + (f"player <1> to <{len(players)}>" if len(players) > 2
+                                               else "side <1> or <2>")
         return f"player {len(d.numbers) + 1} of {len(players)} in the order of play"
 
 
@@ -379,10 +423,10 @@ class BlackballKeys(Grammar):
         if a == "NINE_BALL":
             return Draft("rerack", nine_ball=True)
         if self.number(a) is not None:
-            return Refusal(f"{a} is a side: it follows AWARD or RERACK")
+            return Refusal(f"{a} is a side: it follows <AWARD> or <RERACK>")
         if a == OK:
             return Refusal("nothing to finish")
-        return Refusal(f"{legend(a)} is not a blackball key")
+        return Refusal(f"{key(a)} is not a blackball key")
 
     def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         ball = self.ball(a)
@@ -394,7 +438,7 @@ class BlackballKeys(Grammar):
             return {"type": "foul"} | balls
         if a == "TIME":
             return _time_foul(Blackball) | balls
-        return Refusal("after FOUL press the balls that went down, if any, then FOUL again or OK")
+        return Refusal("after <FOUL> press the balls that went down, if any, then <FOUL> again[ or <OK>]")
 
     def _rerack(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         nine: Event = {"nine_ball": True} if d.nine_ball else {}
@@ -405,15 +449,16 @@ class BlackballKeys(Grammar):
         n = self.number(a)
         if n in (1, 2):
             return {"type": "rerack", "breaker": n - 1} | nine
-        return Refusal("RERACK is followed by the side that breaks (1 or 2), or by RERACK again or OK")
+        return Refusal("<RERACK> is followed by the side that breaks (<1> or <2>), or by <RERACK> again"
+                       "[ or <OK>] for the same breaker")
 
     def needs(self, d: Draft, state: Mapping[str, Any]) -> str:
         if d.call == "pot":
-            return "the balls potted together, then +"
+            return "the balls potted together, then <PLUS>"
         if d.call == "foul":
-            return "the balls that went down, then FOUL or OK"
+            return "the balls that went down, then <FOUL>[ or <OK>]"
         if d.call == "match":
-            return "CONCEDE, or AWARD and the side"
+            return "<CONCEDE>[, or <AWARD> and the side]"
         if d.call == "award":
             return self._need_side(d)
-        return "the side that breaks (1 or 2), or OK"
+        return "the side that breaks (<1> or <2>), or <RERACK> again for the same breaker"

@@ -5,6 +5,7 @@ A keymap is a TOML file (``examples/keymaps/``, described in docs/keymaps.md)::
     description = "Referee box, 12 buttons, snooker"
     game = "snooker"
     timeout = 15          # seconds an unfinished sequence waits (see Entry.expire)
+    grace = 3             # seconds after it lapsed that a key is refused, not a new call
     layout = [            # the keys as they sit, row by row: key n = row * columns + column
       ["RED",  "YELLOW", "GREEN", "BROWN"],
       ["BLUE", "PINK",   "BLACK", "FREE_BALL"],
@@ -22,6 +23,10 @@ with the event to give the engine, a :class:`Pending` (the sequence goes on) or 
 :class:`Refusal` (that key makes no event there: the sequence is left as it was).
 Pure: no I/O and no clock; time comes in as an argument.
 
+Its messages are in the words of the device's own keys (:meth:`Keymap.words`,
+:meth:`Keymap.explain`): on a referee box whose + is a shifted key a prompt reads
+"the balls potted together, then + (SHIFT RED)".
+
 >>> keymap = Keymap.from_toml('game = "snooker"\\nlayout = [["RED", "BLUE", "FOUL", "UNDO"]]')
 >>> entry = Entry(keymap)
 >>> state = {"game": "snooker", "free_ball": False}
@@ -35,6 +40,7 @@ Pending(keys=('FOUL',), needs='the ball that sets the penalty (4 to 7)')
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -44,7 +50,7 @@ from typing import Any, Protocol
 from .errors import ConfigError
 from .key_sequences import (
     CLEAR,
-    CLOCK,
+    CLOCK_COMMANDS,
     COMMON_ACTIONS,
     GRAMMARS,
     NEW_MATCH,
@@ -56,10 +62,16 @@ from .key_sequences import (
     Grammar,
     Refusal,
     legend,
+    words,
 )
 from .settings import Required, Section, refusal
 
-__all__ = ["Entry", "Event", "Keymap", "KeymapError", "Outcome", "Pending", "Refusal", "load_keymap"]
+__all__ = ["DEFAULT_GRACE", "Entry", "Event", "Keymap", "KeymapError", "Lapse", "Outcome", "Pending", "Refusal",
+           "load_keymap"]
+
+DEFAULT_GRACE = 3.0
+"""Seconds after a call lapsed during which a key is refused rather than read as a new call
+(the keymap's ``grace``): the referee who pressed it had not seen the lapse."""
 
 
 class KeymapError(ConfigError):
@@ -74,6 +86,19 @@ class Pending:
 
     keys: tuple[str, ...] = ()
     needs: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Lapse(Refusal):
+    """A call left unfinished for the keymap's ``timeout``, and cleared (:meth:`Entry.expire`).
+    ``reason`` says so; ``keys`` and ``needs`` are the call as it was; ``at``: when it was
+    found lapsed, and ``until``: the end of the grace during which a key is refused (both
+    on the clock given to :meth:`Entry.press`)."""
+
+    keys: tuple[str, ...] = ()
+    needs: str = ""
+    at: float = 0.0
+    until: float = 0.0
 
 
 Outcome = Event | Pending | Refusal
@@ -101,6 +126,7 @@ class Keymap:
     hold: Mapping[str, str] = field(default_factory=dict)
     shift: Mapping[str, str] = field(default_factory=dict)
     timeout: float | None = None
+    grace: float = DEFAULT_GRACE
     description: str = ""
 
     @property
@@ -120,6 +146,48 @@ class Keymap:
         """The action of key ``index`` ("" for a key that has none)."""
         row, column = divmod(index, self.columns)
         return self.layout[row][column]
+
+    def name(self, action: str) -> str | None:
+        """How this device keys ``action``, in its keys' words; None if it cannot.
+
+        A key of the layout is its legend (``NEXT FRAME``); a shifted or held action says
+        how (``NEXT FRAME (SHIFT FREE BALL)``, ``MISS (hold FOUL)``); a ball or a number
+        the device keys with another key says which (``1 (RED)`` where the balls are the
+        numbers, ``RED (1)`` where the digits are the balls)."""
+        keys = [a for row in self.layout for a in row if a]
+        if action in keys:
+            return legend(action)
+        for base, shifted in self.shift.items():
+            if shifted == action:
+                return f"{legend(action)} ({legend(SHIFT)} {legend(base)})"
+        for base, held in self.hold.items():
+            if held == action:
+                return f"{legend(action)} (hold {legend(base)})"
+        ball = self.grammar.ball(action)
+        if ball is not None:
+            for base in keys:
+                if self.grammar.ball(base) == ball:
+                    return f"{legend(action)} ({legend(base)})"
+        return None
+
+    def words(self, text: str) -> str:
+        """A message of the key grammar (keys as ``<ACTION>``, parts only some devices have in
+        brackets) in this device's words (:func:`cueboard.key_sequences.words`, :meth:`name`)."""
+        return words(text, self.name)
+
+    def explain(self, reason: str) -> str:
+        """A refusal of the engine or the daemon for a key of this device: where it says to
+        ``enter`` an event (``the frame is over: enter next_frame to start frame 3``), say
+        which keys make it (``press NEXT FRAME (SHIFT FREE BALL) to start frame 3``). An event
+        this device cannot key is left as the engine named it."""
+        known = self.grammar.actions | COMMON_ACTIONS
+
+        def press(m: re.Match[str]) -> str:
+            action = m.group(1).upper()
+            name = self.name(action) if action in known else None
+            return m.group(0) if name is None else f"press {name}"
+
+        return _ENTER.sub(press, reason)
 
     @classmethod
     def from_toml(cls, text: str, source: str = "keymap") -> Keymap:
@@ -199,10 +267,14 @@ def _parse(table: Mapping[str, Any], source: str) -> Keymap:
         raise s.fail("shift", "gives actions after SHIFT, but 'layout' has no SHIFT key")
 
     timeout = s.getfloat("timeout", None, above=0, unit="seconds")
+    grace = s.getfloat("grace", DEFAULT_GRACE, minval=0, maxval=60, unit="seconds")
     description = s.getstr("description", "", empty=True)
     s.check_unused()
     return Keymap(game=game, layout=tuple(tuple(row) for row in layout), hold=hold, shift=shift,
-                  timeout=timeout, description=description)
+                  timeout=timeout, grace=grace, description=description)
+
+
+_ENTER = re.compile(r"\benter ([a-z]+(?:_[a-z]+)*)\b")
 
 
 # -- a sequence being keyed in -----------------------------------------------------------
@@ -230,6 +302,13 @@ class Entry:
 
     UNDO is one press: with nothing pending it undoes the last event; with a sequence
     pending it clears the sequence (so an UNDO never takes back a stroke by surprise).
+
+    A call left unfinished for the keymap's ``timeout`` lapses (:meth:`expire`, or the
+    next press after its time). For the keymap's ``grace`` after that, a key is refused
+    saying the call lapsed: the referee pressing it may not have seen the lapse, and
+    meant it as the next key of the call, not the first of a new one. What a display
+    needs: :attr:`pending` (the keys and what comes next), :attr:`expires_at` (when the
+    call lapses) and :attr:`lapsed` (the call that lapsed).
     """
 
     def __init__(self, keymap: Keymap) -> None:
@@ -238,6 +317,7 @@ class Entry:
         self._steps: list[_Step] = []
         self._shift = False
         self._last: float | None = None
+        self._lapse: Lapse | None = None
         # The last press: its key, whether it was read shifted, and whether it was refused;
         # a hold report acts only on the press it follows.
         self._last_press: tuple[int, bool, bool] | None = None
@@ -252,28 +332,42 @@ class Entry:
 
     @property
     def expires_at(self) -> float | None:
-        """When the sequence in progress lapses (on the clock given to :meth:`press`), or None."""
+        """When the call in progress lapses (on the clock of the ``now`` given to :meth:`press`);
+        None with nothing pending, without a keymap ``timeout`` or without a time."""
         timeout = self.keymap.timeout
         if timeout is None or self._last is None or not (self._steps or self._shift):
             return None
         return self._last + timeout
 
+    @property
+    def lapsed(self) -> Lapse | None:
+        """The call that lapsed last (its keys, when, the end of its grace), until the next
+        key after it or :meth:`clear`."""
+        return self._lapse
+
     def clear(self) -> None:
-        """Forget the sequence in progress."""
+        """Forget the sequence in progress, and a lapsed one (a new match, say)."""
+        self._reset()
+        self._lapse = None
+
+    def _reset(self) -> None:
         self._steps.clear()
         self._shift = False
 
-    def expire(self, now: float) -> Refusal | None:
+    def expire(self, now: float) -> Lapse | None:
         """Clear a sequence left unfinished for the keymap's ``timeout`` since its last key
-        (``now`` on the clock given to :meth:`press`), saying so; None if there is nothing to clear."""
+        (``now`` on the clock given to :meth:`press`), saying so; None if there is nothing to
+        clear. The :class:`Lapse` is a Refusal (its ``reason``) with the call's keys."""
+        expires_at = self.expires_at
+        if expires_at is None or now < expires_at:
+            return None
+        pending = self.pending
         timeout = self.keymap.timeout
-        if timeout is None or self._last is None or not (self._steps or self._shift):
-            return None
-        if now - self._last < timeout:
-            return None
-        keys = " ".join(self.pending.keys)
-        self.clear()
-        return Refusal(f"{keys}: not finished within {timeout:g} s (keymap 'timeout'), cleared")
+        assert timeout is not None
+        self._reset()
+        self._lapse = Lapse(f"{' '.join(pending.keys)}: not finished within {timeout:g} s (keymap 'timeout'), "
+                            "cleared", keys=pending.keys, needs=pending.needs, at=now, until=now + self.keymap.grace)
+        return self._lapse
 
     def feed(self, press: Press, state: Mapping[str, Any], now: float | None = None) -> Outcome:
         """:meth:`press` for a KeyPress or ButtonPress."""
@@ -283,7 +377,7 @@ class Entry:
               now: float | None = None) -> Outcome:
         """Key ``index`` was pressed (or, with ``held``, is held); ``state`` is the match's
         state now. Returns the event, a Pending, or a Refusal that changed nothing.
-        ``now``: the time of the press, for :meth:`expire`."""
+        ``now``: the time of the press, for the ``timeout`` and the ``grace``."""
         keymap = self.keymap
         if not 0 <= index < keymap.size:
             return Refusal(f"key {index} is not on this keymap ({keymap.size} keys in 'layout')")
@@ -294,15 +388,20 @@ class Entry:
         if not action:
             return Refusal(f"key {index} has no action (keymap 'layout')")
         if now is not None:
+            self.expire(now)  # a call past its time lapses now, even if expire() was not called
             self._last = now
         if held:
             return self._held(index, action, state)
+        lapse, self._lapse = self._lapse, None
+        if lapse is not None and now is not None and now < lapse.until:
+            self._last_press = None  # and its hold report is nothing either
+            return self._lapsed(lapse, action)
         shifted = self._shift and action != SHIFT
         if shifted:
             if action in keymap.shift:
                 action = keymap.shift[action]
             elif action in (CLEAR, UNDO):
-                self.clear()
+                self._reset()
                 return self._remember(index, shifted, Pending())
             else:
                 return self._remember(index, shifted, Refusal(
@@ -310,6 +409,16 @@ class Entry:
         return self._remember(index, shifted, self._act(action, index, state, shifted=shifted))
 
     # -- inside ------------------------------------------------------------------------------
+
+    def _lapsed(self, lapse: Lapse, action: str) -> Refusal:
+        """A key within the grace after a lapse: refused, saying what happened and what to do."""
+        timeout = self.keymap.timeout
+        said = f"{' '.join(lapse.keys)} lapsed after {timeout:g} s (keymap 'timeout')"
+        if action == UNDO:
+            return Refusal(f"{said} and is cleared already: press {legend(UNDO)} again to undo the last event")
+        if action == CLEAR:
+            return Refusal(f"{said} and is cleared already")
+        return Refusal(f"{said}: press again to start a new call")
 
     def _remember(self, index: int, shifted: bool, outcome: Outcome) -> Outcome:
         self._last_press = (index, shifted, isinstance(outcome, Refusal))
@@ -338,35 +447,37 @@ class Entry:
 
     def _act(self, action: str, index: int, state: Mapping[str, Any], *, shifted: bool) -> Outcome:
         keys = [s.legend for s in self._steps]
+        words = self.keymap.words
         if action == SHIFT:
             self._shift = not self._shift
             return self.pending
         if action == CLEAR or (action == UNDO and (self._steps or self._shift)):
-            self.clear()
+            self._reset()
             return Pending()
         if action == UNDO:
             return {"type": "undo"}
-        if action == CLOCK and not self._steps:
+        if action in CLOCK_COMMANDS and not self._steps:
             self._shift = False
-            return {"type": "clock"}
+            return dict(CLOCK_COMMANDS[action])
         if action == NEW_MATCH and not self._steps:
             self._shift = False
             self._steps.append(_Step(Draft("new_match"), legend(action), index, shifted,
-                                     "OK (or NEW MATCH again) to start a new match"))
+                                     words("<NEW_MATCH> again[ or <OK>] to start a new match")))
             return self.pending
         if action == REDO:
             if self._steps:
-                return Refusal(f"{' '.join(keys)} {legend(REDO)}: finish or clear the sequence first")
+                return Refusal(f"{' '.join(keys)} {legend(REDO)}: finish the call first, or clear it with "
+                               + words("<UNDO>[ or <CLEAR>]"))
             self._shift = False
             return {"type": "redo"}
         draft = self._steps[-1].draft if self._steps else None
         result = self._grammar.step(draft, action, state)
         if isinstance(result, Refusal):
-            return Refusal(f"{' '.join([*keys, legend(action)])}: {result.reason}")
+            return Refusal(f"{' '.join([*keys, legend(action)])}: {words(result.reason)}")
         self._shift = False
         if isinstance(result, Draft):
             self._steps.append(_Step(result, legend(action), index, shifted,
-                                     self._grammar.needs(result, state)))
+                                     words(self._grammar.needs(result, state))))
             return self.pending
-        self.clear()
+        self._reset()
         return result

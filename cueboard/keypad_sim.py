@@ -8,21 +8,31 @@ or repeat its next frames, so tests and demos can show the link recovering.
 
 Like the keypad, it reports a press once, and a long press twice: pressed, then held
 (``hold``). ``run_terminal`` is the command: type a key number (``7``), a row and
-column (``2,3``), either with ``h`` to hold it (``7h``), or ``help``.
+column (``2,3``), either with ``h`` to hold it (``7h``), or ``help``. It prints the
+keymap's legend (which number is which action, shifted and held), and each key as the
+action it is.
+
+The keypad protocol carries only a verdict, accepted or refused (a beep and a light).
+Why a key was refused, and what the table has understood of a call being keyed, the
+daemon publishes on MQTT (``<prefix>/rejected`` and ``<prefix>/input``, docs/mqtt.md):
+given ``--broker``, the simulator subscribes to both and prints those of the keypad
+(``source`` ``keypad``), as a marker's display beside the keypad would show them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import select
 import termios
 import threading
 import time
 import tty
-from collections.abc import Callable, Iterable
-from typing import TextIO
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TextIO
 
 from .hw import keyproto
 from .hw.keypad_link import DEFAULT_TIMING, FIRMWARE, LinkTiming, random_epoch
@@ -265,7 +275,10 @@ class KeypadSimulator:
 HELP = """\
 keys:     7  (key number)   2,3  (row, column)   add h to hold it down: 7h, 2,3h
 faults:   drop  corrupt  dup  (the next press's frame)   noise  (random bytes)
-keypad:   reboot  status  help  quit   (end of input: wait for the host, then quit)"""
+keypad:   legend  reboot  status  help  quit   (end of input: wait for the host, then quit)"""
+
+DEFAULT_PREFIX = "cueboard/+/+"
+"""The daemons' topics the simulator listens to without ``--topic``: every table's."""
 
 
 def parse_key(text: str, rows: int, columns: int) -> tuple[int, bool] | None:
@@ -306,11 +319,86 @@ def open_port(path: str, create: bool) -> tuple[int, int | None]:
     return fd, None
 
 
+def host_messages(payload: bytes | bytearray, topic: str) -> str | None:
+    """What a marker should read of one message of the daemon's ``rejected`` or ``input``
+    topic, if it is the keypad's: ``host refused: <reason>``, ``host reads: FOUL MISS; next:
+    ...``, ``host: FREE BALL lapsed``; None for another device's or an unreadable one."""
+    try:
+        message = json.loads(payload)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(message, dict) or message.get("source") != "keypad":
+        return None
+    if topic.endswith("/rejected"):
+        return f"host refused: {message.get('reason')}"
+    keys = " ".join(str(k) for k in message.get("keys") or [])
+    if message.get("expired") or message.get("lapsed"):
+        return f"host: {keys + ' ' if keys else ''}lapsed (not finished in time)"
+    if keys:
+        wanted = message.get("next") or message.get("needs")
+        return f"host reads: {keys}" + (f"; next: {wanted}" if wanted else "")
+    return None
+
+
+@contextlib.contextmanager
+def watch_host(broker: str, prefix: str, say: Callable[[str], None]) -> Iterator[None]:
+    """Print the keypad's refusals and prompts from the daemon's MQTT topics while inside."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    host, _, port_text = broker.rpartition(":") if ":" in broker else (broker, "", "")
+    port = int(port_text) if port_text else 1883
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"cueboard-keypad-sim-{os.getpid()}")
+    topics = [f"{prefix}/rejected", f"{prefix}/input"]
+
+    def connected(c: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            say(f"MQTT {host}:{port}: {reason}")
+            return
+        c.subscribe([(t, 1) for t in topics])
+
+    def subscribed(c: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
+        say(f"MQTT {host}:{port}: the host's reasons from {topics[0]}")
+
+    def received(c: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        text = host_messages(message.payload, message.topic)
+        if text is not None:
+            say(text)
+
+    client.on_connect = connected
+    client.on_subscribe = subscribed
+    client.on_message = received
+    client.connect_async(host, port)
+    client.loop_start()
+    try:
+        yield
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
 def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: TextIO, stdout: TextIO,
-                 drain_timeout: float = 5.0) -> int:
+                 drain_timeout: float = 5.0, keymap: str | Path | None = None, broker: str | None = None,
+                 prefix: str = DEFAULT_PREFIX) -> int:
+    """The command: ``keymap`` (a file) is printed as a legend and names each key pressed;
+    with ``broker`` the host's reasons and prompts are printed (:func:`watch_host`)."""
+    from .key_legend import key_text, legend_lines
+    from .keymap import Keymap, KeymapError, load_keymap
+
     def say(text: str) -> None:
         print(text, file=stdout, flush=True)
 
+    km: Keymap | None = None
+    if keymap is not None:
+        try:
+            km = load_keymap(keymap)
+        except KeymapError as exc:
+            say(f"cueboard keypad-sim: {exc}")
+            return 2
+        if km.size != rows * columns or km.columns != columns:
+            say(f"cueboard keypad-sim: {keymap}: a keymap of {len(km.layout)} x {km.columns} keys for a "
+                f"keypad of {rows} x {columns} (--rows, --columns)")
+            return 2
     try:
         fd, slave = open_port(path, create)
     except OSError as exc:
@@ -321,8 +409,26 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
                           on_host=lambda alive: say("host connected" if alive else "host lost"))
     where = f"{path} -> {os.ttyname(slave)}" if slave is not None else path
     say(f"keypad {rows} x {columns} on {where}; epoch {sim.link.epoch:08x}. Type 'help'.")
+
+    def show_legend() -> None:
+        if km is None or keymap is None:
+            say("no keymap: --keymap FILE names the keys")
+            return
+        say(f"keys of {Path(keymap).name}" + (f" ({km.description})" if km.description else "") + ":")
+        say("the key's number, then what it is; shift X: X after SHIFT; hold X: X held down (type 7h)")
+        for line in legend_lines(km):
+            say(line)
+
+    def name(index: int) -> str:
+        return "" if km is None else f" {key_text(km, km.action(index))}"
+
+    show_legend()
+    if broker is None:
+        say("the host's reasons for a refusal: --broker HOST[:PORT] (its MQTT 'rejected' topic)")
     status = 0
-    with sim:
+    with contextlib.ExitStack() as stack, sim:
+        if broker is not None:
+            stack.enter_context(watch_host(broker, prefix, say))
         try:
             for line in stdin:
                 command = line.strip().lower()
@@ -330,7 +436,10 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
                     continue
                 if command in ("quit", "exit", "q"):
                     break
-                if not _command(sim, command, say):
+                if command == "legend":
+                    show_legend()
+                    continue
+                if not _command(sim, command, say, name):
                     say(f"? {command!r} (type 'help')")
             else:  # end of input: let the host take what is queued
                 if not sim.wait_for(lambda s: s.pending == 0, drain_timeout):
@@ -346,14 +455,15 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
     return status
 
 
-def _command(sim: KeypadSimulator, command: str, say: Callable[[str], None]) -> bool:
+def _command(sim: KeypadSimulator, command: str, say: Callable[[str], None],
+             name: Callable[[int], str] = lambda index: "") -> bool:
     key = parse_key(command, sim.rows, sim.columns)
     if key is not None:
         index, held = key
         row, column = divmod(index, sim.columns)
         what = "held" if held else "pressed"
         if (sim.hold if held else sim.press)(index):
-            say(f"key {index} (row {row}, column {column}) {what}")
+            say(f"key {index}{name(index)} (row {row}, column {column}) {what}")
         else:
             say(f"key {index}: queue full, refused")
         return True

@@ -317,6 +317,19 @@ class Link:
         """Messages queued or sent and not yet acknowledged."""
         return len(self._out)
 
+    def drop_pending(self) -> int:
+        """Forget the messages queued or sent and not yet acknowledged; how many. The next
+        frame's ``base`` moves past them, so the peer counts them lost (``gaps``) and takes
+        what comes after: for news that is stale once the link was down (a verdict for a
+        press the keypad made before it was unplugged)."""
+        dropped = len(self._out)
+        self.base += dropped
+        if self._high < self.base:
+            self._high = self.base
+        self._out = []
+        self._sent = 0
+        return dropped
+
     def poll(self, now: int) -> list[bytes]:
         """The frames to write now (possibly none)."""
         frames = []

@@ -119,6 +119,7 @@ class HostProtocol:
                                   beat_ms=timing.beat_ms, lost_ms=timing.lost_ms)
         self.presses = 0
         self.invalid_keys = 0
+        self.stale_verdicts = 0
         self._told: KeypadInfo | None = None
 
     def feed(self, data: bytes, now_ms: int) -> list[KeyPress]:
@@ -154,7 +155,10 @@ class HostProtocol:
         return self.link.send(keyproto.feedback_message(accepted))
 
     def reconnected(self, now_ms: int) -> None:
-        """The port was (re)opened."""
+        """The port was (re)opened. Verdicts not yet acknowledged are dropped: they answer
+        presses made before the link went down, and a keypad plugged in again (rebooted, or
+        back after a while) would beep for a key nobody just pressed."""
+        self.stale_verdicts += self.link.drop_pending()
         self.link.restart_transport(now_ms)
 
     def keypad_alive(self, now_ms: int) -> bool:
@@ -170,6 +174,7 @@ class HostProtocol:
         return {
             "presses": self.presses,
             "invalid_keys": self.invalid_keys,
+            "stale_verdicts": self.stale_verdicts,
             "duplicates": link.duplicates,
             "out_of_order": link.out_of_order,
             "lost_messages": link.gaps,
@@ -323,6 +328,11 @@ class KeypadLink:
         Whether the keypad was heard at all."""
         protocol = self.protocol
         now = self._now_ms()
+        # Verdicts queued while the port was down answer presses from before it: dropped
+        # (HostProtocol.reconnected drops those sent and not acknowledged).
+        while self._feedback:
+            self._feedback.popleft()
+            protocol.stale_verdicts += 1
         protocol.reconnected(now)
         self._set_health(KeypadHealth.SILENT)
         heard = False

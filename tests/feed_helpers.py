@@ -23,7 +23,7 @@ from cueboard.feed import Feed, MqttConfig
 from cueboard.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 15.0
+TIMEOUT = 30.0
 
 
 def example_states(name: str) -> list[dict[str, Any]]:

@@ -147,6 +147,11 @@ class PtyPort:
         self.path.unlink(missing_ok=True)
 
 
+WAIT = 30.0
+"""The safety net of every wait for something the link does: it comes far sooner, and a
+busy machine must not fail a test by being slow (never a measure of speed: bench/)."""
+
+
 class HostRecorder:
     """A KeypadLink whose presses and health changes are recorded, for waiting on."""
 
@@ -166,11 +171,11 @@ class HostRecorder:
             self.healths.append(health)
             self._changed.notify_all()
 
-    def wait_health(self, health: Any, timeout: float = 3.0) -> bool:
+    def wait_health(self, health: Any, timeout: float = WAIT) -> bool:
         with self._changed:
             return self._changed.wait_for(lambda: bool(self.link.health == health), timeout)
 
-    def wait_healths(self, pattern: list[Any], timeout: float = 3.0) -> bool:
+    def wait_healths(self, pattern: list[Any], timeout: float = WAIT) -> bool:
         """Wait until the health changes so far contain ``pattern`` in order."""
         def seen() -> bool:
             rest = iter(self.healths)
@@ -178,7 +183,7 @@ class HostRecorder:
         with self._changed:
             return self._changed.wait_for(seen, timeout)
 
-    def take(self, count: int, timeout: float = 3.0) -> list[Any]:
+    def take(self, count: int, timeout: float = WAIT) -> list[Any]:
         """The next ``count`` presses, waiting at most ``timeout`` seconds in all."""
         import queue
         import time

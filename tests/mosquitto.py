@@ -44,7 +44,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 HOST = "127.0.0.1"
-TIMEOUT = 15.0
+TIMEOUT = 30.0
 """Upper bound for anything awaited in these tests (they finish far sooner)."""
 
 

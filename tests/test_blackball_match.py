@@ -151,7 +151,7 @@ def test_award_frame_and_match_rule_8b() -> None:
 
 
 def test_concede_refused_once_the_frame_is_over() -> None:
-    refused(match_after([CONCEDE], race_to=2), CONCEDE, "the frame is over: no concession")
+    refused(match_after([CONCEDE], race_to=2), CONCEDE, "the frame is over: enter next_frame to start frame 2")
 
 
 # -- the match line --------------------------------------------------------------------------------

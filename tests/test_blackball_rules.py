@@ -341,7 +341,7 @@ def test_loss_for_what_the_engine_cannot_see_rule_7() -> None:
 def test_nothing_is_played_once_the_frame_is_over_rule_4q() -> None:
     m = new_match(race_to=2)
     play(m, *ann_takes_red(), pot("black"))
-    refused(m, pot("red"), "the frame is over: no pot (next_frame starts the next one)")
+    refused(m, pot("red"), "the frame is over: enter next_frame to start frame 2")
     refused(m, NO_POT, "the frame is over")
     refused(m, foul(), "the frame is over")
     refused(m, LOSS, "the frame is over")

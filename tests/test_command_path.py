@@ -93,7 +93,7 @@ def test_a_retained_command_is_never_applied_again_on_a_restart(tmp_path: Path, 
             for _ in range(200):
                 if daemon.state()["seq"] == 1:
                     break
-                threading.Event().wait(0.05)
+                threading.Event().wait(0.05)  # not a wall-clock limit: a poll step, bounded by the loop
             assert daemon.state()["seq"] == 1
             assert daemon.on_engine(lambda: daemon.table.refused) == rejected_before
         files = sorted(p.name for p in Path(config.journal_dir).glob("match-*.jsonl"))

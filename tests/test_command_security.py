@@ -49,7 +49,7 @@ def anonymous_command(broker: Mosquitto, payload: bytes) -> None:
     client.connect(broker.host, broker.port)
     client.loop_start()
     try:
-        client.publish(f"{PREFIX}/command", payload, qos=1).wait_for_publish(15)
+        client.publish(f"{PREFIX}/command", payload, qos=1).wait_for_publish(30)
     finally:
         client.disconnect()
         client.loop_stop()
@@ -108,7 +108,7 @@ def test_insecure_commands_is_said_at_every_start(mosquitto_broker: Mosquitto,
         feed.start()
         try:
             health.wait_for("ok")
-            assert feed.flush(15)
+            assert feed.flush(30)
             mosquitto_broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"),
                                           since=since)
             payload = f'{{"type": "new_match", "n": {start}}}'
@@ -129,7 +129,7 @@ def test_without_commands_nothing_is_subscribed(mosquitto_broker: Mosquitto) -> 
     feed.start()
     try:
         feed.publish_state({"schema": 1, "seq": 1})
-        assert feed.flush(15)
+        assert feed.flush(30)
     finally:
         feed.stop()
     assert not any("SUBSCRIBE" in line for line in mosquitto_broker.log)
@@ -145,7 +145,7 @@ def test_tls_and_a_username_take_commands(mosquitto_factory: Any, tls_files: Tls
     feed.start()
     try:
         health.wait_for("ok")
-        assert feed.flush(15)
+        assert feed.flush(30)
         broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"))
         desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-desk")
         desk.username_pw_set("desk", "desk-pw")
@@ -153,7 +153,7 @@ def test_tls_and_a_username_take_commands(mosquitto_factory: Any, tls_files: Tls
         desk.connect(broker.host, broker.port)
         desk.loop_start()
         try:
-            desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(15)
+            desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(30)
         finally:
             desk.disconnect()
             desk.loop_stop()

@@ -124,3 +124,50 @@ def test_a_keymap_that_cannot_be_read_names_its_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert str(info.value).startswith(f"{path}: {keymap}: cannot read: not UTF-8")
+
+
+# -- the devices' keymaps fit the boxes and the table's game ---------------------------------
+
+
+def _table(tmp_path: Path, extra: str) -> Path:
+    (tmp_path / "keymaps").symlink_to(EXAMPLES / "keymaps")
+    path = tmp_path / "cueboard.toml"
+    path.write_text(GOOD + extra)
+    return path
+
+
+def test_a_referee_box_with_fewer_pins_than_its_keymap_has_keys(tmp_path: Path) -> None:
+    path = _table(tmp_path, "[[referee_box]]\npins = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17]\n"
+                            "keymap = 'keymaps/referee-box-12.toml'\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == (f"{path}: referee_box[0].pins: 11 pins for a keymap of 12 keys "
+                               "(keymaps/referee-box-12.toml)")
+
+
+def test_the_second_box_is_named_and_a_pin_too_many_is_refused_too(tmp_path: Path) -> None:
+    pins = "[5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]"
+    path = _table(tmp_path, f"[[referee_box]]\npins = {pins}\nkeymap = 'keymaps/referee-box-12.toml'\n"
+                            "[[referee_box]]\npins = [2, 3, 7, 8, 9, 10, 11, 14, 15, 18, 22, 23, 24]\n"
+                            "keymap = 'keymaps/referee-box-12.toml'\n")
+    with pytest.raises(ConfigError, match=r"referee_box\[1\]\.pins: 13 pins for a keymap of 12 keys"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("[[referee_box]]\npins = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]\n"
+     "keymap = 'keymaps/referee-box-12-blackball.toml'\n",
+     "referee_box[0].keymap: keymaps/referee-box-12-blackball.toml is a blackball keymap and the table's "
+     "[match] game is snooker"),
+    ("[keypad]\nport = '/dev/cueboard-keypad'\nkeymap = 'keymaps/keypad-4x5-blackball.toml'\n",
+     "keypad.keymap: keymaps/keypad-4x5-blackball.toml is a blackball keymap and the table's [match] game "
+     "is snooker"),
+    ("[match]\ngame = 'blackball'\nsides = ['A', 'B']\n[keypad]\nport = '/dev/cueboard-keypad'\n"
+     "keymap = 'keymaps/keypad-4x5.toml'\n",
+     "keypad.keymap: keymaps/keypad-4x5.toml is a snooker keymap and the table's [match] game is blackball"),
+])
+def test_a_keymap_of_the_other_game_is_refused(tmp_path: Path, extra: str, message: str) -> None:
+    path = _table(tmp_path, extra)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path}: {message}"

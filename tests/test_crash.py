@@ -61,10 +61,10 @@ def _wait_ready(sock: Path, proc: subprocess.Popen[bytes], deadline: float) -> d
         if proc.poll() is not None:
             raise AssertionError(f"the daemon exited with {proc.returncode}")
         try:
-            return ask_daemon(sock, {"type": "state"}, timeout=2)["state"]
+            return ask_daemon(sock, {"type": "state"}, timeout=30)["state"]
         except (OSError, ValueError):
             time.sleep(0.01)  # the daemon is starting: its socket is not there yet
-    raise AssertionError("the daemon did not come up within 20 s")
+    raise AssertionError("the daemon did not come up within 60 s")
 
 
 def test_sigkill_at_random_points_loses_no_acknowledged_event(tmp_path: Path, finding: Callable[..., None]) -> None:
@@ -106,7 +106,7 @@ def test_sigkill_at_random_points_loses_no_acknowledged_event(tmp_path: Path, fi
                 time.sleep(rng.random() * 0.3)
                 kills_during_startup += 1
             else:
-                state = _wait_ready(sock, proc, time.monotonic() + 20)
+                state = _wait_ready(sock, proc, time.monotonic() + 60)
                 check(state, f"round {round_}")
                 if wrong:
                     break
@@ -133,7 +133,7 @@ def test_sigkill_at_random_points_loses_no_acknowledged_event(tmp_path: Path, fi
     if not wrong:
         proc = _start(config)
         try:
-            check(_wait_ready(sock, proc, time.monotonic() + 20), "after the last kill")
+            check(_wait_ready(sock, proc, time.monotonic() + 60), "after the last kill")
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.wait()

@@ -56,7 +56,7 @@ class Running:
 
     def __exit__(self, *exc: object) -> None:
         self.table.stop()
-        self.thread.join(5)
+        self.thread.join(30)
         self.table.journal.close()
 
     def send(self, obj: dict[str, Any], source: str = "control") -> dict[str, Any]:
@@ -68,14 +68,14 @@ class Running:
             done.set()
 
         self.table.submit(Command(source, obj, reply))
-        assert done.wait(5), "the engine thread did not answer"
+        assert done.wait(30), "the engine thread did not answer"
         return answer
 
     def sync(self) -> None:
         """Wait until everything submitted so far has been handled."""
         done = threading.Event()
         self.table.submit(Call("test", done.set))
-        assert done.wait(5)
+        assert done.wait(30)
 
     def press(self, source: str, *indexes: int) -> None:
         for i in indexes:

@@ -27,7 +27,7 @@ def _wait_socket(sock: Path, proc: subprocess.Popen[bytes]) -> None:
     while time.monotonic() < deadline:
         assert proc.poll() is None, f"the daemon exited with {proc.returncode}"
         try:
-            ask_daemon(sock, {"type": "state"}, timeout=2)
+            ask_daemon(sock, {"type": "state"}, timeout=30)
             return
         except (OSError, ValueError):
             time.sleep(0.02)  # still starting: its socket is not there yet

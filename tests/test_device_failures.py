@@ -104,7 +104,7 @@ def test_an_spi_device_that_fails_is_reported_and_retried_while_scoring_goes_on(
         failing[0] = False
         deadline = time.monotonic() + 30  # the board tries again 1 s after it failed
         while daemon.on_engine(lambda: board.health) != "ok" and time.monotonic() < deadline:
-            threading.Event().wait(0.05)
+            threading.Event().wait(0.05)  # not a wall-clock limit: a poll step
         assert board.health == "ok"
         assert daemon.send({"type": "no_pot"})["ok"]
         assert daemon.on_engine(daemon.table.device_health)["matrix"] == "ok"

@@ -6,6 +6,7 @@ the timeouts are upper bounds only."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -55,7 +56,7 @@ def feeds() -> Iterator[Callable[..., Feed]]:
 
     yield make
     for feed in made:
-        feed.stop(timeout=2)
+        feed.stop(timeout=30)
 
 
 def test_late_subscriber_gets_the_retained_state(mosquitto_broker: Mosquitto, feeds: Any) -> None:
@@ -63,7 +64,7 @@ def test_late_subscriber_gets_the_retained_state(mosquitto_broker: Mosquitto, fe
     feed = feeds(mosquitto_broker)
     for state in states:
         feed.publish_state(state)
-    assert feed.flush(15)
+    assert feed.flush(30)
     with Subscriber(f"{PREFIX}/state", port=mosquitto_broker.port) as late:
         message = late.get()
     assert message.retain and message.topic == f"{PREFIX}/state"
@@ -81,7 +82,7 @@ def test_payloads_as_the_contract_says(mosquitto_broker: Mosquitto, feeds: Any) 
         feed.publish_rejected({"type": "pot", "balls": ["black"]}, "black is not on (rule 7b)", "keypad")
         feed.publish_rejected(None, "not JSON", "command")
         feed.publish_devices({"buttons": "ok", "keypad": "lost", "matrix": "ok", "mqtt": "ok"})
-        assert feed.flush(15)
+        assert feed.flush(30)
         got: dict[str, Message] = {}
         # status, state, devices, event and two rejected: the last one of each topic. (Waiting for
         # five topics and then taking what had come could miss the second rejected.)
@@ -102,7 +103,7 @@ def test_payloads_as_the_contract_says(mosquitto_broker: Mosquitto, feeds: Any) 
     # Retained: status, state, devices; not event and rejected.
     with Subscriber(f"{PREFIX}/#", port=mosquitto_broker.port).wait_subscribed() as late:
         retained = {late.get().topic.rsplit("/", 1)[1] for _ in range(3)}
-        assert feed.flush(15)
+        assert feed.flush(30)
         feed.publish_event(7, {"type": "no_pot"})  # a marker: nothing retained is still on its way
         assert late.get().topic == f"{PREFIX}/event"
     assert retained == {"status", "state", "devices"}
@@ -112,12 +113,12 @@ def test_devices_published_only_when_changed(mosquitto_broker: Mosquitto, feeds:
     with Subscriber(f"{PREFIX}/devices", port=mosquitto_broker.port).wait_subscribed() as live:
         feed = feeds(mosquitto_broker)
         feed.publish_devices({"buttons": "ok", "keypad": "ok"})
-        assert feed.flush(15)
+        assert feed.flush(30)
         for _ in range(3):
             feed.publish_devices({"buttons": "ok", "keypad": "ok"})
         feed.publish_devices({"buttons": "ok", "keypad": "lost"})
         assert [live.get().json()["keypad"] for _ in range(2)] == ["ok", "lost"]
-        assert feed.flush(15) and live.messages.empty()
+        assert feed.flush(30) and live.messages.empty()
 
 
 def test_only_the_newest_devices_while_disconnected(mosquitto_broker: Mosquitto, feeds: Any) -> None:
@@ -126,7 +127,7 @@ def test_only_the_newest_devices_while_disconnected(mosquitto_broker: Mosquitto,
         feed.publish_devices({"keypad": "ok"})
         feed.publish_devices({"keypad": "lost"})
         feed.start()
-        assert feed.flush(15)
+        assert feed.flush(30)
         assert live.get().json()["keypad"] == "lost"
         assert live.messages.empty()
 
@@ -157,7 +158,7 @@ def test_clean_stop_publishes_offline(mosquitto_broker: Mosquitto) -> None:
             table.process.stdin.close()  # the child stops cleanly
             table.wait_line("stopped")
             watcher.wait_topic(f"{PREFIX}/status", b"offline")
-            assert table.process.wait(15) == 0
+            assert table.process.wait(30) == 0
         finally:
             table.close()
     assert any("Received DISCONNECT from cueboard" in line or "Received DISCONNECT from auto-" in line
@@ -174,7 +175,7 @@ def test_state_republished_after_the_broker_restarts(mosquitto_broker: Mosquitto
     health.wait_for("ok")
     feed.publish_state(states[5])
     feed.publish_devices({"buttons": "ok"})
-    assert feed.flush(15)
+    assert feed.flush(30)
     mosquitto_broker.stop()
     health.wait_for("down:")
     for state in states[6:20]:
@@ -182,7 +183,7 @@ def test_state_republished_after_the_broker_restarts(mosquitto_broker: Mosquitto
     started = time.monotonic()
     mosquitto_broker.start()
     health.wait_for("ok")
-    assert feed.flush(15)
+    assert feed.flush(30)
     with Subscriber(f"{PREFIX}/#", port=mosquitto_broker.port) as late:
         retained: dict[str, Message] = {}
         while len(retained) < 3:
@@ -217,7 +218,7 @@ def test_no_stale_states_after_a_restart(mosquitto_factory: Factory, feeds: Any,
             feed.publish_state(states[seq])
             feed.publish_event(seq, {"n": seq})
         watcher.wait_for(lambda m: m.topic.endswith("/state") and m.json()["seq"] == states[10]["seq"])
-        assert feed.flush(15)
+        assert feed.flush(30)
         broker.stop()
         health.wait_for("down:")
         before = len(watcher.seen)
@@ -253,7 +254,7 @@ def test_state_in_flight_when_the_network_breaks(mosquitto_broker: Mosquitto, fe
         with Subscriber(f"{PREFIX}/#", port=mosquitto_broker.port).wait_subscribed() as live:
             feed = feeds(mosquitto_broker, on_health=health, port=proxy.port)
             feed.publish_state({"schema": 1, "seq": 1})
-            assert feed.flush(15)
+            assert feed.flush(30)
             proxy.hold()
             feed.publish_state({"schema": 1, "seq": 2})
             feed.publish_event(2, {"type": "no_pot"})
@@ -263,7 +264,7 @@ def test_state_in_flight_when_the_network_breaks(mosquitto_broker: Mosquitto, fe
             proxy.cut()
             health.wait_for("down:")
             health.wait_for("ok")
-            assert feed.flush(15)
+            assert feed.flush(30)
             feed.publish_event(4, {"type": "marker"})
             live.wait_for(lambda m: m.topic.endswith("/event") and m.json()["seq"] == 4)
         states = [m.json()["seq"] for m in live.seen if m.topic.endswith("/state")]
@@ -283,7 +284,7 @@ def test_events_wait_for_the_broker_in_a_bounded_queue(mosquitto_broker: Mosquit
     with Subscriber(f"{PREFIX}/event", port=mosquitto_broker.port).wait_subscribed() as live:
         feed.start()
         got = [live.get().json()["seq"] for _ in range(10)]
-        assert feed.flush(15)
+        assert feed.flush(30)
         assert live.messages.empty()
     assert got == list(range(16, 26))  # the oldest were dropped, the rest in order
 
@@ -296,7 +297,7 @@ def test_many_messages_in_order(mosquitto_broker: Mosquitto, feeds: Any) -> None
         for seq in range(1, 501):
             feed.publish_event(seq, {"type": "no_pot"})
             feed.publish_state({"schema": 1, "seq": seq})
-        assert feed.flush(15)
+        assert feed.flush(30)
         seen_events: list[int] = []
         while len(seen_events) < 500:
             m = live.get()
@@ -318,7 +319,7 @@ def test_password_accepted_and_wrong_password_refused(mosquitto_factory: Factory
     broker = mosquitto_factory(users=USERS)
     good = feeds(broker, "t1", username="t1", password="table-one-pw", protocol=protocol)
     good.publish_state({"schema": 1, "seq": 1})
-    assert good.flush(15) and good.health == "ok"
+    assert good.flush(30) and good.health == "ok"
     with Subscriber(f"{PREFIX}/state", port=broker.port, username="desk", password="desk-pw") as desk:
         assert desk.get().json()["seq"] == 1
 
@@ -347,23 +348,30 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
     feed = feeds(broker, "t1", username="t1", password="table-one-pw", tls=TlsConfig(str(tls_files.ca)),
                  command=True, on_command=on_command, on_health=health)
     health.wait_for("ok")
-    assert feed.flush(15)  # "online" acknowledged: the SUBSCRIBE before it is done too
+    assert feed.flush(30)  # "online" acknowledged: the SUBSCRIBE before it is done too
     broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"))
     desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk")
     desk.username_pw_set("desk", "desk-pw")
     desk.tls_set(str(tls_files.ca))
+    desk_up, desk_down = threading.Event(), threading.Event()
+    desk.on_connect = lambda *args: desk_up.set()
+    desk.on_disconnect = lambda *args: desk_down.set()
     desk.connect(broker.host, broker.port)
     desk.loop_start()
     try:
-        desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(15)
+        assert desk_up.wait(30)
+        desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(30)
         arrived.wait_for('{"type": "no_pot"}')
         # Re-subscribed after a reconnect (the restarted broker has forgotten the subscription).
         broker.stop()
         health.wait_for("down:")
+        assert desk_down.wait(30)
+        desk_up.clear()  # the broker is down: the desk cannot be back before it starts
         broker.start()
         health.wait_for("ok")
-        assert feed.flush(15)
-        desk.publish(f"{PREFIX}/command", b'{"type": "undo"}', qos=1).wait_for_publish(15)
+        assert feed.flush(30)
+        assert desk_up.wait(30)  # the desk is back too (paho reconnects it by itself)
+        desk.publish(f"{PREFIX}/command", b'{"type": "undo"}', qos=1).wait_for_publish(30)
         arrived.wait_for('{"type": "undo"}')
     finally:
         desk.disconnect()
@@ -375,7 +383,7 @@ def test_no_command_topic_unless_enabled(mosquitto_factory: Factory, feeds: Any)
     broker = mosquitto_factory(users=USERS)
     feed = feeds(broker, "t1", username="t1", password="table-one-pw", on_command=lambda payload, retained: None)
     feed.publish_state({"schema": 1, "seq": 1})
-    assert feed.flush(15)
+    assert feed.flush(30)
     broker.wait_for_log(lambda line: "Received PUBLISH from cueboard-club-t1" in line and "/state'" in line)
     assert not any("Received SUBSCRIBE" in line for line in broker.log), broker.log
 
@@ -387,7 +395,7 @@ def test_tls(mosquitto_factory: Factory, feeds: Any, tls_files: TlsFiles) -> Non
     broker = mosquitto_factory(tls=tls_files, users=USERS)
     feed = feeds(broker, username="t1", password="table-one-pw", tls=TlsConfig(str(tls_files.ca)))
     feed.publish_state({"schema": 1, "seq": 1})
-    assert feed.flush(15) and feed.health == "ok"
+    assert feed.flush(30) and feed.health == "ok"
     with Subscriber(f"{PREFIX}/state", **broker.client_options(username="desk", password="desk-pw")) as desk:
         assert desk.get().json()["seq"] == 1
 
@@ -407,7 +415,7 @@ def test_tls_client_certificate(mosquitto_factory: Factory, feeds: Any, tls_file
     tls = TlsConfig(str(tls_files.ca), str(tls_files.client_cert), str(tls_files.client_key))
     feed = feeds(broker, tls=tls)
     feed.publish_state({"schema": 1, "seq": 1})
-    assert feed.flush(15)
+    assert feed.flush(30)
     with Subscriber(f"{PREFIX}/state", **broker.client_options()) as screen:
         assert screen.get().json()["seq"] == 1
 
@@ -418,7 +426,7 @@ def test_screen_over_websockets(mosquitto_factory: Factory, feeds: Any) -> None:
     broker = mosquitto_factory(websockets=True)
     feed = feeds(broker)
     feed.publish_state(example_states("snooker-frame")[-1])
-    assert feed.flush(15)
+    assert feed.flush(30)
     assert broker.ws_port is not None
     with Subscriber("cueboard/club/+/state", port=broker.ws_port, transport="websockets") as screen:
         payload = screen.get().json()

@@ -4,7 +4,6 @@ never block, the bounded queue, health. No network here except refused connectio
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from cueboard.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mq
 
 pytest_plugins = ["mosquitto"]  # the tls_files fixture
 
-TIMEOUT = 15.0
+TIMEOUT = 30.0
 
 
 def parse(section: dict[str, Any]) -> MqttConfig:
@@ -161,7 +160,7 @@ def test_broker_down_health_and_scoring_goes_on() -> None:
         assert feed.waiting == 201 and feed.dropped == 0
         assert not feed.connected
     finally:
-        feed.stop(timeout=5)
+        feed.stop(timeout=30)
     assert feed.health == "down: stopped"
 
 
@@ -184,17 +183,17 @@ def test_start_never_blocks_on_a_black_hole(tls_files: Any) -> None:
         tls = TlsConfig(str(tls_files.ca))
         config = MqttConfig(prefix="cueboard/club/t1", host=LOCAL, port=port, tls=tls)
         feed = Feed(config, table="t1")
-        began = time.monotonic()
         feed.start()
         for seq in range(1, 501):
             feed.publish_state({**STATE, "seq": seq})
             feed.publish_event(seq, {"type": "no_pot"})
             feed.publish_devices({"buttons": "ok", "keypad": "ok" if seq % 2 else "lost"})
-        elapsed = time.monotonic() - began
-        # paho's connection attempt is still hanging (it gives up after 5 s): nothing waited on it
+        # paho's connection attempt is still hanging (it gives up after 5 s): start and the
+        # publishes returned before it ended, so nothing waited on it (had they waited, the
+        # attempt would have failed first and the health would say "down").
         assert feed.health == "connecting"
-        assert elapsed < 5.0
-        feed.stop(timeout=1)
+        assert feed.waiting > 0
+        feed.stop(timeout=1)  # not a wall-clock limit: stop's own bound; the test asserts nothing after it
 
 
 def test_publish_before_start_is_kept() -> None:

@@ -53,7 +53,7 @@ def feed(mosquitto_broker: Mosquitto) -> Iterator[tuple[Feed, HealthLog]]:
                 table="t1", on_health=health, now=lambda: FIXED_NOW)
     made.start()
     yield made, health
-    made.stop(timeout=2)
+    made.stop(timeout=30)
 
 
 def test_the_record_is_retained_with_qos_1(mosquitto_broker: Mosquitto, feed: tuple[Feed, HealthLog]) -> None:
@@ -62,7 +62,7 @@ def test_the_record_is_retained_with_qos_1(mosquitto_broker: Mosquitto, feed: tu
     assert len(records) == 7  # the match begins, then six frames end (the last ends the match)
     for record in records:
         publisher.publish_record(record)
-    assert publisher.flush(15)
+    assert publisher.flush(30)
     # A results site that subscribes now, at QoS 1, gets the newest record, retained, at QoS 1.
     got: queue.Queue[mqtt.MQTTMessage] = queue.Queue()
     client = mqtt.Client(CallbackAPIVersion.VERSION2)
@@ -71,7 +71,7 @@ def test_the_record_is_retained_with_qos_1(mosquitto_broker: Mosquitto, feed: tu
     client.connect(mosquitto_broker.host, mosquitto_broker.port)
     client.loop_start()
     try:
-        message = got.get(timeout=15)
+        message = got.get(timeout=30)
     finally:
         client.disconnect()
         client.loop_stop()
@@ -91,7 +91,7 @@ def test_the_newest_record_is_published_again_after_the_broker_forgot_it(
     records = records_of_example()
     health.wait_for("ok")
     publisher.publish_record(records[1])
-    assert publisher.flush(15)
+    assert publisher.flush(30)
     mosquitto_broker.stop()
     health.wait_for("down:")
     for record in records[2:5]:
@@ -99,9 +99,9 @@ def test_the_newest_record_is_published_again_after_the_broker_forgot_it(
     with Subscriber(f"{PREFIX}/record", port=mosquitto_broker.port) as late:
         mosquitto_broker.start()
         health.wait_for("ok")
-        assert publisher.flush(15)
+        assert publisher.flush(30)
         message = late.get()
         assert message.json()["frames"] == records[4]["frames"] and len(message.json()["frames"]) == 4
-        assert publisher.flush(15) and late.messages.empty()  # the stale ones never sent
+        assert publisher.flush(30) and late.messages.empty()  # the stale ones never sent
     for record in records:
         RECORD.validate(record_payload(record, table="t1", ts="2023-11-14T22:13:20.250Z"))

@@ -44,11 +44,11 @@ def test_one_broker_many_tables(mosquitto_broker: Mosquitto) -> None:
             while len(seen) < len(TABLES):
                 m = screen.get()
                 seen[m.topic] = m.json()
-            assert all(feed.flush(15) for feed in feeds)
+            assert all(feed.flush(30) for feed in feeds)
             feeds[3].stop()  # one table closes for the night
         finally:
             for feed in feeds:
-                feed.stop(timeout=2)
+                feed.stop(timeout=30)
     assert set(seen) == {f"cueboard/club/{table}/state" for table in TABLES}
     validator = state_schema()
     for table in TABLES:
@@ -108,20 +108,20 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
         try:
             state = example_states("snooker-frame")[-1]
             feed.publish_state(state)
-            assert feed.flush(15), feed.health
+            assert feed.flush(30), feed.health
             assert screen.get().json() == {**state, "table": "t1", "ts": screen.seen[0].json()["ts"]}
             league_screen.wait_topic("cueboard/club/t1/state")
             with Subscriber("cueboard/club/t1/state", port=league.port, ca=tls_files.ca) as late:
                 assert late.get().retain  # the bridge keeps the retained flag
             # An anonymous screen cannot send commands (the ACL); the desk can.
-            screen.client.publish("cueboard/club/t1/command", b"from a screen", qos=1).wait_for_publish(15)
+            screen.client.publish("cueboard/club/t1/command", b"from a screen", qos=1).wait_for_publish(30)
             desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-desk")
             desk.username_pw_set("desk", "desk-pw")
             desk.tls_set(str(tls_files.ca))
             desk.connect(venue.host, port)
             desk.loop_start()
             try:
-                desk.publish("cueboard/club/t1/command", b"from the desk", qos=1).wait_for_publish(15)
+                desk.publish("cueboard/club/t1/command", b"from the desk", qos=1).wait_for_publish(30)
                 assert commands.wait_for("from ") == "from the desk"
             finally:
                 desk.disconnect()

@@ -20,7 +20,7 @@ import fake_machine
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from keypad_helpers import FIRMWARE, HostRecorder, PtyPort, fresh_firmware_module
+from keypad_helpers import FIRMWARE, WAIT, HostRecorder, PtyPort, fresh_firmware_module
 
 from cueboard.hw.keys import KeyPress
 
@@ -364,7 +364,9 @@ class Board:
         self.keypad.step(self.now)
         select.select([self.fd], [], [], 0.002)  # at most 2 ms for the host's frames
 
-    def run_until(self, done: Callable[[], bool], timeout: float = 3.0) -> bool:
+    def run_until(self, done: Callable[[], bool], timeout: float = WAIT) -> bool:
+        """Step the board until ``done()``; ``timeout`` (wall clock) is only a safety net: the
+        host runs on the board's clock (linked_board), so no timer of either end races it."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self.step()
@@ -386,8 +388,11 @@ class Board:
 @pytest.fixture
 def linked_board(fw: SimpleNamespace, tmp_path: Path) -> Iterator[tuple[Board, HostRecorder]]:
     port = PtyPort(tmp_path)
-    host = HostRecorder(port.path)
     board = Board(fw, port)
+    # The host's timers (heartbeats, retransmissions, "keypad silent") run on the board's
+    # clock too, which moves only when the test steps the board: a busy machine slows the
+    # test down, it never makes one end give up on the other.
+    host = HostRecorder(port.path, clock=lambda: board.now / 1000)
     try:
         with host.link:
             assert board.run_until(lambda: board.keypad.link.peer_alive(board.now)

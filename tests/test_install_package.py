@@ -66,7 +66,8 @@ def test_screen_help_and_the_page_served(installed: Path, tmp_path: Path) -> Non
 @pytest.mark.skipif(mosquitto_binary() is None and not os.environ.get("CUEBOARD_REQUIRE_MOSQUITTO"),
                     reason="the demo's broker is Debian's mosquitto (not installed)")
 def test_demo_autoplay_plays_a_frame(installed: Path, tmp_path: Path) -> None:
-    result = run(installed, "demo", "--autoplay", "--events", "400", cwd=tmp_path)
+    result = run(installed, "demo", "--autoplay", "--events", "400", "--journal", str(tmp_path / "demo"),
+                 cwd=tmp_path)  # the demo keeps its journal: here, not in the temporary directory
     assert result.returncode == 0, result.stderr
     found = re.search(r"demo: (\d+) events applied, (\d+) refused; frame (\d+), frames won \[(\d+), (\d+)\]",
                       result.stderr)

@@ -19,7 +19,7 @@ from cueboard import key_sequences
 from cueboard import keymap as keymap_module
 from cueboard.engine import GAMES, Match
 from cueboard.hw.keys import ButtonPress, KeyPress
-from cueboard.keymap import Entry, Keymap, KeymapError, Pending, Refusal, load_keymap
+from cueboard.keymap import Entry, Keymap, KeymapError, Lapse, Pending, Refusal, load_keymap
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYMAPS = ROOT / "examples" / "keymaps"
@@ -225,10 +225,12 @@ def test_common_calls_are_one_or_two_presses_of_the_referee_box(
 
 def test_several_reds_and_reds_off_from_the_referee_box() -> None:
     m = match()
-    assert play(m, keymap(BOX), ["PLUS", "RED", "RED", "PLUS"]) == {"type": "pot", "balls": ["red", "red"]}
+    # + is SHIFT RED on the box.
+    assert play(m, keymap(BOX), ["SHIFT", "RED", "RED", "RED", "SHIFT", "RED"]) == {
+        "type": "pot", "balls": ["red", "red"]}
     m = match()
     # The first ball that is not a red closes the + and sets the penalty.
-    assert play(m, keymap(BOX), ["FOUL", "PLUS", "RED", "RED", "BLUE"]) == {
+    assert play(m, keymap(BOX), ["FOUL", "SHIFT", "RED", "RED", "RED", "BLUE"]) == {
         "type": "foul", "points": 5, "reds_off": 2}
     assert m.state()["reds"] == 13
 
@@ -237,7 +239,7 @@ def test_free_ball_and_the_ball_on_together_from_the_referee_box() -> None:
     m = match(events=[*[e for _ in range(15) for e in (POT_RED, {"type": "pot", "balls": ["black"]})],
                       {"type": "foul", "points": 4, "free_ball": True}])
     assert m.state()["ball_on"] == "yellow"
-    assert play(m, keymap(BOX), ["PLUS", "FREE_BALL", "YELLOW", "PLUS"]) == {
+    assert play(m, keymap(BOX), ["SHIFT", "RED", "FREE_BALL", "YELLOW", "SHIFT", "RED"]) == {
         "type": "pot", "balls": ["free", "yellow"]}
 
 
@@ -310,7 +312,7 @@ def test_sequences_that_make_no_event_are_refused_never_guessed() -> None:
     assert "1 or 2, not 3" in refused(entry, state, "3")
     entry = Entry(km)
     key_in(entry, state, ["FOUL", "PLUS"])
-    assert "press RED for each" in refused(entry, state, "PLUS")
+    assert "press RED (1) for each" in refused(entry, state, "PLUS")
     key_in(entry, state, ["1"])
     assert "only the reds that left the table" in refused(entry, state, "NO_POT")
     assert refused(Entry(km), state, "OK") == "OK: nothing to finish"
@@ -370,7 +372,7 @@ def test_undo_is_one_press_and_clears_a_half_keyed_sequence_first() -> None:
 def test_clear_and_redo_on_the_keypad() -> None:
     entry, state = Entry(keymap("keypad-4x5.toml")), match().state()
     key_in(entry, state, ["FOUL", "PLUS", "1"])
-    assert "finish or clear" in refused(entry, state, "REDO")
+    assert refused(entry, state, "REDO") == "FOUL + 1 REDO: finish the call first, or clear it with UNDO or CLEAR"
     assert key_in(entry, state, ["CLEAR"]) == Pending()
     assert key_in(entry, state, ["REDO"]) == {"type": "redo"}
     key_in(entry, state, ["FOUL", "SHIFT"])
@@ -418,10 +420,162 @@ def test_an_unfinished_sequence_expires_after_the_keymap_timeout() -> None:
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     assert entry.expire(114.9) is None
     assert entry.pending.keys == ("FOUL",)
-    refusal = entry.expire(115.0)
-    assert refusal == Refusal("FOUL: not finished within 15 s (keymap 'timeout'), cleared")
+    lapse = entry.expire(115.0)
+    assert isinstance(lapse, Refusal)
+    assert lapse.reason == "FOUL: not finished within 15 s (keymap 'timeout'), cleared"
     assert entry.pending == Pending()
     assert entry.expire(200.0) is None
+
+
+def test_a_key_just_after_a_lapse_is_refused_not_read_as_a_new_call() -> None:
+    """The referee who presses the ball 15.5 s after FREE BALL has not seen the call lapse:
+    the key is refused, saying so, and only the next press starts a new call."""
+    km = keymap(BOX)
+    entry, state = Entry(km), match().state()
+    assert km.grace == 3
+    entry.press(index_of(km, "FREE_BALL"), state, now=100.0)
+    lapse = entry.expire(115.0)
+    assert isinstance(lapse, Lapse)
+    assert (lapse.keys, lapse.needs, lapse.at, lapse.until) == (
+        ("FREE BALL",), "the ball that sets the penalty (4 to 7)", 115.0, 118.0)
+    assert entry.lapsed == lapse
+    blue = index_of(km, "BLUE")
+    assert entry.press(blue, state, now=115.5) == Refusal(
+        "FREE BALL lapsed after 15 s (keymap 'timeout'): press again to start a new call")
+    assert entry.pending == Pending() and entry.lapsed is None
+    assert entry.press(blue, state, now=116.0) == {"type": "pot", "balls": ["blue"]}
+
+
+def test_a_lapse_is_noticed_by_the_press_itself() -> None:
+    """The daemon calls expire() once a second; a press after the call's time and before
+    that call still finds the call lapsed, not extended by a key nobody saw it take."""
+    km = keymap(BOX)
+    entry, state = Entry(km), match().state()
+    entry.press(index_of(km, "FOUL"), state, now=100.0)
+    outcome = entry.press(index_of(km, "BLUE"), state, now=115.2)
+    assert outcome == Refusal("FOUL lapsed after 15 s (keymap 'timeout'): press again to start a new call")
+    assert entry.pending == Pending()
+
+
+def test_after_the_grace_a_key_starts_a_new_call() -> None:
+    km = keymap(BOX)
+    entry, state = Entry(km), match().state()
+    entry.press(index_of(km, "FOUL"), state, now=100.0)
+    assert entry.expire(115.0) is not None
+    assert entry.press(index_of(km, "RED"), state, now=118.0) == POT_RED
+    assert entry.lapsed is None
+
+
+def test_undo_just_after_a_lapse_never_takes_back_a_stroke() -> None:
+    """UNDO meant to clear a half-keyed call that has just lapsed must not undo the stroke
+    before it."""
+    km = keymap(BOX)
+    entry, state = Entry(km), match(events=[POT_RED]).state()
+    entry.press(index_of(km, "FOUL"), state, now=100.0)
+    entry.expire(115.0)
+    undo = index_of(km, "UNDO")
+    assert entry.press(undo, state, now=116.0) == Refusal(
+        "FOUL lapsed after 15 s (keymap 'timeout') and is cleared already: press UNDO again to undo "
+        "the last event")
+    assert entry.press(undo, state, now=116.5) == {"type": "undo"}
+
+
+def test_a_held_key_refused_in_the_grace_is_not_a_first_word() -> None:
+    km = keymap(BOX)
+    entry, state = Entry(km), match().state()
+    foul = index_of(km, "FOUL")
+    entry.press(foul, state, now=100.0)
+    entry.expire(115.0)
+    assert isinstance(entry.press(foul, state, now=116.0), Refusal)
+    assert entry.press(foul, state, held=True, now=116.8) == Pending()
+    assert entry.pending == Pending()
+
+
+def test_expires_at_follows_the_last_key() -> None:
+    km = keymap(BOX)
+    entry, state = Entry(km), match().state()
+    assert entry.expires_at is None
+    entry.press(index_of(km, "FOUL"), state, now=100.0)
+    assert entry.expires_at == 115.0
+    entry.press(index_of(km, "FREE_BALL"), state, now=104.0)
+    assert entry.expires_at == 119.0
+    assert entry.pending == Pending(("FOUL", "FREE BALL"), "the ball that sets the penalty (4 to 7)")
+    entry.press(index_of(km, "BLUE"), state, now=105.0)
+    assert entry.expires_at is None
+    untimed = Keymap.from_toml('game = "snooker"\nlayout = [["FOUL", "UNDO"]]')
+    entry = Entry(untimed)
+    entry.press(0, state, now=1.0)
+    assert entry.expires_at is None and entry.expire(1e9) is None
+
+
+def test_no_grace_when_the_keymap_says_zero_and_clear_forgets_a_lapse() -> None:
+    km = Keymap.from_toml('game = "snooker"\ntimeout = 5\ngrace = 0\nlayout = [["FOUL", "RED", "UNDO"]]')
+    entry, state = Entry(km), match().state()
+    entry.press(0, state, now=0.0)
+    assert entry.expire(5.0) is not None
+    assert entry.press(1, state, now=5.0) == POT_RED
+    entry = Entry(keymap(BOX))
+    entry.press(index_of(entry.keymap, "FOUL"), state, now=0.0)
+    entry.expire(20.0)
+    entry.clear()
+    assert entry.lapsed is None
+    assert entry.press(index_of(entry.keymap, "RED"), state, now=20.5) == POT_RED
+
+
+# -- messages in the words of the device's keys -------------------------------------------------
+
+
+def test_prompts_and_refusals_name_the_keys_of_the_box_they_are_keyed_on() -> None:
+    box, pad = keymap(BOX), keymap("keypad-4x5.toml")
+    state = respotted_black().state()
+    on_box = key_in(Entry(box), state, ["SHIFT", "BLACK"])
+    assert on_box == Pending(("RE-SPOT BLACK",), "who plays the black: side 1 (RED) or 2 (YELLOW)")
+    on_pad = key_in(Entry(pad), state, ["SHIFT", "7"])
+    assert on_pad == Pending(("RE-SPOT BLACK",), "who plays the black: side 1 or 2")
+    entry = Entry(box)
+    key_in(entry, match().state(), ["SHIFT", "RED"])
+    assert entry.pending.needs == "the balls potted together, then + (SHIFT RED)"
+    assert refused(entry, match().state(), "NO_POT") == (
+        "+ NO POT: between the two + (SHIFT RED) go only the balls potted in the stroke")
+
+
+@needs_blackball
+def test_the_blackball_box_is_never_told_to_press_a_key_it_does_not_have() -> None:
+    box = keymap("referee-box-12-blackball.toml")
+    state = match("blackball", [{"type": "no_pot"}]).state()
+    entry = Entry(box)
+    key_in(entry, state, ["FOUL"])
+    assert entry.pending.needs == "the balls that went down, then FOUL"
+    assert "OK" not in refused(entry, state, "NO_POT")
+    entry = Entry(box)
+    key_in(entry, state, ["SHIFT", "NEXT_FRAME"])
+    assert entry.pending == Pending(("RE-RACK",), "the side that breaks (1 (SHIFT RED) or 2 (SHIFT YELLOW)), "
+                                    "or RE-RACK (SHIFT NEXT FRAME) again for the same breaker")
+
+
+def test_the_engines_frame_over_refusal_says_what_to_press() -> None:
+    """The engine says which event to enter; each device says which keys make it."""
+    m = match(events=[{"type": "concede"}])
+    with pytest.raises(ValueError) as info:
+        m.check(m.parse(POT_RED))
+    reason = str(info.value)
+    assert reason == "the frame is over: enter next_frame to start frame 2"
+    assert keymap(BOX).explain(reason) == "the frame is over: press NEXT FRAME (SHIFT FREE BALL) to start frame 2"
+    assert keymap("keypad-4x5.toml").explain(reason) == "the frame is over: press NEXT FRAME to start frame 2"
+    no_key = Keymap.from_toml('game = "snooker"\nlayout = [["RED", "UNDO"]]')
+    assert no_key.explain(reason) == reason
+    assert keymap(BOX).explain("red is on: potting the pink is a foul, enter a foul") == (
+        "red is on: potting the pink is a foul, enter a foul")
+
+
+def test_how_a_device_keys_an_action() -> None:
+    box, pad = keymap(BOX), keymap("keypad-4x5.toml")
+    assert box.name("FOUL") == "FOUL"
+    assert box.name("MISS") == "MISS (hold FOUL)"
+    assert box.name("PLUS") == "+ (SHIFT RED)"
+    assert box.name("2") == "2 (YELLOW)"
+    assert pad.name("RED") == "RED (1)"
+    assert box.name("ORDER") is None and box.name("OK") is None
 
 
 # -- the keymap files are checked ----------------------------------------------------------------
@@ -445,6 +599,8 @@ GOOD = 'game = "snooker"\nlayout = [["RED", "FOUL", "UNDO"]]\n'
     (GOOD + "[shift]\nRED = \"CLAIM\"\n", "'layout' has no SHIFT key"),
     (GOOD + "timeout = 0\n", "timeout: must be a number of seconds above 0"),
     (GOOD + "timeout = true\n", "timeout: must be a number of seconds above 0"),
+    (GOOD + "grace = -1\n", "grace: must be a number of seconds from 0 to 60, not -1"),
+    (GOOD + "grace = '3'\n", "grace: must be a number of seconds from 0 to 60"),
     (GOOD + "description = 3\n", "description: must be a string"),
     ("game = ", "not TOML"),
 ])
@@ -506,7 +662,7 @@ def test_clock_is_one_press() -> None:
     keymap = load_keymap(KEYMAPS / "referee-box-12-blackball.toml")
     entry = Entry(keymap)
     index = [a for row in keymap.layout for a in row].index("CLOCK")
-    assert entry.press(index, {"game": "blackball"}) == {"type": "clock"}
+    assert entry.press(index, {"game": "blackball"}) == {"type": "clock", "action": "start"}
 
 
 def test_the_keypad_keys_a_foul_before_a_stroke_rule_14d() -> None:

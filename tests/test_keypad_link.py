@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from keypad_helpers import HostRecorder, PtyPort
+from keypad_helpers import WAIT, HostRecorder, PtyPort
 
 from cueboard.hw import keyproto as kp
 from cueboard.hw.keypad_link import FIRMWARE, KeypadHealth, SerialPort, open_serial
@@ -47,7 +47,7 @@ def host(port: PtyPort) -> Iterator[HostRecorder]:
 def linked(sim: KeypadSimulator, host: HostRecorder) -> tuple[KeypadSimulator, HostRecorder]:
     """The simulator and the host, once each hears the other."""
     assert host.wait_health(OK)
-    assert sim.wait_for(lambda s: s.host_alive, 3.0)
+    assert sim.wait_for(lambda s: s.host_alive, WAIT)
     return sim, host
 
 
@@ -57,7 +57,7 @@ def fence(sim: KeypadSimulator, host: HostRecorder, expected: list[KeyPress]) ->
     sim.press(19)
     got = host.take(len(expected) + 1)
     assert got == [*expected, KeyPress(19)]
-    assert sim.wait_for(lambda s: s.pending == 0, 3.0)
+    assert sim.wait_for(lambda s: s.pending == 0, WAIT)
     assert host.left() == []
 
 
@@ -70,7 +70,7 @@ def strays(sim: KeypadSimulator, host: HostRecorder) -> list[KeyPress] | None:
         got += host.take(1)
     if not got:
         return None
-    sim.wait_for(lambda s: s.pending == 0, 3.0)
+    sim.wait_for(lambda s: s.pending == 0, WAIT)
     return [*got[:-1], *host.left()]
 
 
@@ -160,8 +160,11 @@ def test_noise_and_replays_make_no_presses(linked: tuple[KeypadSimulator, HostRe
     assert extra == []
 
 
-def test_unplug_and_replug_recover_within_two_seconds(port: PtyPort, sim: KeypadSimulator,
-                                                      host: HostRecorder, finding: Callable[..., None]) -> None:
+def test_unplug_and_replug_recover(port: PtyPort, sim: KeypadSimulator, host: HostRecorder,
+                                   finding: Callable[..., None]) -> None:
+    """The presses made while unplugged come once, in order; how soon is reported (a
+    finding), not asserted: a busy machine may take longer. What bounds it, the reopen
+    backoff, is checked without a clock (test_the_reopen_backoff_is_capped)."""
     sim.press(1)
     assert host.take(1) == [KeyPress(1)]
     sim.unplug()
@@ -171,9 +174,9 @@ def test_unplug_and_replug_recover_within_two_seconds(port: PtyPort, sim: Keypad
     sim.press(3, held=True)
     started = time.monotonic()
     sim.plug(port.replug())
-    got = host.take(2, timeout=2.0)
+    got = host.take(2)
     delivered = time.monotonic() - started
-    healthy = host.wait_health(OK, timeout=max(0.0, 2.0 - delivered))
+    healthy = host.wait_health(OK)
     ok_after = time.monotonic() - started
     extra = strays(sim, host)
     expected = [KeyPress(2), KeyPress(3, True)]
@@ -185,12 +188,11 @@ def test_unplug_and_replug_recover_within_two_seconds(port: PtyPort, sim: Keypad
             seconds_to_presses=round(delivered, 3), seconds_to_ok=round(ok_after, 3) if healthy else None,
             extra=None if extra is None else len(extra))
     assert got == expected
-    assert delivered < 2.0
     assert healthy
     assert extra == []
 
 
-def test_a_long_unplug_still_recovers_within_two_seconds(port: PtyPort, sim: KeypadSimulator,
+def test_a_long_unplug_still_recovers(port: PtyPort, sim: KeypadSimulator,
                                                          finding: Callable[..., None]) -> None:
     failures = threading.Semaphore(0)
 
@@ -209,11 +211,11 @@ def test_a_long_unplug_still_recovers_within_two_seconds(port: PtyPort, sim: Key
         port.unplug()
         unplugged = time.monotonic()
         for _ in range(5):  # the backoff has grown to its ceiling (0.05, 0.1, 0.2, 0.4, 0.5 s)
-            assert failures.acquire(timeout=3.0)
+            assert failures.acquire(timeout=WAIT)
         sim.press(2)
         started = time.monotonic()
         sim.plug(port.replug())
-        got = host.take(1, timeout=2.0)
+        got = host.take(1)
         delivered = time.monotonic() - started
         extra = strays(sim, host)
     finding(f"unplugged for {started - unplugged:.2f} s (5 failed reopens, backoff at its ceiling), 1 press "
@@ -222,8 +224,86 @@ def test_a_long_unplug_still_recovers_within_two_seconds(port: PtyPort, sim: Key
             seconds_unplugged=round(started - unplugged, 2), failed_reopens=5, delivered=len(got),
             seconds_to_press=round(delivered, 3), extra=None if extra is None else len(extra))
     assert got == [KeyPress(2)]
-    assert delivered < 2.0
     assert extra == []
+
+
+def test_the_reopen_backoff_is_capped() -> None:
+    """What bounds the time to recover from an unplug: the wait between two attempts to
+    reopen a missing port doubles from 0.05 s and never passes 0.5 s. Read from the waits
+    the link asks for, on no clock."""
+    from cueboard.hw.keypad_link import KeypadLink
+
+    asked: list[float] = []
+
+    class Waits(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            asked.append(float(timeout or 0.0))
+            if len(asked) >= 8:
+                self.set()
+            return self.is_set()
+
+    def missing(path: str) -> SerialPort:
+        raise FileNotFoundError(path)
+
+    link = KeypadLink("/dev/nothing-here", lambda press: None, open_port=missing)
+    link._stopping = Waits()
+    link._run()  # on this thread: returns once the 8th wait has stopped it
+    assert asked == [0.05, 0.1, 0.2, 0.4, 0.5, 0.5, 0.5, 0.5]
+    assert link.health is LOST
+
+
+def test_verdicts_queued_before_a_reconnect_are_dropped_not_beeped(port: PtyPort, sim: KeypadSimulator,
+                                                                   host: HostRecorder) -> None:
+    """A keypad plugged in again must not beep for a verdict on a press it made before: the
+    host drops the verdicts it had queued, or sent without an acknowledgement."""
+    sim.press(1)
+    assert host.take(1) == [KeyPress(1)]
+    assert host.wait_health(OK)
+    sim.unplug()
+    port.unplug()
+    assert host.wait_health(LOST)
+    host.link.feedback(False)  # the daemon's verdict on key 1, too late for this connection
+    sim.reboot()  # unplugging a Pico powers it off
+    sim.plug(port.replug())
+    assert host.wait_health(OK)
+    sim.press(2)
+    assert host.take(1) == [KeyPress(2)]
+    host.link.feedback(True)  # the verdict on key 2
+    # Verdicts arrive in order: a stale one would have come before this one.
+    assert sim.wait_for(lambda s: len(s.feedback) >= 1, WAIT)
+    assert sim.feedback == [True]
+    assert host.link.status()["stale_verdicts"] == 1
+
+
+def test_a_verdict_sent_but_not_acknowledged_is_dropped_at_a_reconnect() -> None:
+    """The host's end without a port: a verdict on the wire when the port went down is not
+    sent again to the keypad plugged in after; the keypad takes the next one."""
+    from cueboard.hw.keypad_link import HostProtocol
+
+    host = HostProtocol(epoch=0x1111, now_ms=0)
+    keypad = kp.Link(False, 0x2222, 0)
+
+    def exchange(now: int) -> list[bytes]:
+        """Frames both ways until quiet; the messages the keypad got."""
+        got: list[bytes] = []
+        for _ in range(10):
+            to_keypad = b"".join(host.outgoing(now))
+            to_host = b"".join(keypad.poll(now))
+            got += keypad.feed(to_keypad, now)
+            host.feed(to_host, now)
+        return got
+
+    for beat in range(3):  # heartbeats both ways: each end believes the other's epoch
+        exchange(beat * kp.BEAT_MS)
+    assert keypad.peer_epoch == 0x1111 and host.link.peer_epoch == 0x2222
+    now = 3 * kp.BEAT_MS
+    host.feedback(False)
+    assert host.outgoing(now)  # on the wire, and lost with the port
+    host.reconnected(now + 1000)
+    assert host.link.pending() == 0 and host.counters()["stale_verdicts"] == 1
+    host.feedback(True)
+    assert exchange(now + 1000) == [kp.feedback_message(True)]
+    assert keypad.gaps == 1  # the keypad counts the dropped verdict as lost, and goes on
 
 
 def test_keypad_reboot_is_followed_and_its_old_frames_ignored(
@@ -246,7 +326,7 @@ def test_a_restarted_host_gets_what_the_keypad_holds(port: PtyPort, sim: KeypadS
     with first.link:
         sim.press(1)
         assert first.take(1) == [KeyPress(1)]
-        assert sim.wait_for(lambda s: s.pending == 0, 3.0)
+        assert sim.wait_for(lambda s: s.pending == 0, WAIT)
     sim.press(2)
     sim.press(3)
     second = HostRecorder(port.path)
@@ -261,13 +341,13 @@ def test_verdicts_reach_the_keypad(linked: tuple[KeypadSimulator, HostRecorder])
     assert host.take(1) == [KeyPress(2)]
     host.link.feedback(True)
     host.link.feedback(False)
-    assert sim.wait_for(lambda s: s.feedback == [True, False], 3.0)
+    assert sim.wait_for(lambda s: s.feedback == [True, False], WAIT)
 
 
 def test_a_key_the_host_does_not_have_is_refused(port: PtyPort, host: HostRecorder) -> None:
     with KeypadSimulator(port.master, rows=6, columns=4) as sim:
         sim.press(22)
-        assert sim.wait_for(lambda s: s.feedback == [False], 3.0)
+        assert sim.wait_for(lambda s: s.feedback == [False], WAIT)
         fence(sim, host, [])
     assert host.link.status()["invalid_keys"] == 1
 
@@ -295,7 +375,7 @@ def test_a_missing_port_is_lost_until_it_appears(tmp_path: Path, finding: Callab
             started = time.monotonic()
             with KeypadSimulator(master) as sim:
                 sim.press(4)
-                got = host.take(1, timeout=2.0)
+                got = host.take(1)
                 delivered = time.monotonic() - started
                 healthy = host.wait_health(OK)
         finally:
@@ -324,7 +404,7 @@ def test_a_failing_press_handler_does_not_stop_the_link(port: PtyPort, sim: Keyp
     with KeypadLink(str(port.path), handler):
         sim.press(13)
         sim.press(14)
-        assert done.wait(3.0)
+        assert done.wait(WAIT)
     assert got == [KeyPress(14)]
 
 

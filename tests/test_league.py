@@ -56,7 +56,7 @@ class Cable:
             except OSError:
                 return
             try:
-                far = socket.create_connection((HOST, self.target), timeout=15)
+                far = socket.create_connection((HOST, self.target), timeout=30)
             except OSError:
                 near.close()
                 continue
@@ -188,7 +188,7 @@ def test_a_venue_whose_link_drops_catches_up_when_it_returns(league: League, fin
             for n in range(2, 8):
                 feed.publish_state(states[n])
                 feed.publish_event(n, {"type": "no_pot", "n": n})
-            assert feed.flush(15)
+            assert feed.flush(30)
             away = len(screen.seen)
             plugged = time.monotonic()
             league.cable.plug()
@@ -223,8 +223,8 @@ def test_the_league_keeps_each_venue_to_its_own_topics(league: League) -> None:
         rogue.connect(league.league.host, league.league.port)
         rogue.loop_start()
         try:
-            rogue.publish("cueboard/rival/t1/state", b'{"forged": true}', qos=1).wait_for_publish(15)
-            rogue.publish("cueboard/club/t9/status", b"online", qos=1).wait_for_publish(15)
+            rogue.publish("cueboard/rival/t1/state", b'{"forged": true}', qos=1).wait_for_publish(30)
+            rogue.publish("cueboard/club/t9/status", b"online", qos=1).wait_for_publish(30)
             got = screen.wait_for(lambda m: m.topic.startswith("cueboard/club/t9/") or "rival" in m.topic)
         finally:
             rogue.disconnect()
@@ -254,8 +254,8 @@ def test_a_long_outage_overflows_the_venues_queue_and_the_league_still_ends_on_t
                 feed.publish_state({**states[n % len(states)], "seq": n})
                 feed.publish_event(n, {"type": "no_pot", "n": n})
                 if n % 50 == 0:
-                    assert feed.flush(15)  # the feed keeps only the newest state while one is on its way
-            assert feed.flush(15)
+                    assert feed.flush(30)  # the feed keeps only the newest state while one is on its way
+            assert feed.flush(30)
             away = len(screen.seen)
             league.cable.plug()
             screen.wait_topic(BRIDGE_STATE, b"1")

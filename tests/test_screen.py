@@ -65,7 +65,7 @@ def screen_server() -> Iterator[str]:
 
 def _get(url: str) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(url, timeout=5) as r:
+        with urllib.request.urlopen(url, timeout=30) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, ""
@@ -158,7 +158,8 @@ def test_screen_end_to_end(mosquitto_factory: Callable[..., Mosquitto], screen_s
 def test_screen_on_the_demo(screen_server: str, tmp_path: Path) -> None:
     """``cueboard demo`` opens a WebSockets listener on its embedded broker: the page works on it as is."""
     _require_browser()
-    demo = subprocess.Popen([str(ROOT / ".venv" / "bin" / "cueboard"), "demo", "--autoplay"],
+    demo = subprocess.Popen([str(ROOT / ".venv" / "bin" / "cueboard"), "demo", "--autoplay",
+                             "--journal", str(tmp_path / "demo")],  # the demo keeps its journal
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert demo.stdout is not None
@@ -179,4 +180,4 @@ def test_screen_on_the_demo(screen_server: str, tmp_path: Path) -> None:
         assert run.returncode == 0, run.stdout + run.stderr
     finally:
         demo.terminate()
-        demo.wait(timeout=15)
+        demo.wait(timeout=30)

@@ -30,7 +30,7 @@ class Answer:
 
 def request(port: int, target: str, method: str = "GET") -> Answer:
     """One HTTP/1.1 request with ``target`` sent as it is; the answer, read to the end."""
-    with socket.create_connection(("127.0.0.1", port), timeout=15) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
         s.sendall(f"{method} {target} HTTP/1.1\r\nHost: screen\r\nConnection: close\r\n\r\n".encode("latin-1"))
         data = b""
         while chunk := s.recv(65536):

@@ -225,10 +225,16 @@ def test_a_call_in_progress_and_its_lapse_go_to_the_boards_and_the_input_topic(t
         assert shown["expires_at"] == 1_800_000_000.0 + mono.now + 15  # the keymap's timeout
         mono.now += 16
         table._timers(None)
-        assert board.prompts[-1] == Prompt("keypad", ("FOUL",), lapsed=True)
+        assert board.prompts[-1] == Prompt("keypad", ("FOUL",), "the ball that sets the penalty (4 to 7)", lapsed=True)
         assert feed.inputs[-1]["expired"] and feed.inputs[-1]["keys"] == ["FOUL"]
-        table._handle(KeyInput("keypad", KeyPress(4)))  # 1: a red, a new call
-        assert table.match is not None and table.match.seq == 1
+        # A key right after the lapse is refused with the reason: never read as a call the
+        # marker did not see begin.
+        table._handle(KeyInput("keypad", KeyPress(4)))  # 1: a red
+        assert table.match is not None and table.match.seq == 0
+        assert "lapsed" in (feed.rejected[-1][1]) and "press again" in feed.rejected[-1][1]
+        assert board.reasons[-1] == feed.rejected[-1][1]
+        table._handle(KeyInput("keypad", KeyPress(4)))  # pressed again: a red
+        assert table.match.seq == 1
     finally:
         table.journal.close()
 

@@ -211,7 +211,7 @@ def test_the_screen_page_reads_the_venue_broker(venue: Venue, table: Table, tmp_
     def play() -> None:  # the table plays on, a stroke every 0.2 s, while the page looks
         for state in states:
             table.feed.publish_state(state)
-            if stop.wait(0.2):
+            if stop.wait(0.2):  # not a wall-clock limit: the publisher's pace
                 return
 
     player = threading.Thread(target=play, daemon=True)

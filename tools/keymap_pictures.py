@@ -68,7 +68,8 @@ def draw(keymap: Keymap, shape: str = "square") -> str:
     below it."""
     rows, columns = len(keymap.layout), keymap.columns
     width = 2 * MARGIN + columns * W + (columns - 1) * GAP
-    legend_h = 28 * (bool(keymap.shift) + bool(keymap.hold))
+    numbers = _numbers(keymap)
+    legend_h = 28 * (bool(keymap.shift) + bool(keymap.hold) + bool(numbers))
     height = TOP + rows * (H + GAP) - GAP + MARGIN + legend_h
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -91,8 +92,31 @@ def draw(keymap: Keymap, shape: str = "square") -> str:
         y += 28
     if keymap.hold:
         out.append(_text(width / 2, y, "below a key: its action when held down", 13, "#eceff1", "normal"))
+        y += 28
+    if numbers:
+        out.append(_text(width / 2, y, f"a side or a player: {numbers}", 13, "#eceff1", "normal"))
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _numbers(keymap: Keymap) -> str:
+    """Where no key is a digit, the keys that stand for sides and players ("RED 1, YELLOW 2,
+    ..."), as the grammar reads them; "" where digits are keys."""
+    actions = {a for row in keymap.layout for a in row} | set(keymap.shift.values())
+    if any(a.isdigit() for a in actions):
+        return ""
+    named = []
+    for n in range(1, 5):
+        key = next((a for row in keymap.layout for a in row if a and keymap.grammar.number(a) == n), None)
+        if key is None:
+            return ""
+        named.append(f"{legend(key)} {n}")
+    return ", ".join(named)
+
+
+def _shift_label(keymap: Keymap, action: str) -> str:
+    """A shifted action as printed above its key: a side number says it is one."""
+    return f"SIDE {action}" if action.isdigit() and _ball(keymap.game, action) is None else legend(action)
 
 
 def _key(keymap: Keymap, action: str, index: int, x: float, y: float, shape: str) -> str:
@@ -129,7 +153,7 @@ def _key(keymap: Keymap, action: str, index: int, x: float, y: float, shape: str
     shifted = keymap.shift.get(action)
     if shifted:
         parts.append(f'<rect x="{x + 6}" y="{y - 11}" width="{W - 12}" height="18" rx="5" fill="#263238"/>')
-        parts.append(_text(cx, y + 3, legend(shifted), 12, "#ffb74d"))
+        parts.append(_text(cx, y + 3, _shift_label(keymap, shifted), 12, "#ffb74d"))
     held = keymap.hold.get(action)
     if held:
         parts.append(_text(cx, y + H - 6 if shape == "round" else y + H + 12, f"hold: {legend(held)}", 11,

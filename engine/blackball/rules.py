@@ -120,7 +120,9 @@ class Blackball(Game[Position]):
     def _at_table(p: Position, what: str) -> int:
         """The side at the table, or why nobody can play ``what`` now."""
         if p.turn is None:
-            raise IllegalEvent(f"the frame is over: no {what} (next_frame starts the next one)")
+            # Said in terms of the event to enter: a keymap words "enter next_frame" as the
+            # device's keys (cueboard.keymap.Keymap.explain).
+            raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}")
         return p.order[p.turn][0]
 
     @staticmethod

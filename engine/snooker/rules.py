@@ -149,7 +149,9 @@ class Snooker(Game[Position]):
     def _at_table(p: Position, what: str) -> int:
         """The side at the table, or why nobody can play ``what`` now."""
         if p.frame_over:
-            raise IllegalEvent(f"the frame is over: no {what} (next_frame starts the next one)")
+            # Said in terms of the event to enter: a keymap words "enter next_frame" as the
+            # device's keys (cueboard.keymap.Keymap.explain).
+            raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}")
         if p.turn is None:
             raise IllegalEvent("the black is re-spotted: first enter who plays it (respotted_black), "
                                "drawn by lot (Section 3 Rule 4(b))")

@@ -281,8 +281,8 @@ def parser() -> argparse.ArgumentParser:
                         "blocks, beep and light the keypad, and echo every referee button and keypad key with its "
                         "number, pin or row and column, and its action. A step lasts until Enter (or "
                         "--step-seconds). Exit status: 0 every device worked, 1 one did not open or answer, "
-                        "2 the daemon is running or the configuration is wrong, 130 Ctrl-C (every device "
-                        "closed). docs/hardware.md shows a run.")
+                        "2 the daemon is running or the configuration is wrong, 130 Ctrl-C, SIGTERM or SIGHUP "
+                        "(every device closed). docs/hardware.md shows a run.")
     hw.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
     hw.add_argument("--step-seconds", type=float, dest="step_seconds", metavar="N",
                     help="each step lasts N seconds instead of until Enter (a run nobody attends)")

@@ -21,7 +21,8 @@ A step lasts until Enter (:class:`EnterPacer`) or a fixed time (:class:`TimedPac
 ``--step-seconds``); a walk's frames move on by themselves meanwhile. A device that does
 not open is reported and the check goes on with the rest; the summary at the end says
 which buttons and keys were never pressed. Ctrl-C closes every device (boards blank, a
-MAX7219's display test off, pins released, serial port closed) and exits 130.
+MAX7219's display test off, pins released, serial port closed) and exits 130; so do
+SIGTERM and SIGHUP (an SSH session closed).
 
 Tests (``tests/test_hwtest.py``) inject the devices' lowest levels, as the daemon's tests
 do: gpiozero's ``MockFactory`` and a ``ManualClock`` for the buttons, a pseudo-terminal
@@ -92,7 +93,13 @@ class Step:
     frames: tuple[Callable[[], None], ...]
     frame_seconds: float = 0.0
     after: Callable[[], None] | None = None
-    """Undone when the step ends (a MAX7219's display test turned off)."""
+    """Run when the step ends, however it ends (a MAX7219's display test turned off)."""
+    gone: Callable[[], bool] | None = None
+    """True once the step's device has failed: the step is left out, or ends at once."""
+
+    @property
+    def failed(self) -> bool:
+        return self.gone is not None and self.gone()
 
 
 class Pacer(Protocol):
@@ -103,7 +110,8 @@ class Pacer(Protocol):
 
     def run(self, step: Step, shown: Callable[[], None]) -> bool:
         """Show the step's frames until it is time for the next step (calling ``shown`` once
-        its first frame is out: the step's line is printed then); False ends the check."""
+        its first frame is out: the step's line is printed then; at once if the step
+        ``failed``); False ends the check."""
 
 
 class EnterPacer:
@@ -132,6 +140,8 @@ class EnterPacer:
         count = 0
         while True:
             step.frames[count % len(step.frames)]()
+            if step.failed:
+                return True
             if not count:
                 shown()
             count += 1
@@ -164,6 +174,8 @@ class TimedPacer:
         each = self.seconds / len(step.frames)
         for n, frame in enumerate(step.frames):
             frame()
+            if step.failed:
+                return True
             if not n:
                 shown()
             if each > 0:
@@ -273,17 +285,21 @@ class _Box:
     pressed: set[int] = field(default_factory=set)
 
 
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
+def _signals_ignored() -> Iterator[None]:
     """While the devices close: a second Ctrl-C must not leave a board lit or a pin held."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in ENDING_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class HardwareCheck:
@@ -316,6 +332,8 @@ class HardwareCheck:
         self.keypad: KeypadLink | None = None
         self._keypad_failure = ""
         self._keypad_answered = threading.Condition()
+        self._handed: list[SerialPort] = []
+        """The keypad's port as first opened, until the link takes it."""
         self._keypad_reported = False
         self.keys_pressed: set[int] = set()
         self._keypad_last: tuple[bool, str] | None = None
@@ -326,7 +344,7 @@ class HardwareCheck:
 
     def say(self, line: str) -> None:
         """One line of the check's output (from any thread: the pins' and the keypad's too)."""
-        with self._say_lock:
+        with self._say_lock, contextlib.suppress(OSError):  # the terminal gone (SIGHUP): close all the same
             print(line, file=self._out, flush=True)
 
     @property
@@ -377,7 +395,7 @@ class HardwareCheck:
         raise DaemonRunning(f"the daemon is running: its control socket {path} answers")
 
     def _open_keypad(self, path: str) -> None:
-        handed: list[SerialPort] = []
+        handed = self._handed
         try:
             # Opened once here, exclusively as the daemon opens it, to know at once whether
             # the daemon has it; the link then takes this port and reopens it if it fails.
@@ -510,6 +528,18 @@ class HardwareCheck:
         size, mode = device.size, device.mode
         chain = isinstance(device, Max7219Chain)
 
+        def guarded(action: Callable[[], None]) -> Callable[[], None]:
+            # A board that fails mid-check (an SPI error) is reported; the check goes on without it.
+            def run() -> None:
+                if board.failure:
+                    return
+                try:
+                    action()
+                except Exception as exc:
+                    board.failure = f"failed: {_reason(exc)}"
+                    self.say(f"{board.name}: {board.failure}")
+            return run
+
         def frame(image: Image.Image) -> Callable[[], None]:
             return lambda: device.display(image)
 
@@ -535,10 +565,12 @@ class HardwareCheck:
 
         def counted(step: Step) -> Step:
             def after() -> None:
-                board.steps += 1
+                if not board.failure:
+                    board.steps += 1
                 if step.after is not None:
-                    step.after()
-            return replace(step, after=after)
+                    guarded(step.after)()
+            return replace(step, frames=tuple(guarded(f) for f in step.frames), after=after,
+                           gone=lambda: bool(board.failure))
 
         return [counted(s) for s in steps]
 
@@ -625,6 +657,9 @@ class HardwareCheck:
         if self.keypad is not None and self._keypad_last is None:
             self._keypad_last = self._keypad_state()
             self.keypad.stop()
+        while self._handed:  # stopped before its thread took it
+            with contextlib.suppress(OSError):
+                self._handed.pop().close()
         if self._own_clock and isinstance(self._clock, MonotonicClock):
             self._clock.close()
 
@@ -653,6 +688,8 @@ def run(config: Config, out: TextIO, err: TextIO, pacer: Pacer, **devices: Any) 
             check.open()
             steps = check.steps()
             for n, step in enumerate(steps):
+                if step.failed:
+                    continue
                 if not check.run_step(step, pacer, last=n == len(steps) - 1):
                     check.say("end of input: the check ends")
                     break
@@ -665,11 +702,11 @@ def run(config: Config, out: TextIO, err: TextIO, pacer: Pacer, **devices: Any) 
     except KeyboardInterrupt:  # a Ctrl-C while the first was being handled
         status = EXIT_INTERRUPTED
     finally:
-        with _sigint_ignored():
+        with _signals_ignored():
             check.close()
             if status != EXIT_DAEMON:
                 if status == EXIT_INTERRUPTED:
-                    check.say("interrupted (Ctrl-C): every device closed")
+                    check.say("interrupted: every device closed")
                 ok = check.summary()
                 if status == EXIT_OK and not ok:
                     status = EXIT_FAILED
@@ -679,4 +716,12 @@ def run(config: Config, out: TextIO, err: TextIO, pacer: Pacer, **devices: Any) 
 def command(config: Config, *, step_seconds: float | None, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """The command line's entry: steps paced by Enter, or ``step_seconds`` each."""
     pacer: Pacer = EnterPacer(stdin) if step_seconds is None else TimedPacer(step_seconds)
+    # A closed SSH session (SIGHUP) or a kill (SIGTERM) ends the check as Ctrl-C does, the
+    # devices closed: a MAX7219 left in display test stays lit until the daemon starts.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
     return run(config, stdout, stderr, pacer)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

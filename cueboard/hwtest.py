@@ -51,7 +51,16 @@ from .hw.buttons import RefereeBox
 from .hw.clock import Clock, MonotonicClock
 from .hw.display_config import DisplayConfig
 from .hw.display_devices import open_device
-from .hw.keypad_link import DEFAULT_KEYS, DEFAULT_TIMING, KeypadHealth, KeypadLink, LinkTiming, SerialPort, open_serial
+from .hw.keypad_link import (
+    DEFAULT_KEYS,
+    DEFAULT_TIMING,
+    FIRMWARE,
+    KeypadHealth,
+    KeypadLink,
+    LinkTiming,
+    SerialPort,
+    open_serial,
+)
 from .hw.keys import ButtonPress, KeyPress
 from .hw.max7219 import Max7219Chain
 from .keymap import Keymap, load_keymap
@@ -454,7 +463,10 @@ class HardwareCheck:
             info = keypad.protocol.info
             matrix = f", {info.rows} x {info.columns} keys" if info is not None else ""
             firmware = f", firmware {info.firmware}" if info is not None else ""
-            self.say(f"{self.keypad_name}: {keypad.health_report()}{firmware}{matrix}")
+            self.say(f"{self.keypad_name}: {health.value}{firmware}{matrix}")
+            if info is not None and info.outdated:
+                self.say(f"{self.keypad_name}: its firmware {info.firmware} is older than this host's {FIRMWARE}: "
+                         "flash firmware/ again (docs/firmware.md)")
             keymap = self._keypad_keymap
             if info is not None and keymap is not None and (info.rows * info.columns, info.columns) != (
                     keymap.size, keymap.columns):

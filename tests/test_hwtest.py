@@ -423,6 +423,18 @@ def test_the_keypad_beeps_are_steps_of_their_own(tmp_path: Path, port: PtyPort, 
                                               "press each one: it is echoed with its number and action"]
 
 
+def test_a_keypad_unlike_its_keymap_is_named(tmp_path: Path, port: PtyPort) -> None:
+    config = write_config(tmp_path, keypad(port.path))
+    out = Output()
+    with KeypadSimulator(port.master, rows=4, columns=3, firmware=FIRMWARE - 1):
+        assert run(config, out, io.StringIO(), Script(), keypad_timing=STEADY, answer_wait=WAIT) == EXIT_OK
+    assert out.lines[2:5] == [
+        f"keypad {port.path}: ok, firmware {FIRMWARE - 1}, 4 x 3 keys",
+        f"keypad {port.path}: its firmware {FIRMWARE - 1} is older than this host's {FIRMWARE}: flash firmware/ "
+        "again (docs/firmware.md)",
+        f"keypad {port.path}: it has 4 x 3 keys; its keymap {KEYMAPS / 'keypad-4x5.toml'} has 5 x 4"]
+
+
 # -- Ctrl-C, the daemon, devices that fail --------------------------------------------------
 
 

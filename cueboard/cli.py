@@ -97,6 +97,16 @@ def _run(args: argparse.Namespace) -> int:
     return run(_load(args.config))
 
 
+def _hwtest(args: argparse.Namespace) -> int:
+    from .hwtest import command
+
+    if args.step_seconds is not None and not args.step_seconds >= 0:
+        print(f"cueboard hwtest: --step-seconds: 0 or more, not {args.step_seconds:g}", file=sys.stderr)
+        return 2
+    return command(_load(args.config), step_seconds=args.step_seconds, stdin=sys.stdin, stdout=sys.stdout,
+                   stderr=sys.stderr)
+
+
 def _socket(args: argparse.Namespace) -> Any:
     from pathlib import Path
 
@@ -310,6 +320,19 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
     run.add_argument("-v", "--verbose", action="store_true", help="log debugging detail")
     run.set_defaults(func=_run)
+    hw = sub.add_parser("hwtest", help="check the table's hardware: light every LED, echo every button and key",
+                        description="Check the hardware of the configuration, with the daemon stopped "
+                        "(sudo systemctl stop cueboard): light every LED of each board (a MAX7219's "
+                        "display test too), walk a lit row and a lit column across it and number its 8x8 "
+                        "blocks, beep and light the keypad, and echo every referee button and keypad key with its "
+                        "number, pin or row and column, and its action. A step lasts until Enter (or "
+                        "--step-seconds). Exit status: 0 every device worked, 1 one did not open or answer, "
+                        "2 the daemon is running or the configuration is wrong, 130 Ctrl-C, SIGTERM or SIGHUP "
+                        "(every device closed). docs/hardware.md shows a run.")
+    hw.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
+    hw.add_argument("--step-seconds", type=float, dest="step_seconds", metavar="N",
+                    help="each step lasts N seconds instead of until Enter (a run nobody attends)")
+    hw.set_defaults(func=_hwtest)
     m = sub.add_parser("match", help="start a match, or print the state, on a running daemon",
                        description="Talk to the running daemon over its control socket (control.socket "
                        "of --config, or --socket): 'new' starts a match, 'state' prints the scoreboard "

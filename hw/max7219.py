@@ -150,6 +150,13 @@ class Max7219Chain(max7219):  # type: ignore[misc]
                 self.data(list(row))
                 self._sent[digit] = row
 
+    def display_test(self, on: bool) -> None:
+        """Light every LED of every chip with the display-test register (0x0F), whatever the
+        digit, intensity and shutdown registers hold (the datasheet's "display-test mode"),
+        or (``on=False``) show them again. It alters no register, so the frame comes back as
+        it was. ``cueboard hwtest`` uses it; anything that leaves it on must turn it off."""
+        self.data([self._const.DISPLAYTEST, 1 if on else 0] * self.cascaded)
+
     def forget(self) -> None:
         """Assume nothing about what the chain shows: the next frame goes out whole."""
         self._sent = [None] * 8

@@ -168,6 +168,7 @@ export class Card {
       this.text(`fl${i}`, v.framesLabel, framesLabel);
       this.text(`fv${i}`, v.framesValue, String(side.frames));
       this.text(`sc${i}`, v.score, snooker ? String(side.score) : "");
+      this.flag(`scw${i}`, v.score, "wide", snooker && side.score >= 100);
       this.hide(`sch${i}`, v.score, !snooker);
       const group = snooker ? null : side.group;
       this.hide(`gh${i}`, v.group, !group);
@@ -239,22 +240,18 @@ export class Card {
     this.wormTitle.textContent = `${t("worm")}, ${t("frame", { n: tb.frame }, "snooker")}: ${seqs.length}`;
   }
 
-  // Long names shorten gracefully: a little smaller first, then initials ("R. O'Sullivan"), then
-  // the smaller initials, and only then an ellipsis. Run while the card is on the page (it
+  // Long names shorten gracefully, never smaller: the initial for the first name ("R. O'Sullivan",
+  // doubles by surnames), and only then an ellipsis. Run while the card is on the page (it
   // measures); only when a name changed, the card came on the page, or the window resized.
   fitNames() {
     this.namesChanged = false;
     for (const v of this.sides) {
       if (v.full === null) continue;
       const node = v.name;
-      const forms = [[v.full, false], [v.full, true]];
+      node.textContent = v.full;
+      if (node.scrollWidth <= node.clientWidth + 1) continue;
       const short = shortName(v.full, v.players);
-      if (short !== v.full) forms.push([short, false], [short, true]);
-      for (const [text, tight] of forms) {
-        node.textContent = text;
-        node.classList.toggle("tight", tight);
-        if (node.scrollWidth <= node.clientWidth + 1) break;
-      }
+      if (short !== v.full) node.textContent = short;
     }
   }
 }

@@ -194,6 +194,7 @@ function layout() {
     shown = keys;
     for (const key of cards.keys()) if (!tables.has(key)) cards.delete(key);
   }
+  main.classList.toggle("solo", opts.view === "grid" && keys.length === 1); // one table: as large as the TV view
   if (opts.view === "grid") {
     const [cols, rows] = gridShape(Math.max(1, keys.length));
     main.style.setProperty("--cols", cols);
@@ -202,6 +203,7 @@ function layout() {
     main.style.setProperty("--rows", Math.max(opts.perPage, 1));
   }
   $("empty").hidden = tables.size > 0;
+  main.dataset.tables = String(order.length);
   const pager = $("pager");
   pager.hidden = list.length < 2;
   if (list.length >= 2) {

@@ -2,8 +2,8 @@
 
 The page is static (HTML, CSS, JavaScript, the vendored mqtt.js bundle and the JSON
 Schemas), so any web server can serve ``screen/`` as well; this one adds a ``config.js``
-carrying ``--broker-ws``, ``--venue`` and ``--table`` as the page's defaults (query
-parameters still win).
+carrying ``--broker-ws``, ``--venue``, ``--table``, ``--tables``, ``--view``, ``--per-page``,
+``--rotate`` and ``--lang`` as the page's defaults (query parameters still win).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ SCREEN_DIR = Path(__file__).resolve().parent.parent / "screen"
 class ScreenHandler(SimpleHTTPRequestHandler):
     """Serves ``screen/``; ``/config.js`` from the server's settings; no ``node_modules``."""
 
-    settings: ClassVar[dict[str, str]] = {}
+    settings: ClassVar[dict[str, str | int | float]] = {}
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
@@ -44,11 +44,16 @@ class ScreenHandler(SimpleHTTPRequestHandler):
 
 
 def make_server(host: str = "0.0.0.0", port: int = 8080, *, broker_ws: str | None = None, venue: str | None = None,
-                table: str | None = None, directory: Path = SCREEN_DIR) -> ThreadingHTTPServer:
-    """An HTTP server for the page (``port`` 0: a free one, see ``server.server_address``)."""
+                table: str | None = None, directory: Path = SCREEN_DIR,
+                page: dict[str, str | int | float] | None = None) -> ThreadingHTTPServer:
+    """An HTTP server for the page (``port`` 0: a free one, see ``server.server_address``).
+    ``page``: more of the page's defaults (``tables``, ``view``, ``per_page``, ``rotate``,
+    ``lang``: docs/screen.md)."""
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no screen page in {directory}")
-    settings = {k: v for k, v in (("broker", broker_ws), ("venue", venue), ("table", table)) if v}
+    settings: dict[str, str | int | float] = {
+        k: v for k, v in (("broker", broker_ws), ("venue", venue), ("table", table)) if v}
+    settings.update({k: v for k, v in (page or {}).items() if v is not None})
     handler = type("Handler", (ScreenHandler,), {"settings": settings})
     return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(directory)))
 
@@ -59,8 +64,9 @@ def serve_in_thread(server: ThreadingHTTPServer) -> threading.Thread:
     return thread
 
 
-def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None) -> int:
-    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table)
+def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None,
+               page: dict[str, str | int | float] | None = None) -> int:
+    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table, page=page)
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     print(f"cueboard screen: http://{shown}:{server.server_address[1]}/  "
           f"(broker {broker_ws or 'ws://<this host>:9001'}; ?table=NAME for one table)", flush=True)

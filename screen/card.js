@@ -243,15 +243,15 @@ export class Card {
   // Long names shorten gracefully, never smaller: the initial for the first name ("R. O'Sullivan",
   // doubles by surnames), and only then an ellipsis. Run while the card is on the page (it
   // measures); only when a name changed, the card came on the page, or the window resized.
-  fitNames() {
-    this.namesChanged = false;
-    for (const v of this.sides) {
-      if (v.full === null) continue;
-      const node = v.name;
-      node.textContent = v.full;
-      if (node.scrollWidth <= node.clientWidth + 1) continue;
-      const short = shortName(v.full, v.players);
-      if (short !== v.full) node.textContent = short;
+  // In three passes over all the cards to fit (write, read, write), so the page is laid out once
+  // for all of them, not once a name.
+  static fitNames(cards) {
+    const sides = [];
+    for (const card of cards) {
+      card.namesChanged = false;
+      for (const v of card.sides) if (v.full !== null) { v.name.textContent = v.full; sides.push(v); }
     }
+    const long = sides.filter((v) => v.name.scrollWidth > v.name.clientWidth + 1);
+    for (const v of long) v.name.textContent = shortName(v.full, v.players);
   }
 }

@@ -38,6 +38,14 @@ let fallbackTimer = 0;
 let clockTimer = 0;
 const stats = opts.stats ? { handled: [], shown: [], states: 0, flushes: 0, patched: 0, pages: 0 } : null;
 window.cueboardStats = stats;
+if (stats && window.PerformanceObserver) {
+  stats.long = []; // tasks over 50 ms: [when (epoch ms), how long]
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) stats.long.push([Math.round(performance.timeOrigin + e.startTime), Math.round(e.duration)]);
+    }).observe({ type: "longtask" });
+  } catch (e) { /* not in this browser */ }
+}
 
 // -- problems: for the venue's operator, at the bottom of the page (hidden in the overlay) ------
 function problem(text) {
@@ -268,7 +276,7 @@ function flush() {
     if (card.namesChanged) fit.push(card);
   }
   allDirty = false;
-  for (const card of fit) card.fitNames();
+  if (fit.length) Card.fitNames(fit);
   if (stats) {
     stats.flushes++;
     // Off the page: its states were handled, nothing more to draw.

@@ -25,7 +25,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from mosquitto import Mosquitto
@@ -222,8 +222,9 @@ def _hall(n: int) -> dict[str, dict[str, Any]]:
         else:
             state = snooker[(i * 5) % len(snooker)]
             if i % 4 == 1:  # a big frame: three figures on both sides
-                state = {**state, "best_of": 35,
-                         "sides": [{**s, "score": s["score"] + 100 + 7 * k, "frames": 16 + k} for k, s in enumerate(state["sides"])]}
+                sides = [{**s, "score": s["score"] + 100 + 7 * k, "frames": 16 + k}
+                         for k, s in enumerate(state["sides"])]
+                state = {**state, "best_of": 35, "sides": sides}
         out[f"table-{i}"] = _named(state, f"table-{i}", names)
     return out
 
@@ -301,7 +302,8 @@ def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_serve
                       "screenshots": [{"page": 1, "file": "screen-table.png"}] if hd else []})
         for n in (1, 4, 8, 16, 40):
             cases.append({"view": "grid", "n": n, "width": width, "height": height,
-                          "score_target_fraction": SCORE_ONE if n == 1 else SCORE_GRID, "text_target_fraction": TEXT_GRID,
+                          "score_target_fraction": SCORE_ONE if n == 1 else SCORE_GRID,
+                          "text_target_fraction": TEXT_GRID,
                           "screenshots": [{"page": 1, "file": "screen-grid.png"}] if hd and n == 8 else []})
         cases.append({"view": "list", "n": 40, "width": width, "height": height, "score_target_fraction": SCORE_LIST,
                       "text_target_fraction": TEXT_LIST,
@@ -332,10 +334,11 @@ def _table_picture(size: tuple[int, int]) -> Image.Image:
         for k in range(row + 1):
             cx, cy = apex + row * ball * 1.75, (y0 + y1) / 2 + (k - row / 2) * ball * 2.02
             d.ellipse((cx - ball, cy - ball, cx + ball, cy + ball), fill=(190, 20, 25))
-    for cx, cy, colour in [(x0 + (x1 - x0) * .91, (y0 + y1) / 2, (15, 15, 15)), (apex - 2.2 * ball, (y0 + y1) / 2, (240, 120, 160)),
-                           ((x0 + x1) / 2, (y0 + y1) / 2, (30, 80, 200)), (baulk, (y0 + y1) / 2, (120, 70, 30)),
-                           (baulk, (y0 + y1) / 2 - r, (40, 150, 60)), (baulk, (y0 + y1) / 2 + r, (240, 200, 40)),
-                           (x0 + (x1 - x0) * .45, y0 + (y1 - y0) * .7, (245, 245, 240))]:
+    mid = (y0 + y1) / 2
+    spots = [(x0 + (x1 - x0) * .91, mid, (15, 15, 15)), (apex - 2.2 * ball, mid, (240, 120, 160)),
+             ((x0 + x1) / 2, mid, (30, 80, 200)), (baulk, mid, (120, 70, 30)), (baulk, mid - r, (40, 150, 60)),
+             (baulk, mid + r, (240, 200, 40)), (x0 + (x1 - x0) * .45, y0 + (y1 - y0) * .7, (245, 245, 240))]
+    for cx, cy, colour in spots:
         d.ellipse((cx - ball, cy - ball, cx + ball, cy + ball), fill=colour)
     return img.filter(ImageFilter.GaussianBlur(1.2))
 
@@ -362,10 +365,12 @@ def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_serv
         alpha = img.getchannel("A")
         inside = alpha.crop((int(box["x"]) + 20, int(box["y"] + box["h"] * .45), int(box["x"] + box["w"]) - 20,
                              int(box["y"] + box["h"] * .55)))
-        outside = [alpha.getpixel((x, y)) for x in range(0, 1920, 97) for y in range(0, 1080, 89)
-                   if not (box["x"] - 60 <= x <= box["x"] + box["w"] + 60 and box["y"] - 60 <= y <= box["y"] + box["h"] + 60)]
+        near = (box["x"] - 60, box["y"] - 60, box["x"] + box["w"] + 60, box["y"] + box["h"] + 60)  # its shadow
+        outside = [cast(int, alpha.getpixel((x, y))) for x in range(0, 1920, 97) for y in range(0, 1080, 89)
+                   if not (near[0] <= x <= near[2] and near[1] <= y <= near[3])]
         assert max(outside) == 0, f"{case['file']}: the page outside the scorebug is not transparent"
-        assert inside.getextrema()[0] >= 200, f"{case['file']}: the scorebug is see-through: {inside.getextrema()}"
+        lowest = cast(int, inside.getextrema()[0])
+        assert lowest >= 200, f"{case['file']}: the scorebug is see-through (alpha {lowest})"
         qx, qy = quadrant[case["file"]]
         cx, cy = box["x"] + box["w"] / 2, box["y"] + box["h"] / 2
         assert (cx > 960) == bool(qx) and (cy > 540) == bool(qy), f"{case['file']}: not in its corner: {box}"
@@ -385,7 +390,8 @@ def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_se
     blackball = _states(ROOT / "examples" / "blackball-match.jsonl")
     behind = next(s for s in snooker if s["snookers_required"])
     tables = {
-        "table-1": _named(next(s for s in snooker if s["ball_on"] == "colour"), "table-1", ("Ronnie O'Sullivan", "Judd Trump")),
+        "table-1": _named(next(s for s in snooker if s["ball_on"] == "colour"), "table-1",
+                          ("Ronnie O'Sullivan", "Judd Trump")),
         "table-2": _named(next(s for s in blackball if s["free_shot"]), "table-2", ("Åsa Sjöström", "Jürgen Müller")),
         "table-3": _named(behind, "table-3", ("Mark Selby", "赵心童")),
         "table-4": _named(next(s for s in blackball if s["frame_over"]), "table-4", ("Cath", "Dave")),

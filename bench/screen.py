@@ -9,7 +9,8 @@ A loopback mosquitto (``tests/mosquitto.py``, a WebSockets listener, no per-mess
 Debian's headless Chromium (playwright-core). Each table plays whole matches round and round
 (snooker and blackball states from ``cueboard.simulate``, names of every length), each event
 sent as a daemon sends it: the event, then the retained state (QoS 1), its ``ts`` the moment it
-is sent; 32 tables share an MQTT connection. Before publishing starts every table is online
+is sent; 32 tables share an MQTT connection. The broker is tests/mosquitto.py's (mosquitto's
+defaults: a QoS 1 subscriber's queue holds 1000 messages; more are dropped). Before publishing starts every table is online
 with its state retained, and the page has them all.
 
 Per state, the page (``?stats=1``) records:
@@ -19,7 +20,11 @@ Per state, the page (``?stats=1``) records:
 - **shown**: for a table on the page, when its card was drawn with it (or a newer state: a
   card is drawn once a frame with the newest); lag from the oldest state not yet drawn.
 
-Figures: p50 / p99 / max of both; p99 of handled lag per 10 s window (growth: the last
+The floor: a plain mqtt.js subscriber in the driver's process, over the same WebSockets
+listener, timing the states of 32 of the tables the same way (the broker and the machine
+without a page).
+
+Figures: p50 / p99 / max of each; p99 of handled lag per 10 s window (growth: the last
 window's p99 against the first's); states sent and handled (when publishing stopped the page
 is given ``--drain`` seconds to take the rest); the page's main thread busy time (Chrome's
 ``TaskDuration``) per second. The machine's load average is recorded with the figures: other

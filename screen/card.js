@@ -148,7 +148,10 @@ export class Card {
     }
     const game = s.game;
     this.attr("game", this.root, "data-game", game);
-    const length = s.best_of > 1 ? t("best_of", { n: s.best_of }, game) : s.race_to ? t("race_to", { n: s.race_to }, game) : "";
+    // The match's length as each game says it: snooker best of n (nothing for a single frame),
+    // blackball first to n frames.
+    const length = game === "blackball" && s.race_to ? t("race_to", { n: s.race_to }, game)
+      : s.best_of > 1 ? t("best_of", { n: s.best_of }, game) : "";
     this.text("info", this.info, length ? `${t("frame", { n: s.frame }, game)} · ${length}` : t("frame", { n: s.frame }, game));
     const snooker = game === "snooker";
     const framesLabel = t("frames", null, game);

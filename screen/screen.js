@@ -203,13 +203,16 @@ function layout() {
     for (const key of cards.keys()) if (!tables.has(key)) cards.delete(key);
   }
   main.classList.toggle("solo", opts.view === "grid" && keys.length === 1); // one table: as large as the TV view
-  if (opts.view === "grid") {
-    const [cols, rows] = gridShape(Math.max(1, keys.length));
-    main.style.setProperty("--cols", cols);
-    main.style.setProperty("--rows", rows);
-  } else if (opts.view === "list") {
-    main.style.setProperty("--rows", Math.max(opts.perPage, 1));
-  }
+  // Where each card goes: column --c and row --r of --cols by --rows (screen.css places them).
+  const [cols, rows] = opts.view === "grid" ? gridShape(Math.max(1, keys.length)) : [1, Math.max(opts.perPage, 1)];
+  main.style.setProperty("--cols", cols);
+  main.style.setProperty("--rows", rows);
+  keys.forEach((key, i) => {
+    const root = cards.get(key).root;
+    root.style.setProperty("--c", i % cols);
+    root.style.setProperty("--r", Math.floor(i / cols));
+    root.classList.toggle("even", i % 2 === 1);
+  });
   $("empty").hidden = tables.size > 0;
   main.dataset.tables = String(order.length);
   const pager = $("pager");

@@ -51,7 +51,8 @@ function expected(state, words = EN) {
   }
   if (state.match_over) facts.result = fill(w("match_won"), { name: name(state.match_winner) });
   else if (state.frame_over) facts.result = fill(w("frame_won"), { name: name(state.frame_winner) });
-  const length = state.best_of > 1 ? fill(w("best_of"), { n: state.best_of }) : state.race_to ? fill(w("race_to"), { n: state.race_to }) : "";
+  const length = state.game === "blackball" && state.race_to ? fill(w("race_to"), { n: state.race_to })
+    : state.best_of > 1 ? fill(w("best_of"), { n: state.best_of }) : "";
   return {
     info: [fill(w("frame"), { n: state.frame }), length].filter(Boolean).join(" · "),
     sides: state.sides.map((s, i) => ({

@@ -13,7 +13,10 @@
   (bench/footprint.py);
 - ``tables``: 64 tables on one mosquitto, 2 events a second each (bench/tables.py);
 - ``reliability``: the reliability tests (``RELIABILITY`` below) run by pytest with
-  ``--findings-json``: what each did and found, in its own words and figures.
+  ``--findings-json``: what each did and found, in its own words and figures;
+- ``screen`` (only with ``--screen``, some 3 more minutes): the venue screen in headless
+  Chromium under 256, 512 and 1000 tables (bench/screen.py); its figures go in their own
+  section of docs/performance.md.
 
 Journals go to /var/tmp (on disk, so fsync is real; tmpfs would make it free).
 """
@@ -43,6 +46,7 @@ import latency  # noqa: E402
 import tables  # noqa: E402
 from mosquitto import Mosquitto  # noqa: E402
 
+import screen  # noqa: E402
 from cueboard.simulate import final_log  # noqa: E402
 
 BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:end -->"
@@ -89,7 +93,7 @@ def engine_figures() -> dict[str, Any]:
             "meets_target": replay["events_per_second"] >= bench.TARGET}
 
 
-def run(quick: bool, reliability: bool = True) -> dict[str, Any]:
+def run(quick: bool, reliability: bool = True, venue_screen: bool = False) -> dict[str, Any]:
     presses = 300 if quick else 1000
     idle = 10.0 if quick else 30.0
     table_seconds = 15.0 if quick else 60.0
@@ -116,6 +120,8 @@ def run(quick: bool, reliability: bool = True) -> dict[str, Any]:
     if reliability:
         print("reliability tests ...", file=sys.stderr)
         result["reliability"] = reliability_findings()
+    if venue_screen:
+        result["screen"] = screen.figures(screen.default_runs(quick), 2.0, 15.0)
     d = result["daemon"]
     result["targets"] = {
         "engine_events_per_second >= 50000": result["engine"]["meets_target"],
@@ -213,6 +219,8 @@ def write_docs(result: dict[str, Any]) -> None:
     else:
         text += "\n" + figures_markdown(result) + "\n"
     md.write_text(text)
+    if "screen" in result:
+        screen.write_docs(result["screen"])
 
 
 def main() -> int:
@@ -220,8 +228,10 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer presses, 10 s idle, 15 s of 64 tables")
     parser.add_argument("--write", action="store_true", help="with --quick: write the docs all the same")
     parser.add_argument("--no-reliability", action="store_true", help="do not run the reliability tests")
+    parser.add_argument("--screen", action="store_true",
+                        help="the venue screen under many tables too (bench/screen.py)")
     args = parser.parse_args()
-    result = run(args.quick, reliability=not args.no_reliability)
+    result = run(args.quick, reliability=not args.no_reliability, venue_screen=args.screen)
     print(json.dumps(result, indent=2))
     if not args.quick or args.write:
         write_docs(result)

@@ -9,9 +9,9 @@ A loopback mosquitto (``tests/mosquitto.py``, a WebSockets listener, no per-mess
 Debian's headless Chromium (playwright-core). Each table plays whole matches round and round
 (snooker and blackball states from ``cueboard.simulate``, names of every length), each event
 sent as a daemon sends it: the event, then the retained state (QoS 1), its ``ts`` the moment it
-is sent; 32 tables share an MQTT connection. The broker is tests/mosquitto.py's (mosquitto's
-defaults: a QoS 1 subscriber's queue holds 1000 messages; more are dropped). Before publishing starts every table is online
-with its state retained, and the page has them all.
+is sent; 32 tables share an MQTT connection. The broker is tests/mosquitto.py's with mosquitto's
+defaults (a QoS 1 subscriber's queue holds 1000 messages; more are dropped). Before publishing
+starts every table is online with its state retained, and the page has them all.
 
 Per state, the page (``?stats=1``) records:
 
@@ -198,6 +198,11 @@ def write_docs(r: dict[str, Any]) -> None:
     md.write_text(text)
 
 
+def default_runs(quick: bool = False, query: str = "view=grid") -> list[tuple[int, float, str]]:
+    """256 tables for 60 s (the target), 512 and 1000 for 30 s; ``quick``: 15 s each."""
+    return [(n, 15.0 if quick else 60.0 if n == TARGET["tables"] else 30.0, query) for n in (256, 512, 1000)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", help="table counts (default 256 512 1000)")
@@ -209,8 +214,11 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="write the figures into docs/performance.md")
     args = parser.parse_args()
     query = f"view={args.view}" + (f"&per_page={args.per_page}" if args.per_page else "")
-    counts = args.tables or [256, 512, 1000]
-    runs = [(n, args.seconds or (60.0 if n == TARGET["tables"] else 30.0), query) for n in counts]
+    runs = default_runs(query=query)
+    if args.tables:
+        runs = [(n, 60.0 if n == TARGET["tables"] else 30.0, query) for n in args.tables]
+    if args.seconds:
+        runs = [(n, args.seconds, q) for n, _, q in runs]
     result = figures(runs, args.rate, args.drain)
     print(json.dumps(result, indent=2))
     if args.write:

@@ -31,6 +31,7 @@ import pytest
 from mosquitto import Mosquitto
 from PIL import Image, ImageDraw, ImageFilter
 
+from cueboard.cli import parser
 from cueboard.replay import replay
 from cueboard.screen import SCREEN_DIR, make_server, serve_in_thread
 
@@ -113,6 +114,31 @@ def test_server_serves_the_page_and_its_settings() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_cueboard_screen_options_reach_the_page(capsys: pytest.CaptureFixture[str]) -> None:
+    """``cueboard screen --tables --view --per-page --rotate --lang`` become the page's defaults
+    in config.js; nonsense is refused before the server starts, naming the option."""
+    args = parser().parse_args(["screen", "--tables", "1-8,final", "--view", "list", "--per-page", "10",
+                                "--rotate", "15", "--lang", "sv"])
+    page = {"tables": args.tables, "view": args.view, "per_page": args.per_page, "rotate": args.rotate,
+            "lang": args.lang}
+    server = make_server("127.0.0.1", 0, venue="club", page=page)
+    serve_in_thread(server)
+    try:
+        status, config = _get(f"http://127.0.0.1:{server.server_address[1]}/config.js")
+        assert status == 200
+        assert json.loads(config.split("=", 1)[1].rstrip().rstrip(";")) == {
+            "venue": "club", "tables": "1-8,final", "view": "list", "per_page": 10, "rotate": 15.0, "lang": "sv"}
+    finally:
+        server.shutdown()
+        server.server_close()
+    refused = [(["--tables", "8-1"], 'the range "8-1" runs backwards'), (["--per-page", "0"], "0 is not from 1 to 64"),
+               (["--rotate", "soon"], "'soon' is not a number"), (["--lang", "es"], "invalid choice: 'es'")]
+    for bad, why in refused:
+        with pytest.raises(SystemExit):
+            parser().parse_args(["screen", *bad])
+        assert why in capsys.readouterr().err
 
 
 def test_vendored_files_are_current() -> None:

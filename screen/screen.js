@@ -340,7 +340,10 @@ function connect() {
   client.on("connect", () => {
     everConnected = true;
     setConnected(true, `${t("live")} · ${opts.broker}`, "connected");
-    client.subscribe([`${base}/state`, `${base}/status`], { qos: 1 });
+    // QoS 0: both topics are retained latest values, and with a clean session a reconnect gets
+    // them again whatever QoS; QoS 1 would cost a PUBACK sent for every state (at 2,000 states
+    // a second, the page's largest single cost after parsing) and the broker's in-flight window.
+    client.subscribe([`${base}/state`, `${base}/status`], { qos: 0 });
   });
   client.on("reconnect", () => setConnected(false, `${t("connecting")} ${opts.broker}`, "connecting"));
   client.on("close", () => setConnected(false, `${t("no_connection")}: ${opts.broker}`, "error"));

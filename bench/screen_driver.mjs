@@ -44,7 +44,7 @@ async function main() {
       const now = Date.now();
       floor.push([now, now - Date.parse(JSON.parse(payload.toString()).ts)]);
     });
-    await new Promise((resolve) => floorClient.subscribe(names.slice(0, 32).map((n) => `${PREFIX}/${n}/state`), { qos: 0 }, resolve));
+    await new Promise((resolve) => floorClient.subscribe(names.slice(0, 32).map((n) => `${PREFIX}/${n}/state`), { qos: 1 }, resolve));
     clients.push(floorClient);
     const page = await openPage(browser, plan, `stats=1&${plan.query}`, { width: plan.width, height: plan.height });
     await page.waitForFunction((n) => document.getElementById("tables").dataset.tables === String(n), plan.tables, { timeout: 120000 });

@@ -340,10 +340,11 @@ function connect() {
   client.on("connect", () => {
     everConnected = true;
     setConnected(true, `${t("live")} · ${opts.broker}`, "connected");
-    // QoS 0: both topics are retained latest values, and with a clean session a reconnect gets
-    // them again whatever QoS; QoS 1 would cost a PUBACK sent for every state (at 2,000 states
-    // a second, the page's largest single cost after parsing) and the broker's in-flight window.
-    client.subscribe([`${base}/state`, `${base}/status`], { qos: 0 });
+    // QoS 1, though it costs a PUBACK a state: mosquitto drops QoS 0 messages for a client
+    // once 1000 wait to be sent to it (max_queued_messages), and subscribing in a hall of 500
+    // tables or more brings that many retained messages at once: tables would be missing until
+    // their next state. At QoS 1 the broker queues them and paces them by the acknowledgements.
+    client.subscribe([`${base}/state`, `${base}/status`], { qos: 1 });
   });
   client.on("reconnect", () => setConnected(false, `${t("connecting")} ${opts.broker}`, "connecting"));
   client.on("close", () => setConnected(false, `${t("no_connection")}: ${opts.broker}`, "error"));

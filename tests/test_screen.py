@@ -316,7 +316,8 @@ SCORE_LIST, TEXT_LIST = 1 / 26, 1 / 60
 def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
                        screenshots: Path) -> None:
     """1, 4, 8, 16 and 40 tables at 1920x1080 and 3840x2160: every table on some page, every
-    card and element whole on the screen, and the measured sizes against the targets."""
+    card and element whole on the screen, and the measured sizes against the targets; then a
+    page opening on a hall of 1000 tables has every one."""
     _require_browser()
     _require_cjk_font()
     broker = mosquitto_factory(websockets=True)
@@ -334,7 +335,7 @@ def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_serve
         cases.append({"view": "list", "n": 40, "width": width, "height": height, "score_target_fraction": SCORE_LIST,
                       "text_target_fraction": TEXT_LIST,
                       "screenshots": [{"page": 1, "file": "screen-list.png"}] if hd else []})
-    out = _run(_plan("layout", screen_server, broker, screenshots, tables=_hall(40), cases=cases), tmp_path)
+    out = _run(_plan("layout", screen_server, broker, screenshots, tables=_hall(40), cases=cases, hall=1000), tmp_path)
     report = json.loads(out.split("report: ", 1)[1].splitlines()[0])
     assert len(report) == len(cases)
 

@@ -336,7 +336,12 @@ async function loadSchemas() {
 
 function connect() {
   const client = mqtt.connect(opts.broker, { reconnectPeriod: 2000, connectTimeout: 10000, clean: true });
-  const base = `${opts.prefix}/${opts.venue}/${opts.table || "+"}`;
+  // One table, or a set of names: only their topics. Ranges ("1-8") cannot be subscribed to: all
+  // the venue's tables are, and the others are dropped by their topic, before any parsing.
+  const exact = opts.table ? [opts.table] : opts.tables && opts.tables.items.every((it) => it.lo === undefined)
+    ? opts.tables.items.map((it) => it.name) : null;
+  const names = exact && exact.every((n) => !/[+#/]/.test(n)) ? exact : ["+"]; // a name MQTT would read as a wildcard: all
+  const topics = names.flatMap((name) => [`${opts.prefix}/${opts.venue}/${name}/state`, `${opts.prefix}/${opts.venue}/${name}/status`]);
   client.on("connect", () => {
     everConnected = true;
     setConnected(true, `${t("live")} · ${opts.broker}`, "connected");
@@ -344,7 +349,7 @@ function connect() {
     // once 1000 wait to be sent to it (max_queued_messages), and subscribing in a hall of 500
     // tables or more brings that many retained messages at once: tables would be missing until
     // their next state. At QoS 1 the broker queues them and paces them by the acknowledgements.
-    client.subscribe([`${base}/state`, `${base}/status`], { qos: 1 });
+    client.subscribe(topics, { qos: 1 });
   });
   client.on("reconnect", () => setConnected(false, `${t("connecting")} ${opts.broker}`, "connecting"));
   client.on("close", () => setConnected(false, `${t("no_connection")}: ${opts.broker}`, "error"));

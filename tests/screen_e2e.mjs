@@ -256,6 +256,17 @@ async function layout(browser, clients) {
     for (const shot of c.screenshots || []) {
       await page.evaluate((i) => window.cueboardShow(i), shot.page - 1);
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      // The frame so far, stroke by stroke, while the page is open: its score worms drawn.
+      const onPage = await page.$$eval("#tables > section.table", (l) => l.map((e) => e.dataset.table));
+      for (const name of onPage) {
+        const earlier = (plan.history || {})[name] || [];
+        for (const state of [...earlier, plan.tables[name]]) await publish(pub, `${PREFIX}/${name}/state`, fresh(state), true);
+        if (earlier.length && view !== "list") { // the list draws no worm
+          await page.waitForFunction(([t, n]) => Number(document.querySelector(`section.table[data-table="${t}"] svg.worm`).dataset.points) === n,
+            [name, earlier.length + 1], { timeout: 15000 });
+        }
+      }
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       await page.screenshot({ path: join(plan.screenshots, shot.file) });
     }
     check(page.errors.length === 0, `${label}: no errors in the page (${page.errors.join("; ")})`);

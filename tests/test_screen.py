@@ -29,11 +29,13 @@ from typing import Any, cast
 
 import pytest
 from mosquitto import Mosquitto
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from cueboard.cli import parser
+from cueboard.engine import Match
 from cueboard.replay import replay
 from cueboard.screen import SCREEN_DIR, make_server, serve_in_thread
+from cueboard.simulate import final_log
 
 pytest_plugins = ["mosquitto"]
 
@@ -235,24 +237,36 @@ def _steps(log: str, table: str, upto: int | None = None, names: tuple[str, str]
     return steps
 
 
-def _hall(n: int) -> dict[str, dict[str, Any]]:
-    """``n`` tables in different states of their matches: snooker and blackball, long names, a
-    Chinese one, three-figure scores, a frame over."""
-    snooker = _states(ROOT / "examples" / "snooker-frame.jsonl")
+def _final() -> list[dict[str, Any]]:
+    """The states of a whole synthetic best-of-35 final (cueboard.simulate.final_log)."""
+    log = final_log(35, seed=2025)
+    match = Match.from_json(log[0])
+    states = []
+    for event in log[1:]:
+        match.apply(match.parse(event))
+        states.append(match.state())
+    return states
+
+
+def _hall(n: int) -> tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """``n`` tables in different states of their matches: snooker (a final's frames, some with
+    three figures) and blackball, long names, a Chinese one, a frame over; and for each snooker
+    table the states of its frame before the one shown (for a page to draw the score worm)."""
+    final = _final()
+    big = [k for k, s in enumerate(final) if max(side["score"] for side in s["sides"]) >= 100]
     blackball = _states(ROOT / "examples" / "blackball-match.jsonl")
-    out = {}
+    tables, history = {}, {}
     for i in range(1, n + 1):
         names = (NAMES[(2 * i) % len(NAMES)], NAMES[(2 * i + 1) % len(NAMES)])
+        name = f"table-{i}"
         if i % 3 == 2:
-            state = blackball[(i * 7) % len(blackball)]
-        else:
-            state = snooker[(i * 5) % len(snooker)]
-            if i % 4 == 1:  # a big frame: three figures on both sides
-                sides = [{**s, "score": s["score"] + 100 + 7 * k, "frames": 16 + k}
-                         for k, s in enumerate(state["sides"])]
-                state = {**state, "best_of": 35, "sides": sides}
-        out[f"table-{i}"] = _named(state, f"table-{i}", names)
-    return out
+            tables[name] = _named(blackball[(i * 7) % len(blackball)], name, names)
+            continue
+        k = big[(i * 5) % len(big)] if i % 4 == 1 else (i * 137) % len(final)
+        state = final[k]
+        tables[name] = _named(state, name, names)
+        history[name] = [_named(s, name, names) for s in final[:k] if s["frame"] == state["frame"]]
+    return tables, history
 
 
 # -- running a scenario ---------------------------------------------------------------------------
@@ -335,7 +349,9 @@ def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_serve
         cases.append({"view": "list", "n": 40, "width": width, "height": height, "score_target_fraction": SCORE_LIST,
                       "text_target_fraction": TEXT_LIST,
                       "screenshots": [{"page": 1, "file": "screen-list.png"}] if hd else []})
-    out = _run(_plan("layout", screen_server, broker, screenshots, tables=_hall(40), cases=cases, hall=1000), tmp_path)
+    tables, history = _hall(40)
+    out = _run(_plan("layout", screen_server, broker, screenshots, tables=tables, history=history, cases=cases,
+                     hall=1000), tmp_path)
     report = json.loads(out.split("report: ", 1)[1].splitlines()[0])
     assert len(report) == len(cases)
 
@@ -376,7 +392,7 @@ def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_serv
     sits in the corner asked for, at the size asked for; composited over a picture for the docs."""
     _require_browser()
     broker = mosquitto_factory(websockets=True)
-    hall = _hall(3)
+    hall, _ = _hall(3)
     cases = [
         {"query": "overlay=1&table=table-1", "table": "table-1", "file": "overlay-bl.png"},
         {"query": "overlay=1&table=table-2&corner=tr&size=s", "table": "table-2", "file": "overlay-tr-s.png"},
@@ -428,8 +444,13 @@ def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_se
     shots = [Image.open(tmp_path / f"screen-lang-{lang}.png").convert("RGB") for lang in LANGUAGES]
     w, h = shots[0].size[0] // 3, shots[0].size[1] // 3
     sheet = Image.new("RGB", (w * 3 + 40, h * 2 + 30), (8, 20, 13))
-    for i, shot in enumerate(shots):
-        sheet.paste(shot.resize((w, h), Image.Resampling.LANCZOS), (10 + (i % 3) * (w + 10), 10 + (i // 3) * (h + 10)))
+    draw = ImageDraw.Draw(sheet)
+    label = ImageFont.load_default(size=22)
+    for i, (lang, shot) in enumerate(zip(LANGUAGES, shots, strict=True)):
+        x, y = 10 + (i % 3) * (w + 10), 10 + (i // 3) * (h + 10)
+        sheet.paste(shot.resize((w, h), Image.Resampling.LANCZOS), (x, y))
+        draw.rounded_rectangle((x + w // 2 - 30, y + 2, x + w // 2 + 30, y + 30), 6, fill=(242, 193, 78))
+        draw.text((x + w // 2, y + 16), lang, fill=(20, 20, 0), font=label, anchor="mm")
     sheet.save(screenshots / "screen-languages.png")
 
 
@@ -451,7 +472,7 @@ def test_screen_losing_the_broker(mosquitto_factory: Callable[..., Mosquitto], s
     the broker comes back: the page reconnects and the cards are live again."""
     _require_browser()
     broker = mosquitto_factory(websockets=True)
-    _run(_plan("connection", screen_server, broker, screenshots, tables=_hall(4)), tmp_path, broker=broker)
+    _run(_plan("connection", screen_server, broker, screenshots, tables=_hall(4)[0]), tmp_path, broker=broker)
 
 
 def test_screen_on_the_demo(screen_server: str, tmp_path: Path) -> None:

@@ -254,7 +254,7 @@ export class Card {
       card.namesChanged = false;
       for (const v of card.sides) if (v.full !== null) { v.name.textContent = v.full; sides.push(v); }
     }
-    const long = sides.filter((v) => v.name.scrollWidth > v.name.clientWidth + 1);
+    const long = sides.filter((v) => v.name.scrollWidth > v.name.clientWidth);
     for (const v of long) v.name.textContent = shortName(v.full, v.players);
   }
 }

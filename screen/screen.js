@@ -195,7 +195,6 @@ function layout() {
       if (!card) { card = new Card(tables.get(key)); cards.set(key, card); }
       const tb = tables.get(key);
       tb.dirty = true; // a card coming on the page shows what happened while it was away
-      card.namesChanged = true;
       return card.root;
     });
     main.replaceChildren(...nodes);
@@ -207,11 +206,14 @@ function layout() {
   const [cols, rows] = opts.view === "grid" ? gridShape(Math.max(1, keys.length)) : [1, Math.max(opts.perPage, 1)];
   main.style.setProperty("--cols", cols);
   main.style.setProperty("--rows", rows);
+  const slot = `${opts.view} ${cols}x${rows} ${window.innerWidth}x${window.innerHeight}`;
   keys.forEach((key, i) => {
-    const root = cards.get(key).root;
-    root.style.setProperty("--c", i % cols);
-    root.style.setProperty("--r", Math.floor(i / cols));
-    root.classList.toggle("even", i % 2 === 1);
+    const card = cards.get(key);
+    card.root.style.setProperty("--c", i % cols);
+    card.root.style.setProperty("--r", Math.floor(i / cols));
+    card.root.classList.toggle("even", i % 2 === 1);
+    // Names are fitted again only where the card's size may have changed.
+    if (card.slot !== slot) { card.slot = slot; card.namesChanged = true; }
   });
   $("empty").hidden = tables.size > 0;
   main.dataset.tables = String(order.length);
@@ -380,7 +382,7 @@ async function main() {
   await loadSchemas();
   const rotate = opts.view === "overlay" && !new URLSearchParams(location.search).has("rotate") ? 0 : opts.rotate;
   if (rotate > 0) setInterval(turnPage, rotate * 1000);
-  window.addEventListener("resize", () => { layoutDirty = true; for (const c of cards.values()) c.namesChanged = true; schedule(); });
+  window.addEventListener("resize", () => { layoutDirty = true; schedule(); }); // the slot's size changes: names fitted again
   window.cueboardShow = (n) => { pageIndex = n; layoutDirty = true; schedule(); }; // tests and the bench
   layoutDirty = true;
   schedule();

@@ -47,7 +47,9 @@ if (stats && window.PerformanceObserver) {
   } catch (e) { /* not in this browser */ }
 }
 
-// -- problems: for the venue's operator, at the bottom of the page (hidden in the overlay) ------
+// -- problems: for the venue's operator, at the bottom of the page (hidden in the overlay); the
+// last five, each for a minute, so a TV is not covered for good by one bad payload --------------
+const PROBLEM_MS = 60000;
 function problem(text) {
   const list = $("problems");
   const item = document.createElement("li");
@@ -55,6 +57,7 @@ function problem(text) {
   item.textContent = `${new Date().toLocaleTimeString()} ${text}`;
   list.prepend(item);
   while (list.children.length > 5) list.lastChild.remove();
+  setTimeout(() => item.remove(), PROBLEM_MS);
   console.warn(text);
 }
 

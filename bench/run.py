@@ -16,7 +16,10 @@
 - ``league``: 16 venue brokers of 64 tables bridged to one league broker with 70
   subscribers, then a ramp of faster strokes (bench/league.py, two minutes at most);
 - ``reliability``: the reliability tests (``RELIABILITY`` below) run by pytest with
-  ``--findings-json``: what each did and found, in its own words and figures.
+  ``--findings-json``: what each did and found, in its own words and figures;
+- ``screen`` (only with ``--screen``, some 3 more minutes): the venue screen in headless
+  Chromium under 256, 512 and 1000 tables (bench/screen.py); its figures go in their own
+  section of docs/performance.md.
 
 Journals go to /var/tmp (on disk, so fsync is real; tmpfs would make it free).
 """
@@ -48,6 +51,7 @@ import league  # noqa: E402
 import tables  # noqa: E402
 from mosquitto import Mosquitto  # noqa: E402
 
+import screen  # noqa: E402
 from cueboard.simulate import final_log  # noqa: E402
 
 BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:end -->"
@@ -95,7 +99,8 @@ def engine_figures() -> dict[str, Any]:
             "meets_target": replay["events_per_second"] >= bench.TARGET}
 
 
-def run(quick: bool, reliability: bool = True, league_bench: bool = True) -> dict[str, Any]:
+def run(quick: bool, reliability: bool = True, league_bench: bool = True,
+        venue_screen: bool = False) -> dict[str, Any]:
     presses = 300 if quick else 1000
     idle = 10.0 if quick else 30.0
     table_seconds = 15.0 if quick else 60.0
@@ -128,6 +133,8 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True) -> dic
     if reliability:
         print("reliability tests ...", file=sys.stderr)
         result["reliability"] = reliability_findings()
+    if venue_screen:
+        result["screen"] = screen.figures(screen.default_runs(quick), 2.0, 15.0)
     d = result["daemon"]
     lat = result["latency"]
     result["targets"] = {
@@ -284,6 +291,8 @@ def write_docs(result: dict[str, Any]) -> None:
     else:
         text += "\n" + figures_markdown(result) + "\n"
     md.write_text(text)
+    if "screen" in result:
+        screen.write_docs(result["screen"])
 
 
 def main() -> int:
@@ -292,8 +301,11 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="with --quick: write the docs all the same")
     parser.add_argument("--no-reliability", action="store_true", help="do not run the reliability tests")
     parser.add_argument("--no-league", action="store_true", help="do not run the league (bench/league.py)")
+    parser.add_argument("--screen", action="store_true",
+                        help="the venue screen under many tables too (bench/screen.py)")
     args = parser.parse_args()
-    result = run(args.quick, reliability=not args.no_reliability, league_bench=not args.no_league)
+    result = run(args.quick, reliability=not args.no_reliability, league_bench=not args.no_league,
+                 venue_screen=args.screen)
     print(json.dumps(result, indent=2))
     if not args.quick or args.write:
         write_docs(result)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -194,7 +195,33 @@ def _demo(args: argparse.Namespace) -> int:
 def _screen(args: argparse.Namespace) -> int:
     from .screen import run_screen
 
-    return run_screen(host=args.host, port=args.port, broker_ws=args.broker_ws, venue=args.venue, table=args.table)
+    page = {"tables": args.tables, "view": args.view, "per_page": args.per_page, "rotate": args.rotate,
+            "lang": args.lang}
+    return run_screen(host=args.host, port=args.port, broker_ws=args.broker_ws, venue=args.venue, table=args.table,
+                      page={k: v for k, v in page.items() if v is not None})
+
+
+def _screen_tables(text: str) -> str:
+    """``--tables``: names and ranges ("1-8", "t1-t8", "final"), as the page reads them."""
+    for item in (i.strip() for i in text.split(",")):
+        found = re.fullmatch(r"(.*?)(\d+)-(.*?)(\d+)", item)
+        if found and found[3] in ("", found[1]) and int(found[2]) > int(found[4]):
+            raise argparse.ArgumentTypeError(f'the range "{item}" runs backwards')
+    if not any(i.strip() for i in text.split(",")):
+        raise argparse.ArgumentTypeError(f'"{text}" names no table')
+    return text
+
+
+def _bounded(kind: type[int] | type[float], low: float, high: float) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is not from {low:g} to {high:g}")
+        return value
+    return parse
 
 
 def _daemon_options(p: argparse.ArgumentParser) -> None:
@@ -295,14 +322,24 @@ def parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_demo)
     sc = sub.add_parser("screen", help="serve the venue screen: every table live in a browser, over MQTT",
                         description="Serve the venue screen page (screen/ of the project) over HTTP. The "
-                        "page connects to the broker's MQTT-over-WebSockets listener; ?broker=, ?venue= "
-                        "and ?table= (one table, for a TV beside it) in its address override the defaults.")
+                        "page connects to the broker's MQTT-over-WebSockets listener. These options are the "
+                        "page's defaults; ?broker=, ?venue=, ?table=, ?tables=, ?view=, ?per_page=, ?rotate= and "
+                        "?lang= in its address override them (docs/screen.md).")
     sc.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
     sc.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     sc.add_argument("--broker-ws", dest="broker_ws", metavar="URL",
                     help="the broker's WebSockets URL (default ws://<the page's host>:9001)")
     sc.add_argument("--venue", help="show this venue's tables (default: every venue)")
     sc.add_argument("--table", help="show this table only, large (the TV view)")
+    sc.add_argument("--tables", type=_screen_tables, metavar="LIST",
+                    help='show these tables only: names and ranges, e.g. "1-8" or "t1-t8,final" (default: all)')
+    sc.add_argument("--view", choices=["grid", "list", "single", "overlay"],
+                    help="grid of cards (default), compact list for a big hall, one table, or the stream overlay")
+    sc.add_argument("--per-page", dest="per_page", type=_bounded(int, 1, 64), metavar="N",
+                    help="tables a page (default: grid 8, list 12)")
+    sc.add_argument("--rotate", type=_bounded(float, 0, 3600), metavar="SECONDS",
+                    help="seconds a page stays before the next (default 10; 0: pages do not turn)")
+    sc.add_argument("--lang", choices=["en", "nl", "sv", "de", "fr"], help="the words on the screen (default en)")
     sc.set_defaults(func=_screen)
     run = sub.add_parser("run", help="run the table's daemon (under systemd on the Pi)",
                          formatter_class=argparse.RawDescriptionHelpFormatter,

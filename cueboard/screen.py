@@ -2,8 +2,8 @@
 
 The page is static (HTML, CSS, JavaScript, the vendored mqtt.js bundle and the JSON
 Schemas), so any web server can serve ``screen/`` as well; this one adds a ``config.js``
-carrying ``--broker-ws``, ``--venue`` and ``--table`` as the page's defaults (query
-parameters still win).
+carrying ``--broker-ws``, ``--venue``, ``--table``, ``--tables``, ``--view``, ``--per-page``,
+``--rotate`` and ``--lang`` as the page's defaults (query parameters still win).
 
 It serves the page's own files only (:data:`PAGE_FILES`, the package data of
 ``cueboard.web``), never the folder's tooling (``package.json``, ``vendor.mjs``,
@@ -100,7 +100,7 @@ class ScreenHandler(BaseHTTPRequestHandler):
     """Serves the page's files (``files``, from ``directory``) and ``/config.js`` from the
     server's settings; a 404 for anything else."""
 
-    settings: ClassVar[dict[str, str]] = {}
+    settings: ClassVar[dict[str, str | int | float]] = {}
     files: ClassVar[frozenset[str]] = frozenset()
     server_version = "cueboard-screen"
     sys_version = ""
@@ -151,11 +151,16 @@ class ScreenHandler(BaseHTTPRequestHandler):
 
 
 def make_server(host: str = "0.0.0.0", port: int = 8080, *, broker_ws: str | None = None, venue: str | None = None,
-                table: str | None = None, directory: Path = SCREEN_DIR) -> ThreadingHTTPServer:
-    """An HTTP server for the page (``port`` 0: a free one, see ``server.server_address``)."""
+                table: str | None = None, directory: Path = SCREEN_DIR,
+                page: dict[str, str | int | float] | None = None) -> ThreadingHTTPServer:
+    """An HTTP server for the page (``port`` 0: a free one, see ``server.server_address``).
+    ``page``: more of the page's defaults (``tables``, ``view``, ``per_page``, ``rotate``,
+    ``lang``: docs/screen.md)."""
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no screen page in {directory}")
-    settings = {k: v for k, v in (("broker", broker_ws), ("venue", venue), ("table", table)) if v}
+    settings: dict[str, str | int | float] = {
+        k: v for k, v in (("broker", broker_ws), ("venue", venue), ("table", table)) if v}
+    settings.update({k: v for k, v in (page or {}).items() if v is not None})
     files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
     handler = type("Handler", (ScreenHandler,), {"settings": settings, "files": files})
     return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(directory)))
@@ -167,8 +172,9 @@ def serve_in_thread(server: ThreadingHTTPServer) -> threading.Thread:
     return thread
 
 
-def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None) -> int:
-    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table)
+def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None,
+               page: dict[str, str | int | float] | None = None) -> int:
+    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table, page=page)
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     print(f"cueboard screen: http://{shown}:{server.server_address[1]}/  "
           f"(broker {broker_ws or 'ws://<this host>:9001'}; ?table=NAME for one table)", flush=True)

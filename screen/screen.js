@@ -1,268 +1,398 @@
-// cueboard venue screen: every table of a venue live, from the MQTT feed over WebSockets.
-// Query parameters: broker (ws://host:9001), venue (default: every venue), table (one table,
-// the TV view), prefix (topic prefix before the venue, default "cueboard").
-"use strict";
-(function () {
-  const params = new URLSearchParams(location.search);
-  const config = window.CUEBOARD_SCREEN || {};
-  const broker = params.get("broker") || config.broker || `ws://${location.hostname || "127.0.0.1"}:9001`;
-  const venue = params.get("venue") || config.venue || "+";
-  const only = params.get("table") || config.table || null;
-  const prefix = params.get("prefix") || config.prefix || "cueboard";
-  const WORM_POINTS = 400;
+// cueboard venue screen: the tables of a venue live, from the MQTT feed over WebSockets.
+// Options (query parameters over config.js; docs/screen.md has the table): broker, venue, prefix,
+// table (one table, the TV beside it), tables (a chosen set: "1-8", "t1,t2,final"), view (grid,
+// list, single, overlay), per_page, rotate (seconds a page stays), page, lang (en nl sv de fr),
+// overlay=1 with corner and size (the live-stream scorebug), stats=1 (lag figures for bench/).
+//
+// Keeping up with hundreds of tables: a message only updates the table's record and marks it
+// dirty; once per animation frame the cards on the page that changed are patched (card.js), so
+// a burst of states for one table costs one patch, and tables on other pages cost nothing but
+// parsing. The `event` topic is not subscribed: every fact shown, the score worm included, is
+// in the retained state (an undo comes as a state with a lower seq).
 
-  // -- a JSON Schema validator for the subset the project's schemas use ----------------
-  function typeOf(v) {
-    if (v === null) return "null";
-    if (Array.isArray(v)) return "array";
-    if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
-    return typeof v;
-  }
-  function resolve(root, ref) {
-    if (!ref.startsWith("#/")) throw new Error(`unsupported $ref ${ref}`);
-    return ref.slice(2).split("/").reduce((node, key) => node[key], root);
-  }
-  function validate(schema, value, root, path, errors) {
-    root = root || schema; path = path || "payload"; errors = errors || [];
-    if (schema === true || schema === undefined) return errors;
-    if (schema === false) { errors.push(`${path} is not allowed`); return errors; }
-    if (schema.$ref) validate(resolve(root, schema.$ref), value, root, path, errors);
-    const t = typeOf(value);
-    if (schema.type !== undefined) {
-      const types = [].concat(schema.type);
-      if (!types.some((want) => want === t || (want === "number" && t === "integer"))) {
-        errors.push(`${path} should be ${types.join(" or ")}, not ${t}`);
-        return errors;
-      }
-    }
-    if ("const" in schema && JSON.stringify(schema.const) !== JSON.stringify(value))
-      errors.push(`${path} should be ${JSON.stringify(schema.const)}`);
-    if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
-      errors.push(`${path} should be one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`);
-    if (t === "integer" || t === "number") {
-      if (schema.minimum !== undefined && value < schema.minimum) errors.push(`${path} should be at least ${schema.minimum}`);
-      if (schema.maximum !== undefined && value > schema.maximum) errors.push(`${path} should be at most ${schema.maximum}`);
-      if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum)
-        errors.push(`${path} should be more than ${schema.exclusiveMinimum}`);
-    }
-    if (t === "string") {
-      if (schema.minLength !== undefined && value.length < schema.minLength) errors.push(`${path} should not be empty`);
-      if (schema.pattern && !new RegExp(schema.pattern, "u").test(value)) errors.push(`${path} is not in the right format`);
-    }
-    if (t === "array") {
-      if (schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${path} should have at least ${schema.minItems} items`);
-      if (schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${path} should have at most ${schema.maxItems} items`);
-      if (schema.items) value.forEach((item, i) => validate(schema.items, item, root, `${path}[${i}]`, errors));
-    }
-    if (t === "object") {
-      for (const key of schema.required || []) if (!(key in value)) errors.push(`${path} lacks "${key}"`);
-      const props = schema.properties || {};
-      for (const [key, v] of Object.entries(value)) {
-        if (key in props) validate(props[key], v, root, `${path}.${key}`, errors);
-        else if (schema.additionalProperties !== undefined) validate(schema.additionalProperties, v, root, `${path}.${key}`, errors);
-      }
-    }
-    for (const sub of schema.allOf || []) validate(sub, value, root, path, errors);
-    if (schema.oneOf) {
-      const ok = schema.oneOf.filter((sub) => validate(sub, value, root, path, []).length === 0).length;
-      if (ok !== 1) errors.push(`${path} matches ${ok} of its ${schema.oneOf.length} forms, not one`);
-    }
-    if (schema.if && validate(schema.if, value, root, path, []).length === 0 && schema.then)
-      validate(schema.then, value, root, path, errors);
-    return errors;
-  }
-  window.cueboardValidate = validate;
+import { validate } from "./validate.js";
+import { loadTranslator } from "./i18n.js";
+import { readOptions } from "./options.js";
+import { Card } from "./card.js";
+import { nextChangeMs } from "./clock.js";
 
-  // -- what the page knows --------------------------------------------------------------
-  const tables = new Map(); // key "venue/table" -> {venue, name, state, status, worm: Map(seq -> [s0, s1]), frame}
-  const schemas = {};
-  const $ = (id) => document.getElementById(id);
-  const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = String(text); return e; };
+const opts = readOptions(location.search, window.CUEBOARD_SCREEN || {}, location.hostname);
+const WORM_POINTS = 400;
+const SKEW_SAMPLES = 16;
+const $ = (id) => document.getElementById(id);
+const decoder = new TextDecoder();
 
-  function table(v, name) {
-    const key = `${v}/${name}`;
-    if (!tables.has(key)) tables.set(key, { key, venue: v, name, state: null, status: null, worm: new Map(), frame: null, events: 0 });
-    return tables.get(key);
+const tables = new Map(); // "venue/table" -> the table's record
+const cards = new Map(); // "venue/table" -> Card, made when the table first comes on the page
+const schemas = {};
+let t = (key) => key; // the translator, once its catalogue is in
+let connected = false;
+let everConnected = false;
+let pageIndex = opts.page;
+let shown = []; // keys of the tables on the page now
+let order = null; // sorted keys of the tables this screen shows; null: to be worked out again
+let layoutDirty = true;
+let allDirty = false;
+let frameRequested = false;
+let fallbackTimer = 0;
+let clockTimer = 0;
+const stats = opts.stats ? { handled: [], shown: [], states: 0, flushes: 0, patched: 0, pages: 0 } : null;
+window.cueboardStats = stats;
+if (stats && window.PerformanceObserver) {
+  stats.long = []; // tasks over 50 ms: [when (epoch ms), how long]
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) stats.long.push([Math.round(performance.timeOrigin + e.startTime), Math.round(e.duration)]);
+    }).observe({ type: "longtask" });
+  } catch (e) { /* not in this browser */ }
+}
+
+// -- problems: for the venue's operator, at the bottom of the page (hidden in the overlay); the
+// last five, each for a minute, so a TV is not covered for good by one bad payload --------------
+const PROBLEM_MS = 60000;
+function problem(text) {
+  const list = $("problems");
+  const item = document.createElement("li");
+  item.className = "problem";
+  item.textContent = `${new Date().toLocaleTimeString()} ${text}`;
+  list.prepend(item);
+  while (list.children.length > 5) list.lastChild.remove();
+  setTimeout(() => item.remove(), PROBLEM_MS);
+  console.warn(text);
+}
+
+// -- what the page knows --------------------------------------------------------------------
+function wanted(name) {
+  if (opts.table) return name === opts.table;
+  return !opts.tables || opts.tables.match(name);
+}
+
+function record(venue, name) {
+  const key = `${venue}/${name}`;
+  let tb = tables.get(key);
+  if (!tb) {
+    tb = { key, venue, name, state: null, status: null, worm: new Map(), wormVersion: 0, frame: null,
+      dirty: true, skew: 0, skews: [], receivedAt: 0 };
+    tables.set(key, tb);
+    order = null;
+    layoutDirty = true;
   }
+  return tb;
+}
 
-  function problem(text) {
-    const list = $("problems");
-    const item = el("li", "problem", `${new Date().toLocaleTimeString()} ${text}`);
-    list.prepend(item);
-    while (list.children.length > 5) list.lastChild.remove();
-    console.warn(text);
+function parse(topic, payload, schemaName) {
+  let obj;
+  const text = decoder.decode(payload);
+  try { obj = JSON.parse(text); } catch (e) {
+    problem(`Ignored a message on ${topic}: it is not JSON (${text.slice(0, 40)})`);
+    return null;
   }
+  const schema = schemas[schemaName];
+  const errors = schema ? validate(schema, obj) : [];
+  if (errors.length) {
+    problem(`Ignored a message on ${topic}: ${errors.slice(0, 3).join("; ")}`);
+    return null;
+  }
+  return obj;
+}
 
-  function parse(topic, payload, schemaName) {
-    let obj;
-    const text = new TextDecoder().decode(payload);
-    try { obj = JSON.parse(text); } catch (e) {
-      problem(`Ignored a message on ${topic}: it is not JSON (${text.slice(0, 40)})`);
-      return null;
+// The page's clock minus the table's, from live states: the smallest (arrival - ts) of the last
+// few is the skew plus the quickest delivery, which on a venue's network is a few ms.
+function learnSkew(tb, state, now) {
+  const ts = Date.parse(state.ts);
+  if (!Number.isFinite(ts)) return;
+  tb.skews.push(now - ts);
+  if (tb.skews.length > SKEW_SAMPLES) tb.skews.shift();
+  tb.skew = Math.min(...tb.skews);
+}
+
+function onState(tb, state, retained, now) {
+  if (tb.frame !== state.frame || (tb.state && state.seq < tb.state.seq - 50)) { tb.worm = new Map(); tb.wormVersion++; }
+  tb.frame = state.frame;
+  tb.state = state;
+  if (!retained) learnSkew(tb, state, now);
+  if (state.game === "snooker") {
+    let undone = false;
+    for (const seq of tb.worm.keys()) if (seq > state.seq) { tb.worm.delete(seq); undone = true; }
+    const before = tb.worm.get(state.seq);
+    const s0 = state.sides[0].score, s1 = state.sides[1].score;
+    if (undone || !before || before[0] !== s0 || before[1] !== s1) {
+      tb.worm.set(state.seq, [s0, s1]);
+      while (tb.worm.size > WORM_POINTS) tb.worm.delete(Math.min(...tb.worm.keys()));
+      tb.wormVersion++;
     }
-    const schema = schemas[schemaName];
-    const errors = schema ? validate(schema, obj) : [];
-    if (errors.length) {
-      problem(`Ignored a message on ${topic}: ${errors.slice(0, 3).join("; ")}`);
-      return null;
-    }
-    return obj;
   }
+}
 
-  function onMessage(topic, payload) {
-    const parts = topic.split("/");
-    if (parts.length < 4) return;
-    const kind = parts[parts.length - 1];
-    const name = parts[parts.length - 2];
-    const v = parts[parts.length - 3];
-    if (only && name !== only) return;
-    if (kind === "status") {
-      const text = new TextDecoder().decode(payload).trim();
-      if (text !== "online" && text !== "offline") { problem(`Ignored a status on ${topic}: "${text.slice(0, 20)}"`); return; }
-      table(v, name).status = text;
-    } else if (kind === "state") {
-      if (payload.length === 0) { tables.delete(`${v}/${name}`); render(); return; } // retained state cleared
-      const state = parse(topic, payload, "state");
-      if (!state) return;
-      const t = table(v, name);
-      if (t.frame !== state.frame || (t.state && state.seq < t.state.seq - 50)) t.worm = new Map();
-      t.frame = state.frame;
-      t.state = state;
-      if (state.game === "snooker") {
-        for (const seq of [...t.worm.keys()]) if (seq > state.seq) t.worm.delete(seq); // undone
-        t.worm.set(state.seq, [state.sides[0].score, state.sides[1].score]);
-        while (t.worm.size > WORM_POINTS) t.worm.delete(t.worm.keys().next().value);
-      }
-    } else if (kind === "event") {
-      const ev = parse(topic, payload, "event");
-      if (!ev) return;
-      const t = table(v, name);
-      t.events += 1;
-      if (ev.event.type === "undo") for (const seq of [...t.worm.keys()]) if (seq > ev.seq) t.worm.delete(seq);
-    } else {
+function onMessage(topic, payload, packet) {
+  const parts = topic.split("/");
+  if (parts.length < 4) return;
+  const kind = parts[parts.length - 1];
+  const name = parts[parts.length - 2];
+  const venue = parts[parts.length - 3];
+  if (!wanted(name)) return;
+  const now = Date.now();
+  if (kind === "status") {
+    const text = decoder.decode(payload).trim();
+    if (text !== "online" && text !== "offline") { problem(`Ignored a status on ${topic}: "${text.slice(0, 20)}"`); return; }
+    const tb = record(venue, name);
+    if (tb.status === text) return;
+    tb.status = text;
+    tb.dirty = true;
+  } else if (kind === "state") {
+    if (payload.length === 0) { // the retained state cleared: the table is gone
+      if (tables.delete(`${venue}/${name}`)) { order = null; layoutDirty = true; schedule(); }
       return;
     }
-    render();
-  }
-
-  // -- drawing -------------------------------------------------------------------------
-  function fact(label, value, cls) {
-    const f = el("span", `fact ${cls}`);
-    f.append(`${label} `, el("b", null, value));
-    return f;
-  }
-
-  function wormSvg(t) {
-    const ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("class", "worm");
-    svg.setAttribute("preserveAspectRatio", "none");
-    const points = [...t.worm.entries()].sort((a, b) => a[0] - b[0]);
-    const top = Math.max(10, ...points.map(([, s]) => Math.max(s[0], s[1])));
-    const n = Math.max(1, points.length - 1);
-    svg.setAttribute("viewBox", `0 ${-top * 0.05} ${n} ${top * 1.1}`); // a margin: lines at 0 and top stay whole
-    svg.dataset.points = String(points.length);
-    for (const side of [0, 1]) {
-      const line = document.createElementNS(ns, "polyline");
-      line.setAttribute("class", `s${side}`);
-      line.setAttribute("points", points.map(([, s], i) => `${i},${top - s[side]}`).join(" "));
-      svg.append(line);
+    const state = parse(topic, payload, "state");
+    if (!state) return;
+    const tb = record(venue, name);
+    onState(tb, state, Boolean(packet && packet.retain), now);
+    tb.dirty = true;
+    tb.receivedAt = now;
+    if (stats) {
+      stats.states++;
+      const lag = now - Date.parse(state.ts);
+      stats.handled.push([now, lag]);
+      tb.pendingTs = tb.pendingTs || state.ts;
     }
-    const title = document.createElementNS(ns, "title");
-    title.textContent = `Score worm, frame ${t.frame}: ${points.length} strokes`;
-    svg.append(title);
-    return svg;
+  } else {
+    return;
   }
+  schedule();
+}
 
-  function card(t) {
-    const s = t.state;
-    const c = el("section", "table");
-    c.dataset.table = t.name;
-    c.dataset.venue = t.venue;
-    const offline = t.status === "offline";
-    if (offline) c.classList.add("offline");
-    const h = el("h2");
-    h.append(el("span", "table-name", t.name), el("span", "status", offline ? "offline" : t.status === "online" ? "live" : "…"));
-    c.append(h);
-    if (!s) { c.append(el("p", "facts", "No match yet")); return c; }
-    s.sides.forEach((side, i) => {
-      const row = el("div", "side");
-      row.dataset.side = String(i);
-      if (s.striker === i) row.classList.add("at-table");
-      row.append(el("span", "name", side.name));
-      if (s.game === "snooker") row.append(el("span", "score", side.score));
-      else row.append(el("span", `group group-${side.group || "open"}`, side.group ? `${side.group} ${side.balls_left}` : "open"));
-      row.append(el("span", "frames", side.frames));
-      c.append(row);
+// -- pages ----------------------------------------------------------------------------------
+const collator = new Intl.Collator(undefined, { numeric: true });
+
+function pages() {
+  if (!order) order = [...tables.keys()].sort((a, b) => collator.compare(a, b));
+  const out = [];
+  for (let i = 0; i < order.length; i += opts.perPage) out.push(order.slice(i, i + opts.perPage));
+  return out;
+}
+
+// Columns and rows for n cards, on this screen's shape: the layout with the largest cards.
+function gridShape(n) {
+  const w = window.innerWidth, h = window.innerHeight;
+  let best = [1, 1], bestSize = 0;
+  for (let cols = 1; cols <= n; cols++) {
+    const rows = Math.ceil(n / cols);
+    const cw = w / cols, ch = h / rows;
+    const size = Math.min(cw / 1.05, ch); // a card a little wider than high reads best
+    if (size > bestSize + 0.5) { bestSize = size; best = [cols, rows]; }
+  }
+  return best;
+}
+
+function layout() {
+  layoutDirty = false;
+  const list = pages();
+  if (pageIndex >= list.length) pageIndex = 0;
+  const keys = list[pageIndex] || [];
+  const main = $("tables");
+  const changed = keys.length !== shown.length || keys.some((k, i) => k !== shown[i]);
+  if (changed) {
+    const nodes = keys.map((key) => {
+      let card = cards.get(key);
+      if (!card) { card = new Card(tables.get(key)); cards.set(key, card); }
+      const tb = tables.get(key);
+      tb.dirty = true; // a card coming on the page shows what happened while it was away
+      return card.root;
     });
-    const facts = el("div", "facts");
-    facts.append(fact("frame", s.frame, "frame"));
-    if (s.best_of) facts.append(fact("best of", s.best_of, "best-of"));
-    if (s.game === "blackball" && s.race_to) facts.append(fact("race to", s.race_to, "race-to"));
-    if (s.match_over) facts.append(fact("match to", s.sides[s.match_winner] ? s.sides[s.match_winner].name : "—", "winner"));
-    else if (s.frame_over) facts.append(fact("frame to", s.sides[s.frame_winner] ? s.sides[s.frame_winner].name : "—", "winner"));
-    if (s.player) facts.append(fact("at the table", s.player, "player"));
-    if (s.game === "snooker") {
-      facts.append(fact("break", s["break"], "break"));
-      facts.append(fact("remaining", s.remaining, "remaining"));
-      if (s.ball_on) facts.append(fact("on", s.free_ball ? `${s.ball_on} (free ball)` : s.ball_on, "ball-on"));
-      const sr = s.snookers_required;
-      if (sr) facts.append(sr.count === null ? fact(s.sides[sr.side].name, "cannot win the frame", "snookers")
-        : fact(`${s.sides[sr.side].name} needs`, `${sr.count} snooker${sr.count === 1 ? "" : "s"}`, "snookers"));
-      if (s.respotted_black) facts.append(fact("", "re-spotted black", "respot"));
-    } else {
-      if (s.open_table) facts.append(fact("table", "open", "open"));
-      facts.append(fact("visits", s.visits, "visits"));
-      if (s.free_shot) facts.append(fact("", "free shot", "free-shot"));
-      if (s.black_on) facts.append(fact("on", "black", "black-on"));
-      facts.append(fact("shot clock", s.shot_clock === null ? "off" : `${s.shot_clock}s`, "shot-clock"));
+    main.replaceChildren(...nodes);
+    shown = keys;
+    for (const key of cards.keys()) if (!tables.has(key)) cards.delete(key);
+  }
+  main.classList.toggle("solo", opts.view === "grid" && keys.length === 1); // one table: as large as the TV view
+  // Where each card goes: column --c and row --r of --cols by --rows (screen.css places them).
+  const [cols, rows] = opts.view === "grid" ? gridShape(Math.max(1, keys.length)) : [1, Math.max(opts.perPage, 1)];
+  main.style.setProperty("--cols", cols);
+  main.style.setProperty("--rows", rows);
+  const slot = `${opts.view} ${cols}x${rows} ${window.innerWidth}x${window.innerHeight}`;
+  keys.forEach((key, i) => {
+    const card = cards.get(key);
+    card.root.style.setProperty("--c", i % cols);
+    card.root.style.setProperty("--r", Math.floor(i / cols));
+    card.root.classList.toggle("even", i % 2 === 1);
+    // Names are fitted again only where the card's size may have changed.
+    if (card.slot !== slot) { card.slot = slot; card.namesChanged = true; }
+  });
+  $("empty").hidden = tables.size > 0;
+  main.dataset.tables = String(order.length);
+  const pager = $("pager");
+  pager.hidden = list.length < 2;
+  if (list.length >= 2) {
+    pager.replaceChildren();
+    const label = document.createElement("span");
+    label.className = "page-label";
+    label.textContent = t("page", { n: pageIndex + 1, m: list.length });
+    pager.append(label);
+    if (list.length <= 16) {
+      const dots = document.createElement("span");
+      dots.className = "dots";
+      for (let i = 0; i < list.length; i++) {
+        const d = document.createElement("i");
+        if (i === pageIndex) d.className = "on";
+        dots.append(d);
+      }
+      pager.append(dots);
     }
-    c.append(facts);
-    if (s.game === "snooker") c.append(wormSvg(t));
-    return c;
+    pager.dataset.page = String(pageIndex + 1);
+    pager.dataset.pages = String(list.length);
   }
+  if (stats) stats.pages = list.length;
+}
 
-  function render() {
-    const main = $("tables");
-    const list = [...tables.values()].sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }));
-    main.replaceChildren(...list.map(card));
-    $("empty").hidden = list.length > 0;
-  }
+function turnPage() {
+  const n = pages().length;
+  if (n < 2) return;
+  pageIndex = (pageIndex + 1) % n;
+  layoutDirty = true;
+  schedule();
+}
 
-  // -- connecting ----------------------------------------------------------------------
-  async function loadSchemas() {
-    for (const name of ["state", "event"]) {
-      try {
-        const r = await fetch(`vendor/${name}.schema.json`);
-        schemas[name] = await r.json();
-      } catch (e) {
-        problem(`Could not load the ${name} schema (${e}); payloads are not checked`);
+// -- drawing, once a frame --------------------------------------------------------------------
+function schedule() {
+  if (frameRequested) return;
+  frameRequested = true;
+  requestAnimationFrame(flush);
+  // A hidden or throttled page gets no animation frames; a timer still draws it.
+  fallbackTimer = setTimeout(flush, 250);
+}
+
+function flush() {
+  if (!frameRequested) return;
+  frameRequested = false;
+  clearTimeout(fallbackTimer);
+  if (layoutDirty) layout();
+  const now = Date.now();
+  const ctx = { t, connected, worm: opts.view === "grid" || opts.view === "single", now };
+  const fit = [];
+  for (const key of shown) {
+    const tb = tables.get(key);
+    const card = cards.get(key);
+    if (!tb || !card) continue;
+    if (tb.dirty || allDirty) {
+      tb.dirty = false;
+      card.update(tb, ctx);
+      if (stats) {
+        stats.patched++;
+        if (tb.pendingTs) { stats.shown.push([now, now - Date.parse(tb.pendingTs)]); tb.pendingTs = null; }
       }
     }
+    if (card.namesChanged) fit.push(card);
   }
-
-  function connect() {
-    const conn = $("conn");
-    // A client id starting "cueboard-": the venue's broker lets no other in (examples/mosquitto/venue.conf,
-    // so that nobody can take a table's connection over with its id).
-    const clientId = `cueboard-screen-${Math.random().toString(16).slice(2, 10)}`;
-    const client = mqtt.connect(broker, { clientId, reconnectPeriod: 2000, connectTimeout: 10000, clean: true });
-    const base = `${prefix}/${venue}/${only || "+"}`;
-    client.on("connect", () => {
-      conn.textContent = `live · ${broker}`; conn.dataset.state = "connected";
-      client.subscribe([`${base}/state`, `${base}/status`, `${base}/event`], { qos: 1 });
-    });
-    client.on("reconnect", () => { conn.textContent = `reconnecting to ${broker}…`; conn.dataset.state = "connecting"; });
-    client.on("offline", () => { conn.textContent = `broker unreachable: ${broker}`; conn.dataset.state = "error"; });
-    client.on("error", (e) => { conn.textContent = `broker error: ${e.message}`; conn.dataset.state = "error"; });
-    client.on("message", (topic, payload) => {
-      try { onMessage(topic, payload); } catch (e) { problem(`Could not show a message on ${topic}: ${e.message}`); }
-    });
-    window.cueboardClient = client;
+  allDirty = false;
+  if (fit.length) Card.fitNames(fit);
+  if (stats) {
+    stats.flushes++;
+    // Off the page: its states were handled, nothing more to draw.
+    for (const tb of tables.values()) if (tb.pendingTs && !shown.includes(tb.key)) tb.pendingTs = null;
   }
+  scheduleClock();
+}
 
-  document.body.classList.toggle("single-view", Boolean(only));
-  $("tables").className = only ? "single" : "grid";
-  $("title").textContent = only ? `${only}` : venue === "+" ? "cueboard · all venues" : `cueboard · ${venue}`;
-  loadSchemas().then(connect);
-})();
+// The shot clocks on the page count down between states: a timer for the next second that
+// changes on any of them, and only their clock elements are written.
+function scheduleClock() {
+  clearTimeout(clockTimer);
+  let next = Infinity;
+  for (const key of shown) {
+    const card = cards.get(key);
+    if (card && card.clockView) next = Math.min(next, nextChangeMs(card.clockView));
+  }
+  if (next < Infinity) clockTimer = setTimeout(tickClocks, Math.max(5, next + 3));
+}
+
+function tickClocks() {
+  const ctx = { t, connected, now: Date.now() };
+  for (const key of shown) {
+    const tb = tables.get(key);
+    const card = cards.get(key);
+    if (tb && card && card.clockView && card.clockView.running) card.updateClock(tb, ctx);
+  }
+  scheduleClock();
+}
+
+function setConnected(on, text, state) {
+  const conn = $("conn");
+  conn.textContent = text;
+  conn.dataset.state = state;
+  document.body.classList.toggle("disconnected", !on && everConnected);
+  if (connected !== on) {
+    connected = on;
+    allDirty = true;
+    schedule();
+  }
+}
+
+// -- connecting ------------------------------------------------------------------------------
+async function loadSchemas() {
+  for (const name of ["state"]) {
+    try {
+      const r = await fetch(`vendor/${name}.schema.json`);
+      schemas[name] = await r.json();
+    } catch (e) {
+      problem(`Could not load the ${name} schema (${e}); payloads are not checked`);
+    }
+  }
+}
+
+function connect() {
+  // A client id starting "cueboard-": the venue's broker lets no other in (examples/mosquitto/venue.conf,
+  // so that nobody can take a table's connection over with its id).
+  const clientId = `cueboard-screen-${Math.random().toString(16).slice(2, 10)}`;
+  const client = mqtt.connect(opts.broker, { clientId, reconnectPeriod: 2000, connectTimeout: 10000, clean: true });
+  // One table, or a set of names: only their topics. Ranges ("1-8") cannot be subscribed to: all
+  // the venue's tables are, and the others are dropped by their topic, before any parsing.
+  const exact = opts.table ? [opts.table] : opts.tables && opts.tables.items.every((it) => it.lo === undefined)
+    ? opts.tables.items.map((it) => it.name) : null;
+  const names = exact && exact.every((n) => !/[+#/]/.test(n)) ? exact : ["+"]; // a name MQTT would read as a wildcard: all
+  const topics = names.flatMap((name) => [`${opts.prefix}/${opts.venue}/${name}/state`, `${opts.prefix}/${opts.venue}/${name}/status`]);
+  client.on("connect", () => {
+    everConnected = true;
+    setConnected(true, `${t("live")} · ${opts.broker}`, "connected");
+    // QoS 1, though it costs a PUBACK a state: mosquitto drops QoS 0 messages for a client
+    // once 1000 wait to be sent to it (max_queued_messages), and subscribing in a hall of 500
+    // tables or more brings that many retained messages at once: tables would be missing until
+    // their next state. At QoS 1 the broker queues them and paces them by the acknowledgements.
+    client.subscribe(topics, { qos: 1 });
+  });
+  client.on("reconnect", () => setConnected(false, `${t("connecting")} ${opts.broker}`, "connecting"));
+  client.on("close", () => setConnected(false, `${t("no_connection")}: ${opts.broker}`, "error"));
+  client.on("offline", () => setConnected(false, `${t("no_connection")}: ${opts.broker}`, "error"));
+  client.on("error", (e) => setConnected(false, `${t("no_connection")}: ${e.message}`, "error"));
+  client.on("message", (topic, payload, packet) => {
+    try { onMessage(topic, payload, packet); } catch (e) { problem(`Could not show a message on ${topic}: ${e.message}`); }
+  });
+  window.cueboardClient = client;
+}
+
+async function main() {
+  const body = document.body;
+  body.classList.add(`view-${opts.view}`);
+  if (opts.view === "overlay") {
+    document.documentElement.classList.add("overlay");
+    body.dataset.corner = opts.corner;
+    body.style.setProperty("--scale", opts.scale);
+  }
+  for (const p of opts.problems) problem(p);
+  t = await loadTranslator(opts.lang, problem);
+  document.documentElement.lang = opts.lang;
+  const title = opts.table || (opts.venue === "+" ? t("all_tables") : opts.venue);
+  $("title").textContent = title;
+  document.title = `cueboard · ${title}`;
+  $("empty").textContent = t("waiting");
+  $("conn").textContent = t("connecting");
+  await loadSchemas();
+  const rotate = opts.view === "overlay" && !new URLSearchParams(location.search).has("rotate") ? 0 : opts.rotate;
+  if (rotate > 0) setInterval(turnPage, rotate * 1000);
+  window.addEventListener("resize", () => { layoutDirty = true; schedule(); }); // the slot's size changes: names fitted again
+  window.cueboardShow = (n) => { pageIndex = n; layoutDirty = true; schedule(); }; // tests and the bench
+  layoutDirty = true;
+  schedule();
+  connect();
+}
+
+main();

@@ -33,6 +33,7 @@ ensure_debian_packages() {
     command -v npm >/dev/null || missing+=(npm)
     # The result sheet's print test: Chromium's PDF read back by poppler (pdfinfo, pdftotext, pdftoppm).
     command -v pdftoppm >/dev/null || missing+=(poppler-utils)
+    has_cjk_font || missing+=(fonts-noto-cjk)
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing Debian packages: ${missing[*]}" >&2
         local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -51,4 +52,18 @@ ensure_demo_packages() {
         fi
         # Debian starts the packaged broker on port 1883; the demo runs its own.
     fi
+}
+
+# The venue screen shows players' names as they are written: Chinese, Japanese or Korean names
+# (赵心童) need a CJK font, which Debian's Chromium does not bring (docs/screen.md).
+has_cjk_font() {
+    dpkg-query -W -f='${Status}' fonts-noto-cjk 2>/dev/null | grep -q "ok installed"
+}
+
+ensure_screen_fonts() {
+    has_cjk_font && return 0
+    command -v apt-get >/dev/null || return 0  # not Debian: the browser's own fonts
+    echo "installing fonts-noto-cjk (Debian) for names in Chinese, Japanese or Korean on the venue screen" >&2
+    local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk
 }

@@ -1,249 +1,497 @@
-// End-to-end test of the venue screen (screen/) in headless Chromium, driven by playwright-core.
-// Run by tests/test_screen.py: node tests/screen_e2e.mjs PLAN.json, where the plan gives the page's
-// address, the broker's MQTT (TCP) and WebSockets ports, the tables' states and events to publish,
-// and where to save screenshots. Publishes with mqtt.js over TCP; prints one line a check; exit 1 on
-// the first failure.
-import { createRequire } from "node:module";
+// End-to-end tests of the venue screen (screen/) in headless Chromium (Debian's), driven by
+// playwright-core, against a real mosquitto. Run by tests/test_screen.py:
+//   node tests/screen_e2e.mjs PLAN.json
+// The plan names a scenario and gives the page's address, the broker's MQTT (TCP) and WebSockets
+// ports, the states to publish and where to save screenshots. Prints one line a check; exits 1
+// on the first failure. Scenarios:
+//   feed        states of four tables stroke by stroke: every number on the page, each update
+//               within a second, the score worm, a last will, malformed payloads, the TV view
+//   layout      1, 4, 8, 16 and 40 tables at 1920x1080 and 3840x2160: measured sizes against
+//               the targets, every table on some page, the list view
+//   overlay     ?overlay=1: a transparent page, the scorebug in its corner at its size
+//   languages   ?lang= for each catalogue: the page's words are the catalogue's
+//   clock       the shot clock counting down from clock.ends_at, the call, a pause, a skewed clock
+//   connection  the page losing the broker and getting it back (the Python side stops it)
+//   smoke       a page on a running `cueboard demo`
 import { readFileSync } from "node:fs";
+import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dirname, join } from "node:path";
+import {
+  ask, check, closeInput, connect, everyPage, launch, openPage, publish, shown, sizes, sleep,
+} from "./screen_lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(join(here, "..", "screen", "package.json"));
-const { chromium } = require("playwright-core");
-const mqtt = require("mqtt");
-
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const PREFIX = `cueboard/${plan.venue}`;
 const UPDATE_MS = 1000; // the page must show a new state within a second
+const catalogue = (lang) => JSON.parse(readFileSync(join(here, "..", "screen", "i18n", `${lang}.json`), "utf8")).screen;
+const EN = catalogue("en");
 
-function check(ok, what) {
-  if (!ok) throw new Error(`FAILED: ${what}`);
-  console.log(`ok: ${what}`);
-}
-
-function connect(options = {}) {
-  return new Promise((resolve, reject) => {
-    const c = mqtt.connect(`mqtt://127.0.0.1:${plan.mqtt_port}`, { reconnectPeriod: 0, ...options });
-    c.once("connect", () => resolve(c));
-    c.once("error", reject);
-  });
-}
-const publish = (c, topic, payload, retain) => new Promise((resolve, reject) =>
-  c.publish(topic, typeof payload === "string" ? payload : JSON.stringify(payload), { qos: 1, retain }, (e) => e ? reject(e) : resolve()));
-
-// The page runs under the Content-Security-Policy cueboard screen sends (cueboard/screen.py): the
-// header is there, and nothing the page does is refused by it (each refusal is a
-// securitypolicyviolation event, recorded from before the page's first script runs).
-async function watchPolicy(context) {
-  await context.addInitScript(() => {
-    window.cueboardRefused = [];
-    document.addEventListener("securitypolicyviolation", (e) =>
-      window.cueboardRefused.push(`${e.violatedDirective}: ${e.blockedURI || "inline"}`));
-  });
-}
-async function checkPolicy(page, response, what) {
-  const policy = response.headers()["content-security-policy"] || "";
-  check(policy.includes("default-src 'none'"), `${what} is served with its Content-Security-Policy`);
-  const refused = await page.evaluate(() => window.cueboardRefused);
-  check(refused.length === 0, `${what} does nothing its Content-Security-Policy refuses (${refused.join("; ")})`);
-}
-
-// What a card shows, read back from the page.
-async function shown(page, table) {
-  return page.evaluate((table) => {
-    const card = document.querySelector(`section.table[data-table="${table}"]`);
-    if (!card) return null;
-    const text = (sel) => { const e = card.querySelector(sel); return e ? e.textContent.trim() : null; };
-    const facts = {};
-    for (const f of card.querySelectorAll(".fact")) facts[[...f.classList].find((c) => c !== "fact")] = f.querySelector("b").textContent;
-    return {
-      offline: card.classList.contains("offline"),
-      sides: [...card.querySelectorAll(".side")].map((s) => ({
-        name: s.querySelector(".name").textContent, score: s.querySelector(".score")?.textContent ?? null,
-        group: s.querySelector(".group")?.textContent ?? null, frames: s.querySelector(".frames").textContent,
-        atTable: s.classList.contains("at-table"),
-      })),
-      facts, worm: Number(card.querySelector("svg.worm")?.dataset.points ?? 0), status: text(".status"),
-    };
-  }, table);
-}
-
-function expected(state) {
-  const facts = { frame: String(state.frame) };
-  if (state.player) facts.player = state.player;
+// What a card should show for a state, worked out here from the state and the English words.
+function fill(text, vars) { return text.replace(/\{(\w+)\}/g, (m, k) => String(vars[k])); }
+function plural(words, key, n, vars) { const v = words[key]; return fill(typeof v === "string" ? v : n === 1 ? v.one : v.other, vars); }
+function expected(state, words = EN) {
+  const w = (k) => words[`${state.game}.${k}`] ?? words[k];
+  const facts = {};
+  const name = (i) => state.sides[i].name;
   if (state.game === "snooker") {
-    facts.break = String(state.break);
-    facts.remaining = String(state.remaining);
-    if (state.ball_on) facts["ball-on"] = state.free_ball ? `${state.ball_on} (free ball)` : state.ball_on;
+    if (state.striker !== null) facts.break = String(state.break);
+    if (!state.frame_over) facts.remaining = String(state.remaining);
+    if (state.ball_on) facts["ball-on"] = words[`ball.${state.ball_on}`];
+    if (state.free_ball) facts["free-ball"] = words.free_ball;
     const sr = state.snookers_required;
-    if (sr) facts.snookers = sr.count === null ? "cannot win the frame" : `${sr.count} snooker${sr.count === 1 ? "" : "s"}`;
+    if (sr && !state.frame_over) facts.snookers = sr.count === null ? fill(words.cannot_win, { name: name(sr.side) })
+      : plural(words, "snookers", sr.count, { name: name(sr.side), n: sr.count });
+    if (state.respotted_black) facts.respot = words.respotted_black;
   } else {
-    facts.visits = String(state.visits);
-    facts["shot-clock"] = state.shot_clock === null ? "off" : `${state.shot_clock}s`;
+    if (state.open_table && !state.frame_over) facts.open = words.open_table;
+    if (!state.frame_over && state.striker !== null) facts.visits = String(state.visits);
+    if (state.free_shot) facts["free-shot"] = words.free_shot;
+    if (state.black_on && !state.frame_over) facts["black-on"] = words.black_on;
   }
+  if (state.match_over) facts.result = fill(w("match_won"), { name: name(state.match_winner) });
+  else if (state.frame_over) facts.result = fill(w("frame_won"), { name: name(state.frame_winner) });
+  const length = state.game === "blackball" && state.race_to ? fill(w("race_to"), { n: state.race_to })
+    : state.best_of > 1 ? fill(w("best_of"), { n: state.best_of }) : "";
   return {
+    info: [fill(w("frame"), { n: state.frame }), length].filter(Boolean).join(" · "),
     sides: state.sides.map((s, i) => ({
       name: s.name, score: state.game === "snooker" ? String(s.score) : null,
-      group: state.game === "snooker" ? null : s.group ? `${s.group} ${s.balls_left}` : "open",
+      group: state.game === "snooker" || !s.group ? null
+        : `${words[`group.${s.group}`]}${s.balls_left === null ? "" : ` · ${fill(words.balls_left, { n: s.balls_left })}`}`,
       frames: String(s.frames), atTable: state.striker === i,
     })),
     facts,
   };
 }
 
-function matches(got, state) {
+function matches(got, state, words) {
   if (!got) return false;
-  const want = expected(state);
-  if (JSON.stringify(got.sides) !== JSON.stringify(want.sides)) return false;
-  return Object.entries(want.facts).every(([k, v]) => got.facts[k] === v);
+  const want = expected(state, words);
+  const sides = got.sides.map(({ name, score, group, frames, atTable }) => ({ name, score, group, frames, atTable }));
+  return got.info === want.info && JSON.stringify(sides) === JSON.stringify(want.sides)
+    && JSON.stringify(Object.keys(got.facts).sort()) === JSON.stringify(Object.keys(want.facts).sort())
+    && Object.entries(want.facts).every(([k, v]) => got.facts[k] === v);
 }
 
-async function waitShown(page, table, state, ms, what) {
+async function waitShown(page, table, state, ms, what, words) {
   const start = Date.now();
   let got = null;
   while (Date.now() - start < ms) {
     got = await shown(page, table);
-    if (matches(got, state)) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 20));
+    if (matches(got, state, words)) return Date.now() - start;
+    await sleep(20);
   }
-  throw new Error(`FAILED: ${what}: ${table} shows ${JSON.stringify(got)}, expected ${JSON.stringify(expected(state))}`);
+  throw new Error(`FAILED: ${what}: ${table} shows ${JSON.stringify(got)}, expected ${JSON.stringify(expected(state, words))}`);
 }
 
-// Smoke mode (plan.smoke): a page on a running `cueboard demo`: its table appears and plays on.
+const fresh = (state) => ({ ...state, ts: new Date().toISOString() });
+
+async function daemonsFor(names) {
+  const daemons = {};
+  for (const name of names) {
+    daemons[name] = await connect(plan.mqtt_port, { clientId: `daemon-${name}`,
+      will: { topic: `${PREFIX}/${name}/status`, payload: "offline", qos: 1, retain: true } });
+    await publish(daemons[name], `${PREFIX}/${name}/status`, "online", true);
+  }
+  return daemons;
+}
+
+// -- feed ---------------------------------------------------------------------------------------
+async function feed(browser, clients) {
+  const pub = await connect(plan.mqtt_port);
+  clients.push(pub);
+  const daemons = await daemonsFor(Object.keys(plan.tables));
+  clients.push(...Object.values(daemons));
+  // A screen that joins late gets the retained states at once.
+  for (const [name, steps] of Object.entries(plan.tables)) await publish(daemons[name], `${PREFIX}/${name}/state`, fresh(steps[0].state), true);
+  const page = await openPage(browser, plan);
+  await page.waitForSelector(".conn[data-state=connected]", { state: "attached", timeout: 10000 });
+  for (const [name, steps] of Object.entries(plan.tables)) await waitShown(page, name, steps[0].state, 5000, `retained state of ${name}`);
+  check(true, `grid shows ${Object.keys(plan.tables).length} tables from their retained states`);
+  // A chosen set by name: only those tables (subscribed to by name).
+  const chosen = Object.keys(plan.tables).filter((_, i) => i % 2 === 0);
+  const some = await openPage(browser, plan, `tables=${chosen.join(",")}`, { width: 1280, height: 720 });
+  for (const name of chosen) await waitShown(some, name, plan.tables[name][0].state, 5000, `tables=${chosen}: ${name}`);
+  const onSome = await some.$$eval("section.table", (l) => l.map((e) => e.dataset.table));
+  check(JSON.stringify(onSome) === JSON.stringify(chosen), `tables=${chosen.join(",")} shows ${onSome.join(", ")} only`);
+  await some.context().close();
+  const tv = plan.single_table;
+  const single = await openPage(browser, plan, `table=${tv}`, { width: 1280, height: 720 });
+  await waitShown(single, tv, plan.tables[tv][0].state, 5000, `single view of ${tv}`);
+
+  // Every table forward, interleaved, stroke by stroke: each new state shown within a second.
+  let slowest = 0, count = 0;
+  const longest = Math.max(...Object.values(plan.tables).map((s) => s.length));
+  for (let i = 1; i < longest; i++) {
+    for (const [name, steps] of Object.entries(plan.tables)) {
+      if (i >= steps.length) continue;
+      await publish(daemons[name], `${PREFIX}/${name}/event`, steps[i].event, false);
+      await publish(daemons[name], `${PREFIX}/${name}/state`, fresh(steps[i].state), true);
+      slowest = Math.max(slowest, await waitShown(page, name, steps[i].state, UPDATE_MS, `${name} step ${i} within ${UPDATE_MS} ms`));
+      count += 1;
+    }
+  }
+  check(true, `${count} states shown, each within ${UPDATE_MS} ms (slowest ${slowest} ms)`);
+  for (const [name, steps] of Object.entries(plan.tables)) {
+    const last = steps[steps.length - 1].state;
+    if (last.game !== "snooker") continue;
+    const strokes = new Set(steps.filter((s) => s.state.frame === last.frame).map((s) => s.state.seq)).size;
+    const got = await shown(page, name);
+    check(got.worm === strokes, `${name}: the score worm has ${got.worm} points, one a stroke in effect of frame ${last.frame} (${strokes})`);
+  }
+  // An undo comes as a state with a lower seq: the worm loses that stroke.
+  const wormTable = Object.keys(plan.tables).find((n) => plan.tables[n][0].state.game === "snooker");
+  const wsteps = plan.tables[wormTable];
+  const lastW = wsteps[wsteps.length - 1].state;
+  const before = (await shown(page, wormTable)).worm;
+  const undone = wsteps.map((s) => s.state).filter((s) => s.seq === lastW.seq - 1 && s.frame === lastW.frame).pop();
+  if (undone) {
+    await publish(daemons[wormTable], `${PREFIX}/${wormTable}/state`, fresh(undone), true);
+    await waitShown(page, wormTable, undone, UPDATE_MS, `${wormTable} after an undo`);
+    const after = (await shown(page, wormTable)).worm;
+    check(after === before - 1, `${wormTable}: an undo takes its stroke off the worm (${before} -> ${after})`);
+    await publish(daemons[wormTable], `${PREFIX}/${wormTable}/state`, fresh(lastW), true);
+    await waitShown(page, wormTable, lastW, UPDATE_MS, `${wormTable} after the redo`);
+  }
+  const key = await page.evaluate((t) => [...document.querySelectorAll(`section.table[data-table="${t}"] .worm-key .kname`)].map((e) => e.textContent), wormTable);
+  check(JSON.stringify(key) === JSON.stringify(lastW.sides.map((s) => s.name)), `the worm's key names the sides (${key.join(", ")})`);
+
+  // The last will: a table's daemon drops off the network, the broker says offline, the card shows it.
+  const gone = plan.offline_table;
+  const t0 = Date.now();
+  daemons[gone].stream.destroy();
+  await page.waitForSelector(`section.table.offline[data-table="${gone}"]`, { timeout: 5000 });
+  const goneShown = await shown(page, gone);
+  check(goneShown.status === "offline" && goneShown.statusText === EN.offline,
+    `${gone} marked "${goneShown.statusText}" ${Date.now() - t0} ms after its connection dropped (last will)`);
+  const others = Object.keys(plan.tables).filter((n) => n !== gone);
+  for (const n of others) check(!(await shown(page, n)).offline, `${n} still live`);
+  if (plan.screenshots) {
+    await page.screenshot({ path: join(plan.screenshots, "screen-feed.png") });
+  }
+
+  // Malformed payloads: not JSON, not the schema, a bad status. The page says so and goes on.
+  const victim = others[0];
+  const last = plan.tables[victim][plan.tables[victim].length - 1].state;
+  await publish(pub, `${PREFIX}/${victim}/state`, "{not json", true);
+  await publish(pub, `${PREFIX}/${victim}/state`, { schema: 1, game: "snooker", sides: "nobody" }, true);
+  await publish(pub, `${PREFIX}/${victim}/state`, { ...fresh(last), sides: [{ ...last.sides[0], frames: -3 }, last.sides[1]] }, true);
+  await publish(pub, `${PREFIX}/${victim}/state`, { ...fresh(last), clock: { running: true, length: 60 } }, true);
+  await publish(pub, `${PREFIX}/${victim}/status`, "sideways", false);
+  await page.waitForFunction(() => document.querySelectorAll("#problems li").length >= 5, null, { timeout: 5000 });
+  const problems = await page.$$eval("#problems li", (l) => l.map((e) => e.textContent));
+  console.log(problems.map((p) => `  page says: ${p}`).join("\n"));
+  check(problems.some((p) => /not JSON/.test(p)), "a message for a payload that is not JSON");
+  check(problems.some((p) => /lacks "seq"/.test(p)), "a message naming what a state lacks");
+  check(problems.some((p) => /frames should be at least 0/.test(p)), "a message for negative frames");
+  check(problems.some((p) => /clock matches 0 of its 3 forms/.test(p)), "a message for a clock that is neither running nor stopped");
+  check(problems.some((p) => /status .*"sideways"/.test(p)), "a message for a status that is neither online nor offline");
+  await waitShown(page, victim, last, 500, `${victim} still shows its last good state`);
+  check(true, `${victim} still shows its last good state`);
+  const fixed = { ...last, seq: last.seq + 1, sides: [{ ...last.sides[0], frames: last.sides[0].frames + 1 }, last.sides[1]] };
+  await publish(pub, `${PREFIX}/${victim}/state`, fresh(fixed), true);
+  await waitShown(page, victim, fixed, UPDATE_MS, `${victim} updates after the bad payloads`);
+  check(true, `${victim} updates again after the bad payloads`);
+  check(page.errors.length === 0 && single.errors.length === 0, `no uncaught errors in the pages (${[...page.errors, ...single.errors].join("; ")})`);
+
+  // The TV view, open through the frame and the bad payloads.
+  const tvLast = plan.tables[tv][plan.tables[tv].length - 1].state;
+  await waitShown(single, tv, tv === victim ? fixed : tvLast, 5000, `single view of ${tv}`);
+  const cards = await single.$$eval("section.table", (l) => l.map((e) => e.dataset.table));
+  check(cards.length === 1 && cards[0] === tv, `single view shows ${tv} only`);
+  const tvWorm = (await shown(single, tv)).worm;
+  const tvStrokes = new Set(plan.tables[tv].filter((s) => s.state.frame === tvLast.frame).map((s) => s.state.seq)).size + (tv === victim ? 1 : 0);
+  check(tvWorm === tvStrokes, `single view's score worm has every stroke (${tvWorm})`);
+}
+
+// -- layout -------------------------------------------------------------------------------------
+async function layout(browser, clients) {
+  // Sizes against the targets: every case measured and said before the test fails on any.
+  const missed = [];
+  const soft = (ok, what) => { if (ok) console.log(`ok: ${what}`); else { console.log(`MISSED: ${what}`); missed.push(what); } };
+  const pub = await connect(plan.mqtt_port);
+  clients.push(pub);
+  const names = Object.keys(plan.tables);
+  for (const name of names) {
+    await publish(pub, `${PREFIX}/${name}/status`, "online", true);
+    await publish(pub, `${PREFIX}/${name}/state`, fresh(plan.tables[name]), true);
+  }
+  const report = [];
+  for (const c of plan.cases) {
+    const { width, height, n, view } = c;
+    const query = c.query ?? (view === "single" ? `table=${names[0]}` : `tables=1-${n}&rotate=0${view === "list" ? "&view=list" : ""}`);
+    const page = await openPage(browser, plan, query, { width, height });
+    const want = view === "single" ? [names[0]] : names.slice(0, n);
+    await page.waitForFunction((k) => document.getElementById("tables").dataset.tables === String(k)
+      && [...document.querySelectorAll("#tables > section.table")].every((c) => c.classList.contains("has-state")), want.length, { timeout: 15000 });
+    const pages = await everyPage(page);
+    const seen = pages.flatMap((p) => p.sizes.map((s) => s.table));
+    const label = `${view} ${n} table${n > 1 ? "s" : ""} at ${width}x${height}`;
+    check(JSON.stringify([...seen].sort()) === JSON.stringify([...want].sort()),
+      `${label}: every table on some page, once (${pages.length} page${pages.length > 1 ? "s" : ""}: ${pages.map((p) => p.sizes.length).join("+")})`);
+    const H = height;
+    let minScore = Infinity, minText = Infinity, minTextWhat = "";
+    for (const p of pages) {
+      for (const card of p.sizes) {
+        if (!card.whole) throw new Error(`FAILED: ${label}, page ${p.page}: ${card.table}'s card is not whole on the screen`);
+        if (card.overlaps.length) throw new Error(`FAILED: ${label}, page ${p.page}: on ${card.table}, ${card.overlaps.join("; ")} are drawn over each other`);
+        for (const it of card.items) {
+          if (!it.whole) throw new Error(`FAILED: ${label}, page ${p.page}: ${card.table}'s ${it.kind} "${it.text}" is cut off`);
+          if (it.kind === "score") minScore = Math.min(minScore, it.px);
+          else if (it.kind !== "table" && it.px < minText) { minText = it.px; minTextWhat = `${card.table}'s ${it.kind} "${it.text}"`; }
+        }
+      }
+    }
+    check(true, `${label}: every card and every number and word on it whole on the screen, nothing drawn over anything else`);
+    const scoreTarget = c.score_target_fraction * H;
+    soft(minScore >= scoreTarget, `${label}: the smallest score's digits are ${minScore.toFixed(0)} px high, 1/${(H / minScore).toFixed(1)} of the screen (target 1/${(1 / c.score_target_fraction).toFixed(0)})`);
+    const textTarget = c.text_target_fraction * H;
+    soft(minText >= textTarget, `${label}: the smallest name or fact (${minTextWhat}) has ${minText.toFixed(0)} px capitals, 1/${(H / minText).toFixed(1)} of the screen (target 1/${(1 / c.text_target_fraction).toFixed(0)})`);
+    if (pages.length > 1) {
+      const pager = await page.evaluate(() => document.querySelector("#pager .page-label").textContent);
+      check(pager === `Page ${pages.length} of ${pages.length}`, `${label}: the page indicator says "${pager}"`);
+    }
+    report.push({ view, n, width, height, pages: pages.length, min_score_px: Math.round(minScore), min_text_px: Math.round(minText) });
+    for (const shot of c.screenshots || []) {
+      await page.evaluate((i) => window.cueboardShow(i), shot.page - 1);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      // The frame so far, stroke by stroke, while the page is open: its score worms drawn.
+      const onPage = await page.$$eval("#tables > section.table", (l) => l.map((e) => e.dataset.table));
+      for (const name of onPage) {
+        const earlier = (plan.history || {})[name] || [];
+        for (const state of [...earlier, plan.tables[name]]) await publish(pub, `${PREFIX}/${name}/state`, fresh(state), true);
+        if (earlier.length && view !== "list") { // the list draws no worm
+          await page.waitForFunction(([t, n]) => Number(document.querySelector(`section.table[data-table="${t}"] svg.worm`).dataset.points) === n,
+            [name, earlier.length + 1], { timeout: 15000 });
+        }
+      }
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.screenshot({ path: join(plan.screenshots, shot.file) });
+    }
+    check(page.errors.length === 0, `${label}: no errors in the page (${page.errors.join("; ")})`);
+    await page.context().close();
+  }
+  // Pages turn by themselves every `rotate` seconds.
+  const page = await openPage(browser, plan, `tables=1-16&rotate=1`, { width: 1280, height: 720 });
+  await page.waitForFunction(() => document.getElementById("pager").dataset.page === "2", null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById("pager").dataset.page === "1", null, { timeout: 30000 });
+  check(true, "with rotate=1 the pages turn by themselves and come round again");
+  await page.context().close();
+  // A big hall: a page opening on 1000 tables gets every one of their retained states at once
+  // (mosquitto drops QoS 0 messages past 1000 waiting for a client: the page subscribes at QoS 1).
+  const hall = plan.hall || 0;
+  if (hall) {
+    const base = Object.values(plan.tables);
+    const sends = [];
+    for (let i = names.length + 1; i <= hall; i++) {
+      const state = { ...base[i % base.length], table: `table-${i}` };
+      sends.push(publish(pub, `${PREFIX}/table-${i}/status`, "online", true), publish(pub, `${PREFIX}/table-${i}/state`, fresh(state), true));
+    }
+    await Promise.all(sends);
+    const page = await openPage(browser, plan, "rotate=0", { width: 1280, height: 720 });
+    const t0 = Date.now();
+    await page.waitForFunction((n) => document.getElementById("tables").dataset.tables === String(n), hall, { timeout: 60000 });
+    const pages = await page.evaluate(() => document.getElementById("pager").dataset.pages);
+    check(pages === String(Math.ceil(hall / 8)), `a page opening on ${hall} tables has every one within ${Date.now() - t0} ms (${pages} pages)`);
+    await page.context().close();
+  }
+  console.log(`report: ${JSON.stringify(report)}`);
+  check(missed.length === 0, `every size on target (${missed.length} missed)`);
+}
+
+// -- overlay ------------------------------------------------------------------------------------
+async function overlay(browser, clients) {
+  const pub = await connect(plan.mqtt_port);
+  clients.push(pub);
+  for (const [name, state] of Object.entries(plan.tables)) {
+    await publish(pub, `${PREFIX}/${name}/status`, "online", true);
+    await publish(pub, `${PREFIX}/${name}/state`, fresh(state), true);
+  }
+  const boxes = {};
+  for (const c of plan.cases) {
+    const page = await openPage(browser, plan, c.query, { width: 1920, height: 1080 });
+    await page.waitForSelector("section.table.has-state", { timeout: 10000 });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const bg = await page.evaluate(() => [getComputedStyle(document.documentElement).backgroundColor, getComputedStyle(document.body).backgroundColor]);
+    check(bg.every((c) => c === "rgba(0, 0, 0, 0)"), `${c.query}: the page's background is transparent (${bg.join(", ")})`);
+    const box = await page.evaluate(() => { const r = document.querySelector("section.table").getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+    boxes[c.query] = box;
+    const got = await shown(page, c.table);
+    const state = plan.tables[c.table];
+    check(matches(got, state), `${c.query}: the scorebug shows ${got.sides.map((s) => `${s.name} ${s.frames} ${s.score ?? s.group}`).join(" v ")}`);
+    await page.screenshot({ path: join(plan.screenshots, c.file), omitBackground: true });
+    check(page.errors.length === 0, `${c.query}: no errors (${page.errors.join("; ")})`);
+    await page.context().close();
+  }
+  console.log(`boxes: ${JSON.stringify(boxes)}`);
+}
+
+// -- languages ----------------------------------------------------------------------------------
+async function languages(browser, clients) {
+  const pub = await connect(plan.mqtt_port);
+  clients.push(pub);
+  for (const [name, state] of Object.entries(plan.tables)) {
+    await publish(pub, `${PREFIX}/${name}/status`, "online", true);
+    await publish(pub, `${PREFIX}/${name}/state`, fresh(state), true);
+  }
+  for (const lang of plan.languages) {
+    const words = catalogue(lang);
+    const page = await openPage(browser, plan, `lang=${lang}&rotate=0`, { width: 1920, height: 1080 });
+    for (const [name, state] of Object.entries(plan.tables)) await waitShown(page, name, state, 10000, `${lang}: ${name} in its words`, words);
+    const labels = await page.evaluate(() => {
+      const out = {};
+      for (const f of document.querySelectorAll(".fact")) {
+        const small = f.querySelector("small");
+        if (!f.hidden && small && !small.hidden) out[[...f.classList].find((c) => c !== "fact")] = small.textContent;
+      }
+      out.frames = document.querySelector(".side .frames small").textContent;
+      out.lang = document.documentElement.lang;
+      return out;
+    });
+    const want = { break: words.break, remaining: words.remaining, "ball-on": words.ball_on, visits: words.visits };
+    for (const [k, v] of Object.entries(want)) check(labels[k] === v, `${lang}: the ${k} label reads "${labels[k]}"`);
+    check(labels.lang === lang, `${lang}: <html lang="${labels.lang}">`);
+    if (plan.screenshots) await page.screenshot({ path: join(plan.screenshots, `screen-lang-${lang}.png`) });
+    check(page.errors.length === 0, `${lang}: no errors (${page.errors.join("; ")})`);
+    await page.context().close();
+  }
+  const bad = await openPage(browser, plan, "lang=xx&rotate=0", { width: 1280, height: 720 });
+  await bad.waitForFunction(() => document.querySelectorAll("#problems li").length > 0, null, { timeout: 10000 });
+  const said = await bad.$$eval("#problems li", (l) => l.map((e) => e.textContent));
+  check(said.some((p) => /lang=xx is not one of en, nl, sv, de, fr/.test(p)), `lang=xx is refused with its reason: ${said[0]}`);
+  await bad.context().close();
+}
+
+// -- clock --------------------------------------------------------------------------------------
+async function clock(browser, clients) {
+  const pub = await connect(plan.mqtt_port);
+  clients.push(pub);
+  const name = Object.keys(plan.tables)[0];
+  const base = plan.tables[name];
+  await publish(pub, `${PREFIX}/${name}/status`, "online", true);
+  const iso = (ms) => new Date(ms).toISOString();
+  const page = await openPage(browser, plan, `table=${name}`, { width: 1280, height: 720 });
+  await page.waitForSelector(".conn[data-state=connected]", { state: "attached", timeout: 10000 });
+
+  // No clock object (a daemon from before it was published): the state's shot_clock, still.
+  await publish(pub, `${PREFIX}/${name}/state`, fresh(base), true);
+  await page.waitForFunction(() => document.querySelector(".clock b")?.textContent === "60", null, { timeout: 10000 });
+  let c = (await shown(page, name)).clock;
+  check(c.seconds === "60" && !c.running && c.label === EN.shot_clock, `without "clock" the state's shot_clock shows, still: ${c.label} ${c.seconds}`);
+
+  // Running: 60 s shot, the call at 30 s; published 27.5 s into it.
+  let now = Date.now();
+  const ends = now + 32500;
+  await publish(pub, `${PREFIX}/${name}/state`, { ...base, seq: base.seq + 1, ts: iso(now),
+    clock: { running: true, ends_at: iso(ends), call_at: iso(ends - 30000), length: 60 } }, true);
+  await page.waitForFunction(() => document.querySelector(".clock")?.classList.contains("running"), null, { timeout: 10000 });
+  const samples = [];
+  const start = Date.now();
+  while (Date.now() - start < 4600) {
+    const got = (await shown(page, name)).clock;
+    const at = Date.now();
+    samples.push({ at, seconds: Number(got.seconds), called: got.called, background: got.background, expect: Math.ceil((ends - at) / 1000) });
+    await sleep(150);
+  }
+  const values = samples.map((s) => s.seconds);
+  check(values.every((v, i) => i === 0 || v <= values[i - 1]), `the clock only counts down: ${[...new Set(values)].join(", ")}`);
+  check(new Set(values).size >= 4, `it showed ${new Set(values).size} different seconds in 4.6 s`);
+  check(samples.every((s) => Math.abs(s.seconds - s.expect) <= 1), "each reading within a second of ends_at - now");
+  const before = samples.filter((s) => s.expect >= 32), after = samples.filter((s) => s.expect <= 29);
+  check(before.length > 0 && before.every((s) => !s.called), `not called before call_at (${before.map((s) => s.seconds).join(",")})`);
+  check(after.length > 0 && after.every((s) => s.called), `called after call_at (${after.map((s) => s.seconds).join(",")}), in ${after[0].background}`);
+  check(after[0].background !== before[0].background, "the call turns the clock to the call colour");
+
+  // Paused: it stops at what it had left.
+  await publish(pub, `${PREFIX}/${name}/state`, { ...base, seq: base.seq + 2, ts: iso(Date.now()), clock: { running: false, left: 12.0, length: 60 } }, true);
+  await page.waitForFunction(() => !document.querySelector(".clock").classList.contains("running"), null, { timeout: 10000 });
+  const paused = (await shown(page, name)).clock;
+  await sleep(1600);
+  const still = (await shown(page, name)).clock;
+  check(paused.seconds === "12" && still.seconds === "12" && paused.called, `paused at 12 s left it stays at ${still.seconds} (call made: ${paused.called})`);
+
+  // A table whose clock is 5 s ahead of the page's: the page counts the table's seconds.
+  now = Date.now();
+  const skew = 5000;
+  await publish(pub, `${PREFIX}/${name}/state`, { ...base, seq: base.seq + 3, ts: iso(now + skew),
+    clock: { running: true, ends_at: iso(now + skew + 20000), call_at: iso(now + skew - 10000), length: 60 } }, false);
+  await page.waitForFunction(() => document.querySelector(".clock").classList.contains("running"), null, { timeout: 10000 });
+  c = (await shown(page, name)).clock;
+  const want = Math.ceil((now + 20000 - Date.now()) / 1000);
+  check(Math.abs(Number(c.seconds) - want) <= 1, `a table clock 5 s ahead: ${c.seconds} s shown, ${want} s left in the table's time`);
+
+  // Time up: 0, in the colour of time up.
+  now = Date.now();
+  await publish(pub, `${PREFIX}/${name}/state`, { ...base, seq: base.seq + 4, ts: iso(now),
+    clock: { running: true, ends_at: iso(now + 1500), call_at: iso(now - 28500), length: 60 } }, false);
+  await page.waitForFunction(() => document.querySelector(".clock").classList.contains("expired"), null, { timeout: 10000 });
+  c = (await shown(page, name)).clock;
+  check(c.seconds === "0" && c.expired, `time up: the clock shows ${c.seconds}, in ${c.background}`);
+  if (plan.screenshots) {
+    now = Date.now();
+    await publish(pub, `${PREFIX}/${name}/state`, { ...base, seq: base.seq + 5, ts: iso(now),
+      clock: { running: true, ends_at: iso(now + 24200), call_at: iso(now - 5800), length: 60 } }, false);
+    await page.waitForFunction(() => document.querySelector(".clock").classList.contains("called"), null, { timeout: 10000 });
+    await page.screenshot({ path: join(plan.screenshots, "screen-clock.png") });
+  }
+  check(page.errors.length === 0, `no errors (${page.errors.join("; ")})`);
+}
+
+// -- connection ---------------------------------------------------------------------------------
+async function connection(browser, clients) {
+  const names = Object.keys(plan.tables);
+  const daemons = await daemonsFor(names);
+  for (const name of names) await publish(daemons[name], `${PREFIX}/${name}/state`, fresh(plan.tables[name]), true);
+  const page = await openPage(browser, plan, "rotate=0", { width: 1280, height: 720 });
+  await page.waitForFunction((k) => document.querySelectorAll("section.table.has-state").length === k, names.length, { timeout: 10000 });
+  for (const n of names) check(!(await shown(page, n)).disconnected, `${n} shown connected`);
+  for (const d of Object.values(daemons)) d.end(true);
+  await ask("stop-broker");
+  const t0 = Date.now();
+  await page.waitForFunction((k) => document.querySelectorAll("section.table.disconnected").length === k, names.length, { timeout: 30000 });
+  for (const n of names) {
+    const got = await shown(page, n);
+    check(got.disconnected && got.status === "no_connection" && got.statusText === EN.no_connection,
+      `${n} says "${got.statusText}" ${Date.now() - t0} ms after the broker went, keeping its last state (${got.sides.map((s) => s.score ?? s.frames).join("-")})`);
+  }
+  const conn = await page.evaluate(() => document.getElementById("conn").dataset.state);
+  check(conn === "error", "the bar says the broker is unreachable");
+  if (plan.screenshots) await page.screenshot({ path: join(plan.screenshots, "screen-disconnected.png") });
+  await ask("start-broker");
+  await page.waitForFunction(() => document.querySelectorAll("section.table.disconnected").length === 0, null, { timeout: 30000 });
+  check(true, `every card connected again once the broker is back (${Date.now() - t0} ms after it went)`);
+  check(page.errors.filter((e) => !/WebSocket/.test(e)).length === 0, `no errors but the WebSocket's own (${page.errors.join("; ")})`);
+}
+
+// -- smoke: a page on a running `cueboard demo` --------------------------------------------------
 async function smoke(browser) {
-  const context = await browser.newContext();
-  await watchPolicy(context);
-  const page = await context.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  const response = await page.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}`);
+  const page = await openPage(browser, plan, "", { width: 1280, height: 720 });
   const card = `section.table[data-table="${plan.smoke}"] .side .score`;
   await page.waitForSelector(card, { timeout: 10000 });
-  const seen = async () => (await shown(page, plan.smoke)).sides.map((s) => s.score).join("-") + JSON.stringify((await shown(page, plan.smoke)).facts);
+  const seen = async () => { const s = await shown(page, plan.smoke); return s.sides.map((x) => x.score).join("-") + JSON.stringify(s.facts); };
   const first = await seen();
   check((await shown(page, plan.smoke)).sides.length === 2, `demo's ${plan.smoke} on the page: ${first}`);
   const start = Date.now();
   let now = first;
-  while (now === first && Date.now() - start < 10000) { await new Promise((r) => setTimeout(r, 100)); now = await seen(); }
+  while (now === first && Date.now() - start < 10000) { await sleep(100); now = await seen(); }
   check(now !== first, `the demo's match plays on on the page: ${now}`);
-  check((await page.$$("#problems li")).length === 0 && errors.length === 0, "no problems reported on the demo's feed");
-  await checkPolicy(page, response, "the page");
+  check((await page.$$("#problems li")).length === 0 && page.errors.length === 0,
+    `no problems reported on the demo's feed, nothing refused by the page's policy (${page.errors.join("; ")})`);
+  check(page.policy.includes("default-src 'none'"), "cueboard screen serves the page with its Content-Security-Policy");
 }
 
+const SCENARIOS = { feed, layout, overlay, languages, clock, connection, smoke };
+
 async function main() {
-  const browser = await chromium.launch({
-    executablePath: plan.chromium, headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-      "--no-first-run", "--disable-sync"],
-  });
-  if (plan.smoke) {
-    try { await smoke(browser); } finally { await browser.close(); }
-    return;
-  }
+  const browser = await launch(plan.chromium);
   const clients = [];
   try {
-    const pub = await connect();
-    clients.push(pub);
-    // Each table's daemon: its own connection with the last will, status online (retained).
-    const daemons = {};
-    for (const name of Object.keys(plan.tables)) {
-      daemons[name] = await connect({ clientId: `daemon-${name}`, will: { topic: `${PREFIX}/${name}/status`, payload: "offline", qos: 1, retain: true } });
-      clients.push(daemons[name]);
-      await publish(daemons[name], `${PREFIX}/${name}/status`, "online", true);
-    }
-    // A screen that joins late gets the retained states at once: publish each table's first state before opening.
-    for (const [name, steps] of Object.entries(plan.tables)) await publish(daemons[name], `${PREFIX}/${name}/state`, steps[0].state, true);
-
-    const context = await browser.newContext({ viewport: { width: 1400, height: 380 }, deviceScaleFactor: 1 });
-    await watchPolicy(context);
-    const page = await context.newPage();
-    const consoleErrors = [];
-    page.on("pageerror", (e) => consoleErrors.push(String(e)));
-    const gridResponse = await page.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}`);
-    await page.waitForSelector(".conn[data-state=connected]", { timeout: 10000 });
-    for (const [name, steps] of Object.entries(plan.tables)) {
-      await waitShown(page, name, steps[0].state, 5000, `retained state of ${name}`);
-    }
-    check(true, `grid shows ${Object.keys(plan.tables).length} tables from their retained states`);
-
-    // The single-table view, for a TV beside the table, open for the whole frame (its score worm grows).
-    const tv = plan.single_table;
-    const single = await context.newPage();
-    single.on("pageerror", (e) => consoleErrors.push(String(e)));
-    await single.setViewportSize({ width: 1280, height: 720 });
-    const singleResponse = await single.goto(`${plan.url}?broker=ws://127.0.0.1:${plan.ws_port}&venue=${plan.venue}&table=${tv}`);
-    await waitShown(single, tv, plan.tables[tv][0].state, 5000, `single view of ${tv}`);
-
-    // Play every table forward, interleaved, stroke by stroke: each new state shown within a second.
-    let slowest = 0, count = 0;
-    const longest = Math.max(...Object.values(plan.tables).map((s) => s.length));
-    for (let i = 1; i < longest; i++) {
-      for (const [name, steps] of Object.entries(plan.tables)) {
-        if (i >= steps.length) continue;
-        await publish(daemons[name], `${PREFIX}/${name}/event`, steps[i].event, false);
-        await publish(daemons[name], `${PREFIX}/${name}/state`, steps[i].state, true);
-        slowest = Math.max(slowest, await waitShown(page, name, steps[i].state, UPDATE_MS, `${name} step ${i} within ${UPDATE_MS} ms`));
-        count += 1;
-      }
-    }
-    check(true, `${count} states shown, each within ${UPDATE_MS} ms (slowest ${slowest} ms)`);
-    for (const [name, steps] of Object.entries(plan.tables)) {
-      const last = steps[steps.length - 1].state;
-      if (last.game !== "snooker") continue;
-      const strokes = steps.filter((s) => s.state.frame === last.frame).length;
-      const got = await shown(page, name);
-      check(got.worm === strokes, `${name}: the score worm has ${got.worm} points, one a stroke of frame ${last.frame} (${strokes})`);
-    }
-
-    // The last will: a table's daemon drops off the network, the broker says offline, the card shows it.
-    const gone = plan.offline_table;
-    const t0 = Date.now();
-    daemons[gone].stream.destroy();
-    await page.waitForSelector(`section.table.offline[data-table="${gone}"]`, { timeout: 5000 });
-    check((await shown(page, gone)).status === "offline", `${gone} marked offline ${Date.now() - t0} ms after its connection dropped (last will)`);
-    const others = Object.keys(plan.tables).filter((n) => n !== gone);
-    for (const n of others) check(!(await shown(page, n)).offline, `${n} still live`);
-
-    await page.screenshot({ path: join(plan.screenshots, "screen-grid.png") });
-    check(true, "grid screenshot");
-
-    // Malformed payloads: not JSON, not the schema, a bad status. The page says so and goes on.
-    const victim = others[0];
-    const before = plan.tables[victim][plan.tables[victim].length - 1].state;
-    await publish(pub, `${PREFIX}/${victim}/state`, "{not json", true);
-    await publish(pub, `${PREFIX}/${victim}/state`, { schema: 1, game: "snooker", sides: "nobody" }, true);
-    await publish(pub, `${PREFIX}/${victim}/state`, { ...before, sides: [{ ...before.sides[0], score: -3 }, before.sides[1]] }, true);
-    await publish(pub, `${PREFIX}/${victim}/status`, "sideways", false);
-    await page.waitForFunction(() => document.querySelectorAll("#problems li").length >= 4, null, { timeout: 3000 });
-    const problems = await page.$$eval("#problems li", (l) => l.map((e) => e.textContent));
-    console.log(problems.map((p) => `  page says: ${p}`).join("\n"));
-    check(problems.some((p) => /not JSON/.test(p)), "a message for a payload that is not JSON");
-    check(problems.some((p) => /lacks "seq"/.test(p)), "a message naming what a state lacks");
-    check(problems.some((p) => /score should be at least 0/.test(p)), "a message for a negative score");
-    await waitShown(page, victim, before, 500, `${victim} still shows its last good state`);
-    check(true, `${victim} still shows its last good state`);
-    const fixed = { ...before, seq: before.seq + 1, sides: [{ ...before.sides[0], score: before.sides[0].score + 1 }, before.sides[1]] };
-    if (fixed.game === "snooker") fixed.break = before.break + 1;
-    await publish(pub, `${PREFIX}/${victim}/state`, fixed, true);
-    await waitShown(page, victim, fixed, UPDATE_MS, `${victim} updates after the bad payloads`);
-    check(true, `${victim} updates again after the bad payloads`);
-    check(consoleErrors.length === 0, `no uncaught errors in the page (${consoleErrors.join("; ")})`);
-    await checkPolicy(page, gridResponse, "the grid");
-
-    // The single-table view, seen through the frame and the bad payloads.
-    const tvState = plan.tables[tv][plan.tables[tv].length - 1].state;
-    await waitShown(single, tv, tv === victim ? fixed : tvState, 5000, `single view of ${tv}`);
-    const cards = await single.$$eval("section.table", (l) => l.map((e) => e.dataset.table));
-    check(cards.length === 1 && cards[0] === tv, `single view shows ${tv} only`);
-    const tvWorm = (await shown(single, tv)).worm;
-    check(tvWorm === plan.tables[tv].length + (tv === victim ? 1 : 0), `single view's score worm has every stroke (${tvWorm})`);
-    await single.screenshot({ path: join(plan.screenshots, "screen-table.png") });
-    check(true, "single-table screenshot");
-    await checkPolicy(single, singleResponse, "the single-table view");
+    await SCENARIOS[plan.scenario](browser, clients);
   } finally {
     for (const c of clients) c.end(true);
     await browser.close();
+    closeInput();
   }
 }
 

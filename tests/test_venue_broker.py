@@ -217,8 +217,8 @@ def test_the_screen_page_reads_the_venue_broker(venue: Venue, table: Table, tmp_
     player = threading.Thread(target=play, daemon=True)
     player.start()
     try:
-        plan = {"url": f"http://127.0.0.1:{server.server_address[1]}/", "venue": "club", "ws_port": venue.ws_port,
-                "chromium": CHROMIUM, "smoke": "t1"}
+        plan = {"scenario": "smoke", "url": f"http://127.0.0.1:{server.server_address[1]}/", "venue": "club",
+                "ws_port": venue.ws_port, "chromium": CHROMIUM, "smoke": "t1"}
         (tmp_path / "plan.json").write_text(json.dumps(plan))
         run = subprocess.run(["node", str(E2E), str(tmp_path / "plan.json")], capture_output=True, text=True,
                              timeout=120)

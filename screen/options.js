@@ -1,0 +1,114 @@
+// What the screen shows, from its address (?view=list&lang=nl...) over the defaults `cueboard screen`
+// serves in config.js. A value that makes no sense is refused with its reason (shown at the
+// bottom of the page) and the default is used instead: nothing is guessed.
+
+import { LANGUAGES } from "./i18n.js";
+
+export const VIEWS = ["grid", "list", "single", "overlay"];
+export const CORNERS = ["bl", "br", "tl", "tr", "bc", "tc"];
+export const SIZES = { s: 0.75, m: 1, l: 1.35 };
+const DEFAULT_PER_PAGE = { grid: 8, list: 12 };
+const MAX_PER_PAGE = 64;
+
+// `tables`: a comma-separated list of table names and ranges. "1-8" takes every table whose name
+// ends in a number from 1 to 8 ("table-3", "t3", "3"); "t1-t8" only those named t<number>.
+// A name that is itself a table's name (even one with a dash) always means that table.
+export function parseTables(spec) {
+  const items = [];
+  const errors = [];
+  for (const raw of String(spec).split(",")) {
+    const item = raw.trim();
+    if (!item) continue;
+    const m = /^(.*?)(\d+)-(.*?)(\d+)$/.exec(item);
+    if (m && (m[3] === "" || m[3] === m[1])) {
+      const lo = Number(m[2]), hi = Number(m[4]);
+      if (lo > hi) errors.push(`tables: the range "${item}" runs backwards`);
+      else items.push({ name: item, prefix: m[1], lo, hi });
+    } else {
+      items.push({ name: item });
+    }
+  }
+  if (!items.length && !errors.length) errors.push(`tables: "${spec}" names no table`);
+  const match = (name) => items.some((it) => {
+    if (it.name === name) return true;
+    if (it.lo === undefined) return false;
+    const n = it.prefix ? (name.startsWith(it.prefix) && /^\d+$/.test(name.slice(it.prefix.length)) ? Number(name.slice(it.prefix.length)) : NaN)
+      : Number((/(\d+)$/.exec(name) || [])[1]);
+    return n >= it.lo && n <= it.hi;
+  });
+  return { items, errors, match };
+}
+
+function number(params, config, key, { min, max, integer }, problems) {
+  const raw = params.get(key) ?? config[key];
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+    problems.push(`${key}=${raw} is not ${integer ? "a whole number" : "a number"} from ${min} to ${max}: using the default`);
+    return undefined;
+  }
+  return n;
+}
+
+function choice(params, config, key, allowed, problems) {
+  const raw = params.get(key) ?? config[key];
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  if (!allowed.includes(String(raw))) {
+    problems.push(`${key}=${raw} is not one of ${allowed.join(", ")}: using the default`);
+    return undefined;
+  }
+  return String(raw);
+}
+
+function flag(params, config, key, problems) {
+  const raw = params.get(key) ?? config[key];
+  if (raw === undefined || raw === null || raw === "" || raw === false) return false;
+  if (raw === true || ["1", "true", "yes", "on"].includes(String(raw))) return true;
+  if (["0", "false", "no", "off"].includes(String(raw))) return false;
+  problems.push(`${key}=${raw} is not 1 or 0: taken as 0`);
+  return false;
+}
+
+export function readOptions(search, config, host) {
+  const params = new URLSearchParams(search);
+  const problems = [];
+  const get = (key) => params.get(key) || config[key] || null;
+  const o = {
+    broker: get("broker") || `ws://${host || "127.0.0.1"}:9001`,
+    venue: get("venue") || "+",
+    prefix: get("prefix") || "cueboard",
+    table: get("table"),
+    lang: choice(params, config, "lang", LANGUAGES, problems) || "en",
+    overlay: flag(params, config, "overlay", problems),
+    stats: flag(params, config, "stats", problems),
+    corner: choice(params, config, "corner", CORNERS, problems) || "bl",
+    problems,
+  };
+  const size = params.get("size") ?? config.size;
+  o.scale = 1;
+  if (size !== undefined && size !== null && size !== "") {
+    if (size in SIZES) o.scale = SIZES[size];
+    else if (Number.isFinite(Number(size)) && Number(size) >= 0.25 && Number(size) <= 4) o.scale = Number(size);
+    else problems.push(`size=${size} is not s, m, l or a scale from 0.25 to 4: using m`);
+  }
+  let view = choice(params, config, "view", VIEWS, problems);
+  if (o.overlay) view = "overlay";
+  if (!view) view = o.table ? "single" : "grid";
+  if (view === "single" && !o.table && !get("tables")) {
+    problems.push("view=single needs table=NAME: showing the first table");
+  }
+  o.view = view;
+  const tables = get("tables");
+  o.tables = null;
+  if (tables) {
+    const parsed = parseTables(tables);
+    problems.push(...parsed.errors);
+    if (parsed.items.length) o.tables = parsed;
+  }
+  o.rotate = number(params, config, "rotate", { min: 0, max: 3600, integer: false }, problems) ?? 10;
+  o.perPage = number(params, config, "per_page", { min: 1, max: MAX_PER_PAGE, integer: true }, problems)
+    ?? DEFAULT_PER_PAGE[view] ?? 1;
+  if (view === "single" || view === "overlay") o.perPage = 1;
+  o.page = (number(params, config, "page", { min: 1, max: 10000, integer: true }, problems) ?? 1) - 1;
+  return o;
+}

@@ -1,0 +1,94 @@
+// The venue screen's own logic under node, without a browser: run by tests/test_screen.py
+// (test_screen_units). Imports the page's modules as they are served (screen/*.js).
+import { parseTables, readOptions } from "../screen/options.js";
+import { translator } from "../screen/i18n.js";
+import { clockAt, nextChangeMs } from "../screen/clock.js";
+import { validate } from "../screen/validate.js";
+import { shortName } from "../screen/card.js";
+import { readFileSync } from "node:fs";
+
+let failures = 0;
+function check(ok, what) {
+  if (ok) console.log(`ok: ${what}`);
+  else { console.log(`FAILED: ${what}`); failures += 1; }
+}
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// tables=: names and ranges
+const names = ["table-1", "table-2", "table-8", "table-9", "table-10", "t3", "final", "3", "table-1-8"];
+const pick = (spec) => names.filter(parseTables(spec).match);
+check(same(pick("1-8"), ["table-1", "table-2", "table-8", "t3", "3", "table-1-8"]), `tables=1-8 takes names ending in 1 to 8: ${pick("1-8")}`);
+check(same(pick("t1-t8"), ["t3"]), "tables=t1-t8 takes t<number> only");
+check(same(pick("final,table-10"), ["table-10", "final"]), "tables=final,table-10 takes those names");
+check(same(pick("table-1-8"), ["table-1", "table-2", "table-8", "table-1-8"]), "a table named like a range is still taken by its name");
+check(same(pick("9-10"), ["table-9", "table-10"]), "tables=9-10");
+check(parseTables("8-1").errors[0] === 'tables: the range "8-1" runs backwards', "a backward range is refused with its reason");
+
+// options: defaults, the config from `cueboard screen`, refusals
+let o = readOptions("", {}, "screen.lan");
+check(o.broker === "ws://screen.lan:9001" && o.view === "grid" && o.perPage === 8 && o.rotate === 10 && o.lang === "en",
+  "defaults: the page's host, the grid, 8 a page, 10 s a page, English");
+o = readOptions("?table=t1", {}, "h");
+check(o.view === "single" && o.perPage === 1, "table=NAME: the TV view");
+o = readOptions("?view=list", { lang: "sv", rotate: 20, tables: "1-20" }, "h");
+check(o.view === "list" && o.perPage === 12 && o.lang === "sv" && o.rotate === 20 && o.tables.match("table-20") && !o.tables.match("table-21"),
+  "config.js settings (cueboard screen --lang --rotate --tables) with the address's view=list");
+o = readOptions("?lang=sv", { lang: "de" }, "h");
+check(o.lang === "sv", "the address wins over config.js");
+o = readOptions("?lang=xx&rotate=-1&per_page=0&view=wall&overlay=maybe&size=huge&corner=middle", {}, "h");
+check(o.lang === "en" && o.rotate === 10 && o.perPage === 8 && o.view === "grid" && !o.overlay && o.scale === 1 && o.corner === "bl",
+  "nonsense values fall back to the defaults");
+check(o.problems.length === 7, `each is refused with its reason:\n    ${o.problems.join("\n    ")}`);
+o = readOptions("?overlay=1&table=t2&corner=tr&size=l", {}, "h");
+check(o.view === "overlay" && o.corner === "tr" && o.scale === 1.35 && o.perPage === 1, "overlay=1 with corner and size");
+
+// translator: per-game words, plurals, fallback to English
+const cat = (l) => JSON.parse(readFileSync(new URL(`../screen/i18n/${l}.json`, import.meta.url)));
+const en = cat("en");
+const fr = translator("fr", cat("fr"), en);
+check(fr("frame", { n: 3 }, "blackball") === "Partie 3" && fr("frame", { n: 3 }, "snooker") === "Frame 3",
+  "French: a blackball frame is a partie, a snooker frame a frame");
+check(fr("snookers", { name: "Ann", n: 1 }) === "Ann : 1 snooker nécessaire" && fr("snookers", { name: "Ann", n: 2 }) === "Ann : 2 snookers nécessaires",
+  "French plurals");
+const sv = translator("sv", { screen: { break: "Serie" } }, en);
+check(sv("break") === "Serie" && sv("remaining") === "Remaining", "a key the catalogue lacks falls back to English");
+
+// clock
+const t0 = Date.parse("2025-05-01T20:00:00Z");
+const iso = (ms) => new Date(ms).toISOString();
+const running = { clock: { running: true, ends_at: iso(t0 + 60000), call_at: iso(t0 + 30000), length: 60 } };
+check(clockAt(running, 0, t0).seconds === 60 && !clockAt(running, 0, t0).called, "60 at the start, no call");
+check(clockAt(running, 0, t0 + 100).seconds === 60 && clockAt(running, 0, t0 + 1000).seconds === 59, "rounded up: 60 until a whole second has gone");
+check(!clockAt(running, 0, t0 + 29999).called && clockAt(running, 0, t0 + 30000).called, "the call at call_at");
+check(clockAt(running, 0, t0 + 59001).seconds === 1 && clockAt(running, 0, t0 + 60000).seconds === 0 && clockAt(running, 0, t0 + 61000).expired,
+  "1 in the last second, 0 once time is up");
+check(clockAt(running, 5000, t0 + 5000).seconds === 60, "a page 5 s ahead of the table counts the table's seconds");
+check(nextChangeMs(clockAt(running, 0, t0 + 250)) === 750, "the next change: the next whole second");
+const paused = { shot_clock_call: 30, clock: { running: false, left: 42.4, length: 60 } };
+check(clockAt(paused, 0, t0).seconds === 43 && !clockAt(paused, 0, t0).running && !clockAt(paused, 0, t0).called, "paused: its seconds, still");
+check(clockAt({ shot_clock_call: 30, clock: { running: false, left: 12, length: 60 } }, 0, t0).called, "paused after the call: still called");
+check(clockAt({ shot_clock: 60 }, 0, t0).still && clockAt({ shot_clock: 60 }, 0, t0).seconds === 60, "no clock object: shot_clock, still");
+check(clockAt({ shot_clock: null }, 0, t0) === null, "no clock at all: nothing");
+
+// names
+check(shortName("Ronnie O'Sullivan") === "R. O'Sullivan", "R. O'Sullivan");
+check(shortName("Ann Lee & Bob Ray", ["Ann Lee", "Bob Ray"]) === "Lee & Ray", "doubles: the surnames");
+check(shortName("赵心童") === "赵心童", "a name without spaces stays whole");
+
+// the validator against the project's schema: a running clock must say when it ends
+const schema = JSON.parse(readFileSync(new URL("../screen/vendor/state.schema.json", import.meta.url)));
+const base = { // shared/contract/state.md's blackball example, with the feed's table and ts
+  schema: 1, game: "blackball", seq: 12, table: "t1", ts: "2025-05-01T20:00:00.000Z",
+  sides: [{ name: "Ann", players: ["Ann"], frames: 2, group: "red", balls_left: 3 },
+    { name: "Bob", players: ["Bob"], frames: 1, group: "yellow", balls_left: 6 }],
+  frame: 4, race_to: 5, breaker: 1, striker: 0, player: "Ann", open_table: false, balls: { red: 3, yellow: 6, black: 1 },
+  visits: 2, free_shot: true, black_on: false, shot_clock: 60, frame_over: false, frame_winner: null, match_over: false, match_winner: null,
+};
+check(validate(schema, base).length === 0, "a blackball state without a clock fits");
+check(validate(schema, { ...base, clock: running.clock }).length === 0, "with a running clock");
+check(validate(schema, { ...base, clock: paused.clock }).length === 0, "with a paused clock");
+check(validate(schema, { ...base, clock: null }).length === 0, "with clock null");
+check(validate(schema, { ...base, clock: { running: true, left: 3, length: 60 } }).some((e) => /clock matches 0 of its 3 forms/.test(e)),
+  "a running clock without ends_at is refused");
+
+process.exit(failures ? 1 : 0);

@@ -205,3 +205,60 @@ def test_a_flood_of_new_matches_makes_one_journal_file(tmp_path: Path, broker: M
         daemon.on_engine(lambda: None)
         files = list(Path(config.journal_dir).glob("match-*.jsonl"))
         assert len(files) == 2  # the table's first match, and one from the network
+
+
+# -- issue 15: a snooker match from first break to match end with the referee box alone ------------
+
+
+def test_a_match_from_first_break_to_match_end_on_the_referee_box_alone_through_the_daemon(
+        tmp_path: Path) -> None:
+    """The same calls as tests/test_referee_box.py's, through the real daemon: gpiozero's mock
+    pins, the box's own debounce on a ManualClock, the journal, the boards' prompts."""
+    from cueboard.hw.debounce import HOLD_TIME
+    from cueboard.keymap import load_keymap
+
+    keymap = load_keymap(KEYMAP)
+    index = {keymap.action(i): i for i in range(keymap.size)}
+    config = table_config(tmp_path, match={"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
+                          referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP)}])
+    pins = MockFactory()
+    clock = ManualClock(start=1000.0)
+    with Daemon(config, boards=[Shown()], pin_factory=pins, button_clock=clock, control=False) as daemon:
+
+        def keys(*names: str) -> dict[str, Any]:
+            for name in names:
+                pin = pins.pin(PINS[0][index[name.rstrip("~")]])
+                pin.drive_low()
+                clock.advance(HOLD_TIME + 0.05 if name.endswith("~") else 0.05)
+                pin.drive_high()
+                clock.advance(0.05)
+            return daemon.state()
+
+        def score() -> tuple[int, int]:
+            s = daemon.state()["sides"]
+            return s[0]["score"], s[1]["score"]
+
+        keys("RED", "BLACK", "NO_POT")
+        assert score() == (8, 0) and daemon.state()["striker"] == 1
+        s = keys("FOUL~", "BLUE")  # a foul and a miss
+        assert score() == (13, 0) and s["misses"] == 1
+        keys("SHIFT", "GREEN")  # replace
+        keys("RED", "UNDO")
+        assert score() == (13, 0)
+        keys("SHIFT", "UNDO", "PINK")  # redo the red, then the pink
+        assert score() == (13, 7)
+        s = keys("FREE_BALL", "RED")  # a foul, free ball called
+        assert s["free_ball"] and s["striker"] == 0
+        keys("FREE_BALL", "BLACK", "NO_POT")
+        assert score() == (25, 7)
+        s = keys("SHIFT", "NO_POT")  # Bob concedes frame 1
+        assert s["frame_over"] and s["frame_winner"] == 0
+        refused = daemon.table.refused
+        keys("RED")  # refused: the frame is over
+        assert daemon.on_engine(lambda: daemon.table.refused) == refused + 1
+        s = keys("SHIFT", "FREE_BALL")  # next frame
+        assert s["frame"] == 2 and s["striker"] == 1
+        keys("NO_POT", "SHIFT", "NO_POT", "SHIFT", "FREE_BALL")  # Ann concedes frame 2
+        s = keys("RED", "BLACK", "NO_POT", "SHIFT", "NO_POT")  # Bob concedes the decider
+        assert s["match_over"] and s["match_winner"] == 0
+        assert [side["frames"] for side in s["sides"]] == [2, 1]

@@ -1,7 +1,8 @@
 """What the engine's speed-ups rest on, checked without timing anything.
 
-- Each game's ``_stroke`` builds its ``Position`` positionally (cheaper than ``_replace``
-  with keywords): it must give exactly what ``_replace`` with the same changes gives.
+- Each game's ``_stroke`` builds its ``Position`` with ``_replace`` (keywords: a new field can
+  never shift the others, as the positional build it replaced could): it must give exactly
+  what ``_replace`` with the same changes gives.
 - ``Match`` reuses the position ``check()`` worked out when the same event is pushed on the
   same position: pushing after a check must give what pushing alone gives.
 - ``state()`` copies a per-match template: every call must still return new objects that

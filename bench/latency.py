@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -42,7 +45,6 @@ from cueboard.config import parse_config
 from cueboard.devices import open_board
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
-from cueboard.inputs import Command
 from cueboard.service import open_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,9 +158,11 @@ def mqtt_floor(broker: Mosquitto, count: int, gap: float = 0.002) -> dict[str, A
 def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_root: Path,
               flood: bool = False) -> dict[str, Any]:
     """Presses of a referee button, each timed to its frame and its state on the broker. With
-    ``flood``, a thread hands the table network lines as fast as it can all the while (issue
-    16: the table's own inputs go first, the network's are bounded): refused pots of the pink,
-    which the rate limit mostly turns away and the engine refuses when they get through."""
+    ``flood``, another process (mosquitto_pub) floods the table's command topic through the
+    broker all the while, as fast as it can (issue 16: the table's own inputs go first, the
+    network's are bounded): pots of the pink, which the rate limit mostly turns away and the
+    engine refuses when they get through. The table takes commands without TLS here
+    (``insecure_commands``: a loopback bench)."""
     w, h = size
     with tempfile.TemporaryDirectory(dir=journal_root) as tmp_name:
         tmp = Path(tmp_name)
@@ -166,7 +170,8 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
             "table": {"venue": "bench", "name": f"p{w}x{h}"},
             "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
             "journal": {"dir": str(tmp / "journal")},
-            "mqtt": {"host": broker.host, "port": broker.port},
+            "mqtt": {"host": broker.host, "port": broker.port,
+                     **({"command": True, "insecure_commands": True} if flood else {})},
             "referee_box": [{"pins": PINS, "keymap": str(KEYMAP)}],
         }
         config = parse_config(raw, tmp / "cueboard.toml")
@@ -205,18 +210,14 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 # open_table's button callback looks up table.submit at each press: these see every press.
                 table.submit, table.journal.append = timed_submit, timed_append  # type: ignore[method-assign]
                 listener.next(topic)  # the retained state of the start
-                stop_flood = threading.Event()
-                flooded = [0]
-
-                def flood_lines() -> None:
-                    line = {"type": "pot", "balls": ["pink"]}
-                    while not stop_flood.is_set():
-                        table.submit_remote(Command("command", dict(line)))
-                        flooded[0] += 1
-
-                flooder = threading.Thread(target=flood_lines, name="flood", daemon=True)
+                flooder = None
+                received_before = table.refused
                 if flood:
-                    flooder.start()
+                    command_topic = f"cueboard/bench/p{w}x{h}/command"
+                    flooder = subprocess.Popen(
+                        ["sh", "-c", f"yes '{{\"type\": \"pot\", \"balls\": [\"pink\"]}}' | mosquitto_pub -h "
+                                     f"{broker.host} -p {broker.port} -t {command_topic} -q 0 -l"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
                 time.sleep(0.3)
                 listener.drain()
                 stages: dict[str, list[int]] = {"edge_to_submit": [], "submit_to_journal": [],
@@ -270,9 +271,10 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                         if len(scores) < 4:
                             scores.append([s["score"] for s in json.loads(payload)["sides"]])
                     time.sleep(PACE)
-                stop_flood.set()
-                if flood:
-                    flooder.join(WAIT)
+                flooded = table.refused - received_before  # the flood's lines, every one refused
+                if flooder is not None:
+                    os.killpg(flooder.pid, signal.SIGTERM)
+                    flooder.wait(WAIT)
                 table.stop()
                 engine.join(WAIT)
                 accepted = table.accepted
@@ -281,7 +283,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
             listener.close()
             pins.close()
     return {"layout": f"{w}x{h}", "presses": len(pixels), "accepted_events": accepted, "refused": len(refusals),
-            "network_lines_flooded": flooded[0],
+            "network_lines_refused_during_presses": flooded if flood else 0,
             "presses_without_frame_or_state": failed,
             "first_scores_published": scores,
             "press_to_pixels": summary_ms(pixels), "press_to_venue": summary_ms(venue),

@@ -46,7 +46,10 @@ from .times import timestamp
 
 log = logging.getLogger("cueboard")
 
-__all__ = ["ControlServer", "Table", "ask_daemon"]
+__all__ = ["REFUSALS_A_SECOND", "ControlServer", "Table", "ask_daemon"]
+
+REFUSALS_A_SECOND = 5
+"""Limit refusals of one network source published one by one each second; the rest in a summary."""
 
 
 class Table:
@@ -82,6 +85,9 @@ class Table:
         self._stopping = False
         self._limits = config.commands
         self._buckets: dict[str, TokenBucket] = {}
+        self._refusal_buckets: dict[str, TokenBucket] = {}
+        self._not_taken: dict[str, tuple[int, str]] = {}
+        self._not_taken_at = 0.0
         self._last_match: dict[str, float] = {}
         self.answers = Answers()
         self._entries: dict[str, Entry] = {}
@@ -106,11 +112,26 @@ class Table:
             self._local.append(item)
             self._cv.notify()
 
-    def submit_remote(self, command: Command) -> None:
+    def admit(self, source: str) -> str | None:
+        """Take one of ``source``'s tokens (``commands.rate``, ``commands.burst``) for a line it
+        sent; the reason it is not taken when there is none. Cheap (no parsing): the MQTT
+        client calls it before it even decodes a line, so that a flood costs it little."""
+        limits = self._limits
+        with self._cv:
+            now = self._mono()
+            bucket = self._buckets.get(source)
+            if bucket is None:
+                bucket = self._buckets[source] = TokenBucket(limits.rate, limits.burst, now)
+            if bucket.take(now):
+                return None
+        return (f"not taken: {source} sends more than {limits.rate:g} lines a second (commands.rate, "
+                f"commands.burst {limits.burst}); send it again later, same id")
+
+    def submit_remote(self, command: Command, *, admitted: bool = False) -> None:
         """Hand a line from the network to the engine thread, within the bounds of ``[commands]``:
         over a bound it is refused at once with the reason (and not remembered under its id:
         the sender may send it again). A repeated ``id`` gets its first answer; one still queued
-        is not queued twice."""
+        is not queued twice. ``admitted``: :meth:`admit` took its token already."""
         obj, source, reply = command.command, command.source, command.reply
         try:
             ident = check_id(obj.get("id"))
@@ -124,19 +145,16 @@ class Table:
                     reply(known)
                 return
         limits = self._limits
-        reason = None
+        reason = None if admitted else self.admit(source)
+        if reason is not None:
+            self.refuse_remote(obj, reason, source, reply, limit=True)
+            return
         with self._cv:
             now = self._mono()
-            bucket = self._buckets.get(source)
-            if bucket is None:
-                bucket = self._buckets[source] = TokenBucket(limits.rate, limits.burst, now)
             last_match = self._last_match.get(source)
             if obj.get("type") == "match" and last_match is not None and now - last_match < limits.new_match_every:
                 reason = (f"not taken: a new match from {source} at most every {limits.new_match_every:g} s "
                           "(commands.new_match_every); send it again later")
-            elif not bucket.take(now):
-                reason = (f"not taken: {source} sends more than {limits.rate:g} lines a second (commands.rate, "
-                          f"commands.burst {limits.burst}); send it again later, same id")
             elif len(self._remote) >= limits.queue:
                 reason = (f"not taken: {len(self._remote)} lines from the network are waiting already "
                           "(commands.queue); send it again later, same id")
@@ -155,7 +173,7 @@ class Table:
                 reply(known or {"ok": False, "queued": True,
                                 "reason": f"id {ident!r} is queued already: it will be applied or refused once"})
             return
-        self.refuse_remote(obj, reason, source, reply)
+        self.refuse_remote(obj, reason, source, reply, limit=True)
 
     def refuse(self, reason: str, source: str) -> None:
         """Refuse an input its receiver could not read (safe from any thread): counted,
@@ -259,6 +277,8 @@ class Table:
             # Wake when the shown second changes, at the call, and at expiry.
             step = left - math.floor(left) if left > 0 else 0.0
             deadlines.append(now + (step if step > 0 else 1.0))
+        if self._not_taken:
+            deadlines.append(self._not_taken_at + 1.0)
         for entry in self._entries.values():
             expires = entry.expires_at
             if expires is not None:
@@ -273,6 +293,9 @@ class Table:
 
     def _timers(self, interval: float | None) -> None:
         now = self._mono()
+        if self._not_taken and now - self._not_taken_at >= 1.0:
+            self._not_taken_at = now
+            self._publish_not_taken()
         if interval and now - self._last_ping >= interval / 2:
             systemd.watchdog_ping()
             self._last_ping = now
@@ -471,15 +494,41 @@ class Table:
         if reply:
             reply({"ok": False, "reason": reason})
 
-    def refuse_remote(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None) -> None:
-        """A network line refused before the engine thread saw it (any thread): published and
-        answered, counted; the boards do not blink for the network's load."""
+    def refuse_remote(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
+                      *, limit: bool = False) -> None:
+        """A network line refused before the engine thread saw it (any thread): answered,
+        counted, published on ``rejected``; the boards do not blink for the network's load.
+        ``limit``: refused by a bound (a flood): past a few a second such refusals of one source
+        are counted and published as one summary a second (:meth:`_publish_not_taken`), so a
+        flood of refusals cannot crowd the feed and the screens' states out; none goes unsaid."""
+        publish = True
         with self._cv:
             self.refused += 1
-        if self.feed is not None:
-            self._guard(self.feed.publish_rejected, obj, reason, source)
+            if limit:
+                now = self._mono()
+                bucket = self._refusal_buckets.get(source)
+                if bucket is None:
+                    bucket = self._refusal_buckets[source] = TokenBucket(REFUSALS_A_SECOND, REFUSALS_A_SECOND,
+                                                                         now)
+                if not bucket.take(now):
+                    count, _ = self._not_taken.get(source, (0, reason))
+                    self._not_taken[source] = (count + 1, reason)
+                    publish = False  # counted for the summary, not published one by one
         if reply:
             reply({"ok": False, "reason": reason})
+        if publish and self.feed is not None:
+            self._guard(self.feed.publish_rejected, obj, reason, source)
+
+    def _publish_not_taken(self) -> None:
+        """One ``rejected`` a second for each source whose limit refusals were counted, not
+        published one by one (:meth:`refuse_remote`)."""
+        with self._cv:
+            counted, self._not_taken = self._not_taken, {}
+        for source, (count, reason) in counted.items():
+            log.warning("%d more lines from %s not taken: %s", count, source, reason)
+            if self.feed is not None:
+                self._guard(self.feed.publish_rejected, None, f"{count} more lines from {source} not taken in the "
+                            f"last second: {reason}", source)
 
     # -- what the people at the table see of a call being keyed in ----------------------------
 

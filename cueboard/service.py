@@ -38,6 +38,11 @@ def _command_payload(table: Table, payload: bytes, retained: bool) -> None:
         table.refuse_remote(None, "command: a retained command is never applied (a restart would apply it "
                             "again): publish commands without the retain flag", "command")
         return
+    # The rate first, before any decoding: a flood costs this thread (paho's) little.
+    reason = table.admit("command")
+    if reason is not None:
+        table.refuse_remote(None, reason, "command", limit=True)
+        return
     try:
         obj = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -46,7 +51,7 @@ def _command_payload(table: Table, payload: bytes, retained: bool) -> None:
     if not isinstance(obj, dict):
         table.refuse_remote(None, "command: send one JSON object", "command")
         return
-    table.submit_remote(Command("command", obj))
+    table.submit_remote(Command("command", obj), admitted=True)
 
 
 @contextlib.contextmanager

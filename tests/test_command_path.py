@@ -127,23 +127,28 @@ def test_a_flood_from_the_network_never_delays_the_referee(tmp_path: Path, broke
         handled: list[str] = []  # the engine thread's inputs in the order it took them
         full = threading.Event()
         gate = threading.Event()
-        submit_remote, refuse_remote, handle = table.submit_remote, table.refuse_remote, table._handle
+        admit, submit_remote, refuse_remote, handle = (table.admit, table.submit_remote, table.refuse_remote,
+                                                       table._handle)
 
-        def counting_submit_remote(item: Command) -> None:
-            received.append(item.command["type"])
-            submit_remote(item)
+        def counting_admit(source: str) -> str | None:
+            received.append(source)  # every line the MQTT client hands on is first admitted, or not
+            return admit(source)
+
+        def counting_submit_remote(item: Command, **options: Any) -> None:
+            submit_remote(item, **options)
             with table._cv:
                 if len(table._remote) >= limits["queue"]:
                     full.set()
 
-        def counting_refuse_remote(obj: Any, reason: str, source: str, reply: Any = None) -> None:
+        def counting_refuse_remote(obj: Any, reason: str, source: str, reply: Any = None, **options: Any) -> None:
             refusals.append(reason)
-            refuse_remote(obj, reason, source, reply)
+            refuse_remote(obj, reason, source, reply, **options)
 
         def recording_handle(item: Any) -> None:
             handled.append("referee" if isinstance(item, KeyInput) else getattr(item, "source", "?"))
             handle(item)
 
+        table.admit = counting_admit  # type: ignore[method-assign]
         table.submit_remote = counting_submit_remote  # type: ignore[method-assign]
         table.refuse_remote = counting_refuse_remote  # type: ignore[method-assign]
         table._handle = recording_handle  # type: ignore[method-assign]

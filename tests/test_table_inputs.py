@@ -260,3 +260,24 @@ def test_the_record_goes_out_when_a_frame_ends_equal_to_the_record_of_the_log(tm
         assert feed.records[-1] == record_of(table.match) and feed.records[-1]["frames"] == []
     finally:
         table.journal.close()
+
+
+def test_a_flood_of_refusals_is_summed_up_not_published_line_by_line(tmp_path: Path) -> None:
+    """Issue 16: refusals of a flood must not crowd the feed, and none goes unsaid."""
+    mono = FakeMonotonic()
+    feed = Feed()
+    table = Table(table_config(tmp_path), feed=feed, monotonic=mono)
+    table.start()
+    try:
+        answers: list[dict[str, Any]] = []
+        for _ in range(100):
+            table.refuse_remote({"type": "no_pot"}, "not taken: over commands.rate", "command", answers.append,
+                                limit=True)
+        assert len(answers) == 100 and all(not a["ok"] for a in answers)  # every sender is answered
+        assert len(feed.rejected) == 5  # a few one by one
+        mono.now += 1
+        table._timers(None)
+        assert len(feed.rejected) == 6
+        assert feed.rejected[-1][1].startswith("95 more lines from command not taken in the last second: ")
+    finally:
+        table.journal.close()

@@ -258,7 +258,13 @@ def _hub75(s: Section, values: dict[str, Any], put: Any) -> None:
                      f"{chain} panel(s) of {pw}x{ph} in a chain, {parallel} chain(s) in parallel make "
                      f"{pw * chain}x{ph * parallel} pixels, not the board's {width}x{height}")
     values["chain"], values["parallel"] = chain, parallel
-    put("hat", s.getchoice("hat", HUB75_HATS, None))
+    hat = s.getchoice("hat", HUB75_HATS, None)
+    if parallel > 1 and hat is not None and hat != "regular":
+        # Adafruit's HAT and Bonnet have one HUB75 output: one chain.
+        raise s.fail("parallel", f"{parallel} chains need a board with as many outputs (hat = \"regular\", e.g. "
+                     f"an active-3 board); Adafruit's {hat} drives one chain: use panels as high as the board "
+                     f"(panel = \"{pw}x{height}\") if they exist, or one row of panels")
+    put("hat", hat)
     put("gpio_slowdown", s.getint("gpio_slowdown", None, minval=0, maxval=5))
     put("pwm_bits", s.getint("pwm_bits", None, minval=1, maxval=11))
     put("night_brightness", s.getint("night_brightness", None, minval=0, maxval=255))

@@ -127,14 +127,14 @@ def test_a_missing_library_names_what_to_install() -> None:
 
 def test_on_a_pi_4_rgbmatrix_gets_the_options_and_each_frame_goes_on_vsync() -> None:
     lib = fake_rgbmatrix()
-    config = parse_display({"device": "hub75", "width": 128, "height": 64, "hat": "adafruit-hat-pwm",
+    config = parse_display({"device": "hub75", "width": 128, "height": 64, "hat": "regular",
                             "pwm_bits": 9, "brightness": 204, "night_brightness": 51, "night_hours": "22:00-07:00"})
     board = Board(config, device_factory=lambda c: open_device(c, hub75={"model": 4, "rgbmatrix": lib}))
     device: Hub75 = board.device
     matrix = lib.made[0]
     o = matrix.options
     assert (o.rows, o.cols, o.chain_length, o.parallel) == (32, 64, 2, 2)
-    assert (o.hardware_mapping, o.gpio_slowdown, o.pwm_bits, o.brightness) == ("adafruit-hat-pwm", 4, 9, 80)
+    assert (o.hardware_mapping, o.gpio_slowdown, o.pwm_bits, o.brightness) == ("regular", 4, 9, 80)
     assert o.drop_privileges is True
     del matrix.log[:]
     device._clock = lambda: dt.time(12, 0)
@@ -183,6 +183,7 @@ def test_the_emulator_shows_what_the_board_draws_at_its_brightness() -> None:
     ({"width": 100, "height": 32}, r"display.chain: 1 panel\(s\) of 64x32 .* not the board's 100x32"),
     ({"width": 64, "height": 32, "panel": "60x30"}, "display.panel: HUB75 panels are"),
     ({"width": 64, "height": 32, "hat": "bonnet"}, "display.hat"),
+    ({"width": 128, "height": 64, "hat": "adafruit-hat"}, r"display.parallel: 2 chains need .* one chain"),
     ({"width": 64, "height": 32, "night_hours": "late"}, "display.night_hours: night hours are HH:MM-HH:MM"),
     ({"width": 64, "height": 32, "pwm_bits": 12}, "display.pwm_bits"),
     ({"width": 64, "height": 32, "wiring": "rows"}, "display.wiring"),

@@ -237,38 +237,20 @@ def parse_display(table: Any, where: str = "display") -> DisplayConfig:
 def _hub75(s: Section, values: dict[str, Any], put: Any) -> None:
     """A HUB75 board's keys: its panels (``panel`` = "64x32"), how many in a row (``chain``)
     and how many rows on their own connectors (``parallel``), which together make the board's
-    width and height; the HAT, the timing, the night level."""
+    width and height; the HAT, the timing, the night level. Every key is read (and an
+    unknown one refused) before they are checked against each other."""
     panel = s.getstr("panel", None) or "64x32"
-    try:
-        pw, ph = (int(part) for part in panel.lower().split("x"))
-    except ValueError:
-        raise s.fail("panel", f"a panel's size is WIDTHxHEIGHT in pixels, such as 64x32, not {panel!r}") from None
-    if pw not in (16, 32, 64, 128) or ph not in (8, 16, 32, 64):
-        raise s.fail("panel", f"HUB75 panels are 16 to 128 pixels wide and 8 to 64 high (powers of two), not {panel}")
-    values["panel"] = f"{pw}x{ph}"
-    width, height = values["width"], values["height"]
     chain = s.getint("chain", None, minval=1, maxval=16)
     parallel = s.getint("parallel", None, minval=1, maxval=3)
-    if chain is None:
-        chain = width // pw
-    if parallel is None:
-        parallel = height // ph
-    if (pw * chain, ph * parallel) != (width, height):
-        raise s.fail("chain" if pw * chain != width else "parallel",
-                     f"{chain} panel(s) of {pw}x{ph} in a chain, {parallel} chain(s) in parallel make "
-                     f"{pw * chain}x{ph * parallel} pixels, not the board's {width}x{height}")
-    values["chain"], values["parallel"] = chain, parallel
     hat = s.getchoice("hat", HUB75_HATS, None)
-    if parallel > 1 and hat is not None and hat != "regular":
-        # Adafruit's HAT and Bonnet have one HUB75 output: one chain.
-        raise s.fail("parallel", f"{parallel} chains need a board with as many outputs (hat = \"regular\", e.g. "
-                     f"an active-3 board); Adafruit's {hat} drives one chain: use panels as high as the board "
-                     f"(panel = \"{pw}x{height}\") if they exist, or one row of panels")
     put("hat", hat)
     put("gpio_slowdown", s.getint("gpio_slowdown", None, minval=0, maxval=5))
     put("pwm_bits", s.getint("pwm_bits", None, minval=1, maxval=11))
     put("night_brightness", s.getint("night_brightness", None, minval=0, maxval=255))
     hours = s.getstr("night_hours", None)
+    put("backend", s.getchoice("backend", HUB75_BACKENDS, None))
+    put("emulator", s.getchoice("emulator", HUB75_EMULATORS, None))
+    s.check_unused(hint=_owners)
     if hours is not None:
         from .hub75 import night_span
 
@@ -277,8 +259,28 @@ def _hub75(s: Section, values: dict[str, Any], put: Any) -> None:
         except ValueError as exc:
             raise s.fail("night_hours", str(exc)) from None
         put("night_hours", hours)
-    put("backend", s.getchoice("backend", HUB75_BACKENDS, None))
-    put("emulator", s.getchoice("emulator", HUB75_EMULATORS, None))
+    try:
+        pw, ph = (int(part) for part in panel.lower().split("x"))
+    except ValueError:
+        raise s.fail("panel", f"a panel's size is WIDTHxHEIGHT in pixels, such as 64x32, not {panel!r}") from None
+    if pw not in (16, 32, 64, 128) or ph not in (8, 16, 32, 64):
+        raise s.fail("panel", f"HUB75 panels are 16 to 128 pixels wide and 8 to 64 high (powers of two), not {panel}")
+    values["panel"] = f"{pw}x{ph}"
+    width, height = values["width"], values["height"]
+    if chain is None:
+        chain = max(1, width // pw)
+    if parallel is None:
+        parallel = max(1, height // ph)
+    if (pw * chain, ph * parallel) != (width, height):
+        raise s.fail("chain" if pw * chain != width else "parallel",
+                     f"{chain} panel(s) of {pw}x{ph} in a chain, {parallel} chain(s) in parallel make "
+                     f"{pw * chain}x{ph * parallel} pixels, not the board's {width}x{height}")
+    values["chain"], values["parallel"] = chain, parallel
+    if parallel > 1 and hat is not None and hat != "regular":
+        # Adafruit's HAT and Bonnet have one HUB75 output: one chain.
+        raise s.fail("parallel", f"{parallel} chains need a board with as many outputs (hat = \"regular\", e.g. "
+                     f"an active-3 board); Adafruit's {hat} drives one chain: use panels as high as the board "
+                     f"(panel = \"{pw}x{height}\") if they exist, or one row of panels")
 
 
 def _owners(key: str) -> str:

@@ -195,6 +195,9 @@ class RgbMatrixPanel:
         if brightness != self.brightness:
             self.matrix.brightness = brightness
             self.brightness = brightness
+        # The canvas drawn on carries its own brightness in rpi-rgb-led-matrix (the one
+        # SwapOnVSync handed back may have the old one).
+        self.canvas.brightness = brightness
         self.canvas.SetImage(image, 0, 0)
         self.canvas = self.matrix.SwapOnVSync(self.canvas)
 

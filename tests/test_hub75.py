@@ -147,6 +147,7 @@ def test_on_a_pi_4_rgbmatrix_gets_the_options_and_each_frame_goes_on_vsync() -> 
     device._clock = lambda: dt.time(23, 30)
     board.show({**STATE, "break": 9})
     assert matrix.log[2:] == [("brightness", 20), ("SetImage", 1, (0, 0, 0), 0, 0), ("SwapOnVSync", 1)]
+    assert (matrix.canvases[0].brightness, matrix.canvases[1].brightness) == (20, 80)  # each canvas drawn at its own
     board.close()
     assert matrix.log[-1] == ("Clear",)
 

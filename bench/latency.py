@@ -55,6 +55,9 @@ KEYMAP = ROOT / "examples" / "keymaps" / "referee-box-12.toml"
 PINS = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]
 RED, UNDO = 0, 11  # buttons of referee-box-12: row * 4 + column
 LAYOUTS = ((32, 8), (64, 16), (128, 32))
+HUB75 = (128, 64)
+"""The hall board in the bench: 128x64 of HUB75 panels on RGBMatrixEmulator, headless (its
+``raw`` adapter: the frame handed to the emulated panel, nothing drawn on a screen)."""
 WAIT = 5.0
 PACE = 0.025
 """Seconds between presses (after the release), and between the paced floor's messages."""
@@ -67,19 +70,26 @@ def summary_ms(ns: list[int]) -> dict[str, Any]:
 
 
 class TimedDevice:
-    """A luma device whose ``display`` records when a frame is handed to it."""
+    """A luma device whose ``display`` records when a frame is handed to it (``returned``:
+    when the device has handed it on -- a HUB75 board's, once the emulated panel swapped it
+    in on vsync)."""
 
-    def __init__(self, device: Any) -> None:
+    def __init__(self, device: Any, returned: bool = False) -> None:
         self._device = device
         self.size = device.size
         self.mode = device.mode
         self.times: list[int] = []
         self.shown = threading.Event()
+        self._returned = returned
 
     def display(self, image: Any) -> None:
-        self.times.append(time.perf_counter_ns())
-        self.shown.set()
+        if not self._returned:
+            self.times.append(time.perf_counter_ns())
+            self.shown.set()
         self._device.display(image)
+        if self._returned:
+            self.times.append(time.perf_counter_ns())
+            self.shown.set()
 
     def cleanup(self) -> None:
         self._device.cleanup()
@@ -176,7 +186,7 @@ while True:
 
 
 def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_root: Path,
-              flood: bool = False) -> dict[str, Any]:
+              flood: bool = False, hub75: bool = False) -> dict[str, Any]:
     """Presses of a referee button, each timed to its frame and its state on the broker. With
     ``flood``, another process (mosquitto_pub) floods the table's command topic through the
     broker all the while, as fast as it can (issue 16: the table's own inputs go first, the
@@ -185,6 +195,9 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
     when they get through. The table takes commands without TLS here (``insecure_commands``:
     a loopback bench)."""
     w, h = size
+    display: dict[str, Any] = {"device": "dummy", "width": w, "height": h, "mode": "1"}
+    if hub75:
+        display = {"device": "hub75", "width": w, "height": h, "backend": "emulator", "emulator": "headless"}
     with tempfile.TemporaryDirectory(dir=journal_root) as tmp_name:
         tmp = Path(tmp_name)
         raw = {
@@ -199,11 +212,10 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
         devices: list[TimedDevice] = []
 
         def factory(c: Any) -> TimedDevice:
-            devices.append(TimedDevice(open_device(c)))
+            devices.append(TimedDevice(open_device(c), returned=hub75))
             return devices[-1]
 
-        board = open_board(parse_display({"device": "dummy", "width": w, "height": h, "mode": "1"}),
-                           device_factory=factory)
+        board = open_board(parse_display(display), device_factory=factory)
         topic = f"cueboard/bench/p{w}x{h}/state"
         listener = Listener(broker.host, broker.port, [topic])
         pins = MockFactory()
@@ -303,7 +315,8 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
             logging.getLogger("cueboard").removeHandler(handler)
             listener.close()
             pins.close()
-    return {"layout": f"{w}x{h}", "presses": len(pixels), "accepted_events": accepted, "refused": len(refusals),
+    name = f"hub75 {w}x{h}" if hub75 else f"{w}x{h}"
+    return {"layout": name, "presses": len(pixels), "accepted_events": accepted, "refused": len(refusals),
             "network_lines_refused_during_presses": flooded if flood else 0,
             "presses_without_frame_or_state": failed,
             "first_scores_published": scores,
@@ -316,6 +329,7 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
     with tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir)) as broker:
         layouts = {f"{w}x{h}": press_run(broker, (w, h), presses, journal_root) for w, h in LAYOUTS}
         flood = press_run(broker, (64, 16), min(presses, 200), journal_root, flood=True)
+        hall = press_run(broker, HUB75, presses, journal_root, hub75=True)
         floor = mqtt_floor(broker, floor_count, PACE)
         floor_warm = mqtt_floor(broker, floor_count)
     pixels_p99 = max(v["press_to_pixels"]["p99_ms"] for v in layouts.values())
@@ -325,6 +339,9 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
     journal_p99 = max(v["press_to_pixels_stages"]["journal_write_fsync"]["p99_ms"] for v in layouts.values())
     return {
         "layouts": layouts,
+        # The HUB75 board apart: its frame is drawn anti-aliased at 128x64 and handed on by the
+        # emulator (numpy), so it is not one of the luma layouts the 2 ms target was set for.
+        "hub75": hall,
         "mqtt_floor": floor,
         "mqtt_floor_back_to_back": floor_warm,
         "press_to_pixels_p99_ms_worst_layout": pixels_p99,
@@ -349,6 +366,20 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
     }
 
 
+def hub75_figures(presses: int, journal_root: Path) -> dict[str, Any]:
+    """The HUB75 board beside the 128x32 luma board, in one run on one broker."""
+    with tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir)) as broker:
+        runs = [press_run(broker, (128, 32), presses, journal_root),
+                press_run(broker, HUB75, presses, journal_root, hub75=True)]
+    keep = ("presses", "presses_without_frame_or_state", "press_to_pixels", "press_to_pixels_stages")
+    return {r["layout"]: {k: r[k] for k in keep} for r in runs}
+
+
 if __name__ == "__main__":
-    print(json.dumps(latency_figures(int(sys.argv[1]) if len(sys.argv) > 1 else 200, 300, Path("/var/tmp")),
-                     indent=2))
+    # bench/latency.py [PRESSES]: every layout and the floor; bench/latency.py hub75 [PRESSES]: the
+    # HUB75 board beside the 128x32 one.
+    args = sys.argv[1:]
+    if args[:1] == ["hub75"]:
+        print(json.dumps(hub75_figures(int(args[1]) if len(args) > 1 else 200, Path("/var/tmp")), indent=2))
+    else:
+        print(json.dumps(latency_figures(int(args[0]) if args else 200, 300, Path("/var/tmp")), indent=2))

@@ -179,6 +179,12 @@ def figures_markdown(r: dict[str, Any]) -> str:
         out.append(f"| press to pixels, {name} ({px['n']} presses; "
                    f"{len(v['presses_without_frame_or_state'])} without a frame) | p50 {px['p50_ms']} ms, "
                    f"p99 {px['p99_ms']} ms (max {px['max_ms']}) | p99 <= 2 ms | {yes[px['p99_ms'] <= 2.0]} |")
+    if "hub75" in lat:
+        hv = lat["hub75"]
+        px, jf = hv["press_to_pixels"], hv["press_to_pixels_stages"].get("journal_to_frame", {})
+        out.append(f"| press to frame handed to the panel, {hv['layout']} on RGBMatrixEmulator, headless "
+                   f"({px['n']} presses) | p50 {px['p50_ms']} ms, p99 {px['p99_ms']} ms (max {px['max_ms']}); "
+                   f"journal to frame p50 {jf.get('p50_ms')} ms | | |")
     fl, fw = lat["mqtt_floor"], lat["mqtt_floor_back_to_back"]
     for name, v in lat["layouts"].items():
         fv = v["frame_to_venue"]

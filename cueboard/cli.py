@@ -189,7 +189,8 @@ def _demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, filename=args.log, format="%(levelname)s %(name)s: %(message)s")
     return run_demo(broker=args.broker, game=args.game, autoplay=True if args.autoplay else None,
-                    events=args.events, journal=args.journal, layout=args.layout)
+                    events=args.events, journal=args.journal, layout=args.layout, board=args.board,
+                    window=args.window)
 
 
 def _screen(args: argparse.Namespace) -> int:
@@ -318,6 +319,10 @@ def parser() -> argparse.ArgumentParser:
                    "temporary directory, kept after the demo; its path is printed)")
     d.add_argument("--layout", choices=["32x8", "64x16", "128x32"], default="64x16",
                    help="the LED board's size and layout (default 64x16)")
+    d.add_argument("--board", choices=["hub75-64x32", "hub75-128x64", "hub75-192x96"], default=None,
+                   help="a hall board of HUB75 panels instead, on RGBMatrixEmulator (the demo extra)")
+    d.add_argument("--window", action="store_true", help="with --board: draw it in a window (pygame), "
+                   "not the terminal")
     d.add_argument("--log", default=None, help="write the daemon's log to this file (default: standard error)")
     d.set_defaults(func=_demo)
     sc = sub.add_parser("screen", help="serve the venue screen: every table live in a browser, over MQTT",

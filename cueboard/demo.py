@@ -8,7 +8,8 @@ The real daemon (``cueboard.service.open_table``) with:
 - the marker's keypad on a pseudo-terminal: run ``cueboard keypad-sim --create PATH`` in
   another terminal (the path is printed) and key in on it;
 - the LED board drawn in this terminal (64x16, or ``--layout 32x8`` / ``128x32``, on luma's
-  dummy device);
+  dummy device), or a hall board of HUB75 panels (``--board hub75-128x64``, 64x32 or 192x96,
+  on RGBMatrixEmulator) in the terminal or, with ``--window``, in a window;
 - MQTT to the broker given with ``--broker``, else an embedded one (amqtt, MQTT 3.1.1, with
   a WebSockets listener for a venue screen page), so a screen can subscribe at once:
   ``mosquitto_sub -h 127.0.0.1 -p PORT -t 'cueboard/#' -v``.
@@ -140,6 +141,8 @@ def _broker(work: Path, port: int, ws: int) -> contextlib.AbstractContextManager
 
 
 LAYOUTS = {"32x8": (32, 8), "64x16": (64, 16), "128x32": (128, 32)}
+BOARDS = {"hub75-64x32": (64, 32), "hub75-128x64": (128, 64), "hub75-192x96": (192, 96)}
+"""``--board``: hall boards of HUB75 panels, drawn by RGBMatrixEmulator."""
 
 
 def keymap_names(game: str) -> tuple[str, str]:
@@ -149,9 +152,15 @@ def keymap_names(game: str) -> tuple[str, str]:
     return "referee-box-12-blackball.toml", "keypad-4x5-blackball.toml"
 
 
-def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x16") -> Any:
+def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x16", board: str | None = None,
+                window: bool = False) -> Any:
     box, pad = keymap_names(game)
-    width, height = LAYOUTS[layout]
+    width, height = BOARDS[board] if board else LAYOUTS[layout]
+    display: dict[str, Any] = {"device": "dummy", "width": width, "height": height, "mode": "RGB"}
+    if board:
+        # On a laptop the emulator; headless when the demo draws it in the terminal itself.
+        display = {"device": "hub75", "width": width, "height": height, "backend": "emulator",
+                   "emulator": "window" if window else "headless"}
     match = ({"game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7} if game == "snooker"
              else {"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 5})
     raw = {
@@ -162,7 +171,7 @@ def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x1
         "mqtt": {"host": host, "port": port},
         "referee_box": [{"pins": PINS, "keymap": str(EXAMPLES / "keymaps" / box)}],
         "keypad": {"port": str(work / "keypad"), "keymap": str(EXAMPLES / "keymaps" / pad)},
-        "display": [{"device": "dummy", "width": width, "height": height, "mode": "RGB"}],
+        "display": [display],
     }
     return parse_config(raw, work / "cueboard.toml")
 
@@ -206,7 +215,8 @@ def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | Non
 
 
 def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: int | None,
-             journal: str | None, layout: str = "64x16", out: TextIO = sys.stdout) -> int:
+             journal: str | None, layout: str = "64x16", board: str | None = None, window: bool = False,
+             out: TextIO = sys.stdout) -> int:
     from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
     from .devices import open_board
@@ -226,11 +236,12 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
         else:
             host, port, ws = "127.0.0.1", free_port(1883), free_port(9001)
             stack.enter_context(_broker(work, port, ws))
-        config = demo_config(work, game, host, port, layout)
+        config = demo_config(work, game, host, port, layout, board, window)
+        rows = (BOARDS[board] if board else LAYOUTS[layout])[1] // 2 + 2  # the terminal's lines the board takes
         screens: list[TerminalDevice] = []
 
         def device_factory(display: Any) -> Any:
-            if not interactive:  # no terminal to draw on: the board stays in memory
+            if not interactive or window:  # no terminal to draw on: in memory, or the emulator's window
                 return open_device(display)
             screens.append(TerminalDevice(open_device(display), out))
             return screens[-1]
@@ -246,7 +257,7 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
         engine.start()
         try:
             if interactive:
-                _keyboard(factory, keymap, out, status, below=LAYOUTS[layout][1] // 2 + 2)
+                _keyboard(factory, keymap, out, status, below=2 if window else rows)
             else:
                 for line in status:
                     print(line, file=sys.stderr, flush=True)
@@ -257,7 +268,7 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
         state = table.match.state() if table.match else {}
         report = sys.stderr if not interactive else out
         if interactive:  # below the board and the status lines, which the board's frames overwrite
-            out.write(f"\x1b[{LAYOUTS[layout][1] // 2 + 2 + len(status)};1H\n")
+            out.write(f"\x1b[{(2 if window else rows) + len(status)};1H\n")
         if not interactive:
             sides = state.get("sides", [])
             print(f"demo: {table.accepted} events applied, {table.refused} refused; frame {state.get('frame')}, "

@@ -8,7 +8,8 @@ It reads the daemon's configuration and opens the same devices the same way
   then every pixel drawn; a colour board white, then red, green and blue), a row walking
   top to bottom, a column walking left to right, and the 8x8 blocks numbered (on a
   MAX7219 board, the chips: 0 is the top left, then along the top row; alternate blocks
-  lit, so that each one's edges show);
+  lit, so that each one's edges show); on a HUB75 board, the panels instead: each outlined
+  in its own colour and numbered, then a test pattern (colour bars, grey and colour ramps);
 - the keypad: its green light and one beep (accepted), its red light and two beeps
   (refused);
 - all along, every referee button and keypad key echoed as it is pressed, with its
@@ -242,6 +243,55 @@ def block_numbers(size: tuple[int, int], mode: str) -> Image.Image:
                     for column, bit in enumerate(bits):
                         if bit == "#":
                             draw.point((left + 4 * n + column, y + 1 + row), fill=off if lit else on)
+    return image
+
+
+def hub75_panels(size: tuple[int, int], panel: tuple[int, int]) -> Image.Image:
+    """Each HUB75 panel outlined in its own colour with its number in the middle (0 at the
+    top left, then along the chain's row; a second row is the second parallel chain): a
+    panel in the wrong place, turned, or one whose half rows are swapped shows at once."""
+    width, height = size
+    pw, ph = panel
+    image = Image.new("RGB", size)
+    draw = ImageDraw.Draw(image)
+    colours = ("red", "lime", "blue", "yellow", "cyan", "magenta", "orange", "white")
+    across = max(1, width // pw)
+    for py in range(max(1, height // ph)):
+        for px in range(across):
+            n = py * across + px
+            x, y = px * pw, py * ph
+            colour = colours[n % len(colours)]
+            draw.rectangle([x, y, x + pw - 1, y + ph - 1], outline=colour)
+            draw.line([(x, y), (x + 5, y + 5)], fill=colour)  # the panel's top left corner
+            label = str(n % 100)
+            left = x + (pw - (4 * len(label) - 1) * 2) // 2
+            for k, digit in enumerate(label):
+                for row, bits in enumerate(DIGITS[int(digit)].split("|")):
+                    for column, bit in enumerate(bits):
+                        if bit == "#":
+                            cx, cy = left + 2 * (4 * k + column), y + (ph - 10) // 2 + 2 * row
+                            draw.rectangle([cx, cy, cx + 1, cy + 1], fill="white")
+    return image
+
+
+def test_pattern(size: tuple[int, int]) -> Image.Image:
+    """Colour bars over the top half, and below them grey, red, green and blue ramps from
+    dark to full: a missing colour, a swapped R/G/B order (``led_rgb_sequence``) or too few
+    PWM bits (steps in a ramp) shows at once."""
+    width, height = size
+    image = Image.new("RGB", size)
+    draw = ImageDraw.Draw(image)
+    bars = ("white", "yellow", "cyan", "lime", "magenta", "red", "blue", "black")
+    half = height // 2
+    for n, colour in enumerate(bars):
+        draw.rectangle([n * width // 8, 0, (n + 1) * width // 8 - 1, half - 1], fill=colour)
+    ramps = ((1, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1))
+    band = max(1, (height - half) // len(ramps))
+    for n, (r, g, b) in enumerate(ramps):
+        for x in range(width):
+            v = round(255 * x / max(1, width - 1))
+            bottom = min(height - 1, half + (n + 1) * band - 1)
+            draw.line([(x, half + n * band), (x, bottom)], fill=(r * v, g * v, b * v))
     return image
 
 
@@ -569,11 +619,24 @@ class HardwareCheck:
                           tuple(frame(i) for i in _lines(size, mode, rows=True)), LINE_SECONDS))
         steps.append(Step(board.name, "one column lit at a time, left to right",
                           tuple(frame(i) for i in _lines(size, mode, rows=False)), LINE_SECONDS))
-        across, down = (size[0] + 7) // 8, (size[1] + 7) // 8
-        chips = " (the chips)" if chain else ""
-        steps.append(Step(board.name, f"the {across * down} 8x8 blocks{chips} numbered 0 to {across * down - 1}, "
-                          f"{across} a row, top left first", (frame(block_numbers(size, mode)),),
-                          after=lambda: self._blank(board)))
+        if board.config.device == "hub75":
+            # Panels, not 8x8 blocks: each outlined and numbered, then the test pattern.
+            pw, ph = (int(n) for n in board.config.panel.split("x"))
+            if board.config.rotate % 2:
+                pw, ph = ph, pw
+            count = (size[0] // pw) * (size[1] // ph)
+            steps.append(Step(board.name, f"the {count} HUB75 panel(s) of {pw}x{ph} outlined and numbered 0 to "
+                              f"{count - 1}, {size[0] // pw} a row, top left first",
+                              (frame(hub75_panels(size, (pw, ph))),)))
+            steps.append(Step(board.name, "test pattern: colour bars, then grey, red, green and blue ramps "
+                              "(smooth, in this order)", (frame(test_pattern(size)),),
+                              after=lambda: self._blank(board)))
+        else:
+            across, down = (size[0] + 7) // 8, (size[1] + 7) // 8
+            chips = " (the chips)" if chain else ""
+            steps.append(Step(board.name, f"the {across * down} 8x8 blocks{chips} numbered 0 to "
+                              f"{across * down - 1}, {across} a row, top left first",
+                              (frame(block_numbers(size, mode)),), after=lambda: self._blank(board)))
 
         def counted(step: Step) -> Step:
             def after() -> None:

@@ -3,7 +3,7 @@
 One board a table::
 
     [display]
-    device = "max7219"          # max7219 | ws2812 | dummy | capture | gifanim | pygame | asciiblock
+    device = "max7219"          # max7219 | ws2812 | hub75 | dummy | capture | gifanim | pygame | asciiblock
     width = 32                  # pixels (or, for a MAX7219 chain in one row, cascaded = 4)
     height = 8
     block_orientation = -90     # MAX7219: 0, 90, -90 or 180, as luma's (most 4-in-1 modules: -90)
@@ -24,6 +24,16 @@ marker)::
     name = "marker"
     device = "max7219"
     cascaded = 4
+
+A hall board of HUB75 panels (docs/boards.md)::
+
+    [display]
+    device = "hub75"
+    width = 128
+    height = 64
+    panel = "64x32"             # each panel's pixels; chain and parallel follow from the size
+    hat = "adafruit-hat-pwm"    # regular | adafruit-hat | adafruit-hat-pwm
+    night_brightness = 60       # 0-255, during night_hours ("23:00-07:00")
 
 Unknown keys, and keys of another kind of device, are refused at start-up
 (:class:`DisplayConfigError`, naming the key), like a misspelt key in Klipper's config.
@@ -56,10 +66,15 @@ DEVICES: dict[str, tuple[str, ...]] = {
     "gifanim": ("mode", "scale", "transform", "file", "frame_seconds"),
     "pygame": ("mode", "scale", "transform"),
     "asciiblock": ("mode",),
+    "hub75": ("panel", "chain", "parallel", "hat", "gpio_slowdown", "pwm_bits", "night_brightness", "night_hours",
+              "backend", "emulator"),
 }
 """Each kind of device and the keys it takes besides :data:`COMMON`."""
 
-LAYOUTS = ("auto", "32x8", "64x16", "128x32")
+LAYOUTS = ("auto", "32x8", "64x16", "128x32", "64x32", "128x64", "192x96")
+HUB75_HATS = ("regular", "adafruit-hat", "adafruit-hat-pwm")
+HUB75_BACKENDS = ("auto", "rgbmatrix", "piomatter", "emulator")
+HUB75_EMULATORS = ("headless", "terminal", "window")
 WIRINGS = ("rows", "snake_rows", "columns", "snake_columns")
 WS2812_DRIVERS = ("spi", "pwm")
 """How a WS2812 panel is driven: ``spi`` (``ws2812_spi``: GPIO 10, any Pi, no privilege) or
@@ -99,6 +114,17 @@ class DisplayConfig:
     transform: str = "identity"
     file: str = ""
     frame_seconds: float = 0.1
+    # hub75 (hw/hub75.py, docs/boards.md)
+    panel: str = "64x32"
+    chain: int = 1
+    parallel: int = 1
+    hat: str = "regular"
+    gpio_slowdown: int | None = None
+    pwm_bits: int = 11
+    night_brightness: int | None = None
+    night_hours: str = "23:00-07:00"
+    backend: str = "auto"
+    emulator: str = "headless"
 
     @property
     def label(self) -> str:
@@ -118,7 +144,7 @@ class DisplayConfig:
         """The board shows colours (WS2812, an RGB emulator); a MAX7219 is on or off."""
         if self.device == "max7219":
             return False
-        return self.device == "ws2812" or self.mode == "RGB"
+        return self.device in ("ws2812", "hub75") or self.mode == "RGB"
 
 
 def parse_display(table: Any, where: str = "display") -> DisplayConfig:
@@ -157,6 +183,8 @@ def parse_display(table: Any, where: str = "display") -> DisplayConfig:
     if brightness is None and device == "ws2812":
         # A panel of WS2812s at full power dazzles and draws amps: start low.
         brightness = 48
+    elif brightness is None and device == "hub75":
+        brightness = 255  # lit at full power: a hall is bright (night_brightness for the dark hours)
     elif brightness is None and device != "max7219":
         brightness = 255  # an emulator: as drawn
     put("brightness", brightness)
@@ -195,6 +223,8 @@ def parse_display(table: Any, where: str = "display") -> DisplayConfig:
         put("file", s.getstr("file", None))
     if "frame_seconds" in own:
         put("frame_seconds", s.getfloat("frame_seconds", None, above=0, unit="seconds"))
+    if device == "hub75":
+        _hub75(s, values, put)
     s.check_unused(hint=_owners)
     config = DisplayConfig(**values)
     size = config.layout_size
@@ -202,6 +232,55 @@ def parse_display(table: Any, where: str = "display") -> DisplayConfig:
     if size is not None and (size[0] > w or size[1] > h):
         raise s.fail("layout", f"{config.layout!r} does not fit a {w}x{h} board")
     return config
+
+
+def _hub75(s: Section, values: dict[str, Any], put: Any) -> None:
+    """A HUB75 board's keys: its panels (``panel`` = "64x32"), how many in a row (``chain``)
+    and how many rows on their own connectors (``parallel``), which together make the board's
+    width and height; the HAT, the timing, the night level. Every key is read (and an
+    unknown one refused) before they are checked against each other."""
+    panel = s.getstr("panel", None) or "64x32"
+    chain = s.getint("chain", None, minval=1, maxval=16)
+    parallel = s.getint("parallel", None, minval=1, maxval=3)
+    hat = s.getchoice("hat", HUB75_HATS, None)
+    put("hat", hat)
+    put("gpio_slowdown", s.getint("gpio_slowdown", None, minval=0, maxval=5))
+    put("pwm_bits", s.getint("pwm_bits", None, minval=1, maxval=11))
+    put("night_brightness", s.getint("night_brightness", None, minval=0, maxval=255))
+    hours = s.getstr("night_hours", None)
+    put("backend", s.getchoice("backend", HUB75_BACKENDS, None))
+    put("emulator", s.getchoice("emulator", HUB75_EMULATORS, None))
+    s.check_unused(hint=_owners)
+    if hours is not None:
+        from .hub75 import night_span
+
+        try:
+            night_span(hours)
+        except ValueError as exc:
+            raise s.fail("night_hours", str(exc)) from None
+        put("night_hours", hours)
+    try:
+        pw, ph = (int(part) for part in panel.lower().split("x"))
+    except ValueError:
+        raise s.fail("panel", f"a panel's size is WIDTHxHEIGHT in pixels, such as 64x32, not {panel!r}") from None
+    if pw not in (16, 32, 64, 128) or ph not in (8, 16, 32, 64):
+        raise s.fail("panel", f"HUB75 panels are 16 to 128 pixels wide and 8 to 64 high (powers of two), not {panel}")
+    values["panel"] = f"{pw}x{ph}"
+    width, height = values["width"], values["height"]
+    if chain is None:
+        chain = max(1, width // pw)
+    if parallel is None:
+        parallel = max(1, height // ph)
+    if (pw * chain, ph * parallel) != (width, height):
+        raise s.fail("chain" if pw * chain != width else "parallel",
+                     f"{chain} panel(s) of {pw}x{ph} in a chain, {parallel} chain(s) in parallel make "
+                     f"{pw * chain}x{ph * parallel} pixels, not the board's {width}x{height}")
+    values["chain"], values["parallel"] = chain, parallel
+    if parallel > 1 and hat is not None and hat != "regular":
+        # Adafruit's HAT and Bonnet have one HUB75 output: one chain.
+        raise s.fail("parallel", f"{parallel} chains need a board with as many outputs (hat = \"regular\", e.g. "
+                     f"an active-3 board); Adafruit's {hat} drives one chain: use panels as high as the board "
+                     f"(panel = \"{pw}x{height}\") if they exist, or one row of panels")
 
 
 def _owners(key: str) -> str:

@@ -1,6 +1,7 @@
 """luma devices from a :class:`~.display_config.DisplayConfig`, libraries imported only here.
 
-``spidev`` (through luma's ``spi``, or ``ws2812_spi``), ``rpi_ws281x`` and ``pygame`` are
+``spidev`` (through luma's ``spi``, or ``ws2812_spi``), ``rpi_ws281x``, ``pygame`` and a HUB75
+board's library (``rgbmatrix``, ``piomatter`` or ``RGBMatrixEmulator``: ``hub75``) are
 imported when a board of that kind is opened, so the package imports, and the layouts
 draw, on any machine. Tests reach the lowest levels by injection: ``serial`` (what luma's
 ``spi`` is: ``data``/``command``), ``spi`` (a spidev-like object under luma's real ``spi``
@@ -55,9 +56,27 @@ def wiring_map(wiring: str, width: int, height: int, rotate: int = 0) -> list[in
     return mapping
 
 
-def open_device(config: DisplayConfig, *, serial: Any = None, spi: Any = None, dma: Any = None) -> Any:
-    """The luma device ``config`` describes, at its brightness, blank."""
+def hub75_setup(config: DisplayConfig) -> Any:
+    """The :class:`~.hub75.Hub75Setup` of a ``hub75`` board's configuration."""
+    from .hub75 import Hub75Setup
+
     c = config
+    pw, ph = (int(n) for n in c.panel.split("x"))
+    return Hub75Setup(width=c.width, height=c.height, panel_width=pw, panel_height=ph, chain=c.chain,
+                      parallel=c.parallel, hat=c.hat, gpio_slowdown=c.gpio_slowdown, pwm_bits=c.pwm_bits,
+                      brightness=c.brightness, night_brightness=c.night_brightness, night_hours=c.night_hours,
+                      rotate=c.rotate, backend=c.backend, emulator=c.emulator)
+
+
+def open_device(config: DisplayConfig, *, serial: Any = None, spi: Any = None, dma: Any = None,
+                hub75: dict[str, Any] | None = None) -> Any:
+    """The luma device ``config`` describes, at its brightness, blank. ``hub75``: the
+    libraries a HUB75 board is drawn with (``model``, ``rgbmatrix``, ``piomatter``), for tests."""
+    c = config
+    if c.device == "hub75":  # rgbmatrix, piomatter or RGBMatrixEmulator, by the Pi (hw/hub75.py)
+        from .hub75 import open_hub75
+
+        return open_hub75(hub75_setup(c), **(hub75 or {}))
     if c.device == "max7219":
         if serial is None:
             from luma.core.interface.serial import noop  # type: ignore[import-untyped]

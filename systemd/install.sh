@@ -5,6 +5,9 @@
 #   sudo bash systemd/install.sh              install or update, enable and (re)start
 #   sudo bash systemd/install.sh --uninstall  stop and remove the service and the code;
 #                                             keeps the config, the journal and the user
+#   sudo bash systemd/install.sh --hub75      install, and the library for a HUB75 board:
+#                                             rpi-rgb-led-matrix built from source on a Pi 2-4,
+#                                             piomatter's wheel on a Pi 5 (docs/boards.md)
 #
 # Run from a clone of the repository; safe to run again (that is how to update).
 # What it does is in docs/install.md; tests/test_install.py runs it in a Debian
@@ -21,6 +24,12 @@ UNIT=/etc/systemd/system/cueboard.service
 UDEV_RULE=/etc/udev/rules.d/99-cueboard-keypad.rules
 SPIDEV_CONF=/etc/modprobe.d/cueboard-spidev.conf
 SERVICE_USER=cueboard
+DROP_IN_DIR=/etc/systemd/system/cueboard.service.d
+# HUB75 (--hub75): which Pi this is, from the device tree (a test points this elsewhere).
+DEVICE_TREE=${CUEBOARD_DEVICE_TREE:-/proc/device-tree/compatible}
+RGBMATRIX_GIT=https://github.com/hzeller/rpi-rgb-led-matrix
+RGBMATRIX_SRC=/opt/cueboard/src/rpi-rgb-led-matrix
+HUB75_MODPROBE=/etc/modprobe.d/cueboard-hub75.conf
 # Debian's Python, never one under a home directory (pyenv and the like): the
 # service cannot see /home or /root (ProtectHome=yes), so the venv's python
 # must not point there.
@@ -53,7 +62,7 @@ uninstall() {
     else
         systemctl disable cueboard.service 2>/dev/null || true
     fi
-    rm -f "$UNIT" /usr/local/bin/cueboard "$UDEV_RULE"
+    rm -f "$UNIT" /usr/local/bin/cueboard "$UDEV_RULE" "$DROP_IN_DIR/hub75.conf"
     if systemd_running; then systemctl daemon-reload; fi
     if udev_running; then udevadm control --reload || true; fi
     rm -rf "$PREFIX"
@@ -62,12 +71,30 @@ uninstall() {
     say "To remove those too: rm -rf $CONF_DIR /var/lib/cueboard $SPIDEV_CONF && userdel $SERVICE_USER"
 }
 
+# The Pi's generation by its chip (5: BCM2712 ... 1: BCM2835), or nothing off a Pi.
+pi_generation() {
+    local names
+    [ -r "$DEVICE_TREE" ] || return 0
+    names=$(tr '\0' '\n' < "$DEVICE_TREE") || return 0
+    grep -q '^raspberrypi,' <<<"$names" || return 0
+    case "$names" in
+        *brcm,bcm2712*) echo 5 ;; *brcm,bcm2711*) echo 4 ;; *brcm,bcm2837*) echo 3 ;;
+        *brcm,bcm2836*) echo 2 ;; *brcm,bcm2835*) echo 1 ;;
+    esac
+}
+
 [ "$(id -u)" -eq 0 ] || die "run as root: sudo bash $0 $*"
+hub75=no
 case "${1:-}" in
     "") ;;
     --uninstall) uninstall; exit 0 ;;
-    *) die "unknown option '$1' (use --uninstall, or nothing to install)" ;;
+    --hub75) hub75=yes ;;
+    *) die "unknown option '$1' (use --uninstall, --hub75, or nothing to install)" ;;
 esac
+pi_model=$(pi_generation)
+if [ "$hub75" = yes ] && [ -z "$pi_model" ]; then
+    die "--hub75: this is not a Raspberry Pi (no raspberrypi,* in $DEVICE_TREE); off a Pi a HUB75 board is drawn by RGBMatrixEmulator (pip install 'cueboard[demo]'). Nothing was changed."
+fi
 
 command -v apt-get >/dev/null || die "this installer is for Raspberry Pi OS (Debian); apt-get not found"
 [ -f "$REPO/pyproject.toml" ] || die "run it from a clone of the cueboard repository ($REPO has no pyproject.toml)"
@@ -199,6 +226,45 @@ if [ "$(cat "$SPIDEV_CONF" 2>/dev/null)" != "$spidev_options" ]; then
 fi
 if [ "$reboot_needed" = no ] && ! ls /dev/spidev* >/dev/null 2>&1; then
     say "note: no /dev/spidev* yet: SPI is on from the next boot"
+fi
+
+# 6b. HUB75 (--hub75): the library for this Pi and the unit's drop-in for its privileges.
+if [ "$hub75" = yes ]; then
+    install -d -m 0755 "$DROP_IN_DIR"
+    if [ "$pi_model" = 5 ]; then
+        # Adafruit's piomatter: wheels on PyPI for the Pi 5 (aarch64); /dev/pio0, no root.
+        say "HUB75 on a Raspberry Pi 5: piomatter (adafruit-blinka-raspberry-pi5-piomatter)"
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
+            adafruit-blinka-raspberry-pi5-piomatter
+        install -m 0644 "$REPO/systemd/hub75-pio.conf" "$DROP_IN_DIR/hub75.conf"
+    else
+        # hzeller's rpi-rgb-led-matrix: no wheel anywhere, so built here (a compiler and
+        # Cython from Debian), into the service's venv.
+        say "HUB75 on a Raspberry Pi $pi_model: building rpi-rgb-led-matrix's Python binding (a few minutes)"
+        hub75_packages=(git g++ make python3-dev cython3)
+        need=()
+        for package in "${hub75_packages[@]}"; do installed "$package" || need+=("$package"); done
+        if [ ${#need[@]} -gt 0 ]; then
+            apt-get update -qq
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+        fi
+        if [ -d "$RGBMATRIX_SRC/.git" ]; then
+            git -C "$RGBMATRIX_SRC" pull --quiet --ff-only
+        else
+            install -d -m 0755 "$(dirname "$RGBMATRIX_SRC")"
+            git clone --quiet --depth 1 "$RGBMATRIX_GIT" "$RGBMATRIX_SRC"
+        fi
+        make -C "$RGBMATRIX_SRC" build-python PYTHON="$VENV/bin/python" >/dev/null
+        make -C "$RGBMATRIX_SRC" install-python PYTHON="$VENV/bin/python" >/dev/null
+        "$VENV/bin/python" -c 'import rgbmatrix' || die "rpi-rgb-led-matrix built, but the venv cannot import rgbmatrix"
+        install -m 0644 "$REPO/systemd/hub75-rgbmatrix.conf" "$DROP_IN_DIR/hub75.conf"
+        # The library stops when the on-board sound is loaded (it shares the PWM hardware).
+        if [ "$(cat "$HUB75_MODPROBE" 2>/dev/null)" != "blacklist snd_bcm2835" ]; then
+            printf 'blacklist snd_bcm2835\n' > "$HUB75_MODPROBE"
+            chmod 0644 "$HUB75_MODPROBE"
+            reboot_needed=yes
+        fi
+    fi
 fi
 
 # 7. The unit. A restart picks up new code; between matches, please (the

@@ -72,7 +72,8 @@ def test_fonts() -> None:
 
 @pytest.mark.parametrize(("size", "expected"), [
     ((32, 8), "snooker 32x8"), ((64, 16), "snooker 64x16"), ((128, 32), "snooker 128x32"),
-    ((40, 8), "snooker 32x8"), ((64, 32), "snooker 64x16"), ((256, 64), "snooker 128x32"),
+    ((40, 8), "snooker 32x8"), ((64, 32), "snooker 64x32"), ((256, 64), "snooker 128x64"),
+    ((64, 24), "snooker 64x16"), ((200, 100), "snooker 192x96"), ((128, 48), "snooker 128x32"),
     ((16, 8), "tiny 16x8"), ((8, 8), "tiny 8x8"), ((128, 8), "snooker 32x8")])
 def test_each_board_gets_the_largest_layout_that_fits(size: tuple[int, int], expected: str) -> None:
     assert find_layout(board_view(CASE["snooker", "break"]), *size).name == expected

@@ -162,3 +162,27 @@ def test_the_demo_board_takes_the_layout_asked_for(tmp_path: Path) -> None:
     for layout, size in (("32x8", (32, 8)), ("64x16", (64, 16)), ("128x32", (128, 32))):
         display = demo_config(tmp_path, "snooker", "127.0.0.1", 1883, layout).displays[0]
         assert (display.width, display.height) == size
+
+
+def test_the_demo_draws_a_hub75_board_through_the_emulator_in_the_terminal(tmp_path: Path) -> None:
+    import io
+
+    from PIL import Image
+
+    from cueboard.demo import TerminalDevice, demo_config
+    from cueboard.hw.display_devices import open_device
+    from cueboard.hw.hub75 import last_frame
+
+    display = demo_config(tmp_path, "snooker", "127.0.0.1", 1883, board="hub75-128x64").displays[0]
+    assert (display.device, display.width, display.height, display.backend, display.emulator) == (
+        "hub75", 128, 64, "emulator", "headless")
+    assert demo_config(tmp_path, "blackball", "127.0.0.1", 1883, board="hub75-192x96",
+                       window=True).displays[0].emulator == "window"
+    out = io.StringIO()
+    device = open_device(display)
+    screen = TerminalDevice(device, out)
+    assert screen.size == (128, 64)
+    screen.display(Image.new("RGB", (128, 64), (0, 200, 40)))
+    assert last_frame(device).getpixel((5, 5)) == (0, 200, 40)  # the emulated panel got the frame
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 + 32 and lines[1].count("▀") == 128  # and the terminal shows it, 2 rows a line

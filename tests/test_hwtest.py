@@ -762,3 +762,44 @@ def test_the_run_in_the_docs_is_what_the_check_prints(tmp_path: Path) -> None:
     shown = doc.split(DOC_MARK, 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
     printed = doc_run(tmp_path)
     assert shown == printed, f"docs/hardware.md shows an old run; this code prints:\n{printed}"
+
+
+def test_a_hub75_board_on_the_emulator_lights_every_led_in_each_colour_numbers_its_panels_and_shows_the_pattern(
+        tmp_path: Path) -> None:
+    from cueboard.hw.hub75 import last_frame
+    from cueboard.hwtest import hub75_panels, test_pattern
+
+    config = write_config(tmp_path, """
+[display]
+name = "hall"
+device = "hub75"
+width = 128
+height = 64
+panel = "64x32"
+""")
+    devices: list[Any] = []
+
+    def factory(c: DisplayConfig) -> Any:
+        devices.append(open_device(c))
+        return devices[-1]
+
+    script = Script(lambda: last_frame(devices[0]))  # what the emulated panels were handed
+    out = Output()
+    assert run(config, out, io.StringIO(), script, device_factory=factory) == EXIT_OK
+    hall = [(what, looks) for _, what, looks in script.seen]
+    assert [what for what, _ in hall] == [
+        "all LEDs on, white", "all LEDs red, green, blue in turn", "one row lit at a time, top to bottom",
+        "one column lit at a time, left to right",
+        "the 4 HUB75 panel(s) of 64x32 outlined and numbered 0 to 3, 2 a row, top left first",
+        "test pattern: colour bars, then grey, red, green and blue ramps (smooth, in this order)"]
+    assert set(pixel_values(hall[0][1][0])) == {(255, 255, 255)}
+    assert [set(pixel_values(image)) for image in hall[1][1]] == [{(255, 0, 0)}, {(0, 255, 0)}, {(0, 0, 255)}]
+    assert len(hall[2][1]) == 64 and len(hall[3][1]) == 128
+    panels, pattern = hall[4][1][0], hall[5][1][0]
+    assert panels.tobytes() == hub75_panels((128, 64), (64, 32)).tobytes()
+    # Each panel's outline in its own colour: 0 red at the top left, 3 yellow at the bottom right.
+    assert panels.getpixel((0, 10)) == (255, 0, 0) and panels.getpixel((127, 40)) == (255, 255, 0)
+    assert pattern.tobytes() == test_pattern((128, 64)).tobytes()
+    assert pattern.getpixel((0, 0)) == (255, 255, 255) and pattern.getpixel((127, 36)) == (255, 255, 255)
+    assert pattern.getpixel((127, 44)) == (255, 0, 0) and pattern.getpixel((0, 44)) == (0, 0, 0)
+    assert last_frame(devices[0]).getbbox() is None  # left blank

@@ -264,3 +264,42 @@ def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> N
         "# edited\n")
     pi.install()
     assert pi.calls("/var/log/raspi-config-calls") == ["nonint get_spi"]
+
+
+def _pi_generation(tmp_path: Path, names: bytes) -> str:
+    """install.sh's own pi_generation, run on a device tree of ``names``."""
+    script = (Path(__file__).parents[1] / "systemd" / "install.sh").read_text(encoding="utf-8")
+    start = script.index("pi_generation() {")
+    function = script[start:script.index("\n}\n", start) + 3]
+    tree = tmp_path / "compatible"
+    tree.write_bytes(names)
+    result = subprocess.run(["bash", "-c", f"DEVICE_TREE={tree}\n{function}\npi_generation"], capture_output=True,
+                            text=True, check=True)
+    return result.stdout.strip()
+
+
+def test_the_installer_tells_the_pis_apart_for_hub75(tmp_path: Path) -> None:
+    assert _pi_generation(tmp_path, b"raspberrypi,5-model-b\0brcm,bcm2712\0") == "5"
+    assert _pi_generation(tmp_path, b"raspberrypi,4-model-b\0brcm,bcm2711\0") == "4"
+    assert _pi_generation(tmp_path, b"raspberrypi,model-zero-2-w\0brcm,bcm2837\0") == "3"
+    assert _pi_generation(tmp_path, b"qemu,virt\0") == ""
+
+
+def test_hub75_off_a_pi_is_refused_before_anything_is_changed(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("install.sh runs as root")  # CI runs as root
+    tree = tmp_path / "compatible"
+    tree.write_bytes(b"qemu,virt\0")
+    calls = tmp_path / "calls"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("apt-get", "useradd", "groupadd", "install", "systemctl"):
+        fake = bin_dir / tool
+        fake.write_text(f"#!/bin/sh\necho {tool} >> {calls}\nexit 0\n")
+        fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "CUEBOARD_DEVICE_TREE": str(tree)}
+    result = subprocess.run(["bash", str(Path(__file__).parents[1] / "systemd" / "install.sh"), "--hub75"],
+                            capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 1
+    assert "--hub75: this is not a Raspberry Pi" in result.stderr and "Nothing was changed" in result.stderr
+    assert not calls.exists()

@@ -132,6 +132,30 @@ def test_the_pwm_drop_in_verifies_with_the_unit(tmp_path: Path) -> None:
     assert s["DeviceAllow"] == ["/dev/mem rw", "/dev/vcio rw"]
 
 
+@pytest.mark.parametrize("name", ["hub75-rgbmatrix.conf", "hub75-pio.conf"])
+def test_the_hub75_drop_ins_verify_with_the_unit(tmp_path: Path, name: str) -> None:
+    drop_in = REPO / "systemd" / name
+    make_verify_root(tmp_path, UNIT.read_text(encoding="utf-8"))
+    drop_ins = tmp_path / "etc/systemd/system" / f"{UNIT.name}.d"
+    drop_ins.mkdir()
+    (drop_ins / name).write_text(drop_in.read_text(encoding="utf-8"), encoding="utf-8")
+    chown = tmp_path / "bin/chown"
+    chown.parent.mkdir(parents=True, exist_ok=True)
+    chown.write_text("#!/bin/sh\nexit 0\n")
+    chown.chmod(0o755)
+    result = verify(tmp_path)
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+    s = unit_settings(drop_in.read_text(encoding="utf-8"))
+    # Only what the library needs; the sandbox of the unit (ProtectSystem=, NoNewPrivileges= ...) stays.
+    assert not {"ProtectSystem", "NoNewPrivileges", "PrivateTmp", "DevicePolicy"} & set(s)
+    if name == "hub75-pio.conf":
+        assert s["DeviceAllow"] == ["/dev/pio0 rw"] and "User" not in s
+    else:
+        assert s["User"] == ["root"] and s["DeviceAllow"] == ["/dev/mem rw", "/dev/gpiomem rw"]
+        assert set(s["CapabilityBoundingSet"][0].split()) == {"CAP_SYS_RAWIO", "CAP_SYS_NICE", "CAP_SETUID",
+                                                              "CAP_SETGID"}
+
+
 def test_security_exposure_is_at_most_4() -> None:
     # --threshold is in tenths: the command itself fails above 4.0 as well.
     result = run_analyze("security", "--offline=true", f"--threshold={round(EXPOSURE_LIMIT * 10)}",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,26 @@ from cueboard.boards import LayoutOptions, render
 from cueboard.boards.preview import leds
 from cueboard.seams import Prompt
 
-__all__ = ["GAP", "PICTURES", "SAID", "TALK_CASES", "TALK_PICTURES", "TALK_TIMES", "Case", "Said", "led_sheet",
-           "load_cases", "pages", "pictures", "sheet", "talk_pages", "talk_sheet"]
+__all__ = [
+    "GAP",
+    "PICTURES",
+    "SAID",
+    "TALK_CASES",
+    "TALK_PICTURES",
+    "TALK_TIMES",
+    "Case",
+    "Said",
+    "hub75_sheet",
+    "hub75_talk_sheet",
+    "led_sheet",
+    "load_cases",
+    "pages",
+    "pictures",
+    "sheet",
+    "talk_pages",
+    "talk_sheet",
+    "through_emulator",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 STATES = ROOT / "tests" / "golden" / "states.json"
@@ -138,6 +156,42 @@ def sheet(cases: Sequence[Case], width: int, height: int, mode: str, *,
     return _assemble([pages(c, width, height, mode, size=size) for c in cases], width, height, mode)
 
 
+def through_emulator(width: int, height: int) -> Callable[[Image.Image], Image.Image]:
+    """A HUB75 board of that size on RGBMatrixEmulator, headless: each picture handed to it
+    comes back as the frame the emulated panel was given (hw/hub75.py)."""
+    from cueboard.hw.display_config import parse_display
+    from cueboard.hw.display_devices import open_device
+    from cueboard.hw.hub75 import last_frame
+
+    device = open_device(parse_display({"device": "hub75", "width": width, "height": height,
+                                        "backend": "emulator"}))
+
+    def show(image: Image.Image) -> Image.Image:
+        device.display(image)
+        return last_frame(device)
+
+    return show
+
+
+def hub75_sheet(cases: Sequence[Case], width: int, height: int) -> tuple[Image.Image, list[list[tuple[int, int]]]]:
+    """:func:`sheet` for a HUB75 board, each page as the emulated panel showed it."""
+    show = through_emulator(width, height)
+    return _assemble([[show(p) for p in pages(c, width, height, "RGB")] for c in cases], width, height, "RGB")
+
+
+def hub75_talk_sheet(cases: Sequence[Case], game: str, width: int,
+                     height: int) -> tuple[Image.Image, list[list[tuple[int, int]]], list[str]]:
+    """:func:`talk_sheet` for a HUB75 board, through the emulated panel."""
+    show = through_emulator(width, height)
+    rows, names = [], []
+    for case in cases:
+        for said in SAID[game]:
+            rows.append([show(p) for p in talk_pages(case, said, width, height, "RGB")])
+            names.append(f"{case.name}/{said.name}")
+    image, corners = _assemble(rows, width, height, "RGB")
+    return image, corners, names
+
+
 def _assemble(rows: Sequence[Sequence[Image.Image]], width: int, height: int,
               mode: str) -> tuple[Image.Image, list[list[tuple[int, int]]]]:
     columns = max(len(r) for r in rows)
@@ -161,6 +215,13 @@ PICTURES: dict[str, tuple[str, tuple[int, int], str, tuple[str, ...]]] = {
     "docs/img/board-blackball-64x16.png": ("blackball", (64, 16), "RGB", ("groups", "free-shot", "match-over")),
     "docs/img/board-blackball-128x32.png": ("blackball", (128, 32), "RGB", ("groups", "free-shot",
                                                                              "match-over")),
+    # The hall boards (HUB75 panels).
+    "docs/img/board-snooker-64x32.png": ("snooker", (64, 32), "RGB", ("break", "snookers")),
+    "docs/img/board-snooker-128x64.png": ("snooker", (128, 64), "RGB", ("break", "snookers", "match-over")),
+    "docs/img/board-snooker-192x96.png": ("snooker", (192, 96), "RGB", ("free-ball", "shot-clock")),
+    "docs/img/board-blackball-64x32.png": ("blackball", (64, 32), "RGB", ("groups", "free-shot")),
+    "docs/img/board-blackball-128x64.png": ("blackball", (128, 64), "RGB", ("groups", "free-shot", "match-over")),
+    "docs/img/board-blackball-192x96.png": ("blackball", (192, 96), "RGB", ("black-on", "two-digit-frames")),
 }
 """The pictures in ``docs/img/``: a few telling states of each layout, as LEDs."""
 
@@ -172,6 +233,9 @@ TALK_PICTURES: dict[str, tuple[tuple[int, int], str, tuple[tuple[str, str, str],
     **{f"docs/img/board-refusal-{w}x{h}.png": ((w, h), mode, (
         ("snooker", "break", "refusal"), ("blackball", "groups", "refusal")),
         (0.0, 3.0, 6.0, 60.0)) for (w, h), mode in (((32, 8), "1"), ((64, 16), "RGB"), ((128, 32), "RGB"))},
+    "docs/img/board-talk-128x64.png": ((128, 64), "RGB", (
+        ("snooker", "break", "call"), ("snooker", "break", "refusal"), ("blackball", "groups", "lapsed")),
+        (0.0, 3.0)),
 }
 """The pictures of the bar in ``docs/img/``: calls, a lapsed call, refusals, at a few moments
 (a refusal's last one: gone, the state back)."""
@@ -197,14 +261,19 @@ def pictures(root: Path = ROOT) -> dict[str, Image.Image]:
     out = {}
     for path, (game, (w, h), mode, names) in PICTURES.items():
         rows = [pages(c, w, h, mode) for c in cases[game] if c.name in names]
-        out[path] = led_sheet(rows, scale=8 if w <= 64 else 6)
+        out[path] = led_sheet(rows, scale=_scale(w))
     for path, ((w, h), mode, said_rows, times) in TALK_PICTURES.items():
         said = {(game, s.name): s for game, group in SAID.items() for s in group}
         named = {(game, c.name): c for game, group in cases.items() for c in group}
         rows = [talk_pages(named[game, state], said[game, name], w, h, mode, times=times)
                 for game, state, name in said_rows]
-        out[path] = led_sheet(rows, scale=8 if w <= 64 else 6)
+        out[path] = led_sheet(rows, scale=_scale(w))
     return out
+
+
+def _scale(width: int) -> int:
+    """Pixels an LED in the pictures: the big boards smaller, so that a picture stays a page wide."""
+    return 8 if width <= 64 else 6 if width <= 128 else 4
 
 
 def main() -> int:

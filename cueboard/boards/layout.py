@@ -74,7 +74,7 @@ class Layout:
 LAYOUTS: Mapping[str, dict[tuple[int, int], type[Layout]]] = PartView(lambda entry: entry.layouts or None)
 """game -> {(width, height): layout class}: a view of ``cueboard.games``."""
 
-SIZES: tuple[tuple[int, int], ...] = ((32, 8), (64, 16), (128, 32))
+SIZES: tuple[tuple[int, int], ...] = ((32, 8), (64, 16), (128, 32), (64, 32), (128, 64), (192, 96))
 """The board sizes with layouts of their own; others are drawn by the largest that fits."""
 
 

@@ -13,7 +13,7 @@ from luma.core.render import canvas  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw
 
 from ..seams import Prompt
-from . import blackball, snooker  # noqa: F401  (registers the layouts)
+from . import blackball, hall, snooker  # noqa: F401  (registers the layouts)
 from .bar import Talk, bar_item, reading_seconds
 from .layout import LAYOUTS, Layout, LayoutOptions, TinyLayout, family, find_layout
 from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from PIL import Image, ImageDraw
 
 from .fonts import Font
 
-__all__ = ["SHAPES", "Fill", "Item", "Motion", "Pages", "Palette", "Shape", "Text", "draw_scene",
+__all__ = ["SHAPES", "Disc", "Fill", "Item", "Motion", "Pages", "Palette", "Shape", "Text", "draw_scene",
            "next_change", "phase"]
 
 Align = Literal["left", "right", "centre"]
@@ -67,6 +68,17 @@ class Shape:
 
 
 @dataclass(frozen=True)
+class Disc:
+    """A ball ``d`` pixels across with its top-left corner at (``x``, ``y``), its edge
+    anti-aliased (the big RGB boards); ``"colours"``: striped in the colours (any colour on)."""
+
+    x: int
+    y: int
+    d: int
+    colour: Colour = "text"
+
+
+@dataclass(frozen=True)
 class Pages:
     """Pages shown in turn, each for ``seconds`` (longer when a marquee on it needs it).
 
@@ -80,7 +92,7 @@ class Pages:
     seconds: float = 2.5
 
 
-Item = Text | Fill | Shape | Pages
+Item = Text | Fill | Shape | Disc | Pages
 
 
 @dataclass(frozen=True)
@@ -294,6 +306,15 @@ def next_change(item: Item, ms: int, motion: Motion) -> int | None:
 # -- drawing ----------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=32)
+def _disc_mask(d: int) -> Image.Image:
+    """A disc ``d`` pixels across as an ``L`` mask, drawn 4 times larger and scaled down
+    (Pillow's ellipse has no anti-aliasing of its own)."""
+    big = Image.new("L", (4 * d, 4 * d))
+    ImageDraw.Draw(big).ellipse((0, 0, 4 * d - 1, 4 * d - 1), fill=255)
+    return big.resize((d, d), Image.Resampling.BOX)
+
+
 def draw_scene(draw: ImageDraw.ImageDraw, items: Iterable[Item], palette: Palette, motion: Motion,
                times: Iterable[int], origin: tuple[int, int] = (0, 0)) -> None:
     """Draw ``items`` (each at its own time in milliseconds, from ``times``) with ``origin``
@@ -331,6 +352,16 @@ def _draw(draw: ImageDraw.ImageDraw, item: Item, t: int, palette: Palette, motio
                 band = mask.crop((0, row, mask.width, row + 1))
                 draw.bitmap((ox + item.x, oy + item.y + row), band,
                             fill=palette(BALL_ROWS[row % len(BALL_ROWS)]))
+        else:
+            draw.bitmap((ox + item.x, oy + item.y), mask, fill=palette(item.colour))
+    elif isinstance(item, Disc):
+        mask = _disc_mask(item.d)
+        if item.colour == "colours" and palette.colour and not palette.inverted:
+            bands = BALL_ROWS[:6]
+            for k, name in enumerate(bands):
+                top, bottom = item.d * k // len(bands), item.d * (k + 1) // len(bands)
+                draw.bitmap((ox + item.x, oy + item.y + top), mask.crop((0, top, item.d, bottom)),
+                            fill=palette(name))
         else:
             draw.bitmap((ox + item.x, oy + item.y), mask, fill=palette(item.colour))
     elif isinstance(item, Pages) and item.pages:

@@ -1,0 +1,323 @@
+"""Hall layouts: the big RGB boards of HUB75 panels, 64x32, 128x64 and 192x96, both games.
+
+One geometry at three scales (``u`` = height / 32: 1, 2, 3), so that a venue that grows
+from one panel to six sees the same board, larger:
+
+- **names** on top (``7u`` high), each at its end, the striker's marked by a ball: the
+  ball on in its colour (snooker; striped for any colour), or the striker's group's
+  colour (blackball; the white cue ball while the table is open); the winner's name green;
+- **big numbers** (``16u`` high): the scores (snooker) or the frames (blackball) in
+  anti-aliased DejaVu Sans Condensed Bold (:mod:`.smooth`), in the group's colour in
+  blackball; between them the frames (snooker) and the shot clock in large digits
+  (marked once the call is made), else the frame being played and the match's length;
+- **the bottom line** (``7u``): the break at the striker's end (snooker) or the balls left
+  as balls of the group's colour (blackball), and in turn the news: free ball, misses,
+  snookers required, points remaining, free shot, visits, black on, who won.
+
+The conversation bar (:mod:`.bar`) takes the bottom line (two lines of the 5x7 font from
+128x64 up), names, numbers and the clock staying in view. On 64x32 the small words are
+the pixel fonts of :mod:`.fonts` (sharper than any outline at 5-7 pixels); from 128x64 up
+all of it is anti-aliased. The words are English until the boards speak the venue's
+language (the venue screen's catalogues).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from .bar import Box
+from .blackball import GROUP_LETTER, group_colour, news, winner_texts
+from .fonts import NORMAL, TINY, Font
+from .layout import (
+    BALL_WORDS,
+    Layout,
+    ball_colour,
+    fit,
+    number,
+    register,
+    shot_clock_items,
+    side_name,
+)
+from .scene import Colour, Disc, Item, Text
+from .smooth import digits_at, text_at
+from .snooker import flags, snookers_needed, snookers_word
+from .view import BoardView, ShotClock
+
+__all__ = ["HallBlackball", "HallSnooker"]
+
+
+class Hall(Layout):
+    """What both games' hall layouts share: the scale, the fonts, names, numbers, the bar."""
+
+    u: ClassVar[int] = 1
+
+    # -- fonts ---------------------------------------------------------------------------
+
+    @property
+    def line_fonts(self) -> tuple[Font, ...]:
+        """Names and news, on a line ``7u`` high: the 5x7 pixel font on 64x32."""
+        u = self.u
+        return (NORMAL, TINY) if u == 1 else (text_at(7 * u), text_at(6 * u), text_at(5 * u))
+
+    @property
+    def small_fonts(self) -> tuple[Font, ...]:
+        """Labels (BREAK, BEST OF 7): the 3x5 pixel font on 64x32."""
+        u = self.u
+        return (TINY,) if u == 1 else (text_at(5 * u), text_at(4 * u))
+
+    def number_fonts(self, top: int, bottom: int) -> tuple[Font, ...]:
+        """Digits from ``top`` down to ``bottom`` times ``u`` pixels high, each size in turn."""
+        u = self.u
+        return tuple(digits_at(h) for h in range(top * u, bottom * u - 1, -max(1, u // 2)))
+
+    # -- geometry --------------------------------------------------------------------------
+
+    @property
+    def middle(self) -> tuple[int, int]:
+        """The column between the big numbers: x and width."""
+        cw = 16 * self.u
+        return (self.width - cw) // 2, cw
+
+    @property
+    def number_w(self) -> int:
+        return self.middle[0] - self.u
+
+    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        """Names, numbers and the clock stay; the bar takes the bottom line."""
+        u = self.u
+        box = (0, 25, self.width, 7) if u == 1 else (0, 25 * u - 1, self.width, 7 * u + 1)
+        return tuple(self._upper(view, shot, colour)), box
+
+    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+        return (*self._upper(view, shot, colour), *self._bottom(view, colour))
+
+    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+        raise NotImplementedError
+
+    def _bottom(self, view: BoardView, colour: bool) -> list[Item]:
+        raise NotImplementedError
+
+    # -- pieces ----------------------------------------------------------------------------
+
+    def _names(self, view: BoardView, marks: Sequence[Colour | None], tints: Sequence[Colour]) -> list[Item]:
+        """Each side's name at its end, ``marks[side]``: the colour of the ball drawn beside it."""
+        u, w = self.u, self.width
+        d = 7 * u
+        half = w // 2 - 2 * u
+        items: list[Item] = []
+        for side in (0, 1):
+            name = side_name(view, side)
+            mark = marks[side]
+            inset = d + 2 * u if mark is not None else 0
+            font = self._name_font(name, half - inset)
+            y = (7 * u - font.height) // 2
+            if mark is not None:
+                items.append(Disc(0 if side == 0 else w - d, 0, d, mark))
+            x = inset if side == 0 else w - half
+            items.append(self.text(x, y, half - inset, name, font, tints[side], "left" if side == 0 else "right"))
+        return items
+
+    def _name_font(self, name: str, w: int) -> Font:
+        fonts = self.line_fonts if self.u == 1 else self.line_fonts[:-1]
+        for font in fonts:
+            if font.width(name) <= w:
+                return font
+        return fonts[0]  # a long name scrolls in the largest font rather than shrink past reading
+
+    def _numbers(self, texts: Sequence[str], tints: Sequence[Colour]) -> list[Item]:
+        """The big numbers at the ends, in the largest size both fit."""
+        u, w = self.u, self.width
+        fonts = self.number_fonts(16, 8)
+        font = next((f for f in fonts if all(f.width(t) <= self.number_w for t in texts)), fonts[-1])
+        y = 8 * u + (16 * u - font.height) // 2
+        return [Text(0, y, self.number_w, texts[0], font, tints[0], "left", False),
+                Text(w - self.number_w, y, self.number_w, texts[1], font, tints[1], "right", False)]
+
+    def _clock(self, shot: ShotClock, y: int, h: int) -> list[Item]:
+        x, cw = self.middle
+        return shot_clock_items(x, y, cw, h, shot, self.number_fonts(h // self.u, 5) if self.u > 1 else
+                                (digits_at(h), digits_at(h - 2), NORMAL, TINY))
+
+    def _labels(self, texts: Sequence[Sequence[str]], y: int, key: object) -> Item | None:
+        """Small words in the middle column, one page each (each the longest that fits)."""
+        x, cw = self.middle
+        pages = []
+        for candidates in texts:
+            text, font = fit(candidates, self.small_fonts, cw)
+            pages.append([Text(x, y, cw, text, font, "label", "centre", False)])
+        return self.pages(key, pages)
+
+    def _news(self, items: list[tuple[str, list[str], Colour]], x: int, w: int, key: str) -> Item | None:
+        """News in turn on the bottom line, between ``x`` and ``x + w``."""
+        u = self.u
+        pages: list[list[Item]] = []
+        kinds: list[str] = []
+        for kind, texts, tint in items:
+            text, font = fit(texts, self.line_fonts, w)
+            y = 25 * u + (7 * u - font.height + (1 if font is TINY else 0)) // 2
+            pages.append([Text(x, y, w, text, font, tint, "centre")])
+            kinds.append(kind)
+        return self.pages((key, tuple(kinds)), pages)
+
+
+class HallSnooker(Hall):
+    game = "snooker"
+
+    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+        u = self.u
+        marks: list[Colour | None] = [None, None]
+        if view.striker is not None:
+            marks[view.striker] = ball_colour(view.ball_on) if view.ball_on else "text"
+        tints: list[Colour] = ["win" if view.frame_over and view.frame_winner == s else "text" for s in (0, 1)]
+        items = self._names(view, marks, tints)
+        items += self._numbers([number(s.score) for s in view.sides], ["score", "score"])
+        # The middle: the frames, then the shot clock (or the frame and the match's length).
+        x, cw = self.middle
+        frames = f"{number(view.sides[0].frames)}-{number(view.sides[1].frames)}"
+        font = next((f for f in self.line_fonts if f.width(frames) <= cw), self.line_fonts[-1])
+        items.append(Text(x, 8 * u, cw, frames, font, "frames", "centre", False))
+        if shot is not None:
+            items += self._clock(shot, 16 * u, 8 * u)
+        else:
+            texts: list[list[str]] = []
+            if view.frame is not None:
+                texts.append([f"FRAME {view.frame}", f"FR {view.frame}", f"F{view.frame}"])
+            if view.best_of is not None and view.best_of > 1:
+                texts.append([f"BEST OF {view.best_of}", f"BO {view.best_of}", f"BO{view.best_of}"])
+            label = self._labels(texts, 18 * u, ("length",))
+            if label is not None:
+                items.append(label)
+        return items
+
+    def _bottom(self, view: BoardView, colour: bool) -> list[Item]:
+        u, w = self.u, self.width
+        items: list[Item] = []
+        left, right = 0, w
+        if view.break_ and (view.striker is not None or view.frame_over):
+            # The break at the striker's end (the winner's, once the frame is over).
+            side = view.striker if view.striker is not None else view.frame_winner
+            value = str(view.break_)
+            vfont = self.line_fonts[0]
+            label, lfont = fit(["BREAK", "BRK"], self.small_fonts, w // 4)
+            vw, lw = vfont.width(value), lfont.width(label)
+            y = 25 * u + (7 * u - vfont.height) // 2
+            ly = 25 * u + (7 * u - lfont.height) // 2 + (0 if u == 1 else u)
+            if side == 1:
+                items += [Text(w - vw, y, vw, value, vfont, "score", "left", False),
+                          Text(w - vw - 2 * u - lw, ly, lw, label, lfont, "label", "left", False)]
+                right = w - vw - lw - 4 * u
+            else:
+                items += [Text(0, ly, lw, label, lfont, "label", "left", False),
+                          Text(lw + 2 * u, y, vw, value, vfont, "score", "left", False)]
+                left = lw + vw + 4 * u
+        if view.ball_on is not None and view.striker is not None and view.ball_on in BALL_WORDS:
+            # The ball on in words too, in its colour, at the other end from the break.
+            word = BALL_WORDS[view.ball_on].upper()
+            tint = ball_colour(view.ball_on)
+            font = self.small_fonts[0]
+            ww = font.width(word)
+            y = 25 * u + (7 * u - font.height) // 2 + (0 if u == 1 else u)
+            room = right - left
+            if ww + 8 * u <= room // 3:
+                at_right = view.striker != 1 or not view.break_
+                x = right - ww if at_right else left
+                items.append(Text(x, y, ww, word, font, tint if tint != "colours" else "label", "left", False))
+                if at_right:
+                    right -= ww + 3 * u
+                else:
+                    left += ww + 3 * u
+        news: list[tuple[str, list[str], Colour]] = []
+        if view.frame_over and view.frame_winner is not None:
+            name = view.sides[view.frame_winner].name
+            what = "match" if view.match_over and view.match_winner == view.frame_winner else "frame"
+            news.append(("wins", [f"{name} wins the {what}", f"{name} wins", f"Wins the {what}", "Wins"], "win"))
+        news += flags(view)
+        for side in (0, 1):
+            count = snookers_needed(view, side)
+            if count:
+                words = snookers_word(count)
+                news.append((f"snookers{side}", [f"{count} {words[0]}", f"{count} {words[1]}", count], "alert"))
+        if view.striker is not None and view.remaining is not None and not view.frame_over:
+            news.append(("remaining", [f"{view.remaining} REMAINING", f"{view.remaining} REM",
+                                       str(view.remaining)], "text"))
+        item = self._news(news, left, right - left, "status")
+        if item is not None:
+            items.append(item)
+        return items
+
+
+class HallBlackball(Hall):
+    game = "blackball"
+
+    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+        u = self.u
+        marks: list[Colour | None] = [None, None]
+        if view.striker is not None:
+            marks[view.striker] = group_colour(view, view.striker, colour, "text")
+        tints: list[Colour] = ["win" if view.frame_over and view.frame_winner == s
+                               else group_colour(view, s, colour, "text") for s in (0, 1)]
+        items = self._names(view, marks, tints)
+        items += self._numbers([number(s.frames) for s in view.sides],
+                               [group_colour(view, s, colour) for s in (0, 1)])
+        if shot is not None:
+            items += self._clock(shot, 8 * u, 16 * u)
+        else:
+            texts: list[list[str]] = [[f"FRAME {number(view.frame)}", f"FR {number(view.frame)}"]]
+            if view.race_to is not None:
+                texts.append([f"RACE TO {view.race_to}", f"RACE {view.race_to}", f"TO {view.race_to}"])
+            elif view.best_of is not None:
+                texts.append([f"BEST OF {view.best_of}", f"BO {view.best_of}"])
+            x, cw = self.middle
+            for k, candidates in enumerate(texts):
+                text, font = fit(candidates, self.small_fonts, cw)
+                items.append(Text(x, 10 * u + 7 * u * k, cw, text, font, "label", "centre", False))
+        return items
+
+    def _bottom(self, view: BoardView, colour: bool) -> list[Item]:
+        u, w = self.u, self.width
+        items: list[Item] = []
+        # Up to 7 balls a side in at most two fifths of the width each, the news between.
+        step = min(6 * u, w * 2 // 5 // 7)
+        d = max(2, step - 1)
+        left, right = 0, w
+        winners = [s for s in (0, 1) if winner_texts(view, s)]
+        if not winners:
+            for side in (0, 1):
+                s = view.sides[side]
+                if s.group not in GROUP_LETTER or s.balls_left is None:
+                    continue
+                count = max(0, min(s.balls_left, 7))
+                tint = group_colour(view, side, colour, "text")
+                y = 25 * u + (7 * u - d) // 2
+                for i in range(count):
+                    items.append(Disc(step * i if side == 0 else w - d - step * i, y, d, tint))
+                if side == 0:
+                    left = max(left, step * count + u)
+                else:
+                    right = min(right, w - step * count - u)
+        said: list[tuple[str, list[str], Colour]] = []
+        for side in winners:
+            texts = winner_texts(view, side) or []
+            said.append((f"wins{side}", [f"{view.sides[side].name} {texts[0].lower()}", *texts], "win"))
+        said += news(view)
+        if view.open_table and not view.frame_over:
+            said.append(("open", ["Open table", "OPEN TABLE", "OPEN"], "label"))
+        item = self._news(said, left, right - left, "status")
+        if item is not None:
+            items.append(item)
+        return items
+
+
+def _sized(base: type[Hall], w: int, h: int) -> type[Hall]:
+    cls = type(f"{base.__name__}{w}x{h}", (base,), {"width": w, "height": h, "u": h // 32,
+                                                    "__doc__": f"{base.game} on a {w}x{h} hall board."})
+    register(cls)
+    return cls
+
+
+HALL_SIZES = ((64, 32), (128, 64), (192, 96))
+"""The hall boards: one 64x32 panel, four in a 2x2 square, nine in a 3x3 (or chains of 64x32
+and 128x64 modules making those sizes)."""
+
+HALL_LAYOUTS = [_sized(base, w, h) for base in (HallSnooker, HallBlackball) for w, h in HALL_SIZES]

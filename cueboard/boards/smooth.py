@@ -1,0 +1,96 @@
+"""Anti-aliased TrueType text for the big RGB boards (HUB75 panels, 64x32 and up).
+
+On a 5x7 board every lit pixel is an LED and the pixel fonts of :mod:`.fonts` are the only
+way to draw; on a 128x64 or 192x96 RGB panel a digit 30-50 pixels high drawn with a real
+typeface and anti-aliased edges (partly lit LEDs) reads better from across the hall. The
+typeface is DejaVu Sans Condensed Bold, shipped in ``cueboard/boards/ttf/`` with its licence
+(Bitstream Vera's, DejaVu's changes in the public domain): condensed so that three-digit
+scores fit half a board, bold so that thin strokes do not fade at a distance, with
+same-width digits (a score does not jump as it changes) and the letters of every
+language the venue screens speak (docs/boards.md).
+
+A :class:`Smooth` font is a :class:`~.fonts.Font` to the layouts and the scene: ``height``,
+``width(text)`` and ``render(text)``, which here is an ``L`` mask (0-255 coverage) that
+``ImageDraw.bitmap`` blends in any colour. ``height`` is the box the font's lines take:
+for digits, the digits' own height (so big scores sit exactly in their place); for text,
+from the top of an accented capital to the bottom of a ``g``.
+
+>>> digits_at(30).height, digits_at(30).width("147") == digits_at(30).width("888")
+(30, True)
+>>> text_at(14).render("Ó Súilleabháin").mode
+'L'
+"""
+
+from __future__ import annotations
+
+import io
+from functools import cache, lru_cache
+from importlib.resources import files
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .fonts import Font
+
+__all__ = ["FONT_FILE", "Smooth", "digits_at", "text_at"]
+
+FONT_FILE = "DejaVuSansCondensed-Bold.ttf"
+
+
+@cache
+def _face(size: int) -> ImageFont.FreeTypeFont:
+    data = (files("cueboard.boards") / "ttf" / FONT_FILE).read_bytes()
+    return ImageFont.truetype(io.BytesIO(data), size)
+
+
+class Smooth(Font):
+    """DejaVu Sans Condensed Bold at the size whose line box is ``height`` pixels."""
+
+    def __init__(self, height: int, *, digits: bool) -> None:
+        # Font's own state, as far as the layouts and the scene read it.
+        self.name = f"smooth {'digits' if digits else 'text'} {height}px"
+        self.height = height
+        self.spacing = 0
+        self.upper = False
+        self.digits = digits
+        probe = "0123456789" if digits else "ÁÉg|"
+        # The largest size whose probe fits the box.
+        size = height
+        while True:
+            top, bottom = self._extent(size + 1, probe)
+            if bottom - top > height:
+                break
+            size += 1
+        self.size = size
+        self.face = _face(size)
+        top, bottom = self._extent(size, probe)
+        self._top = top - (height - (bottom - top)) // 2
+        self.render = lru_cache(maxsize=512)(self._render)
+        self.width = lru_cache(maxsize=2048)(self._width)
+
+    @staticmethod
+    def _extent(size: int, probe: str) -> tuple[int, int]:
+        _, top, _, bottom = _face(size).getbbox(probe, anchor="la")
+        return int(top), int(bottom)
+
+    def has(self, ch: str) -> bool:
+        return True
+
+    def _width(self, text: str) -> int:
+        return max(0, round(self.face.getlength(text)))
+
+    def _render(self, text: str) -> Image.Image:
+        mask = Image.new("L", (max(1, self.width(text)), self.height))
+        ImageDraw.Draw(mask).text((0, -self._top), text, font=self.face, fill=255, anchor="la")
+        return mask
+
+
+@cache
+def digits_at(height: int) -> Smooth:
+    """Digits (and the odd ``-`` or ``:``) filling a box ``height`` pixels high."""
+    return Smooth(height, digits=True)
+
+
+@cache
+def text_at(height: int) -> Smooth:
+    """Names and words in a line ``height`` pixels high (accents and descenders inside)."""
+    return Smooth(height, digits=False)

@@ -30,6 +30,8 @@ from cueboard.daemon import ControlServer, ask_daemon
 from cueboard.hw.clock import ManualClock
 from cueboard.inputs import Call, Command, KeyInput
 
+pytest_plugins = ["mosquitto"]
+
 USERS = {"t1": "table-one-pw", "desk": "desk-pw"}
 FOUL, BLUE = 8, 4  # referee-box-12.toml: FOUL, then BLUE: a five-point foul
 
@@ -268,3 +270,31 @@ def test_a_match_from_first_break_to_match_end_on_the_referee_box_alone_through_
         s = keys("RED", "BLACK", "NO_POT", "SHIFT", "NO_POT")  # Bob concedes the decider
         assert s["match_over"] and s["match_winner"] == 0
         assert [side["frames"] for side in s["sides"]] == [2, 1]
+
+
+def test_a_pending_call_goes_out_on_the_input_topic_through_the_real_feed(tmp_path: Path,
+                                                                          mosquitto_broker: Mosquitto) -> None:
+    """Issue 15: a call keyed on the referee box (mock pins) appears on <prefix>/input, then is
+    over when the ball that finishes it is pressed."""
+    from cueboard.keymap import load_keymap
+
+    keymap = load_keymap(KEYMAP)
+    index = {keymap.action(i): i for i in range(keymap.size)}
+    config = table_config(tmp_path, mqtt={"host": mosquitto_broker.host, "port": mosquitto_broker.port},
+                          referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP)}])
+    pins = MockFactory()
+    clock = ManualClock(start=1000.0)
+    with Subscriber(f"{PREFIX}/input", port=mosquitto_broker.port) as inputs:
+        inputs.wait_subscribed()
+        with Daemon(config, boards=[Shown()], pin_factory=pins, button_clock=clock, control=False) as daemon:
+            for name in ("FOUL", "BLUE"):
+                pin = pins.pin(PINS[0][index[name]])
+                pin.drive_low()
+                clock.advance(0.05)
+                pin.drive_high()
+                clock.advance(0.05)
+            pending = inputs.wait_for(lambda m: m.json()["keys"] == ["FOUL"]).json()
+            assert pending["source"] == "referee_box:0" and pending["next"] and pending["expires_at"]
+            done = inputs.wait_for(lambda m: m.json()["keys"] == []).json()
+            assert done["source"] == "referee_box:0"
+            assert daemon.state()["sides"][1]["score"] == 5

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .languages import LANGUAGES
+
 
 def _replay(args: argparse.Namespace) -> int:
     from .replay import run
@@ -68,7 +70,7 @@ def _render(args: argparse.Namespace) -> int:
     return run(args.state, args.out, layout=args.layout, size=args.size, game=args.game, mode=args.mode,
                clock=args.clock, at=args.at, scale=args.scale, pixels=args.pixels, flash=args.flash,
                stdin=sys.stdin.buffer, stderr=sys.stderr, prompt=args.prompt, needs=args.needs,
-               lapsed=args.lapsed, refusal=args.refusal)
+               lapsed=args.lapsed, refusal=args.refusal, language=args.lang)
 
 
 DEFAULT_CONFIG = "/etc/cueboard/cueboard.toml"
@@ -305,6 +307,9 @@ def parser() -> argparse.ArgumentParser:
     rd.add_argument("--needs", metavar="TEXT", help="what the call waits for (with --prompt)")
     rd.add_argument("--lapsed", action="store_true", help="the call lapsed (with --prompt)")
     rd.add_argument("--refusal", metavar="REASON", help="a refused key's reason, drawn in the bar")
+    rd.add_argument("--lang", choices=LANGUAGES, default="en",
+                    help="the board's words (FRAME, BREAK, REM...) in this language, as [display] language "
+                    "sets them (default en)")
     rd.set_defaults(func=_render)
     d = sub.add_parser("demo", help="the whole table on a laptop: keyboard as the referee box, board in "
                        "the terminal, MQTT", description="Run the real daemon with no hardware: the "
@@ -344,7 +349,7 @@ def parser() -> argparse.ArgumentParser:
                     help="tables a page (default: grid 8, list 12)")
     sc.add_argument("--rotate", type=_bounded(float, 0, 3600), metavar="SECONDS",
                     help="seconds a page stays before the next (default 10; 0: pages do not turn)")
-    sc.add_argument("--lang", choices=["en", "nl", "sv", "de", "fr"], help="the words on the screen (default en)")
+    sc.add_argument("--lang", choices=LANGUAGES, help="the words on the screen (default en)")
     sc.set_defaults(func=_screen)
     run = sub.add_parser("run", help="run the table's daemon (under systemd on the Pi)",
                          formatter_class=argparse.RawDescriptionHelpFormatter,

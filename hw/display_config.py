@@ -8,6 +8,7 @@ One board a table::
     height = 8
     block_orientation = -90     # MAX7219: 0, 90, -90 or 180, as luma's (most 4-in-1 modules: -90)
     brightness = 112            # 0-255
+    language = "nl"             # the board's words: en | nl | sv | de | fr (default en)
 
 Several boards a table (the same state on each, e.g. one for the hall, one for the
 marker)::
@@ -46,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from ..languages import LANGUAGES
 from ..settings import Section, refusal
 
 __all__ = ["DEVICES", "DisplayConfig", "DisplayConfigError", "parse_display", "parse_displays"]
@@ -56,7 +58,7 @@ class DisplayConfigError(ConfigError):
 
 
 COMMON = ("device", "name", "width", "height", "layout", "rotate", "brightness", "page_seconds",
-          "scroll_speed")
+          "scroll_speed", "language")
 DEVICES: dict[str, tuple[str, ...]] = {
     "max7219": ("cascaded", "spi_port", "spi_device", "spi_speed_hz", "block_orientation",
                 "blocks_reversed", "resync_seconds"),
@@ -97,6 +99,7 @@ class DisplayConfig:
     brightness: int = 112
     page_seconds: float = 2.5
     scroll_speed: float = 15.0
+    language: str = "en"
     # max7219
     cascaded: int | None = None
     spi_port: int = 0
@@ -190,6 +193,7 @@ def parse_display(table: Any, where: str = "display") -> DisplayConfig:
     put("brightness", brightness)
     put("page_seconds", s.getfloat("page_seconds", None, above=0, unit="seconds"))
     put("scroll_speed", s.getfloat("scroll_speed", None, minval=0, unit="pixels a second"))
+    put("language", s.getchoice("language", LANGUAGES, None))
     for key in ("spi_port", "spi_device"):
         if key in own:
             put(key, s.getint(key, None, minval=0, maxval=9))

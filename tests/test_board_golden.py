@@ -14,11 +14,23 @@ the goldens with::
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 import pytest
-from board_pictures import PICTURES, TALK_CASES, TALK_PICTURES, load_cases, pictures, sheet, talk_sheet
+from board_pictures import (
+    LANGUAGE_PICTURES,
+    LANGUAGE_SHEETS,
+    PICTURES,
+    TALK_CASES,
+    TALK_PICTURES,
+    language_sheet,
+    load_cases,
+    pictures,
+    sheet,
+    talk_sheet,
+)
 from PIL import Image
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -84,8 +96,39 @@ def test_the_bar_draws_its_golden_image(game: str, size: tuple[int, int], mode: 
     assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
 
 
-@pytest.mark.parametrize("picture", sorted(PICTURES) + sorted(TALK_PICTURES))
+def language_path(language: str, game: str, size: tuple[int, int], mode: str) -> Path:
+    return GOLDEN / "languages" / f"{language}-{golden_path(game, size, mode).name}"
+
+
+@pytest.mark.parametrize(("language", "game", "size", "mode"), LANGUAGE_SHEETS,
+                         ids=[language_path(*case).stem for case in LANGUAGE_SHEETS])
+def test_each_language_draws_its_golden_image(language: str, game: str, size: tuple[int, int], mode: str) -> None:
+    """Every state of both games, with the board's words in Dutch, Swedish, German and French:
+    the words of the catalogue, the shortest form that fits where the longest does not."""
+    drawn, corners = language_sheet(CASES[game], *size, mode, language)
+    path = language_path(language, game, size, mode)
+    if UPDATE:
+        path.parent.mkdir(exist_ok=True)
+        drawn.save(path, optimize=True)
+    with Image.open(path) as saved:
+        golden = saved.copy()
+    wrong = []
+    for case, row in zip(CASES[game], corners, strict=True):
+        for page, (x, y) in enumerate(row, start=1):
+            box = (x, y, x + size[0], y + size[1])
+            if drawn.crop(box).tobytes() != golden.crop(box).tobytes():
+                wrong.append(f"{case.name} page {page}")
+    assert drawn.size == golden.size, f"pages added or gone: redraw {path.name} (see the module's doc)"
+    assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
+
+
+@functools.cache
+def drawn_pictures() -> dict[str, Image.Image]:
+    return pictures()
+
+
+@pytest.mark.parametrize("picture", sorted(PICTURES) + sorted(TALK_PICTURES) + sorted(LANGUAGE_PICTURES))
 def test_the_pictures_in_the_docs_are_what_the_layouts_draw(picture: str) -> None:
     with Image.open(ROOT / picture) as saved:
-        assert saved.convert("RGB").tobytes() == pictures()[picture].tobytes(), (
+        assert saved.convert("RGB").tobytes() == drawn_pictures()[picture].tobytes(), (
             "redraw with: .venv/bin/python tools/board_pictures.py")

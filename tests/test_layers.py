@@ -146,7 +146,7 @@ def _in(package: str, name: str) -> bool:
     return name == package or name.startswith(package + ".")
 
 
-HW_MAY_IMPORT = {"cueboard", "cueboard.settings", "cueboard.errors"}
+HW_MAY_IMPORT = {"cueboard", "cueboard.settings", "cueboard.errors", "cueboard.languages"}
 """Leaf modules with nothing of the game or the daemon in them."""
 
 

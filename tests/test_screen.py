@@ -174,7 +174,7 @@ def _placeholders(text: Any) -> list[str]:
 
 def test_catalogues_have_every_word() -> None:
     """Each language's catalogue has every key English has (and no other), the same placeholders,
-    the same plural forms, and board words in capitals, longest first."""
+    the same plural forms, and the boards' words as forms from the longest to the shortest."""
     english = json.loads((SCREEN_DIR / "i18n" / "en.json").read_text())
     for lang in LANGUAGES:
         cat = json.loads((SCREEN_DIR / "i18n" / f"{lang}.json").read_text())
@@ -190,9 +190,18 @@ def test_catalogues_have_every_word() -> None:
         board_keys = {k.split(".", 1)[1] if k.startswith(("snooker.", "blackball.")) else k for k in cat["board"]}
         assert board_keys == set(english["board"]), f"{lang}: board {board_keys ^ set(english['board'])}"
         for key, forms in cat["board"].items():
+            base = key.split(".", 1)[1] if key.startswith(("snooker.", "blackball.")) else key
+            assert isinstance(forms, dict) == isinstance(english["board"][base], dict), f"{lang}: board {key}"
             for words in forms.values() if isinstance(forms, dict) else [forms]:
-                assert words and all(w == w.upper() for w in words), f"{lang}: board {key}"
-                assert [len(w) for w in words] == sorted((len(w) for w in words), reverse=True), f"{lang}: board {key}"
+                # The forms of a word from the longest to the shortest (a board shows the first
+                # that fits), each with the placeholders English has.
+                assert words and all(isinstance(w, str) and w for w in words), f"{lang}: board {key}"
+                assert len(words[-1]) == min(len(w) for w in words), f"{lang}: board {key}: the last is the shortest"
+                english_forms = english["board"][base]
+                english_words = english_forms["other"] if isinstance(english_forms, dict) else english_forms
+                wanted = set(_placeholders(english_words[0]))
+                assert all(set(_placeholders(w)) <= wanted for w in words), f"{lang}: board {key}"
+                assert set(_placeholders(words[0])) == wanted, f"{lang}: board {key}"
 
 
 def test_screen_units() -> None:

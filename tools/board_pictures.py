@@ -6,6 +6,10 @@ gap between them. The golden tests compare such sheets with ``tests/golden/``, a
 pictures in ``docs/img/`` are sheets drawn as LEDs. ``python tools/board_pictures.py``
 redraws the pictures in ``docs/img/`` from the states of ``tests/golden/states.json``.
 
+Each language the boards speak (``cueboard/boards/words.py``) has sheets of its own
+(:func:`language_sheet`, :data:`LANGUAGE_SHEETS`), and ``docs/img/board-languages-*.png``
+show one board in each (:data:`LANGUAGE_PICTURES`).
+
 The conversation bar (``cueboard/boards/bar.py``) has sheets of its own: a row a state
 with a call being keyed in, a lapsed call or a refusal (:data:`SAID`), a column a moment
 (:data:`TALK_TIMES`: its start, its marquee moving, and long after, when a refusal is gone).
@@ -20,14 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
 from cueboard.boards import LayoutOptions, render
 from cueboard.boards.preview import leds
+from cueboard.boards.words import words_for
+from cueboard.languages import LANGUAGES
 from cueboard.seams import Prompt
 
 __all__ = [
     "GAP",
+    "LANGUAGE_PICTURES",
+    "LANGUAGE_SHEETS",
     "PICTURES",
     "SAID",
     "TALK_CASES",
@@ -37,6 +45,7 @@ __all__ = [
     "Said",
     "hub75_sheet",
     "hub75_talk_sheet",
+    "language_sheet",
     "led_sheet",
     "load_cases",
     "pages",
@@ -156,6 +165,20 @@ def sheet(cases: Sequence[Case], width: int, height: int, mode: str, *,
     return _assemble([pages(c, width, height, mode, size=size) for c in cases], width, height, mode)
 
 
+def language_sheet(cases: Sequence[Case], width: int, height: int, mode: str,
+                   language: str) -> tuple[Image.Image, list[list[tuple[int, int]]]]:
+    """:func:`sheet` with the board's words in ``language`` (``[display] language``)."""
+    options = LayoutOptions(words=words_for(language))
+    return _assemble([pages(c, width, height, mode, options=options) for c in cases], width, height, mode)
+
+
+LANGUAGE_SHEETS: tuple[tuple[str, str, tuple[int, int], str], ...] = tuple(
+    (language, game, size, mode) for language in LANGUAGES if language != "en" for game in ("snooker", "blackball")
+    for size, mode in (((32, 8), "1"), ((64, 16), "RGB"), ((128, 32), "RGB"), ((128, 64), "RGB")))
+"""The golden sheets of the other languages (English's are the sheets above): every state
+of both games on a one-colour 32x8, a 64x16, a 128x32 and a 128x64 hall board."""
+
+
 def through_emulator(width: int, height: int) -> Callable[[Image.Image], Image.Image]:
     """A HUB75 board of that size on RGBMatrixEmulator, headless: each picture handed to it
     comes back as the frame the emulated panel was given (hw/hub75.py)."""
@@ -241,6 +264,52 @@ TALK_PICTURES: dict[str, tuple[tuple[int, int], str, tuple[tuple[str, str, str],
 (a refusal's last one: gone, the state back)."""
 
 
+LANGUAGE_PICTURES: dict[str, tuple[str, tuple[int, int], tuple[tuple[str, dict[str, Any], float], ...]]] = {
+    # picture: (game, board size, columns of (state, changes to it, seconds after it came))
+    "docs/img/board-languages-snooker.png": ("snooker", (128, 32), (
+        *(("snookers", {"free_ball": True, "misses": 1}, at) for at in (0.0, 2.5, 5.0, 7.5)),
+        ("match-over", {}, 0.0))),
+    "docs/img/board-languages-blackball.png": ("blackball", (128, 32), (
+        ("free-shot", {}, 0.0),
+        ("free-shot", {}, 2.5),
+        ("match-over", {}, 0.0))),
+}
+"""A board in each language: a row a language, a few moments of a few states side by side
+(together they say every word of the layout but the rarest)."""
+
+LANGUAGE_NAMES = {"en": "English", "nl": "Nederlands", "sv": "Svenska", "de": "Deutsch", "fr": "Français"}
+
+
+def language_pictures(cases: dict[str, list[Case]]) -> dict[str, Image.Image]:
+    """Each picture of :data:`LANGUAGE_PICTURES`: the language's name, then its moments."""
+    out = {}
+    for path, (game, (w, h), columns) in LANGUAGE_PICTURES.items():
+        named = {c.name: c for c in cases[game]}
+        rows = []
+        for language in LANGUAGES:
+            options = LayoutOptions(words=words_for(language))
+            rows.append([render({**named[name].state, **changes}, w, h, mode="RGB", clock=named[name].clock,
+                                at=at, options=options) for name, changes, at in columns])
+        out[path] = _labelled(led_sheet(rows, scale=4), [LANGUAGE_NAMES[lang] for lang in LANGUAGES], 4 * h,
+                              margin=12)
+    return out
+
+
+def _labelled(image: Image.Image, labels: Sequence[str], row_h: int, margin: int) -> Image.Image:
+    """``image`` (a :func:`led_sheet`) with a label before each row."""
+    from importlib.resources import files
+
+    font = ImageFont.truetype(str(files("cueboard.boards") / "ttf" / "DejaVuSansCondensed-Bold.ttf"), 26)
+    label_w = max(int(font.getlength(t)) for t in labels) + 2 * margin
+    out = Image.new("RGB", (image.width + label_w, image.height), (72, 72, 78))
+    out.paste(image, (label_w, 0))
+    draw = ImageDraw.Draw(out)
+    for r, text in enumerate(labels):
+        y = margin + r * (row_h + margin) + row_h // 2
+        draw.text((margin, y), text, font=font, fill=(235, 235, 235), anchor="lm")
+    return out
+
+
 def led_sheet(rows: Sequence[Sequence[Image.Image]], scale: int, margin: int = 12) -> Image.Image:
     """Boards as LEDs (:func:`~.preview.leds`), a row of pages a state, on a grey ground."""
     drawn = [[leds(page, scale=scale) for page in row] for row in rows]
@@ -268,6 +337,7 @@ def pictures(root: Path = ROOT) -> dict[str, Image.Image]:
         rows = [talk_pages(named[game, state], said[game, name], w, h, mode, times=times)
                 for game, state, name in said_rows]
         out[path] = led_sheet(rows, scale=_scale(w))
+    out.update(language_pictures(cases))
     return out
 
 

@@ -21,6 +21,7 @@ from .bar import Box
 from .fonts import LARGE, NARROW, NORMAL, TINY
 from .layout import (
     Layout,
+    Say,
     clock_text,
     digits_font,
     fit,
@@ -38,6 +39,13 @@ from .view import BoardView, ShotClock
 __all__ = ["Blackball32x8", "Blackball64x16", "Blackball128x32"]
 
 GROUP_LETTER = {"red": "R", "yellow": "Y"}
+"""The groups, and each one's letter in English (a board says ``group.<name>`` in its language)."""
+
+
+def group_letter(view: BoardView, side: int, say: Say) -> str:
+    """The letter of ``side``'s group in the board's language ("" before the groups are decided)."""
+    group = view.sides[side].group
+    return say(f"group.{group}")[0] if group in GROUP_LETTER else ""
 
 
 def group_colour(view: BoardView, side: int, colour: bool, default: Colour = "score") -> Colour:
@@ -45,28 +53,30 @@ def group_colour(view: BoardView, side: int, colour: bool, default: Colour = "sc
     return group if colour and group in GROUP_LETTER else default
 
 
-def news(view: BoardView) -> list[tuple[str, list[str], Colour]]:
+def news(view: BoardView, say: Say) -> list[tuple[str, list[str], Colour]]:
     """What the striker should know, most urgent first: (kind, texts long to short, colour)."""
     out: list[tuple[str, list[str], Colour]] = []
     if view.frame_over or view.striker is None:
         return out
     if view.free_shot:
-        out.append(("free", ["Free shot", "FREE SHOT", "Free", "FS"], "green"))
+        out.append(("free", say("free_shot"), "green"))
     if view.visits is not None and view.visits > 1:
-        out.append(("visits", [f"{view.visits} visits", f"{view.visits} VISITS", f"{view.visits} VIS",
-                               f"{view.visits}V"], "text"))
+        out.append(("visits", say("visits", n=view.visits), "text"))
     if view.break_shot:
-        out.append(("break", ["Break", "BREAK", "BRK"], "text"))
+        out.append(("break", say("break_off"), "text"))
     if view.black_on:
-        out.append(("black", ["Black on", "BLACK ON", "Black", "BLK"], "text"))
+        out.append(("black", say("black_on"), "text"))
     return out
 
 
-def winner_texts(view: BoardView, side: int) -> list[str] | None:
+def winner_texts(view: BoardView, side: int, say: Say, *, named: bool = False) -> list[str] | None:
+    """What the winner of the frame (or the match) ``side`` is told, long to short (None: the
+    side has not won); ``named``: the longest forms say the name."""
     if not (view.frame_over and view.frame_winner == side):
         return None
     what = "match" if view.match_over and view.match_winner == side else "frame"
-    return [f"Wins {what}", f"WINS {what.upper()}", "Wins", "WIN"]
+    texts = say(f"name_wins_{what}", name=view.sides[side].name) if named else []
+    return texts + say(f"wins_{what}")
 
 
 @register
@@ -79,7 +89,7 @@ class Blackball32x8(Layout):
         texts = [number(s.frames) for s in view.sides]
         pages: list[list[Item]] = [self._ends(view, texts, shot, colour)]
         kinds = ["frames"]
-        letters = [GROUP_LETTER.get(s.group or "", "") for s in view.sides]
+        letters = [group_letter(view, side, self.words) for side in (0, 1)]
         if not colour and all(letters) and not view.frame_over:
             # One colour: the groups as R and Y where the frames stand.
             pages.append(self._ends(view, letters, shot, colour))
@@ -91,15 +101,14 @@ class Blackball32x8(Layout):
             cw = font.width(clock_text(shot)) + (4 if shot.called else 2)
             clock = shot_clock_items(32 - cw, 0, cw, 8, shot, (NORMAL, TINY))
             room = 32 - cw - 1
-        for kind, candidates, tint in news(view):
+        for kind, candidates, tint in news(view, self.words):
             text, font = fit(candidates, (NORMAL, TINY), room)
             pages.append([line(0, 0, room, text, font, tint, "centre"), *clock])
             kinds.append(kind)
         for side in (0, 1):
-            won = winner_texts(view, side)
+            won = winner_texts(view, side, self.words, named=True)
             if won:
-                name = view.sides[side].name
-                text, font = fit([f"{name} wins", *won], (NORMAL, TINY), 32)
+                text, font = fit(won, (NORMAL, TINY), 32)
                 pages.append([line(0, 0, 32, text, font, "win", "centre")])
                 kinds.append(f"wins{side}")
         item = self.pages(("main", tuple(kinds)), pages)
@@ -177,7 +186,7 @@ class Blackball64x16(Layout):
             elif view.frame_over and view.frame_winner == side:
                 items.append(Shape(0, y + 1, "right", "win"))
             items.append(line(frames_x, y, fw, frames[side], font, group_colour(view, side, colour), "right"))
-            letter = GROUP_LETTER.get(view.sides[side].group or "", "")
+            letter = group_letter(view, side, self.words)
             if letter:
                 items.append(Text(letter_x, y + 1, 3, letter, TINY, group_colour(view, side, colour, "label")))
             field = self._field(view, side, colour, name_x, y, name_w)
@@ -197,9 +206,9 @@ class Blackball64x16(Layout):
         pages.append([self.text(x, y, w, side_name(view, side), NORMAL, group_colour(view, side, colour, "text"))])
         kinds.append("name")
         if view.striker == side:
-            for kind, texts, tint in news(view):
+            for kind, texts, tint in news(view, self.words):
                 add(kind, texts, tint)
-        won = winner_texts(view, side)
+        won = winner_texts(view, side, self.words)
         if won:
             add("wins", won, "win")
         return self.pages(("field", side, tuple(kinds)), pages)
@@ -244,9 +253,10 @@ class Blackball128x32(Layout):
         if shot is not None:
             items += shot_clock_items(cx, 7, cw, 16, shot, (LARGE, NORMAL, TINY))
         else:
-            frame = f"FRAME {number(view.frame)}"
-            length = (f"RACE TO {view.race_to}" if view.race_to is not None
-                      else f"BEST OF {view.best_of}" if view.best_of is not None else "")
+            frame = fit(self.words("frame_n", n=number(view.frame)), (TINY,), cw)[0]
+            length = (fit(self.words("race_to", n=view.race_to), (TINY,), cw)[0] if view.race_to is not None
+                      else fit(self.words("best_of", n=view.best_of), (TINY,), cw)[0] if view.best_of is not None
+                      else "")
             items.append(Text(cx, 10, cw, frame, TINY, "label", "centre", False))
             items.append(Text(cx, 17, cw, length, TINY, "label", "centre", False))
         return items
@@ -273,18 +283,16 @@ class Blackball128x32(Layout):
             kinds.append(kind)
 
         for side in (0, 1):
-            texts = winner_texts(view, side)
+            texts = winner_texts(view, side, self.words, named=True)
             if texts:
-                name = view.sides[side].name
-                winner = [f"{name} {t.lower()}" for t in texts[:1]]
                 # The winner's line may use the whole width: no dots once the frame is over.
                 items = [i for i in items if not isinstance(i, Shape)]
                 x, w = 0, 128
-                add(f"wins{side}", winner + texts, "win")
-        for kind, texts, tint in news(view):
+                add(f"wins{side}", texts, "win")
+        for kind, texts, tint in news(view, self.words):
             add(kind, texts, tint)
         if view.open_table and not view.frame_over:
-            add("open", ["Open table", "OPEN TABLE", "OPEN"], "label")
+            add("open", self.words("open_table"), "label")
         item = self.pages(("status", tuple(kinds)), pages)
         if item is not None:
             items.append(item)

@@ -63,6 +63,7 @@ from ..seams import Prompt
 from .layout import LayoutOptions
 from .render import Renderer
 from .scene import Motion
+from .words import words_for
 
 __all__ = ["FLASH", "Board", "Device", "DeviceFactory"]
 
@@ -139,7 +140,8 @@ class Board:
         w, h = (config.height, config.width) if config.rotate % 2 else (config.width, config.height)
         self._renderer = Renderer(w, h, "RGB" if config.colour else "1", size=config.layout_size,
                                   options=LayoutOptions(page_seconds=config.page_seconds,
-                                                        scroll=config.scroll_speed > 0),
+                                                        scroll=config.scroll_speed > 0,
+                                                        words=words_for(config.language)),
                                   motion=Motion(scroll_speed=config.scroll_speed))
         self._gate: _Gate | None = None
         self._drawn: tuple[Any, ...] | None = None

@@ -3,8 +3,11 @@
 The glyphs are luma.core's own legacy fonts (column bytes, bit ``y`` is row ``y``), turned
 once into small 1-bit images: ``NORMAL`` is the 5x7 LCD font (proportional for words,
 fixed-width digits so that scores do not jump about), ``TINY`` the 3x5 one (capitals
-only). ``NARROW`` is our 4x7 set of digits for three-digit scores on a 32x8 board, and
-``LARGE`` the 5x7 digits doubled (10x14) for the big numbers of a 128x32 board.
+only). Both have the letters with diacritics that our languages' board words use (Swedish
+Å Ä Ö, German Ä Ö Ü ß, French é è, Dutch ë: :data:`_ACCENTED`), so that ÖPPET does not read
+as a different word; any other accented letter is drawn as its base letter. ``NARROW`` is
+our 4x7 set of digits for three-digit scores on a 32x8 board, and ``LARGE`` the 5x7 digits
+doubled (10x14) for the big numbers of a 128x32 board.
 
 A whole string is rendered once into a 1-bit mask (cached) and drawn with one
 ``ImageDraw.bitmap`` call, in any colour, on a mono or an RGB canvas.
@@ -94,10 +97,16 @@ class Font:
         return (ch.upper() if self.upper else ch) in self._glyphs
 
     def _glyph_list(self, text: str) -> list[Image.Image]:
-        text = ascii_text(text)
-        if self.upper:
-            text = text.upper()
-        return [self._glyphs.get(ch, self._missing) for ch in text]
+        text = unicodedata.normalize("NFC", text.upper() if self.upper else text)
+        out = []
+        for ch in text:
+            glyph = self._glyphs.get(ch)
+            if glyph is not None:
+                out.append(glyph)
+            else:
+                # A letter the font lacks: its base letter (é -> e), else "?".
+                out += [self._glyphs.get(c, self._missing) for c in ascii_text(ch)]
+        return out
 
     def _width(self, text: str) -> int:
         """Width in pixels of ``text`` as drawn (no trailing space)."""
@@ -146,6 +155,37 @@ NORMAL._glyphs["0"] = _glyph([0x3E, 0x41, 0x41, 0x41, 0x3E], range(0, 7))
 TINY = _luma_font("tiny 3x5", TINY_FONT, range(1, 6), proportional=True, fixed_digits=False,
                   chars=[c for c in _PRINTABLE if not c.islower()], space=1, upper=True)
 """luma's tiny font, 5 pixels high, capitals only (lower case is drawn as capitals)."""
+
+_ACCENTED: dict[Font, dict[str, list[str]]] = {
+    # 5x7: a capital's diacritic takes its top row (the letter's top drawn a row lower), as
+    # 5x7 LED fonts do; a small letter's sits above its x-height.
+    NORMAL: {
+        "Ä": ["#...#", ".###.", "#...#", "#...#", "#####", "#...#", "#...#"],
+        "Å": ["..#..", ".#.#.", ".###.", "#...#", "#####", "#...#", "#...#"],
+        "Ö": ["#...#", ".###.", "#...#", "#...#", "#...#", "#...#", ".###."],
+        "Ü": ["#...#", ".....", "#...#", "#...#", "#...#", "#...#", ".###."],
+        "É": ["...#.", "#####", "#....", "####.", "#....", "#....", "#####"],
+        "ä": [".#.#.", ".....", ".###.", "....#", ".####", "#...#", ".####"],
+        "å": ["..#..", ".#.#.", ".###.", "....#", ".####", "#...#", ".####"],
+        "ö": [".#.#.", ".....", ".###.", "#...#", "#...#", "#...#", ".###."],
+        "ü": [".#.#.", ".....", "#...#", "#...#", "#...#", "#..##", ".##.#"],
+        "é": ["...#.", "..#..", ".###.", "#...#", "#####", "#....", ".###."],
+        "è": [".#...", "..#..", ".###.", "#...#", "#####", "#....", ".###."],
+        "ë": [".#.#.", ".....", ".###.", "#...#", "#####", "#....", ".###."],
+        "ß": [".##.", "#..#", "#..#", "#.#.", "#..#", "#..#", "#.#."],
+    },
+    # 3x5 capitals: the diacritic on the top row, the letter in the three at the bottom.
+    TINY: {
+        "Ä": ["#.#", "...", ".#.", "###", "#.#"],
+        "Å": [".#.", "...", ".#.", "###", "#.#"],
+        "Ö": ["#.#", "...", "###", "#.#", "###"],
+        "Ü": ["#.#", "...", "#.#", "#.#", "###"],
+        "É": [".#.", "###", "##.", "#..", "###"],
+    },
+}
+"""The letters with diacritics of the boards' words (``screen/i18n/*.json``), drawn here."""
+for _font, _rows in _ACCENTED.items():
+    _font._glyphs.update({ch: _from_rows(rows) for ch, rows in _rows.items()})
 
 _NARROW_ROWS = {
     "0": [".##.", "#..#", "#..#", "#..#", "#..#", "#..#", ".##."],

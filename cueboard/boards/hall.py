@@ -17,8 +17,7 @@ from one panel to six sees the same board, larger:
 The conversation bar (:mod:`.bar`) takes the bottom line (two lines of the 5x7 font from
 128x64 up), names, numbers and the clock staying in view. On 64x32 the small words are
 the pixel fonts of :mod:`.fonts` (sharper than any outline at 5-7 pixels); from 128x64 up
-all of it is anti-aliased. The words are English until the boards speak the venue's
-language (the venue screen's catalogues).
+all of it is anti-aliased. The words are the board's language's (:mod:`.words`).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from .bar import Box
 from .blackball import GROUP_LETTER, group_colour, news, winner_texts
 from .fonts import NORMAL, TINY, Font
 from .layout import (
-    BALL_WORDS,
+    BALLS,
     Layout,
     ball_colour,
     fit,
@@ -41,7 +40,7 @@ from .layout import (
 )
 from .scene import Colour, Disc, Item, Text
 from .smooth import digits_at, text_at
-from .snooker import flags, snookers_needed, snookers_word
+from .snooker import flags, snookers_needed, snookers_word, wins_texts
 from .view import BoardView, ShotClock
 
 __all__ = ["HallBlackball", "HallSnooker"]
@@ -182,9 +181,9 @@ class HallSnooker(Hall):
         else:
             texts: list[list[str]] = []
             if view.frame is not None:
-                texts.append([f"FRAME {view.frame}", f"FR {view.frame}", f"F{view.frame}"])
+                texts.append(self.words("frame_n", n=view.frame))
             if view.best_of is not None and view.best_of > 1:
-                texts.append([f"BEST OF {view.best_of}", f"BO {view.best_of}", f"BO{view.best_of}"])
+                texts.append(self.words("best_of", n=view.best_of))
             label = self._labels(texts, 18 * u, ("length",))
             if label is not None:
                 items.append(label)
@@ -199,7 +198,7 @@ class HallSnooker(Hall):
             side = view.striker if view.striker is not None else view.frame_winner
             value = str(view.break_)
             vfont = self.line_fonts[0]
-            label, lfont = fit(["BREAK", "BRK"], self.small_fonts, w // 4)
+            label, lfont = fit(self.words("break"), self.small_fonts, w // 4)
             vw, lw = vfont.width(value), lfont.width(label)
             y = 25 * u + (7 * u - vfont.height) // 2
             ly = 25 * u + (7 * u - lfont.height) // 2 + (0 if u == 1 else u)
@@ -211,9 +210,9 @@ class HallSnooker(Hall):
                 items += [Text(0, ly, lw, label, lfont, "label", "left", False),
                           Text(lw + 2 * u, y, vw, value, vfont, "score", "left", False)]
                 left = lw + vw + 4 * u
-        if view.ball_on is not None and view.striker is not None and view.ball_on in BALL_WORDS:
+        if view.ball_on is not None and view.striker is not None and view.ball_on in BALLS:
             # The ball on in words too, in its colour, at the other end from the break.
-            word = BALL_WORDS[view.ball_on].upper()
+            word = self.words(f"ball.{view.ball_on}")[0]
             tint = ball_colour(view.ball_on)
             font = self.small_fonts[0]
             ww = font.width(word)
@@ -229,17 +228,16 @@ class HallSnooker(Hall):
                     left += ww + 3 * u
         news: list[tuple[str, list[str], Colour]] = []
         if view.frame_over and view.frame_winner is not None:
-            name = view.sides[view.frame_winner].name
-            what = "match" if view.match_over and view.match_winner == view.frame_winner else "frame"
-            news.append(("wins", [f"{name} wins the {what}", f"{name} wins", f"Wins the {what}", "Wins"], "win"))
-        news += flags(view)
+            news.append(("wins", wins_texts(view, view.frame_winner, self.words, named=True), "win"))
+        news += flags(view, self.words)
         for side in (0, 1):
             count = snookers_needed(view, side)
             if count:
-                words = snookers_word(count)
-                news.append((f"snookers{side}", [f"{count} {words[0]}", f"{count} {words[1]}", count], "alert"))
+                words = snookers_word(count, self.words)
+                news.append((f"snookers{side}", [*(f"{count} {word}" for word in words[:2]), count], "alert"))
         if view.striker is not None and view.remaining is not None and not view.frame_over:
-            news.append(("remaining", [f"{view.remaining} REMAINING", f"{view.remaining} REM",
+            rem = self.words("remaining")
+            news.append(("remaining", [f"{view.remaining} {rem[0]}", f"{view.remaining} {rem[-1]}",
                                        str(view.remaining)], "text"))
         item = self._news(news, left, right - left, "status")
         if item is not None:
@@ -263,11 +261,11 @@ class HallBlackball(Hall):
         if shot is not None:
             items += self._clock(shot, 8 * u, 16 * u)
         else:
-            texts: list[list[str]] = [[f"FRAME {number(view.frame)}", f"FR {number(view.frame)}"]]
+            texts: list[list[str]] = [self.words("frame_n", n=number(view.frame))]
             if view.race_to is not None:
-                texts.append([f"RACE TO {view.race_to}", f"RACE {view.race_to}", f"TO {view.race_to}"])
+                texts.append(self.words("race_to", n=view.race_to))
             elif view.best_of is not None:
-                texts.append([f"BEST OF {view.best_of}", f"BO {view.best_of}"])
+                texts.append(self.words("best_of", n=view.best_of))
             x, cw = self.middle
             for k, candidates in enumerate(texts):
                 text, font = fit(candidates, self.small_fonts, cw)
@@ -281,7 +279,7 @@ class HallBlackball(Hall):
         step = min(6 * u, w * 2 // 5 // 7)
         d = max(2, step - 1)
         left, right = 0, w
-        winners = [s for s in (0, 1) if winner_texts(view, s)]
+        winners = [s for s in (0, 1) if view.frame_over and view.frame_winner == s]
         if not winners:
             for side in (0, 1):
                 s = view.sides[side]
@@ -298,11 +296,10 @@ class HallBlackball(Hall):
                     right = min(right, w - step * count - u)
         said: list[tuple[str, list[str], Colour]] = []
         for side in winners:
-            texts = winner_texts(view, side) or []
-            said.append((f"wins{side}", [f"{view.sides[side].name} {texts[0].lower()}", *texts], "win"))
-        said += news(view)
+            said.append((f"wins{side}", winner_texts(view, side, self.words, named=True) or [], "win"))
+        said += news(view, self.words)
         if view.open_table and not view.frame_over:
-            said.append(("open", ["Open table", "OPEN TABLE", "OPEN"], "label"))
+            said.append(("open", self.words("open_table"), "label"))
         item = self._news(said, left, right - left, "status")
         if item is not None:
             items.append(item)

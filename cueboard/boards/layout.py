@@ -12,8 +12,8 @@ Layouts read nothing but the view, the shot clock and their options: no time, no
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..games import PartView, kit
@@ -21,17 +21,23 @@ from .bar import Box
 from .fonts import NARROW, NORMAL, TINY, Font
 from .scene import Colour, Fill, Item, Pages, Text
 from .view import BoardView, ShotClock
+from .words import Words, words_for
 
-__all__ = ["LAYOUTS", "SIZES", "Layout", "LayoutOptions", "TinyLayout", "find_layout", "register"]
+__all__ = ["LAYOUTS", "SIZES", "Layout", "LayoutOptions", "Say", "TinyLayout", "find_layout", "register"]
+
+Say = Callable[..., list[str]]
+"""A layout's :meth:`Layout.words`: a board word's forms, long to short, in the board's language."""
 
 
 @dataclass(frozen=True)
 class LayoutOptions:
     """``page_seconds``: how long each page of an alternating field shows; ``scroll``: names
-    too long for their place scroll (else they are cut)."""
+    too long for their place scroll (else they are cut); ``words``: the board's words, in
+    the venue's language (:mod:`.words`)."""
 
     page_seconds: float = 2.5
     scroll: bool = True
+    words: Words = field(default_factory=lambda: words_for("en"))
 
 
 class Layout:
@@ -47,6 +53,10 @@ class Layout:
     @property
     def name(self) -> str:
         return f"{self.game} {self.width}x{self.height}"
+
+    def words(self, key: str, *, n: int | str | None = None, name: str | None = None) -> list[str]:
+        """The forms of a board word in the board's language, this game's own first."""
+        return self.options.words(key, game=self.game, n=n, name=name)
 
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
         """The items to draw; ``colour``: the board has RGB pixels (else each is on or off)."""
@@ -151,15 +161,15 @@ def side_name(view: BoardView, side: int) -> str:
     return s.name
 
 
-BALL_WORDS: dict[str, str] = {"colour": "any colour", "red": "red", "yellow": "yellow", "green": "green",
-                              "brown": "brown", "blue": "blue", "pink": "pink", "black": "black"}
+BALLS = frozenset({"colour", "red", "yellow", "green", "brown", "blue", "pink", "black"})
+"""The balls on a board knows (``colour``: any colour); each has a word, ``ball.<name>``."""
 
 
 def ball_colour(ball: str | None) -> Colour:
     """The colour name a ball is drawn in ("colours": any colour, a striped disc)."""
     if ball == "colour":
         return "colours"
-    return ball if ball in BALL_WORDS else "text"
+    return ball if ball in BALLS else "text"
 
 
 def centred(x: int, w: int, inner: int) -> int:

@@ -6,7 +6,8 @@ taken, as ``cueboard replay --each`` prints them), or an event log (its first li
 the boards, on luma's ``dummy`` device, and saved as LEDs (:func:`~.preview.leds`) or,
 with ``--pixels``, one pixel an LED. ``--prompt FOUL,MISS --needs TEXT`` draws a call being
 keyed in over it (``--lapsed``: one that lapsed), ``--refusal TEXT`` a refused key's reason;
-``--at`` is then the time since they came.
+``--at`` is then the time since they came. ``--lang`` says the board's words in another
+language, as a board's ``[display] language`` does.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any, BinaryIO, TextIO
 from PIL import Image
 
 from ..seams import Prompt
-from . import SIZES, parse_size, render
+from . import SIZES, LayoutOptions, parse_size, render
 from .preview import leds
+from .words import words_for
 
 __all__ = ["RenderError", "read_prompt", "read_state", "run"]
 
@@ -79,7 +81,7 @@ def read_prompt(keys: str | None, needs: str | None, lapsed: bool) -> Prompt | N
 def run(source: str, out: str, *, layout: str, size: str | None, game: str | None, mode: str,
         clock: float | None, at: float, scale: int, pixels: bool, flash: bool,
         stdin: BinaryIO, stderr: TextIO, prompt: str | None = None, needs: str | None = None,
-        lapsed: bool = False, refusal: str | None = None) -> int:
+        lapsed: bool = False, refusal: str | None = None, language: str = "en") -> int:
     """The command: 0 with the picture written, 1 when the input or output fails."""
     try:
         call = read_prompt(prompt, needs, lapsed)
@@ -103,8 +105,9 @@ def run(source: str, out: str, *, layout: str, size: str | None, game: str | Non
     if game is not None:
         state["game"] = game
     forced = layout_size if layout_size in SIZES else None
+    options = LayoutOptions(words=words_for(language))
     image = render(state, *board_size, mode=mode, clock=clock, at=at, size=forced, inverted=flash, prompt=call,
-                   refusal=refusal)
+                   refusal=refusal, options=options)
     picture = image.convert("RGB") if pixels else leds(image, scale=scale)
     if pixels and scale > 1:
         picture = picture.resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from .bar import Box
 from .fonts import LARGE, NARROW, NORMAL, TINY
 from .layout import (
-    BALL_WORDS,
+    BALLS,
     Layout,
+    Say,
     ball_colour,
     clock_text,
     digits_font,
@@ -41,17 +42,17 @@ from .view import BoardView, ShotClock
 __all__ = ["Snooker32x8", "Snooker64x16", "Snooker128x32"]
 
 
-def flags(view: BoardView) -> list[tuple[str, list[str], Colour]]:
+def flags(view: BoardView, say: Say) -> list[tuple[str, list[str], Colour]]:
     """The striker's news, most urgent first: (kind, texts from long to short, colour)."""
     out: list[tuple[str, list[str], Colour]] = []
     if view.striker is None:
         return out
     if view.free_ball:
-        out.append(("free", ["Free ball", "FREE BALL", "Free", "FB"], "green"))
+        out.append(("free", say("free_ball"), "green"))
     if view.misses:
-        out.append(("miss", [f"Miss {view.misses}", f"M{view.misses}"], "alert"))
+        out.append(("miss", say("miss", n=view.misses), "alert"))
     if view.respotted_black:
-        out.append(("respot", ["Re-spotted black", "Re-spot black", "Re-spot", "Black"], "text"))
+        out.append(("respot", say("respotted_black"), "text"))
     return out
 
 
@@ -63,8 +64,17 @@ def snookers_needed(view: BoardView, side: int) -> str | None:
     return str(s.count)
 
 
-def snookers_word(count: str) -> list[str]:
-    return ["SNOOKER" if count == "1" else "SNOOKERS", "SNK", "S"]
+def snookers_word(count: str, say: Say) -> list[str]:
+    """``SNOOKER`` or ``SNOOKERS`` (and shorter), as ``count`` asks in the board's language."""
+    return say("snookers", n=int(count))
+
+
+def wins_texts(view: BoardView, side: int, say: Say, *, named: bool) -> list[str]:
+    """What the frame's (or the match's) winner ``side`` is told, long to short; ``named``: the
+    longest forms say the name (where the board has no name beside it)."""
+    what = "match" if view.match_over and view.match_winner == side else "frame"
+    texts = say(f"name_wins_{what}", name=view.sides[side].name) if named else []
+    return texts + say(f"wins_{what}")
 
 
 @register
@@ -80,7 +90,7 @@ class Snooker32x8(Layout):
         if brk and (view.striker is not None or view.frame_over):
             pages.append(self._break(view, brk))
             kinds.append("break")
-        for kind, texts, tint in flags(view):
+        for kind, texts, tint in flags(view, self.words):
             text, font = fit(texts, (NORMAL, TINY), 32)
             pages.append([line(0, 0, 32, text, font, tint, "centre")])
             kinds.append(kind)
@@ -124,10 +134,13 @@ class Snooker32x8(Layout):
         """The break on the striker's side, marked like the score, with its label."""
         side = marked_side(view)
         value = str(brk)
-        # The widest digits that leave room for the arrow and at least "BRK".
-        font = digits_font([value], 32 - 7 - TINY.width("BRK"), (NORMAL, NARROW, TINY))
+        # The widest digits that leave room for the arrow and a label of more than a letter
+        # ("BRK") when the language has one.
+        labels = self.words("break")
+        least = min((TINY.width(t) for t in labels if len(t) > 1), default=TINY.width(labels[-1]))
+        font = digits_font([value], 32 - 7 - least, (NORMAL, NARROW, TINY))
         vw = font.width(value)
-        label, label_font = fit(["BREAK", "BRK", "B"], (TINY,), 32 - vw - 7)
+        label, label_font = fit(labels, (TINY,), 32 - vw - 7)
         if side == 1:
             return [line(0, 0, 32 - vw - 7, label, label_font, "label", "left", False),
                     Shape(32 - vw - 5, 1, "right", "text"),
@@ -140,14 +153,14 @@ class Snooker32x8(Layout):
 
     def _snookers(self, side: int, count: str) -> list[Item]:
         """``2 SNOOKERS`` at the side that needs them."""
-        return labelled(0, 0, 32, snookers_word(count), count, "alert", "alert",
+        return labelled(0, 0, 32, snookers_word(count, self.words), count, "alert", "alert",
                         "left" if side == 0 else "right", value_first=True)
 
     def _frames(self, view: BoardView) -> list[Item]:
         texts = [number(s.frames) for s in view.sides]
         font = digits_font(texts, 12)
         w0, w1 = (font.width(t) for t in texts)
-        label, label_font = fit(["FRAMES", "FRAME", "FR", ""], (TINY,), 32 - w0 - w1 - 4)
+        label, label_font = fit([*self.words("frames"), ""], (TINY,), 32 - w0 - w1 - 4)
         items: list[Item] = [line(0, 0, w0, texts[0], font, "frames"),
                              line(32 - w1, 0, w1, texts[1], font, "frames", "right"),
                              line(w0 + 2, 0, 32 - w0 - w1 - 4, label, label_font, "label", "centre", False)]
@@ -202,7 +215,8 @@ class Snooker64x16(Layout):
         """The name's place: the name, and in turn what concerns this side now."""
         if shot is not None and view.striker is not None and view.striker != side:
             # A shot clock runs: it takes the other side's place for the length of the shot.
-            label = line(x, y, 20, "CLOCK", TINY, "label", "left", False)
+            word, _ = fit(self.words("clock"), (TINY,), 20)
+            label = line(x, y, 20, word, TINY, "label", "left", False)
             clock = shot_clock_items(x + 21, y, w - 21, 8, shot, (NORMAL, NARROW, TINY))
             return self.pages(("clock", side), [[label, *clock]])
         pages: list[list[Item]] = []
@@ -219,23 +233,21 @@ class Snooker64x16(Layout):
         name = [self.text(x, y, w, side_name(view, side), NORMAL)]
         if view.striker == side:
             if view.break_:
-                add("break", labelled(x, y, w, ["BREAK", "BRK"], str(view.break_), "score"))
+                add("break", labelled(x, y, w, self.words("break"), str(view.break_), "score"))
             add("name", name)
-            for kind, texts, tint in flags(view):
+            for kind, texts, tint in flags(view, self.words):
                 say(kind, texts, tint)
         else:
             add("name", name)
             if view.frame_over and view.frame_winner == side:
-                what = "MATCH" if view.match_over and view.match_winner == side else "FRAME"
-                say("wins", [f"Wins {what.lower()}", f"WINS {what}", "Wins"], "win")
+                say("wins", wins_texts(view, side, self.words, named=False), "win")
                 if view.break_:
-                    add("break", labelled(x, y, w, ["BREAK", "BRK"], str(view.break_), "score"))
+                    add("break", labelled(x, y, w, self.words("break"), str(view.break_), "score"))
             elif view.striker is not None and view.remaining is not None and not view.frame_over:
-                add("remaining", labelled(x, y, w, ["REMAINING", "REMAIN", "REM"], str(view.remaining),
-                                          "text"))
+                add("remaining", labelled(x, y, w, self.words("remaining"), str(view.remaining), "text"))
         count = snookers_needed(view, side)
         if count:
-            add("snookers", labelled(x, y, w, snookers_word(count), count, "alert", "alert",
+            add("snookers", labelled(x, y, w, snookers_word(count, self.words), count, "alert", "alert",
                                      value_first=True))
         return self.pages(("field", side, tuple(kinds)), pages)
 
@@ -293,9 +305,9 @@ class Snooker128x32(Layout):
         """The frame being played and the match's length, each as short as it must be."""
         out = []
         if view.frame is not None:
-            out.append(fit([f"FRAME {view.frame}", f"F{view.frame}"], (TINY,), w)[0])
+            out.append(fit(self.words("frame_n", n=view.frame), (TINY,), w)[0])
         if view.best_of is not None and view.best_of > 1:
-            out.append(fit([f"BEST OF {view.best_of}", f"BO{view.best_of}"], (TINY,), w)[0])
+            out.append(fit(self.words("best_of", n=view.best_of), (TINY,), w)[0])
         return out
 
     def _status(self, view: BoardView, colour: bool) -> list[Item]:
@@ -304,12 +316,13 @@ class Snooker128x32(Layout):
         items: list[Item] = []
         left = 0
         if view.break_ and (view.striker is not None or view.frame_over):
-            items += labelled(0, y, 44, "BREAK", str(view.break_), "score")
+            items += labelled(0, y, 44, self.words("break"), str(view.break_), "score")
             left = 44
         right = 128
         if view.ball_on is not None and view.striker is not None:
             tint = ball_colour(view.ball_on)
-            word = BALL_WORDS.get(view.ball_on, view.ball_on).upper()
+            word = fit(self.words(f"ball.{view.ball_on}") if view.ball_on in BALLS else [view.ball_on.upper()],
+                       (TINY,), 40)[0]
             shape = "ring7" if view.ball_on == "black" and not colour else "disc7"
             items.append(Shape(121, y, shape, tint if colour else "text"))
             ww = TINY.width(word)
@@ -329,16 +342,14 @@ class Snooker128x32(Layout):
             add(kind, [line(x, y, w, text, font, tint, "centre")])
 
         if view.frame_over and view.frame_winner is not None:
-            name = view.sides[view.frame_winner].name
-            what = "match" if view.match_over and view.match_winner == view.frame_winner else "frame"
-            say("wins", [f"{name} wins the {what}", f"{name} wins", f"Wins the {what}"], "win")
-        for kind, texts, tint in flags(view):
+            say("wins", wins_texts(view, view.frame_winner, self.words, named=True), "win")
+        for kind, texts, tint in flags(view, self.words):
             say(kind, texts, tint)
         for side in (0, 1):
             count = snookers_needed(view, side)
             if count:
                 # An arrow to the side that needs them.
-                unit = labelled(x + 5, y, w - 10, snookers_word(count), count, "alert", "alert", "centre",
+                unit = labelled(x + 5, y, w - 10, snookers_word(count, self.words), count, "alert", "alert", "centre",
                                 value_first=True)
                 left_x = min(i.x for i in unit if isinstance(i, Text))
                 right_x = max(i.x + i.w for i in unit if isinstance(i, Text))
@@ -346,7 +357,7 @@ class Snooker128x32(Layout):
                     right_x + 2, y + 1, "right", "alert")
                 add(f"snookers{side}", [arrow, *unit])
         if view.striker is not None and view.remaining is not None:
-            add("remaining", labelled(x, y, w, ["REMAINING", "REMAIN", "REM"], str(view.remaining), "text",
+            add("remaining", labelled(x, y, w, self.words("remaining"), str(view.remaining), "text",
                                       align="centre"))
         item = self.pages(("status", tuple(kinds)), pages)
         if item is not None:

@@ -192,7 +192,7 @@ def _demo(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, filename=args.log, format="%(levelname)s %(name)s: %(message)s")
     return run_demo(broker=args.broker, game=args.game, autoplay=True if args.autoplay else None,
                     events=args.events, journal=args.journal, layout=args.layout, board=args.board,
-                    window=args.window)
+                    window=args.window, language=args.lang)
 
 
 def _screen(args: argparse.Namespace) -> int:
@@ -328,6 +328,8 @@ def parser() -> argparse.ArgumentParser:
                    help="a hall board of HUB75 panels instead, on RGBMatrixEmulator (the demo extra)")
     d.add_argument("--window", action="store_true", help="with --board: draw it in a window (pygame), "
                    "not the terminal")
+    d.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="the board's words (and the screen's, in the line it prints) in this language (default en)")
     d.add_argument("--log", default=None, help="write the daemon's log to this file (default: standard error)")
     d.set_defaults(func=_demo)
     sc = sub.add_parser("screen", help="serve the venue screen: every table live in a browser, over MQTT",

@@ -153,7 +153,7 @@ def keymap_names(game: str) -> tuple[str, str]:
 
 
 def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x16", board: str | None = None,
-                window: bool = False) -> Any:
+                window: bool = False, language: str = "en") -> Any:
     box, pad = keymap_names(game)
     width, height = BOARDS[board] if board else LAYOUTS[layout]
     display: dict[str, Any] = {"device": "dummy", "width": width, "height": height, "mode": "RGB"}
@@ -161,6 +161,7 @@ def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x1
         # On a laptop the emulator; headless when the demo draws it in the terminal itself.
         display = {"device": "hub75", "width": width, "height": height, "backend": "emulator",
                    "emulator": "window" if window else "headless"}
+    display["language"] = language
     match = ({"game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7} if game == "snooker"
              else {"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 5})
     raw = {
@@ -177,7 +178,7 @@ def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x1
 
 
 def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | None, game: str,
-                 interactive: bool) -> list[str]:
+                 interactive: bool, language: str = "en") -> list[str]:
     """What to run beside the demo, and where things are: printed in both modes."""
     from .key_legend import legend_lines
     from .keymap import load_keymap
@@ -186,7 +187,9 @@ def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | Non
     box_name, pad_name = keymap_names(game)
     socket = config.control_socket
     if ws:
-        screen = f"screen:  cueboard screen --broker-ws ws://{host}:{ws} --venue demo   (then http://127.0.0.1:8080/)"
+        lang = "" if language == "en" else f" --lang {language}"
+        screen = (f"screen:  cueboard screen --broker-ws ws://{host}:{ws} --venue demo{lang}   "
+                  "(then http://127.0.0.1:8080/)")
     else:
         screen = (f"screen:  cueboard screen --broker-ws ws://{host}:WS_PORT --venue demo   (WS_PORT: the "
                   f"WebSockets listener of the broker at {host}:{port}, if it has one)")
@@ -216,7 +219,7 @@ def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | Non
 
 def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: int | None,
              journal: str | None, layout: str = "64x16", board: str | None = None, window: bool = False,
-             out: TextIO = sys.stdout) -> int:
+             language: str = "en", out: TextIO = sys.stdout) -> int:
     from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
     from .devices import open_board
@@ -236,7 +239,7 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
         else:
             host, port, ws = "127.0.0.1", free_port(1883), free_port(9001)
             stack.enter_context(_broker(work, port, ws))
-        config = demo_config(work, game, host, port, layout, board, window)
+        config = demo_config(work, game, host, port, layout, board, window, language)
         rows = (BOARDS[board] if board else LAYOUTS[layout])[1] // 2 + 2  # the terminal's lines the board takes
         screens: list[TerminalDevice] = []
 
@@ -252,7 +255,8 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
             out.write("\x1b[2J")
         table: Table = stack.enter_context(open_table(config, pin_factory=factory, boards=boards))
         keymap = load_keymap(config.referee_keymap)
-        status = status_lines(config, work=work, host=host, port=port, ws=ws, game=game, interactive=interactive)
+        status = status_lines(config, work=work, host=host, port=port, ws=ws, game=game, interactive=interactive,
+                              language=language)
         engine = threading.Thread(target=table.run, name="engine", daemon=True)
         engine.start()
         try:

@@ -16,7 +16,7 @@ from keypad_helpers import WAIT
 from mosquitto import Mosquitto
 
 from cueboard import __version__
-from cueboard.cli import main
+from cueboard.cli import main, parser
 from cueboard.daemon import ask_daemon
 
 pytest_plugins = ["mosquitto"]
@@ -162,6 +162,20 @@ def test_the_demo_board_takes_the_layout_asked_for(tmp_path: Path) -> None:
     for layout, size in (("32x8", (32, 8)), ("64x16", (64, 16)), ("128x32", (128, 32))):
         display = demo_config(tmp_path, "snooker", "127.0.0.1", 1883, layout).displays[0]
         assert (display.width, display.height) == size
+
+
+def test_the_demo_speaks_the_language_asked_for(tmp_path: Path) -> None:
+    """``cueboard demo --lang sv``: the board's words in Swedish, and the screen line it prints
+    opens the page in Swedish too."""
+    from cueboard.demo import demo_config, status_lines
+
+    config = demo_config(tmp_path, "snooker", "127.0.0.1", 1883, language="sv")
+    assert config.displays[0].language == "sv"
+    lines = status_lines(config, work=tmp_path, host="127.0.0.1", port=1883, ws=9001, game="snooker",
+                         interactive=False, language="sv")
+    assert any("cueboard screen --broker-ws ws://127.0.0.1:9001 --venue demo --lang sv" in line for line in lines)
+    assert parser().parse_args(["demo", "--lang", "fr"]).lang == "fr"
+    assert demo_config(tmp_path, "snooker", "127.0.0.1", 1883).displays[0].language == "en"
 
 
 def test_the_demo_draws_a_hub75_board_through_the_emulator_in_the_terminal(tmp_path: Path) -> None:

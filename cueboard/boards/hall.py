@@ -39,7 +39,7 @@ from .layout import (
     side_name,
 )
 from .scene import Colour, Disc, Item, Text
-from .smooth import digits_at, text_at
+from .smooth import caps_at, digits_at, text_at
 from .snooker import flags, snookers_needed, snookers_word, wins_texts
 from .view import BoardView, ShotClock
 
@@ -61,9 +61,10 @@ class Hall(Layout):
 
     @property
     def small_fonts(self) -> tuple[Font, ...]:
-        """Labels (BREAK, BEST OF 7): the 3x5 pixel font on 64x32."""
+        """Labels (BREAK, BEST OF 7, RÖD): the 3x5 pixel font on 64x32, capitals with their
+        diacritics inside the line from 128x64 up."""
         u = self.u
-        return (TINY,) if u == 1 else (text_at(5 * u), text_at(4 * u))
+        return (TINY,) if u == 1 else (caps_at(5 * u), caps_at(4 * u))
 
     def number_fonts(self, top: int, bottom: int) -> tuple[Font, ...]:
         """Digits from ``top`` down to ``bottom`` times ``u`` pixels high, each size in turn."""

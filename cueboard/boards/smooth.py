@@ -13,7 +13,9 @@ A :class:`Smooth` font is a :class:`~.fonts.Font` to the layouts and the scene: 
 ``width(text)`` and ``render(text)``, which here is an ``L`` mask (0-255 coverage) that
 ``ImageDraw.bitmap`` blends in any colour. ``height`` is the box the font's lines take:
 for digits, the digits' own height (so big scores sit exactly in their place); for text,
-from the top of an accented capital to the bottom of a ``g``.
+from the top of an accented capital to the bottom of a ``g`` (centred on the box: at the
+sizes of a hall board's lines the two overhang it a pixel or two); for capitals
+(:func:`caps_at`, the boards' words), from the top of an Å to the baseline, all inside.
 
 >>> digits_at(30).height, digits_at(30).width("147") == digits_at(30).width("888")
 (30, True)
@@ -31,7 +33,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from .fonts import Font
 
-__all__ = ["FONT_FILE", "Smooth", "digits_at", "text_at"]
+__all__ = ["FONT_FILE", "Smooth", "caps_at", "digits_at", "text_at"]
 
 FONT_FILE = "DejaVuSansCondensed-Bold.ttf"
 
@@ -45,16 +47,16 @@ def _face(size: int) -> ImageFont.FreeTypeFont:
 class Smooth(Font):
     """DejaVu Sans Condensed Bold at the size whose line box is ``height`` pixels."""
 
-    def __init__(self, height: int, *, digits: bool) -> None:
+    def __init__(self, height: int, *, digits: bool, caps: bool = False) -> None:
         # Font's own state, as far as the layouts and the scene read it.
-        self.name = f"smooth {'digits' if digits else 'text'} {height}px"
+        self.name = f"smooth {'digits' if digits else 'caps' if caps else 'text'} {height}px"
         self.height = height
         self.spacing = 0
         self.upper = False
         self.digits = digits
-        probe = "0123456789" if digits else "ÁÉg|"
-        # The largest size whose probe fits the box.
-        size = height
+        probe = "0123456789" if digits else "ÅÄÖÉH" if caps else "ÁÉg|"
+        # The largest size whose probe fits the box (text: at least the box's height).
+        size = height if not caps else 1
         while True:
             top, bottom = self._extent(size + 1, probe)
             if bottom - top > height:
@@ -88,6 +90,13 @@ class Smooth(Font):
 def digits_at(height: int) -> Smooth:
     """Digits (and the odd ``-`` or ``:``) filling a box ``height`` pixels high."""
     return Smooth(height, digits=True)
+
+
+@cache
+def caps_at(height: int) -> Smooth:
+    """Capitals filling a line ``height`` pixels high, their diacritics inside it (RÖD, not
+    ROD): the boards' words, which the catalogues give in capitals."""
+    return Smooth(height, digits=False, caps=True)
 
 
 @cache

@@ -15,7 +15,6 @@ the goldens with::
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import pytest
@@ -31,11 +30,11 @@ from board_pictures import (
     sheet,
     talk_sheet,
 )
+from golden_helpers import compare_sheet
 from PIL import Image
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parent.parent
-UPDATE = os.environ.get("CUEBOARD_UPDATE_GOLDEN", "") not in ("", "0")
 CASES = load_cases(GOLDEN / "states.json")
 
 SHEETS = [(game, size, mode) for game in ("snooker", "blackball") for size in ((32, 8), (64, 16), (128, 32))
@@ -54,20 +53,7 @@ def golden_path(game: str, size: tuple[int, int], mode: str) -> Path:
                          ids=[golden_path(*case).stem for case in SHEETS + ODD_SIZES])
 def test_the_layout_draws_its_golden_image(game: str, size: tuple[int, int], mode: str) -> None:
     drawn, corners = sheet(CASES[game], *size, mode)
-    path = golden_path(game, size, mode)
-    if UPDATE:
-        drawn.save(path, optimize=True)
-    with Image.open(path) as saved:
-        golden = saved.copy()
-    assert golden.mode == drawn.mode
-    wrong = []
-    for case, row in zip(CASES[game], corners, strict=True):
-        for page, (x, y) in enumerate(row, start=1):
-            box = (x, y, x + size[0], y + size[1])
-            if drawn.crop(box).tobytes() != golden.crop(box).tobytes():
-                wrong.append(f"{case.name} page {page}")
-    assert drawn.size == golden.size, f"pages added or gone: redraw {path.name} (see the module's doc)"
-    assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
+    compare_sheet(drawn, golden_path(game, size, mode), corners, [c.name for c in CASES[game]], size)
 
 
 TALK_SHEETS = [*SHEETS, ("snooker", (16, 8), "1"), ("blackball", (24, 8), "RGB"), ("snooker", (40, 8), "1"),
@@ -81,19 +67,7 @@ def test_the_bar_draws_its_golden_image(game: str, size: tuple[int, int], mode: 
     cases = [c for c in CASES[game] if c.name in TALK_CASES[game]]
     drawn, corners, names = talk_sheet(cases, game, *size, mode)
     path = golden_path(game, size, mode).with_name("talk-" + golden_path(game, size, mode).name)
-    if UPDATE:
-        drawn.save(path, optimize=True)
-    with Image.open(path) as saved:
-        golden = saved.copy()
-    assert golden.mode == drawn.mode
-    wrong = []
-    for name, row in zip(names, corners, strict=True):
-        for moment, (x, y) in enumerate(row, start=1):
-            box = (x, y, x + size[0], y + size[1])
-            if drawn.crop(box).tobytes() != golden.crop(box).tobytes():
-                wrong.append(f"{name} moment {moment}")
-    assert drawn.size == golden.size, f"moments added or gone: redraw {path.name} (see the module's doc)"
-    assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
+    compare_sheet(drawn, path, corners, names, size, "moment")
 
 
 def language_path(language: str, game: str, size: tuple[int, int], mode: str) -> Path:
@@ -106,20 +80,7 @@ def test_each_language_draws_its_golden_image(language: str, game: str, size: tu
     """Every state of both games, with the board's words in Dutch, Swedish, German and French:
     the words of the catalogue, the shortest form that fits where the longest does not."""
     drawn, corners = language_sheet(CASES[game], *size, mode, language)
-    path = language_path(language, game, size, mode)
-    if UPDATE:
-        path.parent.mkdir(exist_ok=True)
-        drawn.save(path, optimize=True)
-    with Image.open(path) as saved:
-        golden = saved.copy()
-    wrong = []
-    for case, row in zip(CASES[game], corners, strict=True):
-        for page, (x, y) in enumerate(row, start=1):
-            box = (x, y, x + size[0], y + size[1])
-            if drawn.crop(box).tobytes() != golden.crop(box).tobytes():
-                wrong.append(f"{case.name} page {page}")
-    assert drawn.size == golden.size, f"pages added or gone: redraw {path.name} (see the module's doc)"
-    assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
+    compare_sheet(drawn, language_path(language, game, size, mode), corners, [c.name for c in CASES[game]], size)
 
 
 @functools.cache

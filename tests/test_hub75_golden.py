@@ -9,50 +9,33 @@ deliberate change (and look at them)::
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from board_pictures import TALK_CASES, hub75_sheet, hub75_talk_sheet, load_cases, pages
-from PIL import Image
+from golden_helpers import compare_sheet
 
 from cueboard.boards.hall import HALL_SIZES
 from cueboard.boards.layout import find_layout
 from cueboard.boards.view import board_view
 
 GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("CUEBOARD_UPDATE_GOLDEN", "") not in ("", "0")
 CASES = load_cases(GOLDEN / "states.json")
 BOARDS = [(game, size) for game in ("snooker", "blackball") for size in HALL_SIZES]
-
-
-def compare(drawn: Image.Image, path: Path, rows: list[list[tuple[int, int]]], names: list[str],
-            size: tuple[int, int]) -> None:
-    if UPDATE:
-        drawn.save(path, optimize=True)
-    with Image.open(path) as saved:
-        golden = saved.convert("RGB")
-    wrong = []
-    for name, row in zip(names, rows, strict=True):
-        for k, (x, y) in enumerate(row, start=1):
-            box = (x, y, x + size[0], y + size[1])
-            if drawn.crop(box).tobytes() != golden.crop(box).tobytes():
-                wrong.append(f"{name} picture {k}")
-    assert drawn.size == golden.size, f"pages added or gone: redraw {path.name} (see the module's doc)"
-    assert not wrong, f"{path.name}: {', '.join(wrong)} differ (see the module's doc to redraw)"
 
 
 @pytest.mark.parametrize(("game", "size"), BOARDS, ids=[f"{g}-{w}x{h}" for g, (w, h) in BOARDS])
 def test_the_hall_layout_draws_its_golden_image_on_the_emulated_panel(game: str, size: tuple[int, int]) -> None:
     drawn, corners = hub75_sheet(CASES[game], *size)
-    compare(drawn, GOLDEN / f"hub75-{game}-{size[0]}x{size[1]}.png", corners, [c.name for c in CASES[game]], size)
+    compare_sheet(drawn, GOLDEN / f"hub75-{game}-{size[0]}x{size[1]}.png", corners, [c.name for c in CASES[game]],
+                  size, "picture")
 
 
 @pytest.mark.parametrize(("game", "size"), BOARDS, ids=[f"{g}-{w}x{h}" for g, (w, h) in BOARDS])
 def test_the_bar_on_the_hall_layout_draws_its_golden_image(game: str, size: tuple[int, int]) -> None:
     cases = [c for c in CASES[game] if c.name in TALK_CASES[game]]
     drawn, corners, names = hub75_talk_sheet(cases, game, *size)
-    compare(drawn, GOLDEN / f"talk-hub75-{game}-{size[0]}x{size[1]}.png", corners, names, size)
+    compare_sheet(drawn, GOLDEN / f"talk-hub75-{game}-{size[0]}x{size[1]}.png", corners, names, size, "picture")
 
 
 @pytest.mark.parametrize(("game", "size"), BOARDS, ids=[f"{g}-{w}x{h}" for g, (w, h) in BOARDS])

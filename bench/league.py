@@ -96,11 +96,15 @@ def table_name(k: int) -> str:
 
 def venue_bridge(venue: str, league_port: int) -> str:
     """The bridge of examples/mosquitto/venue.conf for this loopback league: its own lines
-    (``topic``, ``cleansession``, ...) with this league's address and the venue's client id;
+    (``topic``, ``cleansession``, ...), turned on (the file ships them commented out, as a
+    venue without a league runs), with this league's address and the venue's client id;
     TLS and the password left out (loopback)."""
     text = (EXAMPLE / "venue.conf").read_text()
     lines = []
-    for line in text[text.index("connection league"):].splitlines():
+    for line in text[text.index("#connection league"):].splitlines():
+        if not line.startswith("#") or line.startswith("# "):
+            break  # the end of the bridge's block
+        line = line[1:]
         key = line.split(" ", 1)[0]
         if key in ("bridge_cafile", "remote_username", "remote_password"):
             continue

@@ -280,3 +280,26 @@ def test_a_long_outage_overflows_the_venues_queue_and_the_league_still_ends_on_t
             f"retained seq {retained.json()['seq']} (newest {last})", published_events=last - 1,
             delivered_events=len(queued), live_last_seq=states_after[-1], retained_seq=retained.json()["seq"])
     assert len(queued) < last - 1, "the venue's queue for the bridge (max_queued_messages) should have overflowed"
+
+
+def test_the_league_bench_bridges_as_venue_conf_ships_it(mosquitto_factory: Factory) -> None:
+    """bench/league.py runs venue.conf's own bridge lines (turned on, on loopback, without TLS
+    and the password), and a venue's broker starts with them: when the file's bridge changed
+    the bench must not quietly run another (it once read the lines after they were commented
+    out, and mosquitto refused to start: "no remote addresses defined")."""
+    import importlib.util
+
+    from venue_broker import BRIDGE
+
+    spec = importlib.util.spec_from_file_location("league_bench", ROOT / "bench" / "league.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    league_port = free_port()
+    left_out = ("bridge_cafile", "remote_username", "remote_password")
+    wanted = [line.replace("mqtt.league.example:8883", f"127.0.0.1:{league_port}").replace("venue-club", "venue-v1")
+              for line in BRIDGE if line.split(" ", 1)[0] not in left_out]
+    bridge = bench.venue_bridge("v1", league_port)
+    assert bridge.splitlines() == wanted
+    venue = mosquitto_factory(extra=bridge)  # raises, with mosquitto's words, if it does not start
+    assert venue.port

@@ -158,6 +158,15 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     value = root.get("display", None)
     if value is not None:
         displays = _section(partial(parse_displays, value))
+        for language in sorted({d.language for d in displays}):
+            # The board's words are read now, so that a translator's slip stops the start with
+            # its file and word named, not a board half-way through opening.
+            from .boards.words import CatalogueError, words_for
+
+            try:
+                words_for(language)
+            except CatalogueError as exc:
+                raise ConfigError(f"display.language = {language!r}: {exc}") from None
     root.check_unused()
 
     config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir,

@@ -9,6 +9,7 @@ still catches it::
         ├── cueboard.keymap.KeymapError        a keymap file
         ├── cueboard.feed.MqttConfigError      the [mqtt] section
         ├── cueboard.hw.display_config.DisplayConfigError   a [[display]] board
+        ├── cueboard.boards.words.CatalogueError            a board language's words
         └── cueboard.hw.buttons.BoxConfigError              a [[referee_box]]
 
 The engine's :class:`~cueboard.engine.IllegalEvent` (``ValueError``) is *not* under this

@@ -211,3 +211,39 @@ def test_cueboard_render_draws_the_board_in_a_language(tmp_path: Path) -> None:
     french = render(state, 128, 32, options=LayoutOptions(words=words_for("fr"))).convert("RGB")
     assert out["fr"] == french.tobytes()
     assert out["fr"] != out["en"]
+
+
+def test_a_broken_catalogue_stops_the_start_naming_the_file_and_the_word(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A translator's slip in a board's language is a configuration error at start-up (exit 2
+    from ``cueboard run``), with the catalogue's file and the word named."""
+    from cueboard.boards import words as words_module
+    from cueboard.config import ConfigError, load_config
+
+    broken = json.loads(catalogue_path("nl").read_text(encoding="utf-8"))
+    broken["board"]["remaining"] = "RESTEREND"
+    catalogue = tmp_path / "nl.json"
+    catalogue.write_text(json.dumps(broken), encoding="utf-8")
+    real = words_module.catalogue_path
+    monkeypatch.setattr(words_module, "catalogue_path", lambda lang: catalogue if lang == "nl" else real(lang))
+    words_for.cache_clear()
+    try:
+        config = tmp_path / "cueboard.toml"
+        config.write_text(f"""
+[table]
+venue = "club"
+name = "t1"
+[journal]
+dir = "{tmp_path / 'journal'}"
+[display]
+device = "dummy"
+width = 64
+height = 16
+language = "nl"
+""", encoding="utf-8")
+        config.chmod(0o600)
+        named = r"display\.language = 'nl': .*nl\.json: board\.remaining: a list of forms"
+        with pytest.raises(ConfigError, match=named):
+            load_config(config)
+    finally:
+        words_for.cache_clear()

@@ -27,10 +27,11 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
+from ..errors import ConfigError
 from ..languages import LANGUAGES, plural
 from ..resources import screen_dir
 
-__all__ = ["LANGUAGES", "Words", "catalogue_path", "words_for"]
+__all__ = ["LANGUAGES", "CatalogueError", "Words", "catalogue_path", "words_for"]
 
 GAMES = ("snooker", "blackball")
 
@@ -79,8 +80,9 @@ class Words:
         return out
 
 
-class CatalogueError(ValueError):
-    """A catalogue's ``board`` section is not what the boards read (names the file and key)."""
+class CatalogueError(ConfigError):
+    """A catalogue's ``board`` section is not what the boards read (names the file and key):
+    a board in that language cannot start, so the daemon's configuration is refused."""
 
 
 def catalogue_path(language: str) -> Path:

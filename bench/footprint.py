@@ -12,7 +12,13 @@ the journal and the control socket; no referee box (no GPIO here) and no keypad.
 - ``idle``: after a 3 s settle, utime+stime from ``/proc/<pid>/stat`` over the window,
   as a percentage of one core, and the voluntary context switches (all threads, from
   ``/proc/<pid>/task/*/status``) in the window: a daemon that polls wakes often;
-- ``rss_mb`` (``VmRSS``) and ``hwm_mb`` (``VmHWM``, the peak) from ``/proc/<pid>/status``.
+- ``rss_mb`` (``VmRSS``) and ``hwm_mb`` (``VmHWM``, the peak) from ``/proc/<pid>/status``,
+  and ``threads``, of a second daemon on luma's ``dummy`` device (the same configuration
+  otherwise), 3 s after its control socket answers: the daemon as on a Pi, whose MAX7219,
+  WS2812 and HUB75 boards import no pygame. The ``capture`` emulator's base class imports
+  pygame, which imports numpy and its OpenBLAS when they are installed (RGBMatrixEmulator,
+  in the demo extra, brings them): ``capture_rss_mb`` and ``capture_threads`` are the first
+  daemon's, for comparison.
 """
 
 from __future__ import annotations
@@ -56,13 +62,10 @@ def _status_path(path: Path) -> dict[str, str]:
     return {k: v.strip() for k, _, v in (line.partition(":") for line in path.read_text().splitlines())}
 
 
-def daemon_footprint(host: str, port: int, idle_seconds: float) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp_name:
-        tmp = Path(tmp_name)
-        frames = tmp / "frames"
-        frames.mkdir()
-        config = tmp / "cueboard.toml"
-        config.write_text(f"""
+def _config(tmp: Path, host: str, port: int, display: str) -> Path:
+    """The daemon's configuration in ``tmp``, its board the ``display`` table's body."""
+    config = tmp / "cueboard.toml"
+    config.write_text(f"""
 [table]
 venue = "bench"
 name = "idle"
@@ -83,12 +86,47 @@ host = "{host}"
 port = {port}
 
 [[display]]
-device = "capture"
-width = 64
-height = 16
-mode = "1"
-file = "{frames / 'board-{0:06}.png'}"
+{display}
 """)
+    return config
+
+
+def _resident(host: str, port: int) -> dict[str, str]:
+    """``/proc/<pid>/status`` of a daemon on luma's ``dummy`` device, 3 s after its control
+    socket first answers."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp_name:
+        tmp = Path(tmp_name)
+        config = _config(tmp, host, port, 'device = "dummy"\nwidth = 64\nheight = 16\nmode = "1"')
+        process = subprocess.Popen([str(CUEBOARD), "run", "--config", str(config)], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.perf_counter() + 20
+            while time.perf_counter() < deadline:
+                if process.poll() is not None:
+                    err = process.stderr.read().decode() if process.stderr else ""
+                    raise RuntimeError(f"cueboard run exited: {err}")
+                with contextlib.suppress(OSError):
+                    if ask_daemon(tmp / "control.sock", {"type": "state"}, timeout=1.0).get("ok"):
+                        break
+                time.sleep(0.01)
+            time.sleep(3.0)  # settle, as the first daemon's idle window starts
+            return _status(process.pid)
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def daemon_footprint(host: str, port: int, idle_seconds: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp_name:
+        tmp = Path(tmp_name)
+        frames = tmp / "frames"
+        frames.mkdir()
+        config = _config(tmp, host, port, f'device = "capture"\nwidth = 64\nheight = 16\nmode = "1"\n'
+                                          f'file = "{frames / "board-{0:06}.png"}"')
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         start = time.perf_counter()
         process = subprocess.Popen([str(CUEBOARD), "run", "--config", str(config)], stdin=subprocess.DEVNULL,
@@ -126,6 +164,7 @@ file = "{frames / 'board-{0:06}.png'}"
                 process.kill()
                 process.wait()
     window = wall1 - wall0
+    resident = _resident(host, port)
     return {
         "command": "cueboard run --config <tmp>/cueboard.toml (capture 64x16 mode 1, MQTT to loopback mosquitto)",
         "first_frame_s": None if first_frame is None else round(first_frame, 3),
@@ -135,9 +174,11 @@ file = "{frames / 'board-{0:06}.png'}"
                  "clock_tick_s": 1 / hz,
                  "voluntary_context_switches": switches1 - switches0,
                  "wakeups_per_second": round((switches1 - switches0) / window, 2)},
-        "threads": int(status["Threads"]),
-        "rss_mb": round(int(status["VmRSS"].split()[0]) / 1024, 1),
-        "hwm_mb": round(int(status["VmHWM"].split()[0]) / 1024, 1),
+        "threads": int(resident["Threads"]),
+        "rss_mb": round(int(resident["VmRSS"].split()[0]) / 1024, 1),
+        "hwm_mb": round(int(resident["VmHWM"].split()[0]) / 1024, 1),
+        "capture_threads": int(status["Threads"]),
+        "capture_rss_mb": round(int(status["VmRSS"].split()[0]) / 1024, 1),
         "frames_written": frames_written,
         "targets": {"idle_cpu_percent": 1.0, "rss_mb": 60, "first_frame_s": 1.5},
     }

@@ -62,6 +62,16 @@ def _status_path(path: Path) -> dict[str, str]:
     return {k: v.strip() for k, _, v in (line.partition(":") for line in path.read_text().splitlines())}
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop a daemon: SIGTERM, and SIGKILL if it is not gone in 10 s."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def _config(tmp: Path, host: str, port: int, display: str) -> Path:
     """The daemon's configuration in ``tmp``, its board the ``display`` table's body."""
     config = tmp / "cueboard.toml"
@@ -112,12 +122,7 @@ def _resident(host: str, port: int) -> dict[str, str]:
             time.sleep(3.0)  # settle, as the first daemon's idle window starts
             return _status(process.pid)
         finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop(process)
 
 
 def daemon_footprint(host: str, port: int, idle_seconds: float) -> dict[str, Any]:
@@ -157,12 +162,7 @@ def daemon_footprint(host: str, port: int, idle_seconds: float) -> dict[str, Any
             status = _status(pid)
             frames_written = len(list(frames.iterdir()))
         finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop(process)
     window = wall1 - wall0
     resident = _resident(host, port)
     return {

@@ -38,19 +38,19 @@ from .view import BoardView, ShotClock
 
 __all__ = ["Blackball32x8", "Blackball64x16", "Blackball128x32"]
 
-GROUP_LETTER = {"red": "R", "yellow": "Y"}
-"""The groups, and each one's letter in English (a board says ``group.<name>`` in its language)."""
+GROUPS = frozenset({"red", "yellow"})
+"""The groups; each one's letter is the board word ``group.<name>`` (R and Y in English)."""
 
 
 def group_letter(view: BoardView, side: int, say: Say) -> str:
     """The letter of ``side``'s group in the board's language ("" before the groups are decided)."""
     group = view.sides[side].group
-    return say(f"group.{group}")[0] if group in GROUP_LETTER else ""
+    return say(f"group.{group}")[0] if group in GROUPS else ""
 
 
 def group_colour(view: BoardView, side: int, colour: bool, default: Colour = "score") -> Colour:
     group = view.sides[side].group
-    return group if colour and group in GROUP_LETTER else default
+    return group if colour and group in GROUPS else default
 
 
 def news(view: BoardView, say: Say) -> list[tuple[str, list[str], Colour]]:
@@ -266,7 +266,7 @@ class Blackball128x32(Layout):
         items: list[Item] = []
         for side in (0, 1):
             s = view.sides[side]
-            if s.group not in GROUP_LETTER or s.balls_left is None:
+            if s.group not in GROUPS or s.balls_left is None:
                 continue
             tint = group_colour(view, side, colour, "text")
             count = max(0, min(s.balls_left, 7))

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from .bar import Box
-from .blackball import GROUP_LETTER, group_colour, news, winner_texts
+from .blackball import GROUPS, group_colour, news, winner_texts
 from .fonts import NORMAL, TINY, Font
 from .layout import (
     BALLS,
@@ -284,7 +284,7 @@ class HallBlackball(Hall):
         if not winners:
             for side in (0, 1):
                 s = view.sides[side]
-                if s.group not in GROUP_LETTER or s.balls_left is None:
+                if s.group not in GROUPS or s.balls_left is None:
                     continue
                 count = max(0, min(s.balls_left, 7))
                 tint = group_colour(view, side, colour, "text")

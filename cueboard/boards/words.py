@@ -50,9 +50,6 @@ class Words:
     def __repr__(self) -> str:
         return f"<Words {self.language}>"
 
-    def __contains__(self, key: str) -> bool:
-        return key in self._entries or (self._fallback is not None and key in self._fallback)
-
     def _entry(self, key: str, game: str) -> tuple[Entry, str]:
         for words in (self, self._fallback):
             if words is None:

@@ -18,6 +18,7 @@ sequence's timeout, an animation frame, the watchdog) is due.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import math
@@ -228,13 +229,16 @@ class Table:
     # -- the engine thread ------------------------------------------------------------
 
     def start(self) -> None:
-        """Recover the journal (or start the table's default match) and show it."""
+        """Recover the journal (or start the table's default match) and show it. A journal
+        folder that cannot be used (under a file, read-only, immutable, a failing card) does
+        not stop the start: the table comes up with its default match, reports
+        ``devices.journal: failed: ...`` saying what to do, refuses inputs as not saved, and
+        tries the folder again at each input (:meth:`_journal_ready`)."""
         self._load_keymaps()
         try:
             recovered = self.journal.open()
         except OSError as exc:
-            self._journal_health = f"failed: {exc.strerror or exc}"
-            log.error("journal %s cannot be opened: %s", self.config.journal_dir, exc)
+            self._journal_failed(exc)
             recovered = None
         if recovered is not None and recovered.match is not None:
             self.match = recovered.match
@@ -242,7 +246,12 @@ class Table:
             self.answers.start(self.journal.path)
             log.info("resumed %s at event %d", self.journal.path, self.match.seq)
         else:
-            self._begin(self.config.match_setup().to_json())
+            line = self.config.match_setup().to_json()
+            try:
+                self._begin(line)
+            except OSError as exc:
+                self._journal_failed(exc)
+                self._begin(line, journalled=False)
         self._show()
         self._publish_state()
         self._publish_record()
@@ -399,14 +408,16 @@ class Table:
         if isinstance(obj.get("id"), str):
             record["id"] = obj["id"]  # in the journal with its event: recognised after a restart
         try:
+            self._journal_ready()
             self.journal.append(record)
         except OSError as exc:
-            self._journal_health = f"failed: {exc.strerror or exc}"
+            self._journal_failed(exc)
             self._publish_devices()
             self._refuse(obj, f"not saved: the journal cannot be written ({exc.strerror or exc}); "
                          "the input is refused", source, reply)
             return
         if self._journal_health != "ok":
+            log.warning("journal %s: writing again", self.config.journal_dir)
             self._journal_health = "ok"
             self._publish_devices()
         match.apply(event)
@@ -453,7 +464,7 @@ class Table:
         try:
             self._begin(setup.to_json() | ({"id": ident} if ident else {}))
         except OSError as exc:
-            self._journal_health = f"failed: {exc.strerror or exc}"
+            self._journal_failed(exc)
             self._publish_devices()
             self._refuse({"type": "match", **fields}, f"not saved: the journal cannot be written "
                          f"({exc.strerror or exc}); the match was not started", source, reply)
@@ -466,19 +477,52 @@ class Table:
         if reply:
             reply({"ok": True, "state": state})
 
-    def _begin(self, line: dict[str, Any]) -> None:
-        """A new match: journalled first (a new file), then made current."""
+    def _begin(self, line: dict[str, Any], *, journalled: bool = True) -> None:
+        """A new match: journalled first (a new file), then made current. ``journalled=False``
+        only at start with a journal that failed: the match is shown, nothing is applied to it
+        until the journal takes it (:meth:`_journal_ready`)."""
         match = Match.from_json(line)
-        self.journal.start(line if "id" in line else match.setup.to_json())
+        if journalled:
+            self.journal.start(line if "id" in line else match.setup.to_json())
         self.match = match
         self.recorder = Recorder(match.setup, match.state())
-        self.answers.start(self.journal.path)
+        self.answers.start(self.journal.path if journalled else None)
         self.clock = None
         for name, entry in self._entries.items():
             entry.clear()
             self._show_prompt(name, entry)
         self._load_keymaps()
         log.info("new match: %s", json.dumps(line, ensure_ascii=False))
+
+    def _journal_ready(self) -> None:
+        """A journal that failed at start is tried again before an event is applied: once its
+        folder can be written, the match shown so far goes into a new file (its match line and
+        the events in effect: none, as every input was refused meanwhile) and scoring goes on
+        without a restart. OSError when it still cannot be written."""
+        if self.journal.path is not None or self.match is None:
+            return
+        self.journal.start(self.match.setup.to_json())
+        for event in self.match.events:
+            self.journal.append(to_json(event))
+        self.answers.start(self.journal.path)
+        log.info("journal %s: writable again, match in %s", self.config.journal_dir, self.journal.path)
+
+    def _journal_failed(self, exc: OSError) -> None:
+        """``devices.journal`` says what failed and what to do (logged once per change, with the
+        rest of the devices: :meth:`_publish_devices`)."""
+        where = exc.filename or self.config.journal_dir
+        if exc.errno == errno.ENOSPC:
+            todo = "there is room on the disk again"
+        elif exc.errno in (errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT, errno.EEXIST):
+            todo = (f"journal.dir ({self.config.journal_dir}, in {self.config.path}) is a folder the "
+                    "service's user can write")
+        else:
+            todo = "the disk works again (check it: dmesg; or replace the SD card)"
+        health = (f"failed: {exc.strerror or exc}: {where}; inputs are refused, nothing unsaved is shown, until "
+                  f"{todo} (tried again at each input, no restart needed)")
+        if health != self._journal_health:
+            log.error("journal %s", health)  # once per change: every input refused says so too
+        self._journal_health = health
 
     def _refuse(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
                 *, show: bool = True) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,9 +28,21 @@ RETRY_FIRST = 1.0
 RETRY_MAX = 30.0
 
 
-def _reason(exc: BaseException) -> str:
+NO_GPIO = ("no GPIO here: gpiozero found no pin library that works ({tried}); not a Raspberry Pi? "
+           "On a Pi, install python3-lgpio (systemd/install.sh does). To run without the referee boxes' "
+           "GPIO (a laptop, a demo), start with GPIOZERO_PIN_FACTORY=mock (gpiozero's mock pins) or take "
+           "[[referee_box]] out of the configuration")
+
+
+def _reason(exc: BaseException, fallbacks: Sequence[str] = ()) -> str:
+    """What failed, in words that say what to do where they can."""
+    if type(exc).__name__ == "BadPinFactory" and fallbacks:
+        return NO_GPIO.format(tried="; ".join(fallbacks))
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if "Permission denied" in text:
+        reason += "; the service's user must be in the group gpio (systemd/install.sh puts it there)"
+    return reason
 
 
 class RefereeBoxes:
@@ -65,11 +78,24 @@ class RefereeBoxes:
                 return
             self._timer = None
             self.attempts += 1
-            try:
-                self._boxes = open_boxes(self._configs, self._on_press, clock=self._clock,
-                                         pin_factory=self._pin_factory)
-            except Exception as exc:  # any failure of the pins: the scoring goes on without them
-                health = f"failed: {_reason(exc)}"
+            # gpiozero warns once for each pin library it falls back from: those reasons go
+            # into the one message below, not onto the console beside it.
+            # (Only the reason is kept, not the exception: its traceback would keep the pins of
+            # the half-opened box reserved, and the next try would find them in use.)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    self._boxes = open_boxes(self._configs, self._on_press, clock=self._clock,
+                                             pin_factory=self._pin_factory)
+                    failure: str | None = None
+                except Exception as exc:  # any failure of the pins: the scoring goes on without them
+                    failure = _reason(exc, [str(w.message).replace("Falling back from ", "") for w in caught
+                                            if type(w.message).__name__ == "PinFactoryFallback"])
+            for other in caught:
+                if type(other.message).__name__ != "PinFactoryFallback":
+                    warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
+            if failure is not None:
+                health = f"failed: {failure}"
                 if self._health != health:
                     log.error("referee boxes: %s; trying again in %.0f s", health, self._backoff)
                 self._timer = self._clock.call_at(self._clock.now() + self._backoff, self._open)

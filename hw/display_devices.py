@@ -68,10 +68,41 @@ def hub75_setup(config: DisplayConfig) -> Any:
                       rotate=c.rotate, backend=c.backend, emulator=c.emulator)
 
 
+class SpiUnavailable(OSError):
+    """A board's SPI bus cannot be had; the message says what to do (the board retries)."""
+
+
+def _spi_trouble(exc: BaseException, config: DisplayConfig) -> SpiUnavailable | None:
+    """What to do when opening a board's ``/dev/spidev<port>.<device>`` failed, or None when it
+    is not one of the known troubles (then the error itself is reported)."""
+    node = f"/dev/spidev{config.spi_port}.{config.spi_device}"
+    if isinstance(exc, ModuleNotFoundError) and exc.name == "spidev":
+        return SpiUnavailable(f"{config.device} board: the spidev module is not installed: apt-get install "
+                              "python3-spidev (systemd/install.sh does)")
+    if isinstance(exc, FileNotFoundError):
+        return SpiUnavailable(f"{config.device} board: no {node}: SPI is off (systemd/install.sh turns it on: "
+                              "reboot once after it) or spi_port/spi_device name a bus this Pi does not have")
+    if isinstance(exc, PermissionError):
+        return SpiUnavailable(f"{config.device} board: {node}: permission denied: the service's user must be "
+                              "in the group spi (systemd/install.sh puts it there)")
+    return None
+
+
 def open_device(config: DisplayConfig, *, serial: Any = None, spi: Any = None, dma: Any = None,
                 hub75: dict[str, Any] | None = None) -> Any:
     """The luma device ``config`` describes, at its brightness, blank. ``hub75``: the
-    libraries a HUB75 board is drawn with (``model``, ``rgbmatrix``, ``piomatter``), for tests."""
+    libraries a HUB75 board is drawn with (``model``, ``rgbmatrix``, ``piomatter``), for tests.
+    An SPI bus that cannot be had raises :class:`SpiUnavailable` saying what to do."""
+    try:
+        return _open_device(config, serial=serial, spi=spi, dma=dma, hub75=hub75)
+    except (ImportError, OSError) as exc:
+        trouble = _spi_trouble(exc, config) if config.device in ("max7219", "ws2812") else None
+        if trouble is None:
+            raise
+        raise trouble from exc
+
+
+def _open_device(config: DisplayConfig, *, serial: Any, spi: Any, dma: Any, hub75: dict[str, Any] | None) -> Any:
     c = config
     if c.device == "hub75":  # rgbmatrix, piomatter or RGBMatrixEmulator, by the Pi (hw/hub75.py)
         from .hub75 import open_hub75

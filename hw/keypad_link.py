@@ -210,6 +210,8 @@ class KeypadLink:
         self._reopen_silent_ms = int(reopen_silent_after * 1000)
         self.protocol = HostProtocol(keys, epoch=epoch, now_ms=self._now_ms(), timing=timing)
         self._health = KeypadHealth.LOST
+        self._open_error: str | None = None
+        """Why the port did not open, the last time it did not (None once it opened)."""
         self._feedback: deque[bool] = deque()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -251,6 +253,10 @@ class KeypadLink:
         with the reason to flash it again when its firmware is older than this host's, as in
         ``ok: firmware 1 is older than this host's 2; flash firmware/ again (docs/firmware.md)``."""
         info = self.protocol.info
+        if self._health is KeypadHealth.LOST and self._open_error is not None:
+            # Which path was tried and why it did not open: the one thing to check first.
+            return (f"lost: {self.path} cannot be opened ({self._open_error}): plug the keypad in (a Pico with "
+                    "firmware/, docs/firmware.md), or set keypad.port to where it is")
         if info is None or not info.outdated:
             return self._health.value
         return (f"{self._health.value}: firmware {info.firmware} is older than this host's {FIRMWARE}; "
@@ -281,11 +287,13 @@ class KeypadLink:
             with contextlib.suppress(OSError, ValueError):  # closing meanwhile
                 cancel()
 
-    def _set_health(self, health: KeypadHealth) -> None:
-        if health is self._health:
+    def _set_health(self, health: KeypadHealth, error: str | None = None) -> None:
+        changed = error != self._open_error
+        self._open_error = error
+        if health is self._health and not changed:
             return
         self._health = health
-        log.info("keypad %s (%s)", health.value, self.path)
+        log.info("keypad %s (%s)", health.value, self.path if error is None else f"{self.path}: {error}")
         if self._on_health is not None:
             try:
                 self._on_health(health)
@@ -299,7 +307,7 @@ class KeypadLink:
                 port = self._open_port(self.path)
             except (OSError, ValueError) as exc:
                 log.debug("cannot open keypad %s: %s", self.path, exc)
-                self._set_health(KeypadHealth.LOST)
+                self._set_health(KeypadHealth.LOST, getattr(exc, "strerror", None) or str(exc))
                 self._stopping.wait(delay)
                 delay = min(delay * 2, self._backoff[1])
                 continue

@@ -9,12 +9,18 @@
 #                                             rpi-rgb-led-matrix built from source on a Pi 2-4,
 #                                             piomatter's wheel on a Pi 5 (docs/boards.md)
 #
-# Run from a clone of the repository; safe to run again (that is how to update).
-# What it does is in docs/install.md; tests/test_install.py runs it in a Debian
+# Run from a clone of the repository (cd cueboard && sudo bash systemd/install.sh, or from
+# anywhere with its path); safe to run again (that is how to update). What it does is in
+# docs/install.md; tests/test_install.py runs it as docs/install.md says, in a Debian
 # Bookworm root without python3-dev or a compiler, twice.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Every Python below runs from / and isolated (-I: no current directory or script folder
+# on sys.path, no PYTHON* variables, no user site): run from the clone, `import cueboard`
+# would otherwise find the checkout's cueboard/ (which has no hw/: package-dir maps it)
+# instead of the venv's (issue 24).
+cd /
 PREFIX=/opt/cueboard
 VENV=$PREFIX/venv
 CONF_DIR=/etc/cueboard
@@ -28,6 +34,9 @@ DROP_IN_DIR=/etc/systemd/system/cueboard.service.d
 # HUB75 (--hub75): which Pi this is, from the device tree (a test points this elsewhere).
 DEVICE_TREE=${CUEBOARD_DEVICE_TREE:-/proc/device-tree/compatible}
 RGBMATRIX_GIT=https://github.com/hzeller/rpi-rgb-led-matrix
+# The library has no releases: a known commit (master of 2026-05-19, Pi 5 support merged),
+# so that every Pi builds the same code and an update changes it only when this line does.
+RGBMATRIX_COMMIT=cf60d08f9b77c7216a51964602f8d9fc6d96d7c7
 RGBMATRIX_SRC=/opt/cueboard/src/rpi-rgb-led-matrix
 HUB75_MODPROBE=/etc/modprobe.d/cueboard-hub75.conf
 # Debian's Python, never one under a home directory (pyenv and the like): the
@@ -43,7 +52,11 @@ DEVICE_GROUPS=(gpio spi dialout)
 # has it (Raspberry Pi OS does), else its wheel from PyPI (armv7l, aarch64, x86_64).
 DEBIAN_PACKAGES=(python3-venv python3-spidev python3-pil python3-cbor2)
 # A full WS2812 frame goes in one SPI transfer (hw/ws2812_spi.py): 65536 bytes is 5,441 LEDs.
-SPIDEV_BUFSIZ=65536
+SPIDEV_BUFSIZ=131072
+# WS2812 on SPI on a Pi 4: the SPI clock is the core clock divided, and the driver reads
+# the core clock once: it must not drop below 500 MHz while a frame goes out
+# (docs/hardware.md, "WS2812 timing").
+CORE_FREQ_MIN=500
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -99,7 +112,7 @@ fi
 command -v apt-get >/dev/null || die "this installer is for Raspberry Pi OS (Debian); apt-get not found"
 [ -f "$REPO/pyproject.toml" ] || die "run it from a clone of the cueboard repository ($REPO has no pyproject.toml)"
 [ -x "$PYTHON" ] || die "$PYTHON not found: apt-get install python3"
-"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+"$PYTHON" -I -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || die "cueboard needs Python 3.11 or newer (Raspberry Pi OS Bookworm has it)"
 
 # 1. Debian packages, only those missing (a second run asks apt nothing).
@@ -108,7 +121,7 @@ for package in "${DEBIAN_PACKAGES[@]}"; do
     installed "$package" || missing+=("$package")
 done
 lgpio_from_debian=no
-if ! "$PYTHON" -c 'import lgpio' 2>/dev/null && ! { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import lgpio' 2>/dev/null; }; then
+if ! "$PYTHON" -I -c 'import lgpio' 2>/dev/null && ! { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -I -c 'import lgpio' 2>/dev/null; }; then
     lgpio_from_debian=ask
 fi
 if [ ${#missing[@]} -gt 0 ] || [ "$lgpio_from_debian" = ask ]; then
@@ -146,7 +159,7 @@ if [ -x "$VENV/bin/python" ] && ! grep -qx 'include-system-site-packages = true'
     say "remaking $VENV with the system's site-packages"
     rm -rf "$VENV"
 fi
-[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
+[ -x "$VENV/bin/python" ] || "$PYTHON" -I -m venv --system-site-packages "$VENV"
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
 tar -C "$REPO" --exclude=./.git --exclude=./.venv --exclude=./node_modules --exclude=./.cache \
@@ -154,11 +167,16 @@ tar -C "$REPO" --exclude=./.git --exclude=./.venv --exclude=./node_modules --exc
 # Wheels only (--only-binary): never a compiler. pip always rebuilds and reinstalls a
 # project given as a directory, so an update with the same version number still
 # replaces the code; dependencies already there (Debian's included) are kept.
-if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: "${src}[pi]"; then
+if ! "$VENV/bin/python" -I -m pip install --quiet --disable-pip-version-check --only-binary=:all: "${src}[pi]"; then
     die "pip could not install cueboard from wheels (above). Nothing is compiled on purpose: see docs/install.md"
 fi
-"$VENV/bin/python" -c 'import lgpio, spidev, PIL, cueboard.hw.ws2812_spi' \
-    || die "the venv cannot import lgpio, spidev or Pillow (above)"
+# The installed cueboard, whole (its hw package included), and the libraries it needs on a Pi.
+"$VENV/bin/python" -I -c 'import lgpio, spidev, PIL, cueboard.hw.ws2812_spi, cueboard.cli' \
+    || die "the venv cannot import lgpio, spidev, Pillow or the installed cueboard (above)"
+# mpremote flashes the keypad's Pico (cueboard firmware flash; docs/firmware.md): Bookworm's
+# pip refuses installs outside a venv, so it lives in this one.
+"$VENV/bin/python" -I -m pip install --quiet --disable-pip-version-check --only-binary=:all: mpremote \
+    || die "pip could not install mpremote (above)"
 ln -sfn "$VENV/bin/cueboard" /usr/local/bin/cueboard
 install -D -m 0644 "$REPO/docs/install.md" "$PREFIX/install.md"
 install -D -m 0644 "$REPO/docs/hardware.md" "$PREFIX/hardware.md"
@@ -191,8 +209,10 @@ if udev_running; then
     udevadm trigger --action=add --subsystem-match=tty --property-match=ID_VENDOR_ID=2e8a || true
 fi
 
-# 6. SPI (LED boards): on at the next boot, with room for a whole WS2812 frame.
-reboot_needed=no
+# 6. SPI (LED boards): on at the next boot, with room for a whole WS2812 frame; on a Pi 4
+#    with a WS2812 board, a core clock that does not drop. Each takes effect at the next
+#    boot: what needs the reboot is said at the end.
+reboot_for=()
 config_txt=
 for candidate in /boot/firmware/config.txt /boot/config.txt; do
     if [ -f "$candidate" ]; then config_txt=$candidate; break; fi
@@ -201,7 +221,7 @@ if command -v raspi-config >/dev/null; then
     if [ "$(raspi-config nonint get_spi)" != 0 ]; then
         say "turning SPI on (raspi-config nonint do_spi 0)"
         raspi-config nonint do_spi 0
-        reboot_needed=yes
+        reboot_for+=("SPI (raspi-config)")
     fi
 elif [ -n "$config_txt" ]; then
     if ! grep -qE '^[[:space:]]*dtparam=spi=on[[:space:]]*$' "$config_txt"; then
@@ -211,7 +231,7 @@ elif [ -n "$config_txt" ]; then
         else
             printf '\n[all]\ndtparam=spi=on\n' >> "$config_txt"
         fi
-        reboot_needed=yes
+        reboot_for+=("SPI (dtparam=spi=on)")
     fi
 else
     say "note: no raspi-config and no config.txt (not a Raspberry Pi?): turn SPI on yourself for LED boards"
@@ -222,9 +242,32 @@ if [ "$(cat "$SPIDEV_CONF" 2>/dev/null)" != "$spidev_options" ]; then
     install -d -m 0755 "$(dirname "$SPIDEV_CONF")"
     printf '%s\n' "$spidev_options" > "$SPIDEV_CONF"
     chmod 0644 "$SPIDEV_CONF"
-    reboot_needed=yes
+    reboot_for+=("spidev's buffer (bufsiz=$SPIDEV_BUFSIZ)")
 fi
-if [ "$reboot_needed" = no ] && ! ls /dev/spidev* >/dev/null 2>&1; then
+# A WS2812 board on SPI on a Pi 4: core_freq_min (the [display] tables of the config).
+ws2812_spi=$("$VENV/bin/python" -I - "$CONF" <<'PYTHON' || true
+import sys, tomllib
+try:
+    with open(sys.argv[1], "rb") as f:
+        display = tomllib.load(f).get("display", [])
+except (OSError, tomllib.TOMLDecodeError):
+    display = []  # cueboard itself says what is wrong with the file when it starts
+boards = [display] if isinstance(display, dict) else display if isinstance(display, list) else []
+print("yes" if any(isinstance(b, dict) and b.get("device") == "ws2812" and b.get("driver", "spi") == "spi"
+                   for b in boards) else "no")
+PYTHON
+)
+if [ "$ws2812_spi" = yes ] && [ "$pi_model" = 4 ]; then
+    if [ -z "$config_txt" ]; then
+        say "note: a WS2812 board on a Pi 4 needs core_freq_min=$CORE_FREQ_MIN in config.txt, and there is none here"
+    elif ! grep -qE "^[[:space:]]*core_freq_min=$CORE_FREQ_MIN[[:space:]]*$" "$config_txt"; then
+        say "WS2812 on a Pi 4: core_freq_min=$CORE_FREQ_MIN in $config_txt (a steady SPI clock)"
+        printf '\n[pi4]\n# cueboard: WS2812 on SPI needs a steady core clock (docs/hardware.md)\ncore_freq_min=%s\n[all]\n' \
+            "$CORE_FREQ_MIN" >> "$config_txt"
+        reboot_for+=("core_freq_min=$CORE_FREQ_MIN")
+    fi
+fi
+if [ ${#reboot_for[@]} -eq 0 ] && ! ls /dev/spidev* >/dev/null 2>&1; then
     say "note: no /dev/spidev* yet: SPI is on from the next boot"
 fi
 
@@ -234,7 +277,7 @@ if [ "$hub75" = yes ]; then
     if [ "$pi_model" = 5 ]; then
         # Adafruit's piomatter: wheels on PyPI for the Pi 5 (aarch64); /dev/pio0, no root.
         say "HUB75 on a Raspberry Pi 5: piomatter (adafruit-blinka-raspberry-pi5-piomatter)"
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
+        "$VENV/bin/python" -I -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
             adafruit-blinka-raspberry-pi5-piomatter
         install -m 0644 "$REPO/systemd/hub75-pio.conf" "$DROP_IN_DIR/hub75.conf"
     else
@@ -248,21 +291,23 @@ if [ "$hub75" = yes ]; then
             apt-get update -qq
             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
         fi
-        if [ -d "$RGBMATRIX_SRC/.git" ]; then
-            git -C "$RGBMATRIX_SRC" pull --quiet --ff-only
-        else
-            install -d -m 0755 "$(dirname "$RGBMATRIX_SRC")"
-            git clone --quiet --depth 1 "$RGBMATRIX_GIT" "$RGBMATRIX_SRC"
+        # The pinned commit (RGBMATRIX_COMMIT), fetched alone; built again only when it changed.
+        if [ "$(git -C "$RGBMATRIX_SRC" rev-parse HEAD 2>/dev/null)" != "$RGBMATRIX_COMMIT" ] \
+                || ! "$VENV/bin/python" -I -c 'import rgbmatrix' 2>/dev/null; then
+            install -d -m 0755 "$RGBMATRIX_SRC"
+            [ -d "$RGBMATRIX_SRC/.git" ] || git -C "$RGBMATRIX_SRC" init --quiet
+            git -C "$RGBMATRIX_SRC" fetch --quiet --depth 1 "$RGBMATRIX_GIT" "$RGBMATRIX_COMMIT"
+            git -C "$RGBMATRIX_SRC" checkout --quiet --force --detach "$RGBMATRIX_COMMIT"
+            make -C "$RGBMATRIX_SRC" build-python PYTHON="$VENV/bin/python" >/dev/null
+            make -C "$RGBMATRIX_SRC" install-python PYTHON="$VENV/bin/python" >/dev/null
         fi
-        make -C "$RGBMATRIX_SRC" build-python PYTHON="$VENV/bin/python" >/dev/null
-        make -C "$RGBMATRIX_SRC" install-python PYTHON="$VENV/bin/python" >/dev/null
-        "$VENV/bin/python" -c 'import rgbmatrix' || die "rpi-rgb-led-matrix built, but the venv cannot import rgbmatrix"
+        "$VENV/bin/python" -I -c 'import rgbmatrix' || die "rpi-rgb-led-matrix built, but the venv cannot import rgbmatrix"
         install -m 0644 "$REPO/systemd/hub75-rgbmatrix.conf" "$DROP_IN_DIR/hub75.conf"
         # The library stops when the on-board sound is loaded (it shares the PWM hardware).
         if [ "$(cat "$HUB75_MODPROBE" 2>/dev/null)" != "blacklist snd_bcm2835" ]; then
             printf 'blacklist snd_bcm2835\n' > "$HUB75_MODPROBE"
             chmod 0644 "$HUB75_MODPROBE"
-            reboot_needed=yes
+            reboot_for+=("the on-board sound off (rpi-rgb-led-matrix)")
         fi
     fi
 fi
@@ -274,7 +319,7 @@ if systemd_running; then
     systemctl daemon-reload
     systemd-analyze verify "$UNIT" || say "warning: systemd-analyze verify complained (see above)"
     systemctl enable cueboard.service
-    say "starting cueboard (waits for the first frame on the board)"
+    say "starting cueboard (waits until it says it is ready: the board's first frame, where SPI is on already)"
     if ! systemctl restart cueboard.service; then
         systemctl --no-pager --lines=30 status cueboard.service || true
         die "cueboard did not start: see journalctl -u cueboard"
@@ -284,8 +329,10 @@ else
     systemctl enable cueboard.service
     say "systemd is not running here (chroot or image build): enabled, starts at boot"
 fi
-if [ "$reboot_needed" = yes ]; then
-    say "reboot once (sudo reboot) for SPI and spidev's buffer; cueboard starts by itself"
+if [ ${#reboot_for[@]} -gt 0 ]; then
+    say "REBOOT NEEDED (sudo reboot) for: $(IFS=';'; echo "${reboot_for[*]}" | sed 's/;/, /g')."
+    say "Until then the LED boards stay dark (cueboard runs and keeps score; its devices line says why);"
+    say "after it cueboard starts by itself and the board shows its first frame."
 fi
 say "done. Logs: journalctl -u cueboard -f    Config: $CONF    Journal: /var/lib/cueboard"
 say "Wiring and a hardware check: $PREFIX/hardware.md"

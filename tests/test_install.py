@@ -8,8 +8,15 @@ python3: no ``python3-dev``, no compiler), some 20 s, and kept as a tarball in
 and runs the installer under ``chroot`` in a mount namespace of its own (``unshare -m``:
 ``/proc`` and a few device nodes mounted for it, nothing outside touched), with
 
+- the installer run as docs/install.md says: ``cd <clone> && bash systemd/install.sh`` (from
+  the clone's root, where ``import cueboard`` would find the checkout's ``cueboard/``: issue 24);
 - a stub ``systemctl`` that records its calls, and ``/run/systemd/system`` present, so the
-  installer takes the path of a booted Pi (daemon-reload, enable, restart);
+  installer takes the path of a booted Pi (daemon-reload, enable, restart). Its ``restart``
+  starts the service as systemd would (the unit's ``ExecStart`` as its ``User=`` in its
+  ``WorkingDirectory=``, with its ``Environment=``, ``StateDirectory=`` and
+  ``RuntimeDirectory=``, and a ``NOTIFY_SOCKET``) and waits for ``READY=1``: it fails, and
+  with it the installer, when the daemon exits before that (no GPIO, SPI, keypad or broker
+  in this root: the daemon must start all the same);
 - a Raspberry Pi OS ``/boot/firmware/config.txt`` (SPI commented out, as shipped);
 - apt's and pip's download caches in ``.cache/install-test/`` (faster reruns; the first
   run downloads everything).
@@ -66,10 +73,64 @@ otg_mode=1
 """
 
 SYSTEMCTL_STUB = """\
-#!/bin/sh
-# The test's systemctl: records the call, succeeds.
-echo "$*" >> /var/log/systemctl-calls
-exit 0
+#!/usr/bin/python3
+# The test's systemctl: records the call; 'restart cueboard.service' starts the unit as
+# systemd does for Type=notify and waits for READY=1 (then stops it); the rest succeed.
+import grp, os, pwd, shlex, signal, socket, subprocess, sys, time
+
+with open("/var/log/systemctl-calls", "a") as calls:
+    calls.write(" ".join(sys.argv[1:]) + "\\n")
+if sys.argv[1:] != ["restart", "cueboard.service"]:
+    sys.exit(0)
+unit = {}
+env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+for line in open("/etc/systemd/system/cueboard.service"):
+    key, _, value = line.strip().partition("=")
+    if key == "Environment":
+        env.update(word.split("=", 1) for word in shlex.split(value))
+    elif key and not key.startswith("#"):
+        unit[key] = value
+user = pwd.getpwnam(unit["User"])
+for directory, mode in ((unit["StateDirectory"], unit["StateDirectoryMode"]),):
+    os.makedirs("/var/lib/" + directory, exist_ok=True)
+os.makedirs("/run/" + unit["RuntimeDirectory"], exist_ok=True)
+for path in ("/var/lib/" + unit["StateDirectory"], "/run/" + unit["RuntimeDirectory"]):
+    os.chown(path, user.pw_uid, user.pw_gid)
+    os.chmod(path, 0o750)
+notify_path = "/run/test-notify"
+if os.path.exists(notify_path):
+    os.unlink(notify_path)
+notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+notify.bind(notify_path)
+os.chmod(notify_path, 0o777)
+env["NOTIFY_SOCKET"] = notify_path
+
+def become():
+    os.initgroups(user.pw_name, user.pw_gid)
+    os.setgid(user.pw_gid)
+    os.setuid(user.pw_uid)
+    os.umask(0o027)
+
+with open("/var/log/cueboard-start.log", "w") as out:
+    daemon = subprocess.Popen(shlex.split(unit["ExecStart"]), cwd=unit["WorkingDirectory"], env=env,
+                              preexec_fn=become, stdout=out, stderr=subprocess.STDOUT)
+notify.settimeout(1.0)
+ready, deadline = False, time.monotonic() + 120
+while not ready and daemon.poll() is None and time.monotonic() < deadline:
+    try:
+        ready = b"READY=1" in notify.recv(4096).split(b"\\n")
+    except socket.timeout:
+        pass
+if ready:
+    with open("/var/log/systemctl-calls", "a") as calls:
+        calls.write("READY=1 from cueboard\\n")
+    daemon.send_signal(signal.SIGTERM)
+    daemon.wait(30)
+    sys.exit(0)
+daemon.kill()
+print("cueboard.service failed: exit status", daemon.wait(), file=sys.stderr)
+print(open("/var/log/cueboard-start.log").read(), file=sys.stderr)
+sys.exit(1)
 """
 
 RASPI_CONFIG_STUB = """\
@@ -134,8 +195,9 @@ exec chroot {r} /usr/bin/env -i PATH={CHROOT_PATH} HOME=/root LANG=C.UTF-8 {PIP_
             assert result.returncode == 0, f"{command} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
         return result
 
-    def install(self, *args: str) -> str:
-        result = self.run(f"bash {SOURCE}/systemd/install.sh {' '.join(args)}")
+    def install(self, *args: str, env: str = "") -> str:
+        """The installer as docs/install.md runs it: from the clone's root."""
+        result = self.run(f"cd {SOURCE} && {env} bash systemd/install.sh {' '.join(args)}".replace("  ", " "))
         return result.stdout + result.stderr
 
     def path(self, inside: str) -> Path:
@@ -227,13 +289,20 @@ def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> N
     config = pi.read("/boot/firmware/config.txt").splitlines()
     assert config.count("dtparam=spi=on") == 1 and "#dtparam=spi=on" not in config
     assert config.index("dtparam=spi=on") < config.index("[cm4]")  # where it was: under no filter
-    assert pi.read("/etc/modprobe.d/cueboard-spidev.conf") == "options spidev bufsiz=65536\n"
-    assert "reboot once" in first
+    assert pi.read("/etc/modprobe.d/cueboard-spidev.conf") == "options spidev bufsiz=131072\n"
+    assert "REBOOT NEEDED (sudo reboot) for: SPI (dtparam=spi=on), spidev's buffer (bufsiz=131072)." in first
+    assert "core_freq_min" not in pi.read("/boot/firmware/config.txt")  # not a Pi 4 with a WS2812 board
+    # mpremote for the keypad's Pico, in the venv (Bookworm's pip refuses it outside one).
+    assert pi.run("/opt/cueboard/venv/bin/mpremote --help", check=False).stdout.startswith("mpremote")
 
     # 7. The unit, verified, enabled and (re)started.
     assert pi.read("/etc/systemd/system/cueboard.service") == (REPO / "systemd/cueboard.service").read_text()
     calls = pi.calls("/var/log/systemctl-calls")
-    assert calls[:3] == ["daemon-reload", "enable cueboard.service", "restart cueboard.service"], calls
+    assert calls[:4] == ["daemon-reload", "enable cueboard.service", "restart cueboard.service",
+                         "READY=1 from cueboard"], calls
+    # It started with none of the table's devices here, and said what each lacks.
+    started = pi.read("/var/log/cueboard-start.log")
+    assert "cueboard serving" in started and "Traceback" not in started, started
 
     # Again: nothing changes, apt is asked nothing, the config is kept.
     before = pi.snapshot()
@@ -241,9 +310,9 @@ def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> N
     assert pi.snapshot() == before
     assert "Debian packages: all there" in second and "updating the package lists" not in second
     assert "keeping /etc/cueboard/cueboard.toml" in second
-    assert "turning SPI on" not in second and "reboot once" not in second
-    assert pi.calls("/var/log/systemctl-calls")[:3] == ["daemon-reload", "enable cueboard.service",
-                                                       "restart cueboard.service"]
+    assert "turning SPI on" not in second and "REBOOT NEEDED" not in second
+    assert pi.calls("/var/log/systemctl-calls")[:4] == ["daemon-reload", "enable cueboard.service",
+                                                       "restart cueboard.service", "READY=1 from cueboard"]
 
     # Uninstall: the service, the code, the rule go; the config and the user stay.
     pi.path("/etc/cueboard/cueboard.toml").write_text(pi.read("/etc/cueboard/cueboard.toml") + "# edited\n")
@@ -264,6 +333,23 @@ def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> N
         "# edited\n")
     pi.install()
     assert pi.calls("/var/log/raspi-config-calls") == ["nonint get_spi"]
+
+    # A Pi 4 with a WS2812 board: core_freq_min=500 for it (under [pi4]), once, and said to
+    # need the reboot.
+    (pi.path("/etc/fake-device-tree")).write_bytes(b"raspberrypi,4-model-b\0brcm,bcm2711\0")
+    conf = pi.read("/etc/cueboard/cueboard.toml")
+    start = conf.index("[display]")
+    end = conf.index("\n[", start + 1)
+    pi.path("/etc/cueboard/cueboard.toml").write_text(
+        conf[:start] + '[display]\ndevice = "ws2812"\nwidth = 32\nheight = 8\n' + conf[end:])
+    fourth = pi.install(env="CUEBOARD_DEVICE_TREE=/etc/fake-device-tree")
+    config = pi.read("/boot/firmware/config.txt")
+    assert config.endswith("[pi4]\n# cueboard: WS2812 on SPI needs a steady core clock (docs/hardware.md)\n"
+                           "core_freq_min=500\n[all]\n"), config
+    assert "REBOOT NEEDED (sudo reboot) for: core_freq_min=500." in fourth
+    assert "READY=1 from cueboard" in pi.calls("/var/log/systemctl-calls")
+    fifth = pi.install(env="CUEBOARD_DEVICE_TREE=/etc/fake-device-tree")
+    assert pi.read("/boot/firmware/config.txt") == config and "REBOOT NEEDED" not in fifth
 
 
 def _pi_generation(tmp_path: Path, names: bytes) -> str:

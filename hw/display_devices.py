@@ -79,10 +79,12 @@ def _spi_trouble(exc: BaseException, config: DisplayConfig) -> SpiUnavailable | 
     if isinstance(exc, ModuleNotFoundError) and exc.name == "spidev":
         return SpiUnavailable(f"{config.device} board: the spidev module is not installed: apt-get install "
                               "python3-spidev (systemd/install.sh does)")
-    if isinstance(exc, FileNotFoundError):
+    # luma's spi interface says these in its own words (luma.core.error).
+    name = type(exc).__name__
+    if isinstance(exc, FileNotFoundError) or name == "DeviceNotFoundError":
         return SpiUnavailable(f"{config.device} board: no {node}: SPI is off (systemd/install.sh turns it on: "
                               "reboot once after it) or spi_port/spi_device name a bus this Pi does not have")
-    if isinstance(exc, PermissionError):
+    if isinstance(exc, PermissionError) or name == "DevicePermissionError":
         return SpiUnavailable(f"{config.device} board: {node}: permission denied: the service's user must be "
                               "in the group spi (systemd/install.sh puts it there)")
     return None
@@ -95,7 +97,7 @@ def open_device(config: DisplayConfig, *, serial: Any = None, spi: Any = None, d
     An SPI bus that cannot be had raises :class:`SpiUnavailable` saying what to do."""
     try:
         return _open_device(config, serial=serial, spi=spi, dma=dma, hub75=hub75)
-    except (ImportError, OSError) as exc:
+    except Exception as exc:
         trouble = _spi_trouble(exc, config) if config.device in ("max7219", "ws2812") else None
         if trouble is None:
             raise

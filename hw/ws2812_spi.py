@@ -9,21 +9,31 @@ option (``driver = "pwm"``) for a Pi 4 or older, refused on a Pi 5 with
 :func:`check_pwm_supported` (docs/hardware.md).
 
 The encoding (no library does this without bringing a framework: Adafruit's
-``neopixel_spi`` needs Blinka; the small ones on PyPI are unmaintained): each bit
-of a colour becomes four SPI bits at 3.2 MHz (312.5 ns each), ``1000`` for a 0
-(high 0.31 us, low 0.94 us) and ``1110`` for a 1 (high 0.94 us, low 0.31 us); a WS2812
-tells them apart by the length of the high pulse (its threshold is some 0.6 us). Four
-bits a bit keep every symbol inside one nibble, so each SPI byte carries two whole
-bits and ends low: a pause the controller makes between bytes (the Pi 5's RP1 can)
-only stretches a low, which the LEDs ignore up to the reset time. A colour byte is
-four SPI bytes, an LED (green, red, blue, as the WS2812 takes them) twelve. Each frame
-starts and ends with 120 zero bytes (300 us low): the reset that latches the frame
-(280 us for a WS2812B-V5, 50 us for older parts), and a known low before the first bit
-whatever the line did between transfers.
+``neopixel_spi`` needs Blinka; the small ones on PyPI are unmaintained): each bit of a
+colour becomes one SPI byte at 6.25 MHz (160 ns an SPI bit), ``11100000`` for a 0 (high
+0.48 us, low 0.80 us) and ``11111000`` for a 1 (high 0.80 us, low 0.48 us). The WS2812B's
+datasheet (Worldsemi) gives T0H 0.4 us, T1H 0.8 us, T0L 0.85 us, T1L 0.45 us, each
++-150 ns (:data:`WINDOWS`): all four sit at least 70 ns inside their windows, on every Pi.
+The earlier ``1000``/``1110`` at 3.2 MHz gave T1H 937.5 ns, 12.5 ns inside on an ideal
+clock and outside on a Pi 5's (issue 24).
+
+Why 6.25 MHz: an SPI controller divides its source clock by an even number (rounded up,
+so the clock is never faster than asked), and 6.25 MHz is a whole even divider of every
+clock a Pi's SPI runs from (:data:`CLOCKS`): a Pi 4's core clock of 500 MHz / 80, a Pi 5's
+RP1 ``clk_sys`` of 200 MHz / 32, a Zero 2 W's core of 250 MHz / 40 (400 MHz / 64). So
+each Pi makes exactly 6.25 MHz, as long as its core clock does not change while a frame
+goes out: the Pi 4's and Zero 2 W's are fixed in config.txt (``core_freq_min=500``,
+``core_freq=250``; docs/hardware.md), the RP1's is fixed by the device tree. One SPI byte
+a WS2812 bit also keeps every symbol inside its byte, each byte ending low: a pause the
+controller makes between bytes (the Pi 5's RP1 can) only stretches a low, which the LEDs
+ignore up to the reset time. A colour byte is eight SPI bytes, an LED (green, red, blue,
+as the WS2812 takes them) 24. Each frame starts and ends with 240 zero bytes (307 us
+low): the reset that latches the frame (280 us for a WS2812B-V5, 50 us for older parts),
+and a known low before the first bit whatever the line did between transfers.
 
 A frame goes in one transfer, or a pause between two would cut it: spidev takes at most
 ``bufsiz`` bytes at once (4096 unless the module is loaded with more;
-``systemd/install.sh`` sets 65536, which is 5,441 LEDs). A panel bigger than that is
+``systemd/install.sh`` sets 131072, which is 5,441 LEDs). A panel bigger than that is
 refused when it is opened, saying why.
 
 The device is luma-style (``display(image)``, ``contrast``, ``hide``, ``show``,
@@ -41,17 +51,70 @@ from typing import Any, Protocol
 from luma.core.device import device as luma_device  # type: ignore[import-untyped]
 from PIL import Image
 
-__all__ = ["LED_BYTES", "RESET_BYTES", "SPI_HZ", "SpiBus", "UnsupportedDriver", "Ws2812Spi",
-           "check_pwm_supported", "encode_frame", "encode_leds"]
+__all__ = ["CLOCKS", "LED_BYTES", "RESET_BYTES", "SPI_HZ", "WINDOWS", "SpiBus", "UnsupportedDriver", "Ws2812Spi",
+           "bcm2835_spi_hz", "check_pwm_supported", "dw_spi_hz", "encode_frame", "encode_leds", "pulse_widths"]
 
-SPI_HZ = 3_200_000
-"""Four SPI bits a WS2812 bit of 1.25 us (800 kHz)."""
-ZERO = 0b1000
-ONE = 0b1110
-RESET_BYTES = 120
-"""Zero bytes before and after each frame: 300 us low at 3.2 MHz."""
-LED_BYTES = 12
-"""SPI bytes an LED: 3 colours x 8 bits x 4 SPI bits."""
+SPI_HZ = 6_250_000
+"""One SPI byte a WS2812 bit: 8 x 160 ns = 1.28 us (the datasheet's 1.25 us +- 600 ns)."""
+ZERO = 0b11100000
+ONE = 0b11111000
+RESET_BYTES = 240
+"""Zero bytes before and after each frame: 307 us low at 6.25 MHz."""
+LED_BYTES = 24
+"""SPI bytes an LED: 3 colours x 8 bits, one SPI byte each."""
+
+WINDOWS: dict[str, tuple[float, float]] = {
+    "T0H": (400 - 150, 400 + 150), "T1H": (800 - 150, 800 + 150),
+    "T0L": (850 - 150, 850 + 150), "T1L": (450 - 150, 450 + 150)}
+"""Nanoseconds each part of a bit may last, from the WS2812B datasheet's data transfer time
+table (Worldsemi: T0H 0.4 us, T1H 0.8 us, T0L 0.85 us, T1L 0.45 us, each +-150 ns)."""
+
+
+def bcm2835_spi_hz(source_hz: int, asked_hz: int) -> float:
+    """The clock a Pi 1-4's (and Zero 2 W's) SPI0 makes: Linux's spi-bcm2835 divides the core
+    clock it read at probe by ``DIV_ROUND_UP(clk, asked)``, made even (CDIV is even).
+
+    >>> bcm2835_spi_hz(500_000_000, 3_200_000)  # the old 3.2 MHz: 500 / 158
+    3164556.9620253164
+    """
+    divider = -(-source_hz // asked_hz)
+    divider += divider % 2
+    return source_hz / divider
+
+
+def dw_spi_hz(source_hz: int, asked_hz: int) -> float:
+    """The clock a Pi 5's SPI makes: its RP1's DesignWare SSI, whose Linux driver (spi-dw-core)
+    divides ``clk_sys`` by ``(DIV_ROUND_UP(clk, asked) + 1) & 0xfffe`` (no odd dividers).
+
+    >>> dw_spi_hz(200_000_000, 3_200_000)  # the old 3.2 MHz: 200 / 64
+    3125000.0
+    """
+    divider = (-(-source_hz // asked_hz) + 1) & 0xFFFE
+    return source_hz / divider
+
+
+CLOCKS: dict[str, float] = {
+    "Pi 4 (core 500 MHz, core_freq_min=500)": bcm2835_spi_hz(500_000_000, SPI_HZ),
+    "Pi 5 (RP1 clk_sys 200 MHz)": dw_spi_hz(200_000_000, SPI_HZ),
+    "Zero 2 W (core 250 MHz, core_freq=250)": bcm2835_spi_hz(250_000_000, SPI_HZ),
+    "Pi 3 / Zero 2 W (core 400 MHz)": bcm2835_spi_hz(400_000_000, SPI_HZ),
+}
+"""The SPI clock each Pi really makes when asked for :data:`SPI_HZ` (docs/hardware.md)."""
+
+
+def pulse_widths(spi_hz: float) -> dict[str, float]:
+    """T0H, T0L, T1H and T1L in nanoseconds at ``spi_hz``, from the symbols' bits.
+
+    >>> {k: round(v) for k, v in pulse_widths(6_250_000).items()}
+    {'T0H': 480, 'T0L': 800, 'T1H': 800, 'T1L': 480}
+    """
+    bit_ns = 1e9 / spi_hz
+
+    def high(symbol: int) -> int:
+        return f"{symbol:08b}".index("0")
+
+    return {"T0H": high(ZERO) * bit_ns, "T0L": (8 - high(ZERO)) * bit_ns,
+            "T1H": high(ONE) * bit_ns, "T1L": (8 - high(ONE)) * bit_ns}
 DEFAULT_BUFSIZ = 4096
 """spidev's own default for ``bufsiz``."""
 BUFSIZ_PARAMETER = Path("/sys/module/spidev/parameters/bufsiz")
@@ -60,11 +123,8 @@ DEVICE_TREE_COMPATIBLE = Path("/proc/device-tree/compatible")
 
 
 def _symbols(byte: int) -> bytes:
-    """The four SPI bytes of one colour byte, its most significant bit first."""
-    word = 0
-    for bit in range(7, -1, -1):
-        word = (word << 4) | (ONE if byte >> bit & 1 else ZERO)
-    return word.to_bytes(4, "big")
+    """The eight SPI bytes of one colour byte, its most significant bit first."""
+    return bytes(ONE if byte >> bit & 1 else ZERO for bit in range(7, -1, -1))
 
 
 SYMBOLS: tuple[bytes, ...] = tuple(_symbols(b) for b in range(256))
@@ -74,8 +134,8 @@ SYMBOLS: tuple[bytes, ...] = tuple(_symbols(b) for b in range(256))
 def encode_leds(grb: bytes) -> bytes:
     """The SPI bytes for the LEDs' colour bytes as the strip takes them (G, R, B per LED).
 
-    >>> encode_leds(bytes((0x00, 0xFF, 0x80))).hex(" ", 4)
-    '88888888 eeeeeeee e8888888'
+    >>> encode_leds(bytes((0x00, 0xFF, 0x80))).hex(" ", 8)
+    'e0e0e0e0e0e0e0e0 f8f8f8f8f8f8f8f8 f8e0e0e0e0e0e0e0'
     """
     return b"".join(map(SYMBOLS.__getitem__, grb))
 
@@ -129,7 +189,7 @@ def spidev_bufsiz(parameter: Path = BUFSIZ_PARAMETER) -> int:
 
 
 class SpiBus:
-    """``/dev/spidev<port>.<device>`` opened for a WS2812 chain: mode 0, 3.2 MHz, one
+    """``/dev/spidev<port>.<device>`` opened for a WS2812 chain: mode 0, 6.25 MHz, one
     transfer a frame. Its ``cleanup`` closes it (luma's serial interfaces have one)."""
 
     def __init__(self, spi: SpiDevice | None = None, port: int = 0, device: int = 0,
@@ -171,7 +231,7 @@ class Ws2812Spi(luma_device):  # type: ignore[misc]
             raise OSError(
                 f"a {width}x{height} WS2812 panel ({count} LEDs) needs {needed} bytes in one SPI transfer and "
                 f"spidev takes {bus.bufsiz} ({BUFSIZ_PARAMETER}): systemd/install.sh sets 'options spidev "
-                "bufsiz=65536' in /etc/modprobe.d/cueboard-spidev.conf; reboot once after it ran "
+                "bufsiz=131072' in /etc/modprobe.d/cueboard-spidev.conf; reboot once after it ran "
                 "(docs/hardware.md)")
         super().__init__(serial_interface=bus)
         self.capabilities(width, height, rotate, mode="RGB")

@@ -124,6 +124,11 @@ while not ready and daemon.poll() is None and time.monotonic() < deadline:
 if ready:
     with open("/var/log/systemctl-calls", "a") as calls:
         calls.write("READY=1 from cueboard\\n")
+    # Let it say what it serves (and what it lacks) before it is stopped.
+    while daemon.poll() is None and time.monotonic() < deadline:
+        if "cueboard serving" in open("/var/log/cueboard-start.log").read():
+            break
+        time.sleep(0.2)
     daemon.send_signal(signal.SIGTERM)
     daemon.wait(30)
     sys.exit(0)
@@ -303,6 +308,8 @@ def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> N
     # It started with none of the table's devices here, and said what each lacks.
     started = pi.read("/var/log/cueboard-start.log")
     assert "cueboard serving" in started and "Traceback" not in started, started
+    assert "no /dev/spidev0.0: SPI is off" in started  # what to do, for each device
+    assert "keypad lost (/dev/cueboard-keypad: " in started
 
     # Again: nothing changes, apt is asked nothing, the config is kept.
     before = pi.snapshot()

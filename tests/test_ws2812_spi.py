@@ -23,7 +23,13 @@ from cueboard.hw.display_config import DisplayConfigError, parse_display
 from cueboard.hw.display_devices import open_device, wiring_map
 from cueboard.hw.ws2812_spi import SPI_HZ, UnsupportedDriver, check_pwm_supported, open_ws2812_spi
 
-RESET = "00" * 120
+RESET = "00" * 240
+B0, B1 = "e0", "f8"  # the SPI byte of a WS2812 0 bit (11100000) and of a 1 bit (11111000)
+
+
+def spi_bytes(*colour_bytes: int) -> str:
+    """The SPI bytes (hex) of the colour bytes as the strip takes them, one SPI byte a bit."""
+    return "".join(B1 if byte >> bit & 1 else B0 for byte in colour_bytes for bit in range(7, -1, -1))
 SIMPLE = {"game": "snooker", "sides": [{"name": "A", "score": 1}, {"name": "B", "score": 2}]}
 PI5 = b"raspberrypi,5-model-b\0brcm,bcm2712\0"
 PI4 = b"raspberrypi,4-model-b\0brcm,bcm2711\0"
@@ -70,13 +76,15 @@ def test_the_modules_examples_run_as_written() -> None:
 def test_known_pixels_give_exactly_these_spi_bytes() -> None:
     spi = FakeSpiDev()
     panel = open_ws2812_spi(width=3, height=1, spi=spi, bufsiz=4096)
-    assert spi.opened == (0, 0) and spi.mode == 0 and spi.max_speed_hz == 3_200_000
-    assert spi.transfers == [bytes.fromhex(RESET + "88888888" * 9 + RESET)]  # opened dark
+    assert spi.opened == (0, 0) and spi.mode == 0 and spi.max_speed_hz == 6_250_000
+    assert spi.transfers == [bytes.fromhex(RESET + B0 * 8 * 9 + RESET)]  # opened dark
     panel.display(image([(255, 0, 0), (0, 255, 0), (0x12, 0x34, 0x56)], 3))
-    # Each LED is green, red, blue; each bit four SPI bits: 0 -> 1000, 1 -> 1110.
-    red = "88888888" + "eeeeeeee" + "88888888"
-    green = "eeeeeeee" + "88888888" + "88888888"
-    mixed = "88ee8e88" + "888e88e8" + "8e8e8ee8"  # G 0x34, R 0x12, B 0x56
+    # Each LED is green, red, blue; each bit one SPI byte: 0 -> 11100000, 1 -> 11111000.
+    red = B0 * 8 + B1 * 8 + B0 * 8
+    green = B1 * 8 + B0 * 8 + B0 * 8
+    mixed = ((B0 + B0 + B1 + B1 + B0 + B1 + B0 + B0) + (B0 + B0 + B0 + B1 + B0 + B0 + B1 + B0)
+             + (B0 + B1 + B0 + B1 + B0 + B1 + B1 + B0))
+    assert mixed == spi_bytes(0x34, 0x12, 0x56)  # G 0x34, R 0x12, B 0x56, written out bit by bit
     assert spi.transfers[-1] == bytes.fromhex(RESET + red + green + mixed + RESET)
 
 
@@ -86,7 +94,7 @@ def test_brightness_scales_as_rpi_ws281x_does() -> None:
     panel.display(image([(255, 128, 1)], 1))
     panel.contrast(47)  # colour * 48 >> 8: 255 -> 47 (0x2f), 128 -> 24 (0x18), 1 -> 0
     assert panel.leds() == bytes((24, 47, 0))
-    assert spi.transfers[-1] == bytes.fromhex(RESET + "888ee888" + "88e8eeee" + "88888888" + RESET)
+    assert spi.transfers[-1] == bytes.fromhex(RESET + spi_bytes(24, 47, 0) + RESET)
 
 
 def test_the_mapping_puts_each_pixel_on_its_led() -> None:
@@ -123,14 +131,14 @@ def test_the_line_keeps_the_ws2812_timing() -> None:
     panel.display(image([(v, 255 - v, v // 2) for v in (0, 1, 77, 128, 200, 254, 255, 15)], 4, 2))
     frame = spi.transfers[-1]
     runs = pulses(frame)
-    # A reset that latches (>= 280 us low) before and after; between, each bit is 1.25 us:
-    # a 0 high 0.31 us then low 0.94 us, a 1 high 0.94 us then low 0.31 us (WS2812B:
-    # T0H 0.4 +- 0.15, T1H 0.8 +- 0.15, a bit 1.25 +- 0.6; what tells them apart is the high).
+    # A reset that latches (>= 280 us low) before and after; between, each bit is 1.28 us:
+    # a 0 high 0.48 us then low 0.80 us, a 1 high 0.80 us then low 0.48 us (WS2812B:
+    # T0H 0.4, T1H 0.8, T0L 0.85, T1L 0.45, each +- 0.15; a bit 1.25 +- 0.6).
     assert runs[0][1] >= 280 and runs[-1][1] >= 280
     highs = {round(us, 4) for level, us in runs if level == 1}
     lows = {round(us, 4) for level, us in runs[1:-1] if level == 0}
-    assert highs == {0.3125, 0.9375}
-    assert lows <= {0.3125, 0.9375, 0.625, 1.5625, 1.25}  # one or two bits' low parts run together
+    assert highs == {0.48, 0.8}
+    assert lows == {0.48, 0.8}  # each bit's low ends at its byte's end: no two run together
     assert sum(1 for level, _ in runs if level == 1) == 8 * 24
     # Every SPI byte ends low, so a pause between bytes only stretches a low.
     assert all(b & 1 == 0 for b in frame)
@@ -158,16 +166,53 @@ def test_the_spi_driver_lights_the_leds_as_luma_s_ws2812_does() -> None:
     assert decode_like_a_ws2812(spi.transfers[-1]) == bytes(expected)
 
 
+# -- the timing on each Pi's real SPI clock ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("pi", "source_hz", "divides"), [
+    ("Pi 4, core 500 MHz (core_freq_min=500)", 500_000_000, ws2812_spi.bcm2835_spi_hz),
+    ("Pi 5, RP1 clk_sys 200 MHz", 200_000_000, ws2812_spi.dw_spi_hz),
+    ("Zero 2 W, core 250 MHz (core_freq=250)", 250_000_000, ws2812_spi.bcm2835_spi_hz),
+    ("Pi 3 / Zero 2 W, core 400 MHz", 400_000_000, ws2812_spi.bcm2835_spi_hz),
+])
+def test_every_pulse_sits_well_inside_the_datasheet_window_at_each_pis_real_clock(
+        pi: str, source_hz: int, divides: object) -> None:
+    assert callable(divides)
+    hz = divides(source_hz, SPI_HZ)  # the controller's even divider, as its Linux driver picks it
+    assert hz <= SPI_HZ  # never faster than asked
+    widths = ws2812_spi.pulse_widths(hz)
+    # Measured on the bytes themselves too: the runs of the line for a 0 and a 1.
+    line = pulses(bytes(120) + ws2812_spi.encode_leds(bytes((0b01010101,))) + bytes(120), round(hz))
+    measured = {round(us * 1000, 1) for _, us in line[1:-1]}
+    assert measured == {round(widths["T0H"], 1), round(widths["T0L"], 1), round(widths["T1H"], 1),
+                        round(widths["T1L"], 1)} - {None}
+    for name, (low, high) in ws2812_spi.WINDOWS.items():
+        margin = min(widths[name] - low, high - widths[name])
+        assert margin >= 70, f"{pi}: {name} {widths[name]:.0f} ns is {margin:.0f} ns inside {low}-{high} ns"
+
+
+def test_the_old_encoding_and_a_dropping_core_clock_fall_outside_the_windows() -> None:
+    """What the windows test catches: 1110 at 3.2 MHz on a Pi 5 (T1H 960 ns), and a Pi 4
+    whose core clock fell to 250 MHz under a divider chosen for 500 (why core_freq_min)."""
+    pi5_old = ws2812_spi.dw_spi_hz(200_000_000, 3_200_000)
+    assert 3 * 1e9 / pi5_old > ws2812_spi.WINDOWS["T1H"][1]  # 960 ns > 950 ns
+    dropped = 250_000_000 / 80  # the divider for 500 MHz, the core at 250: 3.125 MHz
+    widths = ws2812_spi.pulse_widths(dropped)
+    assert widths["T0H"] > ws2812_spi.WINDOWS["T0H"][1] and widths["T1H"] > ws2812_spi.WINDOWS["T1H"][1]
+
+
 # -- the refusals -----------------------------------------------------------------------
 
 
 def test_a_frame_larger_than_spidev_takes_is_refused_saying_why() -> None:
     spi = FakeSpiDev()
-    with pytest.raises(OSError, match=r"64x16 WS2812 panel \(1024 LEDs\) needs 12528 bytes .* spidev takes 4096"
-                                      r".*bufsiz=65536.*reboot"):
+    with pytest.raises(OSError, match=r"64x16 WS2812 panel \(1024 LEDs\) needs 25056 bytes .* spidev takes 4096"
+                                      r".*bufsiz=131072.*reboot"):
         open_ws2812_spi(width=64, height=16, spi=spi, bufsiz=4096)
     assert spi.closed and spi.transfers == []
     assert open_ws2812_spi(width=64, height=16, spi=FakeSpiDev(), bufsiz=65536).cascaded == 1024
+    # What install.sh sets takes the biggest board of docs/hardware.md, 128x32 (4,096 LEDs).
+    assert open_ws2812_spi(width=128, height=32, spi=FakeSpiDev(), bufsiz=131072).cascaded == 4096
 
 
 def test_bufsiz_is_read_from_the_module_parameter(tmp_path: Path) -> None:
@@ -221,7 +266,11 @@ def test_spi_is_the_default_and_its_port_can_be_chosen() -> None:
 # -- on a board -------------------------------------------------------------------------
 
 
-def test_a_board_on_spi_draws_dim_sends_nothing_unchanged_and_survives_a_failing_bus() -> None:
+def test_a_board_on_spi_draws_dim_sends_nothing_unchanged_and_survives_a_failing_bus(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parameter = tmp_path / "bufsiz"  # spidev as systemd/install.sh loads it
+    parameter.write_text("131072\n")
+    monkeypatch.setattr(ws2812_spi.spidev_bufsiz, "__defaults__", (parameter,))
     clock = ManualClock()
     spis: list[FakeSpiDev] = []
 

@@ -27,6 +27,7 @@ from .engine import IllegalEvent, MatchSetup, parse_match
 from .feed import parse_mqtt
 from .hw.box_config import parse_boxes
 from .hw.display_config import parse_displays
+from .hw.pins import check_pins, check_spi_devices, table_claims
 from .keymap import Keymap, load_keymap
 from .limits import CommandLimits
 from .private_files import exposure
@@ -168,6 +169,10 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
             except CatalogueError as exc:
                 raise ConfigError(f"display.language = {language!r}: {exc}") from None
     root.check_unused()
+    # One GPIO, one device: the boxes' buttons, the boards' buses and HATs, a keypad on the UART.
+    clash = check_spi_devices(displays) or check_pins(table_claims(boxes, displays, keypad_port))
+    if clash is not None:
+        raise ConfigError(clash)
 
     config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir,
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,

@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..settings import Required, Section, key_path, refusal
 from .debounce import DEBOUNCE, HOLD_TIME
+from .pins import gpio_number
 
 __all__ = ["BoxConfig", "BoxConfigError", "Pin", "parse_boxes"]
 
@@ -48,15 +49,20 @@ class BoxConfig:
         pins = s.getlist("pins", of="GPIO pins")
         if not pins:
             raise s.fail("pins", "lists no pin (one a button, button 0 first)")
-        seen: set[Pin] = set()
+        seen: set[int] = set()
         for n, pin in enumerate(pins):
             number = isinstance(pin, int) and not isinstance(pin, bool) and pin >= 0
             if not (number or (isinstance(pin, str) and pin)):
                 raise s.fail(f"pins[{n}]", f"must be a GPIO number (from 0) or a gpiozero pin name such as "
                              f"\"GPIO17\", not {pin!r}")
-            if pin in seen:
-                raise s.fail(f"pins[{n}]", f"pin {pin!r} is listed twice")
-            seen.add(pin)
+            try:
+                # A pin the Pi does not have is refused here, at start-up, not retried for ever.
+                gpio = gpio_number(pin)
+            except ValueError as exc:
+                raise s.fail(f"pins[{n}]", str(exc)) from None
+            if gpio in seen:
+                raise s.fail(f"pins[{n}]", f"pin {pin!r}{_gpio(pin, gpio)} is listed twice")
+            seen.add(gpio)
         s.getbool("pull_up")
         debounce = s.getfloat("debounce", above=0, unit="seconds")
         hold_time = s.getfloat("hold_time", above=0, unit="seconds")
@@ -75,19 +81,25 @@ class BoxConfig:
         return config
 
 
+def _gpio(pin: Pin, gpio: int) -> str:
+    """`` (GPIO 17)`` after a pin given by name, nothing after a GPIO number."""
+    return "" if pin == gpio else f" (GPIO {gpio})"
+
+
 def parse_boxes(value: Any, where: str = "referee_box") -> tuple[BoxConfig, ...]:
     """The ``[[referee_box]]`` array of tables (or a single table): one or two boxes a table."""
     tables = [value] if isinstance(value, Mapping) else value
     if not isinstance(tables, list) or not tables:
         raise BoxConfigError(refusal(where, f"list one or two referee boxes as [[{where}]] tables"))
     configs = tuple(BoxConfig.from_toml(t, f"{where}[{i}]") for i, t in enumerate(tables))
-    owner: dict[Pin, int] = {}
+    owner: dict[int, int] = {}
     for i, config in enumerate(configs):
         for n, pin in enumerate(config.pins):
-            if pin in owner:
+            gpio = gpio_number(pin)
+            if gpio in owner:
                 raise BoxConfigError(refusal(key_path(f"{where}[{i}]", f"pins[{n}]"),
-                                             f"pin {pin!r} is also a pin of {where}[{owner[pin]}]"))
-            owner[pin] = i
+                                             f"pin {pin!r}{_gpio(pin, gpio)} is also a pin of {where}[{owner[gpio]}]"))
+            owner[gpio] = i
     return configs
 
 

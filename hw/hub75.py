@@ -396,8 +396,12 @@ class Hub75:
 
 
 def open_hub75(setup: Hub75Setup, **libraries: Any) -> Hub75:
-    """The board's panels, opened with the library for this machine (see :func:`open_panel`)."""
+    """The board's panels, opened with the library for this machine (see :func:`open_panel`).
+    ``clock`` (the time of day for the night level; tests give their own, so that the frame
+    drawn at opening does not depend on when the test runs)."""
     model = libraries.pop("model", None)
+    clock = libraries.pop("clock", None)
     if model is None and not libraries:
         model = pi_model()
-    return Hub75(open_panel(setup, model=model, **libraries), setup)
+    panel = open_panel(setup, model=model, **libraries)
+    return Hub75(panel, setup) if clock is None else Hub75(panel, setup, clock)

@@ -129,22 +129,23 @@ def test_on_a_pi_4_rgbmatrix_gets_the_options_and_each_frame_goes_on_vsync() -> 
     lib = fake_rgbmatrix()
     config = parse_display({"device": "hub75", "width": 128, "height": 64, "hat": "regular",
                             "pwm_bits": 9, "brightness": 204, "night_brightness": 51, "night_hours": "22:00-07:00"})
-    board = Board(config, device_factory=lambda c: open_device(c, hub75={"model": 4, "rgbmatrix": lib}))
-    device: Hub75 = board.device
+    now = [dt.time(12, 0)]  # the time of day the board sees, from its opening on (not the machine's)
+    board = Board(config, device_factory=lambda c: open_device(c, hub75={"model": 4, "rgbmatrix": lib,
+                                                                         "clock": lambda: now[0]}))
+    assert isinstance(board.device, Hub75)
     matrix = lib.made[0]
     o = matrix.options
     assert (o.rows, o.cols, o.chain_length, o.parallel) == (32, 64, 2, 2)
     assert (o.hardware_mapping, o.gpio_slowdown, o.pwm_bits, o.brightness) == ("regular", 4, 9, 80)
     assert o.drop_privileges is True
     del matrix.log[:]
-    device._clock = lambda: dt.time(12, 0)
     assert board.show(STATE)
     # The blank frame at opening went out on canvas 1; this one is drawn on canvas 2.
     assert [e[:2] for e in matrix.log] == [("SetImage", 2), ("SwapOnVSync", 2)]
     assert not board.show(STATE), "an unchanged frame is not sent"
     assert len(matrix.log) == 2
     # The next frame is drawn on the canvas SwapOnVSync handed back, at night at the night level.
-    device._clock = lambda: dt.time(23, 30)
+    now[0] = dt.time(23, 30)
     board.show({**STATE, "break": 9})
     assert matrix.log[2:] == [("brightness", 20), ("SetImage", 1, (0, 0, 0), 0, 0), ("SwapOnVSync", 1)]
     assert (matrix.canvases[0].brightness, matrix.canvases[1].brightness) == (20, 80)  # each canvas drawn at its own

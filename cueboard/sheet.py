@@ -154,10 +154,12 @@ def _format_line(record: Record) -> str:
     game = record["game"]
     parts = [game.capitalize()]
     doubles = len(record["sides"][0]["players"]) > 1
+    frames = record["best_of"]
     if record.get("aggregate"):
-        parts.append(f"aggregate points over {record['best_of']} frames")
+        parts.append(f"aggregate points over {frames} frame{'' if frames == 1 else 's'}")
     elif record["race_to"] is not None:
-        parts.append(f"best of {record['best_of']} frames (first to {record['race_to']})")
+        # "best of 1 frames" read as a slip on a league's sheet: one frame is said so.
+        parts.append("one frame" if frames == 1 else f"best of {frames} frames (first to {record['race_to']})")
     if game == "snooker":
         if doubles:
             parts.append("four-handed")

@@ -42,6 +42,7 @@ Unknown keys, and keys of another kind of device, are refused at start-up
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,9 @@ from typing import Any
 from ..errors import ConfigError
 from ..languages import LANGUAGES
 from ..settings import Section, refusal
+from .power import cap_brightness, draw_amps
+
+log = logging.getLogger("cueboard")
 
 __all__ = ["DEVICES", "DisplayConfig", "DisplayConfigError", "parse_display", "parse_displays"]
 
@@ -61,15 +65,15 @@ COMMON = ("device", "name", "width", "height", "layout", "rotate", "brightness",
           "scroll_speed", "language")
 DEVICES: dict[str, tuple[str, ...]] = {
     "max7219": ("cascaded", "spi_port", "spi_device", "spi_speed_hz", "block_orientation",
-                "blocks_reversed", "resync_seconds"),
-    "ws2812": ("wiring", "driver", "spi_port", "spi_device"),
+                "blocks_reversed", "resync_seconds", "supply_amps"),
+    "ws2812": ("wiring", "driver", "spi_port", "spi_device", "supply_amps"),
     "dummy": ("mode",),
     "capture": ("mode", "scale", "transform", "file"),
     "gifanim": ("mode", "scale", "transform", "file", "frame_seconds"),
     "pygame": ("mode", "scale", "transform"),
     "asciiblock": ("mode",),
     "hub75": ("panel", "chain", "parallel", "hat", "gpio_slowdown", "pwm_bits", "night_brightness", "night_hours",
-              "backend", "emulator"),
+              "backend", "emulator", "supply_amps"),
 }
 """Each kind of device and the keys it takes besides :data:`COMMON`."""
 
@@ -100,6 +104,8 @@ class DisplayConfig:
     page_seconds: float = 2.5
     scroll_speed: float = 15.0
     language: str = "en"
+    supply_amps: float | None = None
+    """The rating of the supply feeding the board (amps at 5 V); the brightness is capped to it."""
     # max7219
     cascaded: int | None = None
     spi_port: int = 0
@@ -227,15 +233,38 @@ def parse_display(table: Any, where: str = "display") -> DisplayConfig:
         put("file", s.getstr("file", None))
     if "frame_seconds" in own:
         put("frame_seconds", s.getfloat("frame_seconds", None, above=0, unit="seconds"))
+    supply = s.getfloat("supply_amps", None, above=0, maxval=10000, unit="amps") if "supply_amps" in own else None
     if device == "hub75":
         _hub75(s, values, put)
     s.check_unused(hint=_owners)
+    if supply is not None:
+        values["supply_amps"] = supply
+        _cap_to_supply(s.path, values, supply)
     config = DisplayConfig(**values)
     size = config.layout_size
     w, h = (config.height, config.width) if config.rotate % 2 else (config.width, config.height)
     if size is not None and (size[0] > w or size[1] > h):
         raise s.fail("layout", f"{config.layout!r} does not fit a {w}x{h} board")
     return config
+
+
+def _cap_to_supply(where: str, values: dict[str, Any], supply: float) -> None:
+    """``brightness`` (and ``night_brightness``) lowered to what ``supply_amps`` feeds with every
+    LED lit white, saying so with the figures: a typo in a brightness must not overload a
+    supply (or its wires)."""
+    device, width, height = values["device"], values["width"], values["height"]
+    for key in ("brightness", "night_brightness"):
+        level = values.get(key, DisplayConfig.brightness if key == "brightness" else None)
+        if level is None:
+            continue
+        capped = cap_brightness(device, width, height, level, supply)
+        if capped != level:
+            log.warning("%s.%s = %d: a %dx%d %s board all lit would draw %.1f A from a %g A supply "
+                        "(%s.supply_amps); lowered to %d (%.1f A). A bigger supply, fed in as docs/hardware.md "
+                        "says, allows more.", where, key, level, width, height, device,
+                        draw_amps(device, width, height, level), supply, where, capped,
+                        draw_amps(device, width, height, capped))
+            values[key] = capped
 
 
 def _hub75(s: Section, values: dict[str, Any], put: Any) -> None:

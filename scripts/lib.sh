@@ -1,11 +1,28 @@
+# apt-get as root (sudo elsewhere), waiting up to 10 minutes for another apt or dpkg
+# (unattended-upgrades, a second install) to let go of the package lock instead of failing
+# at once: DPkg::Lock::Timeout covers the dpkg lock and, since apt 2.x, the lists' lock too.
+apt_get() {
+    local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 "$@"
+}
+
+# Install Debian packages; when that fails, say plainly which were not installed and why.
+apt_install() {
+    echo "installing Debian packages: $*" >&2
+    if apt_get update -qq && apt_get install -y -qq "$@"; then
+        return 0
+    fi
+    echo "COULD NOT INSTALL: $* (apt-get failed above, or another apt or dpkg held the package lock for" \
+        "10 minutes: see 'ps aux | grep -e apt -e dpkg', then run this again)" >&2
+    return 1
+}
+
 # Shared by scripts/demo and scripts/test: make .venv with Python 3.11 or newer.
 # On a fresh Debian machine python3 -m venv needs the python3-venv package.
 ensure_venv() {
     if [ ! -x .venv/bin/python ]; then
         if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-            echo "installing python3-venv (Debian)" >&2
-            SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-            $SUDO apt-get update -qq && $SUDO apt-get install -y -qq python3-venv
+            apt_install python3-venv || exit 1
         fi
         python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
             echo "cueboard needs Python 3.11 or newer (Raspberry Pi OS Bookworm has it)" >&2; exit 1; }
@@ -35,9 +52,7 @@ ensure_debian_packages() {
     command -v pdftoppm >/dev/null || missing+=(poppler-utils)
     has_cjk_font || missing+=(fonts-noto-cjk)
     if [ ${#missing[@]} -gt 0 ]; then
-        echo "installing Debian packages: ${missing[*]}" >&2
-        local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-        $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+        apt_install "${missing[@]}"
     fi
 }
 
@@ -45,10 +60,9 @@ ensure_debian_packages() {
 # port; amqtt, the demo extra, only where mosquitto cannot be had).
 ensure_demo_packages() {
     if ! command -v mosquitto >/dev/null && [ ! -x /usr/sbin/mosquitto ]; then
-        echo "installing Debian packages: mosquitto" >&2
-        local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-        if ! { $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto; }; then
-            echo "could not install mosquitto: the demo falls back to its embedded broker" >&2
+        if ! apt_install mosquitto; then
+            echo "the demo runs WITHOUT mosquitto: on its embedded broker (amqtt), which is slower" \
+                "and has no access control; install mosquitto and start the demo again for the real one" >&2
         fi
         # Debian starts the packaged broker on port 1883; the demo runs its own.
     fi
@@ -63,7 +77,6 @@ has_cjk_font() {
 ensure_screen_fonts() {
     has_cjk_font && return 0
     command -v apt-get >/dev/null || return 0  # not Debian: the browser's own fonts
-    echo "installing fonts-noto-cjk (Debian) for names in Chinese, Japanese or Korean on the venue screen" >&2
-    local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk
+    echo "fonts-noto-cjk (Debian): for names in Chinese, Japanese or Korean on the venue screen" >&2
+    apt_install fonts-noto-cjk
 }

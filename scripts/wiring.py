@@ -192,7 +192,7 @@ def referee_box() -> Drawing:
     d.wire([(570, y0 - 64), (570, y0 - 70)], COLOURS["3V3"])
     d.dot(650, y0)
     d.wire([(650, y0), (650, y0 + 40)], COLOURS["signal"])
-    d.part(650, y0 + 62, "TVS 3.3 V", 44, 18, vertical=True)
+    d.part(650, y0 + 62, "ESD diode", 44, 18, vertical=True)
     d.wire([(650, y0 + 84), (650, y0 + 110)], COLOURS["GND"])
     d.text(650, y0 + 124, "GND", 11, "middle")
     # The 3V3 rail from pin 1, over the top of the channel.
@@ -205,9 +205,9 @@ def referee_box() -> Drawing:
              "10 kΩ to 3V3: a firm pull-up (the Pi's own is ~50 kΩ);",
              "the Pi's internal pull-up may stay on (pull_up = true).",
              "",
-             "TVS diode (e.g. SMAJ3.3A, or an ESD array such as",
-             "SP0503 for three lines) at the connector: static",
-             "from hands and from the cable.",
+             "ESD diode of low leakage (TPD4E1U06: 4 lines,",
+             "10 nA; not SMAJ3.3A, ~600 µA) at the connector:",
+             "static from hands and from the cable.",
              "",
              "Lines 1-11: the same parts, each to its own pin."]
     for i, line in enumerate(notes):

@@ -260,7 +260,7 @@ PYTHON
 if [ "$ws2812_spi" = yes ] && [ "$pi_model" = 4 ]; then
     if [ -z "$config_txt" ]; then
         say "note: a WS2812 board on a Pi 4 needs core_freq_min=$CORE_FREQ_MIN in config.txt, and there is none here"
-    elif ! grep -qE "^[[:space:]]*core_freq_min=$CORE_FREQ_MIN[[:space:]]*$" "$config_txt"; then
+    elif ! grep -qE "^[[:space:]]*core_freq_min=${CORE_FREQ_MIN}[[:space:]]*\$" "$config_txt"; then
         say "WS2812 on a Pi 4: core_freq_min=$CORE_FREQ_MIN in $config_txt (a steady SPI clock)"
         printf '\n[pi4]\n# cueboard: WS2812 on SPI needs a steady core clock (docs/hardware.md)\ncore_freq_min=%s\n[all]\n' \
             "$CORE_FREQ_MIN" >> "$config_txt"
@@ -330,7 +330,8 @@ else
     say "systemd is not running here (chroot or image build): enabled, starts at boot"
 fi
 if [ ${#reboot_for[@]} -gt 0 ]; then
-    say "REBOOT NEEDED (sudo reboot) for: $(IFS=';'; echo "${reboot_for[*]}" | sed 's/;/, /g')."
+    reasons=$(IFS=';'; echo "${reboot_for[*]}")
+    say "REBOOT NEEDED (sudo reboot) for: ${reasons//;/, }."
     say "Until then the LED boards stay dark (cueboard runs and keeps score; its devices line says why);"
     say "after it cueboard starts by itself and the board shows its first frame."
 fi

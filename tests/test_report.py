@@ -244,3 +244,14 @@ def test_many_sheets_long_names_and_a_final(printed: Callable[..., Path], tmp_pa
     assert "Blackball" in pages[1] and "Signed for Ann" in pages[1]
     assert "Ronnie" in pages[2] and "Signed for" not in pages[2]
     assert "FRAME" in pages[3] and "Signed for Ronnie" in pages[3] and "Referee" in pages[3]
+
+
+def test_a_one_frame_match_says_one_frame(tmp_path: Path) -> None:
+    """Not "best of 1 frames" (issue 24)."""
+    setup = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 1}
+    log = write_log(tmp_path / "one.jsonl", with_times(realistic_log(setup, random.Random(5))))
+    sheet = tmp_path / "sheet.html"
+    result = report(str(log), "--html", str(sheet))
+    assert result.returncode == 0, result.stderr
+    page = sheet.read_text(encoding="utf-8")
+    assert "Snooker · one frame" in page and "best of 1" not in page

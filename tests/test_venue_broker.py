@@ -77,7 +77,9 @@ class Client:
             raise TimeoutError(f"{client_id}: no CONNACK")
 
     def publish(self, topic: str, payload: bytes) -> None:
-        self.client.publish(topic, payload, qos=1).wait_for_publish(TIMEOUT)  # PUBACK: the broker has handled it
+        sent = self.client.publish(topic, payload, qos=1)
+        sent.wait_for_publish(TIMEOUT)  # PUBACK: the broker has handled it
+        assert sent.is_published(), f"no PUBACK for {topic} within {TIMEOUT} s"
 
     def close(self) -> None:
         self.client.disconnect()
@@ -124,7 +126,13 @@ def table(venue: Venue) -> Iterator[Table]:
 
 
 def denied(venue: Venue, who: str, topic: str) -> bool:
-    return any(line for line in venue.broker.log if f"Denied PUBLISH from {who} " in line and f"'{topic}'" in line)
+    """Whether the broker logged the denial: waited for, since its log is read by a thread of
+    its own and may lag behind the PUBACK on a busy machine (the test once failed so)."""
+    try:
+        venue.broker.wait_for_log(lambda line: f"Denied PUBLISH from {who} " in line and f"'{topic}'" in line)
+    except TimeoutError:
+        return False
+    return True
 
 
 def test_only_the_desk_writes_commands(venue: Venue, table: Table, clients: Callable[..., Client]) -> None:

@@ -106,9 +106,24 @@ def test_the_defaults_the_doc_recommends_are_the_code_s() -> None:
 
 
 def test_the_power_tables_add_up() -> None:
-    # WS2812: 60 mA an LED at full white, scaled as rpi_ws281x scales, plus ~1 mA idle.
+    # The figures of docs/hardware.md's tables are hw/power.py's (what supply_amps caps by),
+    # within the rounding of the table; the caps it quotes are what the code caps at.
+    from cueboard.hw.power import cap_brightness, draw_amps
+
     text = DOC.read_text()
-    for leds, full, default in ((256, 15, 3.2), (1024, 61, 13), (4096, 246, 51)):
-        assert round(leds * 0.060) == full
-        assert abs(leds * (0.060 * 49 / 256 + 0.001) - default) / default < 0.05
-        assert re.search(rf"\| {leds} \| {full} A \| {default:g} A \|", text), leds
+    rows = re.findall(r"^\| (\d+)x(\d+) \| [^|]+ \| ([\d.]+) A \| ([\d.]+) A \| [^|]+ \| ([^|]+) \|$", text, re.M)
+    seen = set()
+    for width, height, full, default, supply in rows:
+        w, h = int(width), int(height)
+        device = "ws2812" if "(caps at" in supply else "max7219"
+        at_default = 48 if device == "ws2812" else 112
+        assert abs(draw_amps(device, w, h, 255) - float(full)) / float(full) < 0.05, (w, h, full)
+        assert abs(draw_amps(device, w, h, at_default) - float(default)) / float(default) < 0.05, (w, h, default)
+        amps = re.search(r"supply_amps = (\d+)", supply)
+        assert amps is not None, supply
+        assert draw_amps(device, w, h, at_default) <= int(amps.group(1)), (w, h, supply)  # the default fits
+        cap = re.search(r"caps at (\d+)", supply)
+        if cap is not None:
+            assert cap_brightness(device, w, h, 255, int(amps.group(1))) == int(cap.group(1)), (w, h, supply)
+        seen.add((device, w, h))
+    assert seen == {(d, w, h) for d in ("max7219", "ws2812") for w, h in ((32, 8), (64, 16), (128, 32))}

@@ -293,7 +293,8 @@ class KeypadLink:
         if health is self._health and not changed:
             return
         self._health = health
-        log.info("keypad %s (%s)", health.value, self.path if error is None else f"{self.path}: {error}")
+        (log.warning if health is KeypadHealth.LOST else log.info)(
+            "keypad %s (%s)", health.value, self.path if error is None else f"{self.path}: {error}")
         if self._on_health is not None:
             try:
                 self._on_health(health)

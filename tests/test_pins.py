@@ -112,6 +112,13 @@ def test_every_device_s_pins_are_checked_against_the_others(tmp_path: Path, body
     # A WS2812 on SPI1, a MAX7219 on SPI0, the example box on neither.
     '[[display]]\ndevice = "max7219"\ncascaded = 4\n[[display]]\ndevice = "ws2812"\nwidth = 8\nheight = 8\n'
     'spi_port = 1\n' + box("pins = [2, 3, 4, 5, 6, 12, 13, 14, 15, 22, 23, 24]"),
+    # The boxes docs/hardware.md gives beside a HUB75 HAT.
+    '[display]\ndevice = "hub75"\nwidth = 64\nheight = 32\nhat = "adafruit-hat"\n'
+    + box("pins = [2, 3, 7, 8, 9, 10, 11, 14, 15, 18, 19, 25]"),
+    '[display]\ndevice = "hub75"\nwidth = 64\nheight = 32\nhat = "adafruit-hat-pwm"\n'
+    + box("pins = [2, 3, 7, 8, 9, 10, 11, 14, 15, 24, 19, 25]"),
+    '[display]\ndevice = "hub75"\nwidth = 64\nheight = 32\nhat = "regular"\n'
+    + box("pins = [2, 3, 5, 6, 12, 13, 14, 15, 16, 19, 20, 21]"),
     # The example box beside the example MAX7219 board, and a keypad on USB.
     '[display]\ndevice = "max7219"\ncascaded = 4\n[keypad]\nport = "/dev/cueboard-keypad"\n'
     'keymap = "keymaps/keypad-4x5.toml"\n' + box(),

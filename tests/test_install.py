@@ -396,3 +396,20 @@ def test_hub75_off_a_pi_is_refused_before_anything_is_changed(tmp_path: Path) ->
     assert result.returncode == 1
     assert "--hub75: this is not a Raspberry Pi" in result.stderr and "Nothing was changed" in result.stderr
     assert not calls.exists()
+
+
+def test_hub75_builds_a_pinned_library_and_its_drop_in_keeps_the_groups() -> None:
+    """--hub75 (issue 24): the same rpi-rgb-led-matrix on every Pi (it has no releases: a commit),
+    fetched and checked out by that commit, never a moving branch; and once the library drops
+    root with setresgid/setresuid alone, the daemon keeps gpio, spi and dialout, not root's."""
+    import re
+
+    script = (REPO / "systemd" / "install.sh").read_text()
+    pinned = re.search(r"^RGBMATRIX_COMMIT=([0-9a-f]{40})$", script, re.M)
+    assert pinned is not None
+    assert 'fetch --quiet --depth 1 "$RGBMATRIX_GIT" "$RGBMATRIX_COMMIT"' in script
+    assert 'checkout --quiet --force --detach "$RGBMATRIX_COMMIT"' in script
+    assert "git pull" not in script and "git clone" not in script  # no moving branch
+    drop_in = (REPO / "systemd" / "hub75-rgbmatrix.conf").read_text().splitlines()
+    assert "User=root" in drop_in and "SupplementaryGroups=gpio spi dialout" in drop_in
+    assert "Group=cueboard" in (REPO / "systemd" / "cueboard.service").read_text().splitlines()

@@ -54,9 +54,10 @@ class Layout:
     def name(self) -> str:
         return f"{self.game} {self.width}x{self.height}"
 
-    def words(self, key: str, *, n: int | str | None = None, name: str | None = None) -> list[str]:
+    def words(self, key: str, *, n: int | str | None = None, name: str | None = None,
+              ball: str | None = None) -> list[str]:
         """The forms of a board word in the board's language, this game's own first."""
-        return self.options.words(key, game=self.game, n=n, name=name)
+        return self.options.words(key, game=self.game, n=n, name=name, ball=ball)
 
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
         """The items to draw; ``colour``: the board has RGB pixels (else each is on or off)."""

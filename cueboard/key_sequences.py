@@ -11,8 +11,8 @@ engine's to say (it names the rule). The keys are in docs/keymaps.md.
 >>> d = g.step(None, "FOUL", {})
 >>> g.step(d, "BLUE", {})
 {'type': 'foul', 'points': 5}
->>> g.step(d, "NO_POT", {})
-Refusal(reason='a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)', short='wrong_key')
+>>> g.step(d, "NO_POT", {}).reason
+'a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)'
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ class Blackball32x8(Layout):
             # The clock stays in view on every page, at the right.
             font = NORMAL if shot.seconds < 100 else TINY
             cw = font.width(clock_text(shot)) + (4 if shot.called else 2)
-            clock = shot_clock_items(32 - cw, 0, cw, 8, shot, (NORMAL, TINY))
+            clock = shot_clock_items(32 - cw, 0, cw, 8, shot, (NORMAL, TINY), self.words("clock_held"))
             room = 32 - cw - 1
         for kind, candidates, tint in news(view, self.words):
             text, font = fit(candidates, (NORMAL, TINY), room)
@@ -136,7 +136,8 @@ class Blackball32x8(Layout):
             x = 0 if marked == 0 else 32 - widths[1]
             items.append(Fill(x, 7, widths[marked], 1, "win" if view.striker is None else "text"))
         if shot is not None:
-            items += shot_clock_items(side_w + 1, 0, 32 - 2 * side_w - 2, 8, shot, (clock_font, TINY))
+            items += shot_clock_items(side_w + 1, 0, 32 - 2 * side_w - 2, 8, shot, (clock_font, TINY),
+                                      self.words("clock_held"))
         return items
 
 
@@ -156,7 +157,7 @@ class Blackball64x16(Layout):
             font = digits_font([text], 17, (NORMAL, NARROW, TINY))
             cw = font.width(text) + (4 if shot.called else 0)
             right = 64 - cw
-            items += shot_clock_items(right, 0, cw, 16, shot, (font,))
+            items += shot_clock_items(right, 0, cw, 16, shot, (font,), self.words("clock_held"))
             right -= 2
         frames = [number(s.frames) for s in view.sides]
         font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
@@ -172,7 +173,8 @@ class Blackball64x16(Layout):
         if shot is not None or view.shot_clock is not None:
             right = 64 - 23  # room for two big digits
             if shot is not None:
-                items += shot_clock_items(right + 1, 0, 64 - right - 1, 16, shot, (LARGE, NORMAL, NARROW, TINY))
+                items += shot_clock_items(right + 1, 0, 64 - right - 1, 16, shot, (LARGE, NORMAL, NARROW, TINY),
+                                          self.words("clock_held"))
         frames = [number(s.frames) for s in view.sides]
         font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
         fw = max(font.width(t) for t in frames)
@@ -251,7 +253,7 @@ class Blackball128x32(Layout):
         cx = max(max(widths), 22) + 4
         cw = 128 - 2 * cx
         if shot is not None:
-            items += shot_clock_items(cx, 7, cw, 16, shot, (LARGE, NORMAL, TINY))
+            items += shot_clock_items(cx, 7, cw, 16, shot, (LARGE, NORMAL, TINY), self.words("clock_held"))
         else:
             frame = fit(self.words("frame_n", n=number(view.frame)), (TINY,), cw)[0]
             length = (fit(self.words("race_to", n=view.race_to), (TINY,), cw)[0] if view.race_to is not None

@@ -137,7 +137,8 @@ class Hall(Layout):
     def _clock(self, shot: ShotClock, y: int, h: int) -> list[Item]:
         x, cw = self.middle
         return shot_clock_items(x, y, cw, h, shot, self.number_fonts(h // self.u, 5) if self.u > 1 else
-                                (digits_at(h), digits_at(h - 2), NORMAL, TINY))
+                                (digits_at(h), digits_at(h - 2), NORMAL, TINY), self.words("clock_held"),
+                                (*self.line_fonts, *self.small_fonts))
 
     def _labels(self, texts: Sequence[Sequence[str]], y: int, key: object) -> Item | None:
         """Small words in the middle column, one page each (each the longest that fits)."""

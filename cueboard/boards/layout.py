@@ -19,7 +19,7 @@ from typing import ClassVar
 from ..games import PartView, kit
 from .bar import Box
 from .fonts import NARROW, NORMAL, TINY, Font
-from .scene import Colour, Fill, Item, Pages, Text
+from .scene import Colour, Fill, Item, Pages, Shape, Text
 from .view import BoardView, ShotClock
 from .words import Words, words_for
 
@@ -188,12 +188,27 @@ def marked_side(view: BoardView) -> int | None:
     return view.frame_winner if view.frame_over else None
 
 
-def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Sequence[Font]) -> list[Item]:
+HELD_SECONDS = 1.5
+"""A held clock shows its word and its seconds in turn, each this long."""
+
+
+def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Sequence[Font],
+                     held: Sequence[str] = ("HOLD", "HLD"), word_fonts: Sequence[Font] = (NORMAL, TINY)) -> list[Item]:
     """The shot clock's seconds in the middle of a box. Once the call is made (rule 8a) the
     digits are marked, on one colour or many, and not in red (a blackball group): big
     digits are cut out of a lit box when it has room; thin ones, which would not read cut
     out of light from across a hall, stand between two bars (beside them, else above and
-    below)."""
+    below). A clock the referee holds (rule 8a) shows ``held`` (the board word ``clock_held``,
+    in the longest form and font of ``word_fonts`` that fits; a pause sign where none does)
+    and its seconds in turn, so that it never looks like a clock running."""
+    if shot.held:
+        still = shot_clock_items(x, y, w, h, ShotClock(shot.seconds, shot.called), fonts)
+        word, font = fit(held, word_fonts, w)
+        if font.width(word) <= w:
+            sign: Item = Text(x, y + max(0, (h - font.height) // 2), w, word, font, "call", "centre", False)
+        else:
+            sign = Shape(x + (w - 3) // 2, y + max(0, (h - 5) // 2), "pause", "call")
+        return [Pages(("held", x, y), ((sign,), tuple(still)), HELD_SECONDS)]
     text = clock_text(shot)
     font = digits_font([text], w, fonts)
     tw = min(font.width(text), w)

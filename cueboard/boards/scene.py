@@ -133,6 +133,7 @@ SHAPES: dict[str, Image.Image] = {
     "dot": _shape(["##", "##"]),
     "ring_dot": _shape(["###", "#.#", "###"]),
     "cross": _shape(["#...#", ".#.#.", "..#..", ".#.#.", "#...#"]),
+    "pause": _shape(["#.#", "#.#", "#.#", "#.#", "#.#"]),  # a held shot clock where no word fits
 }
 
 RGB: dict[Colour, tuple[int, int, int]] = {

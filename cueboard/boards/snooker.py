@@ -127,7 +127,7 @@ class Snooker32x8(Layout):
                 items.append(Fill(x, 7, widths[marked], 1, tint))
         if shot is not None:
             x0 = max(widths[0], (32 - middle) // 2)
-            items += shot_clock_items(x0, 0, 32 - 2 * x0, 8, shot, (TINY,))
+            items += shot_clock_items(x0, 0, 32 - 2 * x0, 8, shot, (TINY,), self.words("clock_held"))
         return items
 
     def _break(self, view: BoardView, brk: int) -> list[Item]:
@@ -217,7 +217,7 @@ class Snooker64x16(Layout):
             # A shot clock runs: it takes the other side's place for the length of the shot.
             word, _ = fit(self.words("clock"), (TINY,), 20)
             label = line(x, y, 20, word, TINY, "label", "left", False)
-            clock = shot_clock_items(x + 21, y, w - 21, 8, shot, (NORMAL, NARROW, TINY))
+            clock = shot_clock_items(x + 21, y, w - 21, 8, shot, (NORMAL, NARROW, TINY), self.words("clock_held"))
             return self.pages(("clock", side), [[label, *clock]])
         pages: list[list[Item]] = []
         kinds: list[str] = []
@@ -293,7 +293,7 @@ class Snooker128x32(Layout):
         frames = f"{number(view.sides[0].frames)}-{number(view.sides[1].frames)}"
         items.append(Text(cx, 8, cw, frames, NORMAL, "frames", "centre", False))
         if shot is not None:
-            items += shot_clock_items(cx, 16, cw, 9, shot, (NORMAL, NARROW, TINY))
+            items += shot_clock_items(cx, 16, cw, 9, shot, (NORMAL, NARROW, TINY), self.words("clock_held"))
         else:
             lengths = [[Text(cx, 17, cw, text, TINY, "label", "centre", False)] for text in self._length(view, cw)]
             length = self.pages(("length",), lengths)

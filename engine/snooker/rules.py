@@ -58,6 +58,19 @@ def _aggregate(value: Any) -> bool:
     return value
 
 
+def _missed_by(p: Position) -> int | None:
+    """The side whose FOUL AND A MISS calls ``misses`` counts (Section 3 Rule 14): the offender,
+    while the next player decides (``offender``) and while it plays again from the replaced
+    position (the striker then); None with no miss to count."""
+    if not p.misses:
+        return None
+    if p.offender is not None:
+        return p.rotation[p.offender][0]
+    if p.turn is not None:
+        return p.rotation[p.turn][0]
+    return None
+
+
 def _ordinal(n: int) -> str:
     return f"{n} red" if n == 1 else f"{n} reds"
 
@@ -91,7 +104,7 @@ class Snooker(Game[Position]):
         # building it from a literal.
         self._state: dict[str, Any] = dict.fromkeys((
             "schema", "game", "seq", "sides", "frame", "best_of", "race_to", "aggregate", "breaker",
-            "striker", "player", "break", "reds", "colours", "ball_on", "free_ball", "misses", "remaining",
+            "striker", "player", "break", "reds", "colours", "ball_on", "free_ball", "misses", "missed_by", "remaining",
             "snookers_required", "respotted_black", "frame_over", "frame_winner", "match_over",
             "match_winner", "order", "shot_clock",
         ))
@@ -507,6 +520,7 @@ class Snooker(Game[Position]):
         state["ball_on"] = p.ball_on
         state["free_ball"] = p.free_ball
         state["misses"] = p.misses
+        state["missed_by"] = _missed_by(p)
         state["remaining"] = points_left
         state["snookers_required"] = snookers_required(p, points_left)
         state["respotted_black"] = p.respotted_black

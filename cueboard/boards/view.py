@@ -60,6 +60,8 @@ class BoardView:
     ball_on: str | None = None
     free_ball: bool = False
     misses: int = 0
+    missed_by: int | None = None
+    """The side whose misses ``misses`` counts (the offender); the striker for a state without it."""
     remaining: int | None = None
     snookers: Snookers | None = None
     respotted_black: bool = False
@@ -174,6 +176,7 @@ def board_view(state: Any) -> BoardView:
         ball_on=_word(state.get("ball_on")),
         free_ball=state.get("free_ball") is True,
         misses=max(0, _int(state.get("misses")) or 0),
+        missed_by=_side_index(state.get("missed_by")) if "missed_by" in state else _side_index(state.get("striker")),
         remaining=_int(state.get("remaining")),
         snookers=_snookers(state.get("snookers_required")),
         respotted_black=state.get("respotted_black") is True,

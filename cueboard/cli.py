@@ -402,7 +402,8 @@ def parser() -> argparse.ArgumentParser:
     new.add_argument("--shot-clock", type=float, dest="shot_clock", help="seconds a shot")
     _daemon_options(new)
     new.set_defaults(func=_match_new)
-    st = msub.add_parser("state", help="print the state of the running daemon's match")
+    st = msub.add_parser("state", help="print the state of the running daemon's match (with a shot clock: its "
+                         "'clock', the seconds 'left' now, running or held)")
     _daemon_options(st)
     st.set_defaults(func=lambda args: _ask(args, {"type": "state"}))
     send = sub.add_parser("send", help="send one event (JSON) to the running daemon, as if keyed in",

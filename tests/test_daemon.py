@@ -241,6 +241,37 @@ def test_shot_clock_restarts_after_each_stroke_and_its_expiry_is_a_time_foul(tmp
         t.journal.close()
 
 
+def test_the_state_question_says_the_clocks_time_left_and_a_held_clock_is_marked(tmp_path: Path) -> None:
+    """``cueboard match state``: the seconds left on the shot clock, running or held (not the
+    60 s a shot may take); the boards get a held clock's state marked ``paused`` (issue 24)."""
+    config = table_config(tmp_path, match={"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 2})
+    mono = FakeMonotonic()
+    t = Table(config, monotonic=mono)
+    board = Recorder()
+    t.boards.append(board)
+    t.start()
+    try:
+        answers: list[dict[str, Any]] = []
+        t.command({"type": "state"}, "control", answers.append)
+        assert answers[-1]["state"]["clock"] == {"running": False, "left": 60, "length": 60}
+        t.command({"type": "clock"}, "referee_box:0")
+        mono.now += 18.25
+        t.command({"type": "state"}, "control", answers.append)
+        assert answers[-1]["state"]["clock"] == {"running": True, "left": 41.8, "length": 60, "called": False}
+        assert answers[-1]["state"]["shot_clock"] == 60  # the state's own field: seconds a shot may take
+        t.command({"type": "clock", "action": "hold"}, "referee_box:0")
+        mono.now += 100
+        t.command({"type": "state"}, "control", answers.append)
+        assert answers[-1]["state"]["clock"] == {"running": False, "paused": True, "left": 41.8, "length": 60}
+        shown, left = board.shown[-1]
+        assert shown["clock"]["paused"] is True and left == pytest.approx(41.75)
+        t.command({"type": "clock", "action": "resume"}, "referee_box:0")
+        assert "clock" not in board.shown[-1][0]
+        assert "clock" not in t.latest_state  # the state itself is the contract's
+    finally:
+        t.journal.close()
+
+
 def test_the_control_socket_and_the_cli(tmp_path: Path) -> None:
     config = table_config(tmp_path)
     t = Table(config)

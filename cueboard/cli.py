@@ -263,8 +263,10 @@ def parser() -> argparse.ArgumentParser:
                     "machine's)")
     rp.set_defaults(func=_report)
     k = sub.add_parser("keypad-sim", help="a marker's keypad in the terminal, speaking the real protocol",
-                       description="Simulate the marker's keypad on PORT: type key numbers (or "
-                       "'row,column'; add 'h' to hold the key) and see the host's verdicts. "
+                       description="Simulate the marker's keypad on PORT: type a key's label as the "
+                       "legend shows it ('black', 'foul', 'free ball'; a shifted action presses SHIFT "
+                       "first), or its number (or 'row,column'; add 'h' to hold the key) and see the "
+                       "host's verdicts. "
                        "With --create, PORT becomes a link to a new pseudo-terminal for the "
                        "daemon to open as its keypad port. At the end of input, wait for the "
                        "host to take what is queued. The keymap's legend says which number is which "

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from result_sheet import CHROMIUM, pdf_info, pdf_text, print_pdf, to_png
+from result_sheet import CHROMIUM, COMMAND, command_line, pdf_info, pdf_text, print_pdf, to_png
 
+from cueboard.cli import main
 from cueboard.engine import Match
 from cueboard.engine.record import record_of
 from cueboard.simulate import blackball_log, final_log, realistic_log
@@ -244,3 +245,16 @@ def test_many_sheets_long_names_and_a_final(printed: Callable[..., Path], tmp_pa
     assert "Blackball" in pages[1] and "Signed for Ann" in pages[1]
     assert "Ronnie" in pages[2] and "Signed for" not in pages[2]
     assert "FRAME" in pages[3] and "Signed for Ronnie" in pages[3] and "Referee" in pages[3]
+
+
+def test_the_readme_gives_the_command_that_makes_its_result_sheet_picture(tmp_path: Path) -> None:
+    """The README's picture is what the README's command makes (issue 24: the picture said "Club
+    league" and GMT, the command "Match result" and UTC): ``tools/result_sheet.py`` runs the
+    command the README shows, and the README shows it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert command_line() in readme
+    html = tmp_path / "sheet.html"
+    args = [str(ROOT / a) if a.startswith("examples/") else str(html) if a == "sheet.html" else a for a in COMMAND]
+    assert main(args) == 0
+    text = html.read_text(encoding="utf-8")
+    assert "Club league: match result" in text and "times in GMT" in text  # as the picture says

@@ -95,7 +95,9 @@ class Snooker32x8(Layout):
         pages: list[list[Item]] = [self._scores(view, shot)]
         kinds: list[str] = ["scores"]
         brk = view.break_
-        if brk and (view.striker is not None or view.frame_over):
+        # Once the frame is over the state does not say whose the last break was (a frame
+        # conceded ends on the loser's): no break then, rather than one on the wrong side.
+        if brk and view.striker is not None:
             pages.append(self._break(view, brk))
             kinds.append("break")
         for kind, texts, tint, side in flags(view, self.words):
@@ -261,8 +263,6 @@ class Snooker64x16(Layout):
             add("name", name)
             for kind, texts, tint in mine:
                 say(kind, texts, tint)  # the offender's miss count, while the other side decides
-            if view.frame_over and view.frame_winner == side and view.break_:
-                add("break", labelled(x, y, w, self.words("break"), str(view.break_), "score"))
         count = snookers_needed(view, side)
         if count:
             add("snookers", labelled(x, y, w, snookers_word(count, self.words), count, "alert", "alert",

@@ -295,8 +295,8 @@ class Blackball128x32(Layout):
                 items = [i for i in items if not isinstance(i, Shape)]
                 x, w = 0, 128
                 add(f"wins{side}", texts, "win")
-        for kind, texts, tint, side in news(view, self.words):
-            add(kind, texts, tint, side)
+        for kind, texts, tint, whose in news(view, self.words):
+            add(kind, texts, tint, whose)
         if view.open_table and not view.frame_over:
             add("open", self.words("open_table"), "label")
         item = self.pages(("status", tuple(kinds)), pages)

@@ -466,7 +466,8 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
             say("no keymap: --keymap FILE names the keys")
             return
         say(f"keys of {Path(keymap).name}" + (f" ({km.description})" if km.description else "") + ":")
-        say("the key's number, then what it is; shift X: X after SHIFT; hold X: X held down (type 7h)")
+        say("the key's number, then what it is; shift X: X after SHIFT; hold X: X held down (type 7h);")
+        say("type a key by its label (black, foul, free ball, award: SHIFT then FOUL) or its number")
         for line in legend_lines(km):
             say(line)
 

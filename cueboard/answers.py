@@ -44,7 +44,7 @@ def check_id(value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not 1 <= len(value) <= ID_MAX or not value.isprintable():
         raise IllegalEvent(f"'id' is a string of 1 to {ID_MAX} printable characters chosen by the sender, "
-                           f"not {value!r}"[:200])
+                           f"not {value!r}"[:200], short="invalid")
     return value
 
 

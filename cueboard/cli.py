@@ -263,8 +263,10 @@ def parser() -> argparse.ArgumentParser:
                     "machine's)")
     rp.set_defaults(func=_report)
     k = sub.add_parser("keypad-sim", help="a marker's keypad in the terminal, speaking the real protocol",
-                       description="Simulate the marker's keypad on PORT: type key numbers (or "
-                       "'row,column'; add 'h' to hold the key) and see the host's verdicts. "
+                       description="Simulate the marker's keypad on PORT: type a key's label as the "
+                       "legend shows it ('black', 'foul', 'free ball'; a shifted action presses SHIFT "
+                       "first), or its number (or 'row,column'; add 'h' to hold the key) and see the "
+                       "host's verdicts. "
                        "With --create, PORT becomes a link to a new pseudo-terminal for the "
                        "daemon to open as its keypad port. At the end of input, wait for the "
                        "host to take what is queued. The keymap's legend says which number is which "
@@ -402,7 +404,8 @@ def parser() -> argparse.ArgumentParser:
     new.add_argument("--shot-clock", type=float, dest="shot_clock", help="seconds a shot")
     _daemon_options(new)
     new.set_defaults(func=_match_new)
-    st = msub.add_parser("state", help="print the state of the running daemon's match")
+    st = msub.add_parser("state", help="print the state of the running daemon's match (with a shot clock: its "
+                         "'clock', the seconds 'left' now, running or held)")
     _daemon_options(st)
     st.set_defaults(func=lambda args: _ask(args, {"type": "state"}))
     send = sub.add_parser("send", help="send one event (JSON) to the running daemon, as if keyed in",

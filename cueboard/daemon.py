@@ -42,7 +42,7 @@ from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
 from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
 from .limits import TokenBucket
-from .seams import Healthy, KeypadLike, Output, Prompt, Publisher
+from .seams import Healthy, KeypadLike, Notice, Output, Prompt, Publisher, Reason, at_the_table
 from .times import timestamp
 
 log = logging.getLogger("cueboard")
@@ -95,6 +95,7 @@ class Table:
         self._keymaps: dict[str, Keymap] = {}
         self._prompts: dict[str, Prompt | None] = {}
         self.clock: ShotClock | None = None
+        self._idle_shot: float | int | None = None
         self._clock_ends_wall = 0.0
         self._clock_called_shown = False
         self.devices: dict[str, str] = {}
@@ -191,7 +192,7 @@ class Table:
         the engine does not answer within ``timeout`` the line is still queued and will be
         applied or refused once: the answer says so (``"queued": true``), never "refused"."""
         if obj.get("type") == "state":
-            return {"ok": True, "state": self.latest_state}
+            return {"ok": True, "state": self.state_answer()}
         done = threading.Event()
         answer: dict[str, Any] = {}
 
@@ -333,7 +334,7 @@ class Table:
         elif isinstance(item, Command):
             self.command(item.command, item.source, item.reply)
         elif isinstance(item, Refused):
-            self._refuse(None, item.reason, item.source)
+            self._refuse(None, Reason(item.reason, "unreadable"), item.source)
         elif isinstance(item, HealthChanged):
             self._publish_devices()
         else:
@@ -342,7 +343,7 @@ class Table:
     def _press(self, source: str, key: KeyInput) -> None:
         entry = self._entry(source)
         if entry is None or self.match is None:
-            self._refuse(None, f"{source}: no keymap is configured for it", source)
+            self._refuse(None, Reason(f"{source}: no keymap is configured for it", "no_keymap"), source)
             return
         outcome = entry.feed(key.press, self.match.state(), now=self._mono())
         self._show_prompt(source, entry)
@@ -350,7 +351,7 @@ class Table:
             # The engine's refusal in this device's words ("press NEXT FRAME (SHIFT FREE BALL)").
             self.command(outcome, source, explain=entry.keymap.explain)
         elif isinstance(outcome, Refusal):
-            self._refuse(None, outcome.reason, source)
+            self._refuse(None, Reason(outcome.reason, outcome.short), source)
 
     def command(self, obj: dict[str, Any], source: str, reply: Reply | None = None,
                 explain: Callable[[str], str] | None = None) -> None:
@@ -368,7 +369,7 @@ class Table:
         kind = obj.get("type")
         if kind == "state":
             if reply:
-                reply({"ok": True, "state": self.latest_state})
+                reply({"ok": True, "state": self.state_answer()})
             return
         if kind == "new_match":
             self._new_match({}, source, reply)
@@ -402,7 +403,7 @@ class Table:
             event = match.parse({**obj, "t": obj.get("t", round(self._wall(), 3))})
             match.check(event)
         except IllegalEvent as exc:
-            self._refuse(obj, str(exc) if explain is None else explain(str(exc)), source, reply)
+            self._refuse(obj, _reason(str(exc) if explain is None else explain(str(exc)), exc), source, reply)
             return
         record = to_json(event)
         if isinstance(obj.get("id"), str):
@@ -413,20 +414,26 @@ class Table:
         except OSError as exc:
             self._journal_failed(exc)
             self._publish_devices()
-            self._refuse(obj, f"not saved: the journal cannot be written ({exc.strerror or exc}); "
-                         "the input is refused", source, reply)
+            self._refuse(obj, Reason(f"not saved: the journal cannot be written ({exc.strerror or exc}); "
+                                     "the input is refused", "not_saved"), source, reply)
             return
         if self._journal_health != "ok":
             log.warning("journal %s: writing again", self.config.journal_dir)
             self._journal_health = "ok"
             self._publish_devices()
+        notice = self._notice(match, event)
         match.apply(event)
+        if notice is not None and notice.kind == "redo":
+            notice = Notice("redo", to_json(match.events[-1]))
         self.accepted += 1
         if match.new_shot(event):
             # A person's event starts the next shot's clock when the table's clock is automatic;
             # a time foul (the clock's own) leaves it stopped until somebody plays on.
             self._restart_clock(automatic=source != "clock" and match.shot_follows(event))
         state = self._show()
+        if notice is not None:
+            for board in self.boards:
+                self._guard(board.notice, notice)
         self._publish_state(state)
         if self.feed is not None:
             self._guard(self.feed.publish_event, match.seq, record)
@@ -435,6 +442,16 @@ class Table:
             self.keypad.feedback(True)
         if reply:
             reply({"ok": True, "state": state})
+
+    @staticmethod
+    def _notice(match: Match, event: Event) -> Notice | None:
+        """What the boards acknowledge of ``event``, before it is applied: an undo and the event it
+        takes back; a redo (its event is known once it is applied)."""
+        if event.TYPE == "undo" and match.can_undo:
+            return Notice("undo", to_json(match.events[-1]))
+        if event.TYPE == "redo":
+            return Notice("redo", {})
+        return None
 
     def _follow_record(self, event: Event, state: dict[str, Any]) -> None:
         """Bring the match record up to date; publish it when a frame or the match ended (or an
@@ -459,15 +476,15 @@ class Table:
         try:
             setup = self.config.match_setup(fields)
         except IllegalEvent as exc:
-            self._refuse({"type": "match", **fields}, str(exc), source, reply)
+            self._refuse({"type": "match", **fields}, _reason(str(exc), exc), source, reply)
             return
         try:
             self._begin(setup.to_json() | ({"id": ident} if ident else {}))
         except OSError as exc:
             self._journal_failed(exc)
             self._publish_devices()
-            self._refuse({"type": "match", **fields}, f"not saved: the journal cannot be written "
-                         f"({exc.strerror or exc}); the match was not started", source, reply)
+            self._refuse({"type": "match", **fields}, Reason(f"not saved: the journal cannot be written "
+                         f"({exc.strerror or exc}); the match was not started", "not_saved"), source, reply)
             return
         state = self._show()
         self._publish_state(state)
@@ -526,9 +543,13 @@ class Table:
 
     def _refuse(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
                 *, show: bool = True) -> None:
+        """Refuse an input: counted, logged, answered and published on ``rejected`` with the
+        whole ``reason``; on the boards (a blink and the short form, :class:`~.seams.Reason`)
+        only when it was made at the table (:func:`~.seams.at_the_table`): a desk's mistake is
+        answered at the desk, not shown to the hall."""
         self.refused += 1
         log.info("refused from %s: %s", source, reason)
-        if show:
+        if show and at_the_table(source):
             for board in self.boards:
                 self._guard(board.flash, None, reason)
         if self.feed is not None:
@@ -615,24 +636,27 @@ class Table:
         if action == "start":
             shot = self.match.shot_time() if self.match is not None else None
             if shot is None:
-                self._refuse(obj, "no shot clock now: the match has none, or nobody is at the table "
-                             "(the frame is over, or the match waits)", source, reply)
+                self._refuse(obj, Reason("no shot clock now: the match has none, or nobody is at the table "
+                                         "(the frame is over, or the match waits)", "no_clock_now"), source, reply)
                 return
             self._set_clock(shot.start(now))
         elif action == "hold":
             if clock is None or clock.paused_at is not None:
-                self._refuse(obj, "the shot clock is not running: nothing to hold (rule 8a)", source, reply)
+                self._refuse(obj, Reason("the shot clock is not running: nothing to hold (rule 8a)",
+                                         "clock_not_running"), source, reply)
                 return
             self._set_clock(clock.pause(now))
         elif action == "resume":
             if clock is None or clock.paused_at is None:
-                self._refuse(obj, "the shot clock is not held: nothing to resume (rule 8a)", source, reply)
+                self._refuse(obj, Reason("the shot clock is not held: nothing to resume (rule 8a)", "clock_not_held"),
+                             source, reply)
                 return
             self._set_clock(clock.resume(now))
         elif action == "stop":
             self._set_clock(None)
         else:
-            self._refuse(obj, f"clock: 'action' is start, hold, resume or stop, not {action!r}", source, reply)
+            self._refuse(obj, Reason(f"clock: 'action' is start, hold, resume or stop, not {action!r}", "invalid"),
+                         source, reply)
             return
         state = self._show()
         self._publish_state(state)
@@ -658,8 +682,25 @@ class Table:
         if foul is not None:
             self._event(to_json(foul), "clock", None)
         else:
-            self._refuse(None, "shot clock expired: the referee enters the foul", "clock")
+            self._refuse(None, Reason("shot clock expired: the referee enters the foul", "time_up"), "clock")
             self._publish_state()
+
+    def state_answer(self) -> dict[str, Any] | None:
+        """The latest state as a ``state`` question is answered (``cueboard match state``): with
+        a shot clock, its ``clock`` as on MQTT but with the seconds ``left`` now, running or
+        not (a person reads it, not a screen counting down). Safe from any thread."""
+        state, match, clock = self.latest_state, self.match, self.clock
+        if state is None or match is None or match.game.clock is None:
+            return state
+        now = self._mono()
+        if clock is None:
+            return {**state, "clock": {"running": False, "left": self._idle_shot, "length": self._idle_shot}}
+        left = round(clock.left(now), 1)
+        if clock.paused_at is not None:
+            return {**state, "clock": {"running": False, "paused": True, "left": left,
+                                       "length": _seconds(clock.length)}}
+        return {**state, "clock": {"running": True, "left": left, "length": _seconds(clock.length),
+                                   "called": clock.call_due(now)}}
 
     def clock_state(self) -> dict[str, Any] | None:
         """The state payload's ``clock`` (docs/mqtt.md) when the match has a shot clock."""
@@ -687,8 +728,17 @@ class Table:
         state = self.match.state()
         clock = self.clock
         left = None if clock is None else max(0.0, clock.left(self._mono()))
+        shown = state
+        if clock is not None and clock.paused_at is not None:
+            # A held clock is told apart from a running one (rule 8a: the referee holds it), as
+            # on MQTT: the boards mark it held, not just a number standing still.
+            shown = {**state, "clock": {"running": False, "paused": True, "left": round(left or 0.0, 1),
+                                        "length": _seconds(clock.length)}}
         for board in self.boards:
-            self._guard(board.show, state, left)
+            self._guard(board.show, shown, left)
+        if self.match.game.clock is not None and clock is None:
+            shot = self.match.shot_time()
+            self._idle_shot = None if shot is None else _seconds(shot.length)
         self.latest_state = state
         self._publish_devices()
         return state
@@ -719,7 +769,7 @@ class Table:
                     # On the boards too: the people at the table see what stopped working. (A
                     # journal that cannot be written shows itself: every input is refused saying so.)
                     for board in self.boards:
-                        self._guard(board.flash, None, f"{name}: {health}")
+                        self._guard(board.flash, None, Reason(f"{name}: {health}", "device_failed", name=name))
             self.devices = devices
             if self.feed is not None:
                 self._guard(self.feed.publish_devices, {k: v for k, v in devices.items() if k != "mqtt"})
@@ -750,6 +800,11 @@ class Table:
                 return None
             entry = self._entries[source] = Entry(keymap)
         return entry
+
+
+def _reason(text: str, exc: IllegalEvent) -> Reason:
+    """The engine's refusal ``exc`` (its reason put as ``text``), with its short form."""
+    return Reason(text, exc.short, ball=exc.ball, n=exc.n)
 
 
 def _seconds(value: float) -> float | int:

@@ -11,15 +11,15 @@ engine's to say (it names the rule). The keys are in docs/keymaps.md.
 >>> d = g.step(None, "FOUL", {})
 >>> g.step(d, "BLUE", {})
 {'type': 'foul', 'points': 5}
->>> g.step(d, "NO_POT", {})
-Refusal(reason='a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)')
+>>> g.step(d, "NO_POT", {}).reason
+'a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)'
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
 
 from .engine import Game, to_json
@@ -94,9 +94,13 @@ def words(text: str, name: Callable[[str], str | None] = legend) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """A key that makes no event where it was pressed, and why (for the display, with a beep)."""
+    """A key that makes no event where it was pressed, and why (for the display, with a beep).
+    ``short``: the same in a few words for the boards (a code of
+    :data:`cueboard.engine.errors.SHORTS`, the board word ``refusal.<short>``): most often a key
+    the call does not take there, the bar then showing again what the call waits for."""
 
     reason: str
+    short: str = field(default="wrong_key", compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +281,7 @@ class SnookerKeys(Grammar):
         if a in ("MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER"):
             return Draft(a.lower())
         if a == OK:
-            return Refusal("nothing to finish")
+            return Refusal("nothing to finish", short="nothing_to_finish")
         return Refusal(f"{key(a)} is not a snooker key")
 
     def pot_ball(self, action: str) -> str | None:
@@ -425,7 +429,7 @@ class BlackballKeys(Grammar):
         if self.number(a) is not None:
             return Refusal(f"{a} is a side: it follows <AWARD> or <RERACK>")
         if a == OK:
-            return Refusal("nothing to finish")
+            return Refusal("nothing to finish", short="nothing_to_finish")
         return Refusal(f"{key(a)} is not a blackball key")
 
     def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:

@@ -383,7 +383,7 @@ class Entry:
             return Refusal(f"key {index} is not on this keymap ({keymap.size} keys in 'layout')")
         if state.get("game") != keymap.game:
             return Refusal(f"this keymap is for {keymap.game} and the match is {state.get('game')} "
-                           "(keymap 'game')")
+                           "(keymap 'game')", short="wrong_keymap")
         action = keymap.action(index)
         if not action:
             return Refusal(f"key {index} has no action (keymap 'layout')")
@@ -415,10 +415,11 @@ class Entry:
         timeout = self.keymap.timeout
         said = f"{' '.join(lapse.keys)} lapsed after {timeout:g} s (keymap 'timeout')"
         if action == UNDO:
-            return Refusal(f"{said} and is cleared already: press {legend(UNDO)} again to undo the last event")
+            return Refusal(f"{said} and is cleared already: press {legend(UNDO)} again to undo the last event",
+                           short="lapsed")
         if action == CLEAR:
-            return Refusal(f"{said} and is cleared already")
-        return Refusal(f"{said}: press again to start a new call")
+            return Refusal(f"{said} and is cleared already", short="lapsed")
+        return Refusal(f"{said}: press again to start a new call", short="lapsed")
 
     def _remember(self, index: int, shifted: bool, outcome: Outcome) -> Outcome:
         self._last_press = (index, shifted, isinstance(outcome, Refusal))
@@ -473,7 +474,7 @@ class Entry:
         draft = self._steps[-1].draft if self._steps else None
         result = self._grammar.step(draft, action, state)
         if isinstance(result, Refusal):
-            return Refusal(f"{' '.join([*keys, legend(action)])}: {words(result.reason)}")
+            return Refusal(f"{' '.join([*keys, legend(action)])}: {words(result.reason)}", short=result.short)
         self._shift = False
         if isinstance(result, Draft):
             self._steps.append(_Step(result, legend(action), index, shifted,

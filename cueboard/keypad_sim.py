@@ -7,10 +7,12 @@ keypad does while it stays powered, starts afresh on ``reboot()``, and can drop,
 or repeat its next frames, so tests and demos can show the link recovering.
 
 Like the keypad, it reports a press once, and a long press twice: pressed, then held
-(``hold``). ``run_terminal`` is the command: type a key number (``7``), a row and
-column (``2,3``), either with ``h`` to hold it (``7h``), or ``help``. It prints the
-keymap's legend (which number is which action, shifted and held), and each key as the
-action it is.
+(``hold``). ``run_terminal`` is the command: type a key by its label as the keymap's
+legend shows it (``black``, ``foul``, ``free ball``, any case; a shifted action such as
+``award`` presses SHIFT and then its key, a held one holds its key), by its number
+(``7``), or by row and column (``2,3``), a number with ``h`` to hold it (``7h``), or
+``help``. It prints the keymap's legend (which number is which action, shifted and held),
+and each key as the action it is.
 
 The keypad protocol carries only a verdict, accepted or refused (a beep and a light).
 Why a key was refused, and what the table has understood of a call being keyed, the
@@ -30,12 +32,15 @@ import termios
 import threading
 import time
 import tty
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .hw import keyproto
 from .hw.keypad_link import DEFAULT_TIMING, FIRMWARE, LinkTiming, random_epoch
+
+if TYPE_CHECKING:
+    from .keymap import Keymap
 
 DATA_KIND_HEX = b"%02x" % keyproto.KEYPAD_DATA
 
@@ -273,7 +278,8 @@ class KeypadSimulator:
 # -- the command ------------------------------------------------------------------------
 
 HELP = """\
-keys:     7  (key number)   2,3  (row, column)   add h to hold it down: 7h, 2,3h
+keys:     black  foul  free ball  award  (the key's label, any case; a shifted one presses SHIFT first)
+          7  (key number)   2,3  (row, column)   add h to hold it down: 7h, 2,3h
 faults:   drop  corrupt  dup  (the next press's frame)   noise  (random bytes)
 keypad:   legend  reboot  status  help  quit   (end of input: wait for the host, then quit)"""
 
@@ -296,6 +302,51 @@ def parse_key(text: str, rows: int, columns: int) -> tuple[int, bool] | None:
     except ValueError:
         return None
     return (index, held) if 0 <= index < rows * columns else None
+
+
+def _label(text: str) -> str:
+    """A label as typed or as written: ``FREE_BALL``, ``free ball`` and ``Free-Ball`` alike."""
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
+Presses = tuple[tuple[int, bool], ...]
+"""Key presses in order: (index, held)."""
+
+
+def key_labels(keymap: Keymap) -> dict[str, Presses]:
+    """Each label a marker may type for a key of ``keymap``, and the presses it makes: the key's
+    own action by its legend or name (``free ball``, ``no pot``; a ball key also by its ball,
+    ``black``, and as the legend shows it, ``7 black``), then its shifted action (SHIFT, then
+    the key) and its held one (the key held). A key's own action wins a label two keys share."""
+    from .key_legend import key_text
+    from .key_sequences import legend
+
+    def names(action: str) -> list[str]:
+        out = [_label(legend(action)), _label(action), _label(key_text(keymap, action))]
+        if action.isdigit():
+            ball = keymap.grammar.ball(action)
+            if ball:
+                out.append(_label(ball))
+            out.remove(_label(action))  # a number is a key's index, as it always was
+            out.remove(_label(legend(action)))
+        return out
+
+    labels: dict[str, Presses] = {}
+    shift = next((i for i in range(keymap.size) if keymap.action(i) == "SHIFT"), None)
+    for index in range(keymap.size):
+        action = keymap.action(index)
+        for name in names(action) if action else ():
+            labels.setdefault(name, ((index, False),))
+    for index in range(keymap.size):
+        action = keymap.action(index)
+        shifted, held = keymap.shift.get(action), keymap.hold.get(action)
+        if shifted and shift is not None:
+            for name in names(shifted):
+                labels.setdefault(name, ((shift, False), (index, False)))
+        if held:
+            for name in names(held):
+                labels.setdefault(name, ((index, True),))
+    return labels
 
 
 def open_port(path: str, create: bool) -> tuple[int, int | None]:
@@ -383,7 +434,7 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
     """The command: ``keymap`` (a file) is printed as a legend and names each key pressed;
     with ``broker`` the host's reasons and prompts are printed (:func:`watch_host`)."""
     from .key_legend import key_text, legend_lines
-    from .keymap import Keymap, KeymapError, load_keymap
+    from .keymap import KeymapError, load_keymap
 
     def say(text: str) -> None:
         print(text, file=stdout, flush=True)
@@ -415,12 +466,15 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
             say("no keymap: --keymap FILE names the keys")
             return
         say(f"keys of {Path(keymap).name}" + (f" ({km.description})" if km.description else "") + ":")
-        say("the key's number, then what it is; shift X: X after SHIFT; hold X: X held down (type 7h)")
+        say("the key's number, then what it is; shift X: X after SHIFT; hold X: X held down (type 7h);")
+        say("type a key by its label (black, foul, free ball, award: SHIFT then FOUL) or its number")
         for line in legend_lines(km):
             say(line)
 
     def name(index: int) -> str:
         return "" if km is None else f" {key_text(km, km.action(index))}"
+
+    labels = {} if km is None else key_labels(km)
 
     show_legend()
     if broker is None:
@@ -439,8 +493,10 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
                 if command == "legend":
                     show_legend()
                     continue
-                if not _command(sim, command, say, name):
-                    say(f"? {command!r} (type 'help')")
+                if not _command(sim, command, say, name, labels):
+                    known = "" if km is not None else "; labels need a keymap (--keymap)"
+                    say(f"? {command!r}: not a key's label, number or row,column, nor a command "
+                        f"(type 'legend' for the keys, 'help'){known}")
             else:  # end of input: let the host take what is queued
                 if not sim.wait_for(lambda s: s.pending == 0, drain_timeout):
                     say(f"{sim.pending} presses not acknowledged by the host")
@@ -456,16 +512,18 @@ def run_terminal(path: str, *, create: bool, rows: int, columns: int, stdin: Tex
 
 
 def _command(sim: KeypadSimulator, command: str, say: Callable[[str], None],
-             name: Callable[[int], str] = lambda index: "") -> bool:
+             name: Callable[[int], str] = lambda index: "", labels: Mapping[str, Presses] | None = None) -> bool:
     key = parse_key(command, sim.rows, sim.columns)
-    if key is not None:
-        index, held = key
-        row, column = divmod(index, sim.columns)
-        what = "held" if held else "pressed"
-        if (sim.hold if held else sim.press)(index):
-            say(f"key {index}{name(index)} (row {row}, column {column}) {what}")
-        else:
-            say(f"key {index}: queue full, refused")
+    presses: Presses | None = (key,) if key is not None else (labels or {}).get(_label(command))
+    if presses is not None:
+        for index, held in presses:
+            row, column = divmod(index, sim.columns)
+            what = "held" if held else "pressed"
+            if (sim.hold if held else sim.press)(index):
+                say(f"key {index}{name(index)} (row {row}, column {column}) {what}")
+            else:
+                say(f"key {index}: queue full, refused")
+                break
         return True
     if command == "drop":
         sim.drop_next()

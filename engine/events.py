@@ -190,31 +190,31 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     cueboard.engine.errors.IllegalEvent: award: unknown field 'sied' (award takes: side, match, t)
     """
     if not isinstance(obj, dict):
-        raise IllegalEvent("an event is a JSON object with a \"type\"")
+        raise IllegalEvent("an event is a JSON object with a \"type\"", short="invalid")
     kind = obj.get("type")
     if not isinstance(kind, str):
-        raise IllegalEvent("an event needs a \"type\"")
+        raise IllegalEvent("an event needs a \"type\"", short="invalid")
     cls = kinds.get(kind)
     if cls is None:
-        raise IllegalEvent(f"unknown event type {kind!r} (known: {', '.join(sorted(kinds))})")
+        raise IllegalEvent(f"unknown event type {kind!r} (known: {', '.join(sorted(kinds))})", short="invalid")
     keys, fields = _fields(cls)
     ident = obj.get("id")
     if ident is not None and (not isinstance(ident, str) or not 1 <= len(ident) <= ID_MAX):
         raise IllegalEvent(f"{kind}: 'id' is a string of 1 to {ID_MAX} characters chosen by the sender, "
-                           f"not {ident!r}"[:200])
+                           f"not {ident!r}"[:200], short="invalid")
     if not keys.issuperset(obj):
         unknown = next(key for key in obj if key not in keys)
         takes = ", ".join(name for name, *_ in fields) or "no fields"
-        raise IllegalEvent(f"{kind}: unknown field {unknown!r} ({kind} takes: {takes})")
+        raise IllegalEvent(f"{kind}: unknown field {unknown!r} ({kind} takes: {takes})", short="invalid")
     values: dict[str, Any] = {}
     for name, hint, required, convert in fields:
         if name not in obj:
             if required:
-                raise IllegalEvent(f"{kind}: {name!r} is required")
+                raise IllegalEvent(f"{kind}: {name!r} is required", short="invalid")
             continue
         ok, converted = convert(obj[name])
         if not ok:
-            raise IllegalEvent(f"{kind}: {name!r} must be {_describe(hint)}, not {obj[name]!r}")
+            raise IllegalEvent(f"{kind}: {name!r} must be {_describe(hint)}, not {obj[name]!r}", short="invalid")
         values[name] = converted
     return cls(**values)
 

@@ -105,10 +105,10 @@ class Match:
         """Raise IllegalEvent if ``event`` cannot be applied now; change nothing."""
         if isinstance(event, Undo):
             if not self._events:
-                raise IllegalEvent("nothing to undo")
+                raise IllegalEvent("nothing to undo", short="nothing_to_undo")
         elif isinstance(event, Redo):
             if not self._redo:
-                raise IllegalEvent("nothing to redo")
+                raise IllegalEvent("nothing to redo", short="nothing_to_redo")
         else:
             position = self._positions[-1]
             self._checked = (position, event, self.game.play(position, event))
@@ -126,7 +126,7 @@ class Match:
         """Apply a game event, or raise IllegalEvent naming the rule and change nothing.
         Whatever undo took back can no longer be redone."""
         if isinstance(event, NOT_GAME_EVENTS):
-            raise IllegalEvent(f"{event.TYPE} is not a game event: use apply()")
+            raise IllegalEvent(f"{event.TYPE} is not a game event: use apply()", short="invalid")
         self._positions.append(self._play(event))
         self._events.append(event)
         self._redo.clear()
@@ -134,7 +134,7 @@ class Match:
     def pop(self) -> Event:
         """Take back the last event in effect (it can be redone)."""
         if not self._events:
-            raise IllegalEvent("nothing to undo")
+            raise IllegalEvent("nothing to undo", short="nothing_to_undo")
         self._positions.pop()
         event = self._events.pop()
         self._redo.append(event)
@@ -143,7 +143,7 @@ class Match:
     def redo(self) -> Event:
         """Put back the last event taken back."""
         if not self._redo:
-            raise IllegalEvent("nothing to redo")
+            raise IllegalEvent("nothing to redo", short="nothing_to_redo")
         event = self._redo[-1]
         position = self._play(event)
         self._redo.pop()
@@ -170,4 +170,4 @@ def decode(line: str) -> Any:
     try:
         return json.loads(line)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise IllegalEvent(f"not JSON: {exc}") from None
+        raise IllegalEvent(f"not JSON: {exc}", short="invalid") from None

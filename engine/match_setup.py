@@ -106,7 +106,7 @@ def _whole(obj: Mapping[str, Any], key: str) -> int | None:
     if value is None and key not in obj:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
-        raise IllegalEvent(f"match: {key!r} must be a whole number, not {value!r}")
+        raise IllegalEvent(f"match: {key!r} must be a whole number, not {value!r}", short="match_setup")
     return value
 
 
@@ -130,13 +130,13 @@ def check_name(value: Any, where: str) -> str:
     cueboard.engine.errors.IllegalEvent: match: side 1's name has a bidirectional control character (U+202E), ...
     """
     if not isinstance(value, str):
-        raise IllegalEvent(f"match: {where}'s name must be text, not {value!r}"[:200])
+        raise IllegalEvent(f"match: {where}'s name must be text, not {value!r}"[:200], short="match_setup")
     name = unicodedata.normalize("NFC", value.strip())
     if not name:
-        raise IllegalEvent(f"match: {where} has an empty name")
+        raise IllegalEvent(f"match: {where} has an empty name", short="match_setup")
     if len(name) > NAME_MAX:
         raise IllegalEvent(f"match: {where}'s name is {len(name)} characters; a name is 1 to {NAME_MAX} "
-                           f"(it must fit a board)")
+                           f"(it must fit a board)", short="match_setup")
     for ch in name:
         kind = unicodedata.category(ch)
         if ch in BIDI_CONTROLS:
@@ -148,16 +148,18 @@ def check_name(value: Any, where: str) -> str:
         else:
             continue
         raise IllegalEvent(f"match: {where}'s name has {what} (U+{ord(ch):04X}), which would garble a board "
-                           "or a screen")
+                           "or a screen", short="match_setup")
     return name
 
 
 def _side(entry: Any, index: int) -> tuple[str, ...]:
     names = [entry] if isinstance(entry, str) else entry
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise IllegalEvent(f"match: side {index} must be a name, or a list of player names for doubles")
+        raise IllegalEvent(f"match: side {index} must be a name, or a list of player names for doubles",
+                           short="match_setup")
     if len(names) > 2:
-        raise IllegalEvent(f"match: side {index} has {len(names)} players; a side is one player or a pair")
+        raise IllegalEvent(f"match: side {index} has {len(names)} players; a side is one player or a pair",
+                           short="match_setup")
     if len(names) == 1:
         return (check_name(names[0], f"side {index}"),)
     return tuple(check_name(n, f"side {index} player {k + 1}") for k, n in enumerate(names))
@@ -170,37 +172,39 @@ def parse_setup(obj: Any, game_fields: Mapping[str, Any],
     ``elsewhere``: the games that take a field this game does not, for the message. The
     registry's :func:`~.registry.parse_match` finds the game and passes both."""
     if not isinstance(obj, dict) or obj.get("type") != "match":
-        raise IllegalEvent('the first line sets the match up: {"type": "match", ...}')
+        raise IllegalEvent('the first line sets the match up: {"type": "match", ...}', short="match_setup")
     game = obj.get("game")
     for key in obj:
         if key not in COMMON_SETUP_FIELDS and key not in game_fields:
             owners = sorted((elsewhere or {}).get(key, ()))
             if owners:
-                raise IllegalEvent(f"match: {key!r} is for {' and '.join(owners)} only, not {game}")
-            raise IllegalEvent(f"match: unknown field {key!r}")
+                raise IllegalEvent(f"match: {key!r} is for {' and '.join(owners)} only, not {game}",
+                                   short="match_setup")
+            raise IllegalEvent(f"match: unknown field {key!r}", short="match_setup")
     sides = obj.get("sides")
     if not isinstance(sides, list) or len(sides) != 2:
-        raise IllegalEvent("match: 'sides' must list two sides")
+        raise IllegalEvent("match: 'sides' must list two sides", short="match_setup")
     players = (_side(sides[0], 0), _side(sides[1], 1))
     if len(players[0]) != len(players[1]):
-        raise IllegalEvent("match: both sides need the same number of players")
+        raise IllegalEvent("match: both sides need the same number of players", short="match_setup")
     everyone = players[0] + players[1]
     if len(set(everyone)) != len(everyone):
-        raise IllegalEvent("match: every player needs a different name (the order of play names them)")
+        raise IllegalEvent("match: every player needs a different name (the order of play names them)",
+                           short="match_setup")
     best_of, race_to = _whole(obj, "best_of"), _whole(obj, "race_to")
     if best_of is not None and race_to is not None:
-        raise IllegalEvent("match: give 'best_of' or 'race_to', not both")
+        raise IllegalEvent("match: give 'best_of' or 'race_to', not both", short="match_setup")
     if race_to is not None and race_to < 1:
-        raise IllegalEvent("match: 'race_to' must be at least 1")
+        raise IllegalEvent("match: 'race_to' must be at least 1", short="match_setup")
     if race_to is None:
         best_of = 1 if best_of is None else best_of
         if best_of < 1:
-            raise IllegalEvent("match: 'best_of' must be at least 1")
+            raise IllegalEvent("match: 'best_of' must be at least 1", short="match_setup")
     first = _whole(obj, "first")
     if first is None:
         first = 0
     if first not in (0, 1):
-        raise IllegalEvent("match: 'first' is the side that breaks in frame 1: 0 or 1")
+        raise IllegalEvent("match: 'first' is the side that breaks in frame 1: 0 or 1", short="match_setup")
     clock: float | None = None
     clock_rules: ShotClockRules | None = None
     if "shot_clock" in obj:
@@ -211,7 +215,7 @@ def parse_setup(obj: Any, game_fields: Mapping[str, Any],
             clock_rules = rules  # the object form: a first-shot time, another call
     t = obj.get("t")
     if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t)):
-        raise IllegalEvent(f"match: 't' must be a time in Unix seconds, not {t!r}")
+        raise IllegalEvent(f"match: 't' must be a time in Unix seconds, not {t!r}", short="match_setup")
     options = tuple((key, check(obj[key])) for key, check in game_fields.items() if key in obj)
     return MatchSetup(game=str(game), players=players, best_of=best_of if race_to is None else None,
                       race_to=race_to, first=first, shot_clock=clock, shot_clock_given="shot_clock" in obj,

@@ -242,7 +242,7 @@ class Recorder:
 
     def __init__(self, setup: MatchSetup, state: Mapping[str, Any], *, breaks_from: int = BREAKS_FROM) -> None:
         if setup.game not in SHEETS:
-            raise IllegalEvent(f"no match record for the game {setup.game!r}")
+            raise IllegalEvent(f"no match record for the game {setup.game!r}", short="invalid")
         self.setup = setup
         self.sheet = SHEETS[setup.game]
         self.breaks_from = breaks_from
@@ -304,7 +304,7 @@ class Recorder:
             if self._redo:
                 return self.redo()
             if match is None or match.seq != self.seq + 1:
-                raise IllegalEvent("redo: the record did not see that event undone; pass the match")
+                raise IllegalEvent("redo: the record did not see that event undone; pass the match", short="invalid")
             return self.push(match.events[-1], state, keep_redo=True)
         return self.push(event, state)
 
@@ -320,7 +320,7 @@ class Recorder:
     def pop(self) -> bool:
         """Take back the last event (the match's ``undo``)."""
         if len(self._steps) < 2:
-            raise IllegalEvent("nothing to undo")
+            raise IllegalEvent("nothing to undo", short="nothing_to_undo")
         step = self._steps.pop()
         self._redo.append(step)
         return _changed(step[1], self._steps[-1][1])
@@ -328,7 +328,7 @@ class Recorder:
     def redo(self) -> bool:
         """Put back the last event taken back (the match's ``redo``)."""
         if not self._redo:
-            raise IllegalEvent("nothing to redo")
+            raise IllegalEvent("nothing to redo", short="nothing_to_redo")
         step = self._redo.pop()
         before = self._steps[-1][1]
         self._steps.append(step)

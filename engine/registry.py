@@ -100,7 +100,7 @@ def find_game(name: Any) -> type[Game[Any]]:
     if isinstance(name, str) and name in GAMES:
         return GAMES[name]
     known = ", ".join(repr(n) for n in sorted(GAMES))
-    raise IllegalEvent(f"match: 'game' must be one of {known}, not {name!r}")
+    raise IllegalEvent(f"match: 'game' must be one of {known}, not {name!r}", short="match_setup")
 
 
 def parse_match(obj: Any) -> MatchSetup:
@@ -114,7 +114,7 @@ def parse_match(obj: Any) -> MatchSetup:
     cueboard.engine.errors.IllegalEvent: match: 'reds' is for snooker only, not blackball
     """
     if not isinstance(obj, dict) or obj.get("type") != "match":
-        raise IllegalEvent('the first line sets the match up: {"type": "match", ...}')
+        raise IllegalEvent('the first line sets the match up: {"type": "match", ...}', short="match_setup")
     game = find_game(obj.get("game"))
     elsewhere: dict[str, list[str]] = {}
     for name, cls in GAMES.items():

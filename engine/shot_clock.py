@@ -55,7 +55,8 @@ def _is_seconds(value: Any) -> bool:
 
 def _seconds(value: Any, what: str) -> float:
     if not _is_seconds(value):
-        raise IllegalEvent(f"match: 'shot_clock' {what} must be seconds (more than 0), not {value!r}")
+        raise IllegalEvent(f"match: 'shot_clock' {what} must be seconds (more than 0), not {value!r}",
+                           short="match_setup")
     return float(value)
 
 
@@ -137,21 +138,22 @@ class ShotClockRules:
         if not isinstance(value, dict):
             if not _is_seconds(value):
                 raise IllegalEvent(
-                    f"match: 'shot_clock' must be seconds per shot (more than 0) or null, not {value!r}")
+                    f"match: 'shot_clock' must be seconds per shot (more than 0) or null, not {value!r}",
+                                   short="match_setup")
             return cls.of_seconds(float(value))
         unknown = sorted(set(value) - {"seconds", "first", "call"})
         if unknown:
             raise IllegalEvent(f"match: 'shot_clock' has an unknown field {unknown[0]!r} "
-                               "(it takes: seconds, first, call)")
+                               "(it takes: seconds, first, call)", short="match_setup")
         if "seconds" not in value:
-            raise IllegalEvent("match: 'shot_clock' needs 'seconds', the time a shot may take")
+            raise IllegalEvent("match: 'shot_clock' needs 'seconds', the time a shot may take", short="match_setup")
         seconds = _seconds(value["seconds"], "'seconds'")
         first = None if value.get("first") is None else _seconds(value["first"], "'first'")
         call = default_call(seconds) if "call" not in value else (
             None if value["call"] is None else _seconds(value["call"], "'call'"))
         if call is not None and call >= max(seconds, first or 0.0):
             raise IllegalEvent(f"match: the shot clock's 'call' ({call:g} seconds in) must come before "
-                               "the time is up")
+                               "the time is up", short="match_setup")
         return cls(seconds=seconds, first=first, call=call)
 
     def to_json(self) -> float | dict[str, Any]:

@@ -218,9 +218,10 @@ export class Card {
     this.clockView = view;
     this.hide("clock-h", this.clock, !view);
     if (!view) return null;
-    this.text("clock-l", this.clockLabel, ctx.t("shot_clock"));
+    this.text("clock-l", this.clockLabel, ctx.t(view.held ? "shot_clock_held" : "shot_clock"));
     this.text("clock-v", this.clockValue, String(view.seconds));
     this.flag("clock-run", this.clock, "running", view.running);
+    this.flag("clock-held", this.clock, "held", view.held === true);
     this.flag("clock-call", this.clock, "called", view.called && !view.expired);
     this.flag("clock-exp", this.clock, "expired", view.expired && !view.still);
     return view;

@@ -1,7 +1,8 @@
 // The shot clock as the audience sees it, from the state's `clock` (shared/contract/mqtt.md):
 // {"running": true, "ends_at": ts, "call_at": ts, "length": 60} counts down on the screen itself
 // (the daemon republishes only when the clock starts, stops, pauses, resumes or calls);
-// {"running": false, "left": 42.0, "length": 60} stands still. A state without `clock` (a daemon
+// {"running": false, "left": 42.0, "length": 60} stands still; with "paused": true the referee holds
+// it (`held`: the card says so in words and dims the seconds). A state without `clock` (a daemon
 // from before the clock was published) shows its `shot_clock` seconds, still.
 //
 // Whole seconds rounded up, as the LED boards count (cueboard/boards/view.py): the last second
@@ -30,7 +31,9 @@ export function clockAt(state, skew, now) {
     const left = Math.max(0, Number(c.left) || 0);
     const call = state.shot_clock_call;
     const called = typeof call === "number" && typeof length === "number" && length - left >= call;
-    return { seconds: Math.min(999, Math.ceil(left)), running: false, called, expired: left <= 0, length };
+    // Held by the referee (rule 8a: "paused": true): shown as held, never as a clock running.
+    return { seconds: Math.min(999, Math.ceil(left)), running: false, held: c.paused === true, called,
+      expired: left <= 0, length };
   }
   if (typeof state.shot_clock === "number") {
     return { seconds: Math.ceil(state.shot_clock), running: false, called: false, expired: false, still: true,

@@ -59,3 +59,6 @@ class StillOutput:
 
     def prompt(self, prompt: object, now: float | None = None) -> None:
         pass
+
+    def notice(self, notice: object, now: float | None = None) -> None:
+        pass

@@ -410,6 +410,14 @@ async function clock(browser, clients) {
   await sleep(1600);
   const still = (await shown(page, name)).clock;
   check(paused.seconds === "12" && still.seconds === "12" && paused.called, `paused at 12 s left it stays at ${still.seconds} (call made: ${paused.called})`);
+  check(!paused.held && paused.label === EN.shot_clock, "a clock not held by the referee is not marked held");
+
+  // Held by the referee (rule 8a: "paused": true): marked held in words, never like one running.
+  await publish(pub, `${PREFIX}/${name}/state`, { ...base, seq: base.seq + 3, ts: iso(Date.now()), clock: { running: false, paused: true, left: 41.8, length: 60 } }, true);
+  await page.waitForFunction(() => document.querySelector(".clock").classList.contains("held"), null, { timeout: 10000 });
+  const held = (await shown(page, name)).clock;
+  check(held.held && !held.running && held.seconds === "42" && held.label === EN.shot_clock_held,
+    `a held clock says so: "${held.label}" ${held.seconds}`);
 
   // A table whose clock is 5 s ahead of the page's: the page counts the table's seconds.
   now = Date.now();

@@ -67,6 +67,8 @@ check(nextChangeMs(clockAt(running, 0, t0 + 250)) === 750, "the next change: the
 const paused = { shot_clock_call: 30, clock: { running: false, left: 42.4, length: 60 } };
 check(clockAt(paused, 0, t0).seconds === 43 && !clockAt(paused, 0, t0).running && !clockAt(paused, 0, t0).called, "paused: its seconds, still");
 check(clockAt({ shot_clock_call: 30, clock: { running: false, left: 12, length: 60 } }, 0, t0).called, "paused after the call: still called");
+check(clockAt({ clock: { running: false, paused: true, left: 41.8, length: 60 } }, 0, t0).held
+  && !clockAt({ clock: { running: false, left: 60, length: 60 } }, 0, t0).held, "paused: held; not started: not held");
 check(clockAt({ shot_clock: 60 }, 0, t0).still && clockAt({ shot_clock: 60 }, 0, t0).seconds === 60, "no clock object: shot_clock, still");
 check(clockAt({ shot_clock: null }, 0, t0) === null, "no clock at all: nothing");
 

@@ -21,11 +21,14 @@ import pytest
 from board_pictures import (
     LANGUAGE_PICTURES,
     LANGUAGE_SHEETS,
+    MESSAGE_PICTURES,
+    MESSAGE_SHEETS,
     PICTURES,
     TALK_CASES,
     TALK_PICTURES,
     language_sheet,
     load_cases,
+    message_sheet,
     pictures,
     sheet,
     talk_sheet,
@@ -70,6 +73,17 @@ def test_the_bar_draws_its_golden_image(game: str, size: tuple[int, int], mode: 
     compare_sheet(drawn, path, corners, names, size, "moment")
 
 
+@pytest.mark.parametrize(("size", "mode"), MESSAGE_SHEETS,
+                         ids=[f"{w}x{h}-{'mono' if mode == '1' else 'rgb'}" for (w, h), mode in MESSAGE_SHEETS])
+def test_the_messages_the_referee_trusts_draw_their_golden_image(size: tuple[int, int], mode: str) -> None:
+    """Issue 24: an undo and a redo acknowledged with what they took back or put back; a
+    refusal's short form; who won the frame and the match, with the score; a miss count on the
+    offender's line; a held shot clock (its word and its seconds in turn), on every layout."""
+    drawn, corners, names = message_sheet(CASES, *size, mode)
+    path = GOLDEN / "messages" / f"messages-{size[0]}x{size[1]}-{'mono' if mode == '1' else 'rgb'}.png"
+    compare_sheet(drawn, path, corners, names, size, "moment")
+
+
 def language_path(language: str, game: str, size: tuple[int, int], mode: str) -> Path:
     return GOLDEN / "languages" / f"{language}-{golden_path(game, size, mode).name}"
 
@@ -88,7 +102,8 @@ def drawn_pictures() -> dict[str, Image.Image]:
     return pictures()
 
 
-@pytest.mark.parametrize("picture", sorted(PICTURES) + sorted(TALK_PICTURES) + sorted(LANGUAGE_PICTURES))
+@pytest.mark.parametrize("picture", sorted(PICTURES) + sorted(TALK_PICTURES) + sorted(LANGUAGE_PICTURES)
+                         + sorted(MESSAGE_PICTURES))
 def test_the_pictures_in_the_docs_are_what_the_layouts_draw(picture: str) -> None:
     with Image.open(ROOT / picture) as saved:
         assert saved.convert("RGB").tobytes() == drawn_pictures()[picture].tobytes(), (

@@ -166,17 +166,19 @@ def test_a_flash_without_a_reason_only_blinks() -> None:
     assert picture(board) == drawn() and board.next_deadline() is None
 
 
-def test_the_state_goes_on_under_the_reason() -> None:
+def test_the_next_state_ends_the_reason() -> None:
+    """The next key taken (a new state) ends a refusal still showing: it was about a table that
+    is gone, and the score is what the referee looks for then (issue 24)."""
     clock = ManualClock()
     board = dummy_board(clock)
     board.show(SIMPLE)
     board.flash(reason=SHORT)
     clock.advance_to(1.0)
+    board.show(SIMPLE)  # the same state again (the shot clock's ticks): the reason stays
+    assert picture(board) == drawn(refusal=SHORT)
     scored = {**SIMPLE, "sides": [{"name": "A", "score": 5}, {"name": "B", "score": 2}]}
     board.show(scored)
-    assert picture(board) == drawn(scored, refusal=SHORT)
-    clock.advance_to(READ_SECONDS)
-    assert picture(board) == drawn(scored)
+    assert picture(board) == drawn(scored) and board.next_deadline() is None
 
 
 def test_the_same_call_again_keeps_the_reason_and_a_call_begun_anew_ends_it() -> None:
@@ -313,7 +315,7 @@ def test_a_device_of_another_size_shows_the_call_and_the_reason() -> None:
     renderer.prompt(CALL, 0.0)
     renderer.refuse(SHORT, 1.0)
     other = renderer.resized(128, 32, "RGB", 2.0)
-    assert other.call == CALL and other.message == Talk("refused", text=SHORT)
+    assert other.call == CALL and other.message == Talk("refused", ("REFUSED",), text=SHORT)
     assert other.message_until == renderer.message_until == 1.0 + READ_SECONDS
     assert other.expire(1.0 + READ_SECONDS) and other.call == CALL and other.message is None
 

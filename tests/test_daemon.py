@@ -19,6 +19,7 @@ from cueboard.daemon import ControlServer, Table, ask_daemon
 from cueboard.hw.keys import KeyPress
 from cueboard.inputs import Call, Command, KeyInput
 from cueboard.journal import Journal, read_lines
+from cueboard.seams import Notice, Reason
 
 
 class Recorder(StillOutput):
@@ -29,6 +30,8 @@ class Recorder(StillOutput):
         self.journal = journal
         self.shown: list[tuple[dict[str, Any], float | None]] = []
         self.flashes = 0
+        self.reasons: list[str | None] = []
+        self.notices: list[Notice] = []
         self.saved_when_shown: list[bool] = []
         self.health = "ok"
 
@@ -40,6 +43,10 @@ class Recorder(StillOutput):
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:
         self.flashes += 1
+        self.reasons.append(reason)
+
+    def notice(self, notice: Notice, now: float | None = None) -> None:
+        self.notices.append(notice)
 
 
 class Running:
@@ -109,14 +116,42 @@ def test_every_event_is_in_the_journal_before_it_is_shown(table: Running) -> Non
 
 
 def test_a_refused_event_changes_nothing_and_flashes_the_board(table: Running) -> None:
+    """Keyed at the table (here: as the keypad), a refusal blinks the board, which says it
+    short ("RED IS ON"); the whole reason, with the rule, is the answer."""
     before = table.send({"type": "state"})["state"]
     size = table.table.journal.path.stat().st_size
-    answer = table.send({"type": "pot", "balls": ["pink"]})
+    answer = table.send({"type": "pot", "balls": ["pink"]}, source="keypad")
     assert answer == {"ok": False, "reason": answer["reason"]}
     assert "red is on" in answer["reason"] and "Rule 10" in answer["reason"]
     assert table.send({"type": "state"})["state"] == before
     assert table.table.journal.path.stat().st_size == size
-    assert table.table.boards[0].flashes == 1
+    board = table.table.boards[0]
+    assert board.flashes == 1
+    reason = board.reasons[0]
+    assert isinstance(reason, Reason) and reason == answer["reason"]
+    assert (reason.short, reason.ball) == ("not_on", "red")
+
+
+def test_a_desk_commands_refusal_is_answered_at_the_desk_not_on_the_board(table: Running) -> None:
+    """``cueboard match new --best-of 4`` from the desk (the control socket) is refused with the
+    reason there; the table's board, which the hall reads, does not blink (issue 24)."""
+    answer = table.send({"type": "match", "best_of": 4})
+    assert not answer["ok"] and "'best_of' must be odd" in answer["reason"]
+    answer = table.send({"type": "pot", "balls": ["pink"]})
+    assert not answer["ok"] and "red is on" in answer["reason"]
+    assert table.table.boards[0].flashes == 0
+
+
+def test_an_undo_and_a_redo_are_acknowledged_with_what_they_took_back_and_put_back(table: Running) -> None:
+    assert table.send({"type": "pot", "balls": ["red"]})["ok"]
+    assert table.send({"type": "foul", "points": 4, "miss": True})["ok"]
+    assert table.send({"type": "undo"})["ok"]
+    assert table.send({"type": "redo"})["ok"]
+    board = table.table.boards[0]
+    foul = {"type": "foul", "points": 4, "miss": True, "t": board.notices[0].event["t"]}
+    assert board.notices == [Notice("undo", foul), Notice("redo", foul)]
+    # Shown after the state the undo made, so that the board says it over that state.
+    assert board.shown[-1][0]["seq"] == 2
 
 
 def test_a_restart_shows_exactly_what_was_shown_before(tmp_path: Path) -> None:
@@ -202,6 +237,37 @@ def test_shot_clock_restarts_after_each_stroke_and_its_expiry_is_a_time_foul(tmp
         state = t.match.state()
         assert t.match.events[-1].TYPE == "foul" and state["free_shot"] and state["striker"] == 0
         assert json.loads(read_lines(t.journal.path)[-1])["reason"] == "time"
+    finally:
+        t.journal.close()
+
+
+def test_the_state_question_says_the_clocks_time_left_and_a_held_clock_is_marked(tmp_path: Path) -> None:
+    """``cueboard match state``: the seconds left on the shot clock, running or held (not the
+    60 s a shot may take); the boards get a held clock's state marked ``paused`` (issue 24)."""
+    config = table_config(tmp_path, match={"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 2})
+    mono = FakeMonotonic()
+    t = Table(config, monotonic=mono)
+    board = Recorder()
+    t.boards.append(board)
+    t.start()
+    try:
+        answers: list[dict[str, Any]] = []
+        t.command({"type": "state"}, "control", answers.append)
+        assert answers[-1]["state"]["clock"] == {"running": False, "left": 60, "length": 60}
+        t.command({"type": "clock"}, "referee_box:0")
+        mono.now += 18.25
+        t.command({"type": "state"}, "control", answers.append)
+        assert answers[-1]["state"]["clock"] == {"running": True, "left": 41.8, "length": 60, "called": False}
+        assert answers[-1]["state"]["shot_clock"] == 60  # the state's own field: seconds a shot may take
+        t.command({"type": "clock", "action": "hold"}, "referee_box:0")
+        mono.now += 100
+        t.command({"type": "state"}, "control", answers.append)
+        assert answers[-1]["state"]["clock"] == {"running": False, "paused": True, "left": 41.8, "length": 60}
+        shown, left = board.shown[-1]
+        assert shown["clock"]["paused"] is True and left == pytest.approx(41.75)
+        t.command({"type": "clock", "action": "resume"}, "referee_box:0")
+        assert "clock" not in board.shown[-1][0]
+        assert "clock" not in t.latest_state  # the state itself is the contract's
     finally:
         t.journal.close()
 

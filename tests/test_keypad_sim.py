@@ -73,6 +73,33 @@ def test_the_command_talks_to_the_host(tmp_path: Path) -> None:
         proc.wait()
 
 
+def test_a_key_is_typed_by_its_label_and_the_number_still_works(tmp_path: Path) -> None:
+    """Issue 24: ``black`` is the black's key (12 on keypad-4x5.toml), not key 7 (NO POT); a
+    label is the legend's, any case (``FOUL``, ``free ball``); a shifted action presses SHIFT,
+    then its key (``award``: SHIFT FOUL); a number is a key's index, as before."""
+    path = tmp_path / "keypad"
+    proc = subprocess.Popen([sys.executable, "-m", "cueboard.cli", "keypad-sim", "--create", str(path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        first = proc.stdout.readline()  # printed once the pseudo-terminal is there
+        assert "keypad 5 x 4 on" in first
+        host = HostRecorder(path)
+        with host.link:
+            proc.stdin.write("black\nFOUL\nfree ball\naward\n7\nno_pot\nblak\n")
+            proc.stdin.close()
+            assert host.take(7) == [KeyPress(12), KeyPress(1), KeyPress(11), KeyPress(0), KeyPress(1), KeyPress(7),
+                                    KeyPress(7)]
+            assert proc.wait(timeout=WAIT) == 0
+        out = proc.stdout.read()
+        assert "key 12 7 black (row 3, column 0) pressed" in out
+        assert "key 0 SHIFT (row 0, column 0) pressed\nkey 1 FOUL (row 0, column 1) pressed" in out
+        assert "? 'blak': not a key's label" in out
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_end_of_input_with_no_host_reports_what_is_left(tmp_path: Path) -> None:
     out = io.StringIO()
     code = run_terminal(str(tmp_path / "kp"), create=True, rows=5, columns=4, stdin=io.StringIO("5\n6\n"),

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from result_sheet import CHROMIUM, pdf_info, pdf_text, print_pdf, to_png
+from result_sheet import CHROMIUM, COMMAND, command_line, pdf_info, pdf_text, print_pdf, to_png
 
+from cueboard.cli import main
 from cueboard.engine import Match
 from cueboard.engine.record import record_of
 from cueboard.simulate import blackball_log, final_log, realistic_log
@@ -255,3 +256,16 @@ def test_a_one_frame_match_says_one_frame(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     page = sheet.read_text(encoding="utf-8")
     assert "Snooker · one frame" in page and "best of 1" not in page
+
+
+def test_the_readme_gives_the_command_that_makes_its_result_sheet_picture(tmp_path: Path) -> None:
+    """The README's picture is what the README's command makes (issue 24: the picture said "Club
+    league" and GMT, the command "Match result" and UTC): ``tools/result_sheet.py`` runs the
+    command the README shows, and the README shows it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert command_line() in readme
+    html = tmp_path / "sheet.html"
+    args = [str(ROOT / a) if a.startswith("examples/") else str(html) if a == "sheet.html" else a for a in COMMAND]
+    assert main(args) == 0
+    text = html.read_text(encoding="utf-8")
+    assert "Club league: match result" in text and "times in GMT" in text  # as the picture says

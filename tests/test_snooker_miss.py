@@ -175,3 +175,18 @@ def test_replace_after_a_miss_on_the_colour_after_the_last_red_section3_rule14a_
     assert (s["reds"], s["ball_on"], s["striker"], s["remaining"]) == (0, "colour", 0, 34)
     s = play(m, pot("pink"))
     assert (s["sides"][0]["score"], s["ball_on"], s["colours"][-2:]) == (47, "yellow", ["pink", "black"])
+
+
+def test_the_misses_belong_to_the_offender_not_the_next_player() -> None:
+    """The count is the offender's (Section 3 Rule 14(c): its third miss forfeits the frame):
+    ``missed_by`` names that side while the next player decides, and while the offender plays
+    again from the replaced position; after PLAY AGAIN the sequence starts again (none)."""
+    s = play(new_match(), MISS)  # Ann (side 0) misses: Bob is to decide
+    assert (s["misses"], s["missed_by"], s["striker"]) == (1, 0, 1)
+    s = play(new_match(), MISS, REPLACE)  # Ann plays again from the replaced position
+    assert (s["misses"], s["missed_by"], s["striker"]) == (1, 0, 0)
+    s = play(new_match(), *bob_misses_twice_replaced())
+    assert (s["misses"], s["missed_by"], s["striker"]) == (2, 1, 1)
+    s = play(new_match(), MISS, PLAY_AGAIN)
+    assert (s["misses"], s["missed_by"]) == (0, None)
+    assert play(new_match(), NO_POT)["missed_by"] is None

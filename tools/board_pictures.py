@@ -30,12 +30,15 @@ from cueboard.boards import LayoutOptions, render
 from cueboard.boards.preview import leds
 from cueboard.boards.words import words_for
 from cueboard.languages import LANGUAGES
-from cueboard.seams import Prompt
+from cueboard.seams import Notice, Prompt, Reason
 
 __all__ = [
     "GAP",
     "LANGUAGE_PICTURES",
     "LANGUAGE_SHEETS",
+    "MESSAGES",
+    "MESSAGE_PICTURES",
+    "MESSAGE_SHEETS",
     "PICTURES",
     "SAID",
     "TALK_CASES",
@@ -48,6 +51,7 @@ __all__ = [
     "language_sheet",
     "led_sheet",
     "load_cases",
+    "message_sheet",
     "pages",
     "pictures",
     "sheet",
@@ -98,11 +102,13 @@ def pages(case: Case, width: int, height: int, mode: str, *, size: tuple[int, in
 
 @dataclass(frozen=True)
 class Said:
-    """What the table says on the board over a state: a call (or a lapsed one), a refusal."""
+    """What the table says on the board over a state: a call (or a lapsed one), a refusal
+    (a :class:`~cueboard.seams.Reason`: its short form), an undo or a redo."""
 
     name: str
     prompt: Prompt | None = None
     refusal: str | None = None
+    notice: Notice | None = None
 
 
 SAID: dict[str, tuple[Said, ...]] = {
@@ -111,14 +117,19 @@ SAID: dict[str, tuple[Said, ...]] = {
         Said("call-keys", Prompt("keypad", ("FREE BALL", "FOUL", "MISS"), "the ball that sets the penalty (4 to 7)")),
         Said("call-short", Prompt("keypad", ("AWARD",), "the side: 1 or 2")),
         Said("lapsed", Prompt("referee_box:0", ("FOUL", "MISS"), lapsed=True)),
-        Said("refusal", refusal="red is on: potting the pink is a foul, enter a foul (Section 3 Rule 10(b)(iii))"),
-        Said("refusal-short", refusal="the match is over"),
+        Said("refusal", refusal=Reason("red is on: potting the pink is a foul, enter a foul (Section 3 Rule "
+                                       "10(b)(iii))", "not_on", ball="red")),
+        Said("refusal-short", refusal=Reason("the match is over", "match_over")),
+        Said("undo", notice=Notice("undo", {"type": "pot", "balls": ["black"]})),
+        Said("redo", notice=Notice("redo", {"type": "foul", "points": 4, "miss": True})),
     ),
     "blackball": (
         Said("call", Prompt("referee_box:0", ("FOUL",), "the balls that went down, then FOUL or OK")),
         Said("call-short", Prompt("keypad", ("AWARD",), "the side: 1 or 2")),
         Said("lapsed", Prompt("keypad", ("FOUL", "+"), lapsed=True)),
-        Said("refusal", refusal="yellow is not your group: enter a foul (rule 5c)"),
+        Said("refusal", refusal=Reason("yellow is not your group: enter a foul (rule 5c)", "not_your_group",
+                                       ball="yellow")),
+        Said("undo", notice=Notice("undo", {"type": "foul", "balls": ["yellow"]})),
     ),
 }
 """The calls and refusals of the golden sheets and the pictures, in the keymaps' words."""
@@ -139,7 +150,7 @@ def talk_pages(case: Case, said: Said, width: int, height: int, mode: str, *,
     seen: set[bytes] = set()
     for at in times:
         image = render(case.state, width, height, mode=mode, clock=case.clock, at=at, prompt=said.prompt,
-                       refusal=said.refusal)
+                       refusal=said.refusal, notice=said.notice)
         if image.tobytes() not in seen:
             seen.add(image.tobytes())
             out.append(image)
@@ -177,6 +188,67 @@ LANGUAGE_SHEETS: tuple[tuple[str, str, tuple[int, int], str], ...] = tuple(
     for size, mode in (((32, 8), "1"), ((64, 16), "RGB"), ((128, 32), "RGB"), ((128, 64), "RGB")))
 """The golden sheets of the other languages (English's are the sheets above): every state
 of both games on a one-colour 32x8, a 64x16, a 128x32 and a 128x64 hall board."""
+
+
+HELD = {"clock": {"running": False, "paused": True, "left": 41.0, "length": 60}}
+"""A state's changes when the referee holds the shot clock (the daemon's ``clock`` object)."""
+
+MESSAGES: tuple[tuple[str, str, str, dict[str, Any], str | None], ...] = (
+    # (row, game, state, changes to it, what is said over it: a name of SAID[game])
+    ("undo", "snooker", "break", {}, "undo"),
+    ("redo", "snooker", "break", {}, "redo"),
+    ("refusal", "snooker", "break", {}, "refusal"),
+    ("frame-won", "snooker", "match-over", {"match_over": False, "match_winner": None}, None),
+    ("match-won", "snooker", "match-over", {}, None),
+    ("miss-on-the-offenders-line", "snooker", "miss", {}, None),
+    ("held-clock", "snooker", "shot-clock", HELD, None),
+    ("blackball-refusal", "blackball", "groups", {}, "refusal"),
+    ("blackball-frame-won", "blackball", "frame-over", {}, None),
+    ("blackball-match-won", "blackball", "match-over", {}, None),
+    ("blackball-held-clock", "blackball", "groups", HELD, None),
+)
+"""The messages the referee must trust at a glance (issue 24), a row each: an undo and a redo
+acknowledged, a refusal's short form, who won a frame and a match with the score, a miss count
+on the offender's line, a held shot clock; a column a moment (:data:`MESSAGE_TIMES`)."""
+
+MESSAGE_TIMES: tuple[float, ...] = (0.0, 1.6, 2.6, 5.1, 7.6)
+
+MESSAGE_SHEETS: tuple[tuple[tuple[int, int], str], ...] = (
+    ((32, 8), "1"), ((32, 8), "RGB"), ((64, 16), "RGB"), ((128, 32), "RGB"), ((64, 32), "RGB"),
+    ((128, 64), "RGB"), ((192, 96), "RGB"))
+"""Every layout's messages sheet (``tests/golden/messages/``)."""
+
+
+def message_sheet(cases: dict[str, list[Case]], width: int, height: int,
+                  mode: str) -> tuple[Image.Image, list[list[tuple[int, int]]], list[str]]:
+    """The sheet of :data:`MESSAGES` on one layout: the image, each row's corners, its names."""
+    named = {(game, c.name): c for game, group in cases.items() for c in group}
+    said = {(game, s.name): s for game, group in SAID.items() for s in group}
+    rows, names = [], []
+    for name, game, state, changes, says in MESSAGES:
+        base = named[game, state]
+        case = Case(name, {**base.state, **changes}, base.clock)
+        if says is None:
+            out: list[Image.Image] = []
+            for at in MESSAGE_TIMES:
+                image = render(case.state, width, height, mode=mode, clock=case.clock, at=at)
+                if all(image.tobytes() != o.tobytes() for o in out):
+                    out.append(image)
+            rows.append(out)
+        else:
+            rows.append(talk_pages(case, said[game, says], width, height, mode, times=(0.0, 1.6, 6.0)))
+        names.append(name)
+    image, corners = _assemble(rows, width, height, mode)
+    return image, corners, names
+
+
+MESSAGE_PICTURES: dict[str, tuple[tuple[int, int], str]] = {
+    "docs/img/board-messages-32x8.png": ((32, 8), "1"),
+    "docs/img/board-messages-64x16.png": ((64, 16), "RGB"),
+    "docs/img/board-messages-128x32.png": ((128, 32), "RGB"),
+    "docs/img/board-messages-128x64.png": ((128, 64), "RGB"),
+}
+"""The messages sheets in ``docs/img/``, as LEDs."""
 
 
 def through_emulator(width: int, height: int) -> Callable[[Image.Image], Image.Image]:
@@ -338,6 +410,10 @@ def pictures(root: Path = ROOT) -> dict[str, Image.Image]:
                 for game, state, name in said_rows]
         out[path] = led_sheet(rows, scale=_scale(w))
     out.update(language_pictures(cases))
+    for path, ((w, h), mode) in MESSAGE_PICTURES.items():
+        sheet_image, corners, _ = message_sheet(cases, w, h, mode)
+        rows = [[sheet_image.crop((x, y, x + w, y + h)) for x, y in row] for row in corners]
+        out[path] = led_sheet(rows, scale=_scale(w))
     return out
 
 

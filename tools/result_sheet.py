@@ -1,9 +1,12 @@
 """The result sheet in a real browser: printed to PDF by headless Chromium, then to PNG.
 
 ``python tools/result_sheet.py`` redraws ``docs/img/result-sheet.png`` (the README's picture)
-from ``examples/snooker-match.jsonl``, a best-of-7 league match with times; ``--make-example``
-writes that log again first (a deterministic match of ``cueboard.simulate``). The tests
-(``tests/test_report.py``) print sheets with the same functions and read the PDF back.
+from ``examples/snooker-match.jsonl``, a best-of-7 league match with times, by running the
+very command the README gives (:data:`COMMAND`, ``cueboard report ... --html``), so that the
+picture is what the README's command makes; ``--make-example`` writes that log again first
+(a deterministic match of ``cueboard.simulate``). The tests (``tests/test_report.py``) print
+sheets with the same functions, read the PDF back, and check that the README gives
+:data:`COMMAND`.
 
 Needs Debian's ``chromium`` and ``poppler-utils`` (``pdfinfo``, ``pdftotext``, ``pdftoppm``).
 """
@@ -15,6 +18,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -22,13 +26,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from cueboard.report import read_records
-from cueboard.sheet import result_sheets
+from cueboard.cli import main as cli_main
 from cueboard.simulate import realistic_log
 
-__all__ = ["CHROMIUM", "EXAMPLE", "PdfInfo", "example_log", "pdf_info", "pdf_text", "print_pdf", "to_png"]
+__all__ = ["CHROMIUM", "COMMAND", "EXAMPLE", "PdfInfo", "command_line", "example_log", "pdf_info", "pdf_text",
+           "print_pdf", "to_png"]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "snooker-match.jsonl"
@@ -36,6 +39,16 @@ PICTURE = ROOT / "docs" / "img" / "result-sheet.png"
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and os.access(p, os.X_OK)), None)
 A4_POINTS = (595.0, 842.0)
 """An A4 page, 210 x 297 mm, in PostScript points (what pdfinfo reports, to a point)."""
+
+COMMAND: tuple[str, ...] = ("report", "examples/snooker-match.jsonl", "--title", "Club league: match result",
+                            "--tz", "Europe/London", "--html", "sheet.html")
+"""The README's command for its result-sheet picture (``cueboard`` and these arguments)."""
+
+
+def command_line(args: tuple[str, ...] = COMMAND) -> str:
+    """``COMMAND`` as typed in a shell, as the README gives it."""
+    return "cueboard " + " ".join(shlex.quote(a) for a in args)
+
 
 START = 1_795_374_131.0  # 2026-11-22T19:02:11Z: the contract's example
 SEED = 8  # a 4-2 with a century, frames potted out and conceded
@@ -112,11 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.make_example or not EXAMPLE.exists():
         EXAMPLE.write_text("".join(json.dumps(e) + "\n" for e in example_log()), encoding="utf-8")
         print(f"wrote {EXAMPLE.relative_to(ROOT)}")
-    records = read_records([str(EXAMPLE)])
     with tempfile.TemporaryDirectory() as tmp:
         html, pdf = Path(tmp) / "sheet.html", Path(tmp) / "sheet.pdf"
-        html.write_text(result_sheets(records, title="Club league: match result", tz=ZoneInfo("Europe/London")),
-                        encoding="utf-8")
+        # The README's command itself, run in the checkout (its paths are the checkout's).
+        command = [str(ROOT / a) if a == "examples/snooker-match.jsonl" else str(html) if a == "sheet.html" else a
+                   for a in COMMAND]
+        if cli_main(command) != 0:
+            raise RuntimeError(f"{command_line()} failed")
         print_pdf(html, pdf)
         info = pdf_info(pdf)
         to_png(pdf, args.out)

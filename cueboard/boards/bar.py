@@ -7,8 +7,11 @@ Three things are said in it (a :class:`Talk`):
   ("FOUL MISS > the ball that sets the penalty (4 to 7)"), for as long as it is pending;
 - a **lapsed** call, not finished in time: its keys and "lapsed", for :data:`READ_SECONDS`
   (or one pass of its marquee, if longer);
-- a **refused** key's reason, for :data:`READ_SECONDS` or one pass of its marquee (1 s
-  still, the scroll, 1 s still), whichever is longer.
+- a **refused** key's reason in the referee's words (its short form: "RED IS ON: FOUL?",
+  the longest form that fits the bar), for :data:`READ_SECONDS` or one pass of its marquee
+  (1 s still, the scroll, 1 s still), whichever is longer;
+- a **notice**: an undo or a redo and what it took back or put back ("UNDO: POT BLACK"), as
+  long as a refusal.
 
 Each layout says what stays in view while the bar is up and where the bar goes
 (:meth:`~.layout.Layout.with_bar`); this module fills the bar's box, one line or two:
@@ -58,23 +61,34 @@ REASON_MAX = 200
 """A reason longer than this many characters is cut there (with "..."): some 50 s of
 scrolling is as long as a bar should hold the board. The whole reason is logged and on MQTT."""
 
-Kind = Literal["call", "lapsed", "refused"]
+Kind = Literal["call", "lapsed", "refused", "notice"]
 
 
 @dataclass(frozen=True)
 class Talk:
     """What the bar says: a call being keyed in (``keys``, and ``text``: what it waits for),
-    a lapsed call (``keys``), or a refusal (``text``: the reason)."""
+    a lapsed call (``keys``), a refusal (``text``: the reason; ``forms``: its short forms,
+    long to short, of which the bar shows the longest that fits), or a notice (``keys``:
+    UNDO or REDO, ``text``: what it took back or put back)."""
 
     kind: Kind
     keys: tuple[str, ...] = ()
     text: str = ""
+    forms: tuple[str, ...] = ()
+
+    def fitted(self, width: int, font: Font) -> Talk:
+        """This talk with the longest of its ``forms`` that fits ``width`` pixels as its text
+        (else the shortest, which scrolls); itself when it has no forms."""
+        if not self.forms:
+            return self
+        text = next((f for f in self.forms if font.width(" ".join(f.split())) <= width), self.forms[-1])
+        return Talk(self.kind, self.keys, text)
 
     @property
     def head(self) -> str:
         """The keys as on the keys, or what the bar is about."""
         if self.kind == "refused":
-            return "REFUSED"
+            return self.keys[0] if self.keys else "REFUSED"
         return " ".join(k.strip() for k in self.keys if k.strip()) or "CALL"
 
     @property
@@ -97,7 +111,14 @@ def bar_item(key: Hashable, talk: Talk, box: Box, motion: Motion) -> Pages:
     says which talk it is (a new key starts its marquee from the beginning)."""
     x, y, w, h = box
     speed = _speed(motion)
-    items = _two_lines(talk, x, y, w, speed) if h >= 15 else _one_line(talk, x, y, w, h, speed)
+    if h >= 15:
+        items = _two_lines(talk.fitted(w, NORMAL), x, y, w, speed)
+    else:
+        font = NORMAL if h >= 7 else TINY
+        room = w - 7 if talk.kind == "refused" and w >= 48 and font is NORMAL else w
+        if talk.kind == "notice":
+            room = w - font.width(f"{talk.head}:") - 4
+        items = _one_line(talk.fitted(room, font), x, y, w, h, speed)
     return Pages(key, (tuple(items),))
 
 
@@ -113,6 +134,8 @@ def _colours(talk: Talk) -> tuple[Colour, Colour]:
         return "call", "text"
     if talk.kind == "lapsed":
         return "call", "alert"
+    if talk.kind == "notice":
+        return "notice", "text"
     return "alert", "text"
 
 
@@ -137,6 +160,7 @@ def _one_line(talk: Talk, x: int, y: int, w: int, h: int, speed: float) -> list[
             return [Shape(x, y + 1, "cross", "alert"), Text(x + 7, y, w - 7, tail, font, tail_colour, speed=speed)]
         return [Text(x, y, w, tail, font, "alert", speed=speed)]
     head = talk.head if talk.kind == "call" else f"{talk.head}:"
+    marquee_colour = head_colour if talk.kind in ("call", "notice") else "alert"
     if not tail:
         return [Text(x, y, w, head, font, head_colour, speed=speed)]
     hw = font.width(head)
@@ -150,7 +174,7 @@ def _one_line(talk: Talk, x: int, y: int, w: int, h: int, speed: float) -> list[
         items.append(Text(x + hw + mark, y, w - hw - mark, tail, font, tail_colour, speed=speed))
         return items
     joined = f"{talk.head} > {tail}" if talk.kind == "call" else f"{head} {tail}"
-    return [Text(x, y, w, joined, font, head_colour if talk.kind == "call" else "alert", speed=speed)]
+    return [Text(x, y, w, joined, font, marquee_colour, speed=speed)]
 
 
 def _line(x: int, y: int, w: int, text: str, font: Font, colour: Colour, speed: float) -> Text:

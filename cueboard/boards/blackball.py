@@ -29,9 +29,11 @@ from .layout import (
     marked_side,
     number,
     register,
+    result_texts,
     rule,
     shot_clock_items,
     side_name,
+    toward,
 )
 from .scene import Colour, Fill, Item, Shape, Text
 from .view import BoardView, ShotClock
@@ -53,30 +55,31 @@ def group_colour(view: BoardView, side: int, colour: bool, default: Colour = "sc
     return group if colour and group in GROUPS else default
 
 
-def news(view: BoardView, say: Say) -> list[tuple[str, list[str], Colour]]:
-    """What the striker should know, most urgent first: (kind, texts long to short, colour)."""
-    out: list[tuple[str, list[str], Colour]] = []
+def news(view: BoardView, say: Say) -> list[tuple[str, list[str], Colour, int | None]]:
+    """What the striker should know, most urgent first: (kind, texts long to short, colour,
+    the side it belongs to: the striker's, all of it)."""
+    out: list[tuple[str, list[str], Colour, int | None]] = []
     if view.frame_over or view.striker is None:
         return out
+    side = view.striker
     if view.free_shot:
-        out.append(("free", say("free_shot"), "green"))
+        out.append(("free", say("free_shot"), "green", side))
     if view.visits is not None and view.visits > 1:
-        out.append(("visits", say("visits", n=view.visits), "text"))
+        out.append(("visits", say("visits", n=view.visits), "text", side))
     if view.break_shot:
-        out.append(("break", say("break_off"), "text"))
+        out.append(("break", say("break_off"), "text", side))
     if view.black_on:
-        out.append(("black", say("black_on"), "text"))
+        out.append(("black", say("black_on"), "text", side))
     return out
 
 
 def winner_texts(view: BoardView, side: int, say: Say, *, named: bool = False) -> list[str] | None:
-    """What the winner of the frame (or the match) ``side`` is told, long to short (None: the
-    side has not won); ``named``: the longest forms say the name."""
+    """What the winner of the frame (or the match) ``side`` is told, long to short, with the
+    frames in words, the winner's first ("Ann wins the frame 3-2"; None: the side has not
+    won); ``named``: the longest forms say the name."""
     if not (view.frame_over and view.frame_winner == side):
         return None
-    what = "match" if view.match_over and view.match_winner == side else "frame"
-    texts = say(f"name_wins_{what}", name=view.sides[side].name) if named else []
-    return texts + say(f"wins_{what}")
+    return result_texts(view, side, say, named=named)
 
 
 @register
@@ -99,18 +102,19 @@ class Blackball32x8(Layout):
             # The clock stays in view on every page, at the right.
             font = NORMAL if shot.seconds < 100 else TINY
             cw = font.width(clock_text(shot)) + (4 if shot.called else 2)
-            clock = shot_clock_items(32 - cw, 0, cw, 8, shot, (NORMAL, TINY))
+            clock = shot_clock_items(32 - cw, 0, cw, 8, shot, (NORMAL, TINY), self.words("clock_held"))
             room = 32 - cw - 1
-        for kind, candidates, tint in news(view, self.words):
-            text, font = fit(candidates, (NORMAL, TINY), room)
-            pages.append([line(0, 0, room, text, font, tint, "centre"), *clock])
+        for kind, candidates, tint, side in news(view, self.words):
+            text, font = fit(candidates, (NORMAL, TINY), room - 5)
+            pages.append([*toward(0, 0, room, text, font, tint, side), *clock])
             kinds.append(kind)
         for side in (0, 1):
             won = winner_texts(view, side, self.words, named=True)
             if won:
-                text, font = fit(won, (NORMAL, TINY), 32)
-                pages.append([line(0, 0, 32, text, font, "win", "centre")])
-                kinds.append(f"wins{side}")
+                # Who won and the frames in words first, one whole pass of its marquee.
+                text, font = fit(won[:2], (NORMAL,), 32)  # the name and "wins" scroll: they are the news
+                pages.insert(0, [line(0, 0, 32, text, font, "win", "centre")])
+                kinds.insert(0, f"wins{side}")
         item = self.pages(("main", tuple(kinds)), pages)
         return (item,) if item is not None else ()
 
@@ -136,7 +140,8 @@ class Blackball32x8(Layout):
             x = 0 if marked == 0 else 32 - widths[1]
             items.append(Fill(x, 7, widths[marked], 1, "win" if view.striker is None else "text"))
         if shot is not None:
-            items += shot_clock_items(side_w + 1, 0, 32 - 2 * side_w - 2, 8, shot, (clock_font, TINY))
+            items += shot_clock_items(side_w + 1, 0, 32 - 2 * side_w - 2, 8, shot, (clock_font, TINY),
+                                      self.words("clock_held"))
         return items
 
 
@@ -156,7 +161,7 @@ class Blackball64x16(Layout):
             font = digits_font([text], 17, (NORMAL, NARROW, TINY))
             cw = font.width(text) + (4 if shot.called else 0)
             right = 64 - cw
-            items += shot_clock_items(right, 0, cw, 16, shot, (font,))
+            items += shot_clock_items(right, 0, cw, 16, shot, (font,), self.words("clock_held"))
             right -= 2
         frames = [number(s.frames) for s in view.sides]
         font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
@@ -172,7 +177,8 @@ class Blackball64x16(Layout):
         if shot is not None or view.shot_clock is not None:
             right = 64 - 23  # room for two big digits
             if shot is not None:
-                items += shot_clock_items(right + 1, 0, 64 - right - 1, 16, shot, (LARGE, NORMAL, NARROW, TINY))
+                items += shot_clock_items(right + 1, 0, 64 - right - 1, 16, shot, (LARGE, NORMAL, NARROW, TINY),
+                                          self.words("clock_held"))
         frames = [number(s.frames) for s in view.sides]
         font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
         fw = max(font.width(t) for t in frames)
@@ -203,14 +209,14 @@ class Blackball64x16(Layout):
             pages.append([line(x, y, w, text, font, tint)])
             kinds.append(kind)
 
-        pages.append([self.text(x, y, w, side_name(view, side), NORMAL, group_colour(view, side, colour, "text"))])
-        kinds.append("name")
-        if view.striker == side:
-            for kind, texts, tint in news(view, self.words):
-                add(kind, texts, tint)
         won = winner_texts(view, side, self.words)
         if won:
             add("wins", won, "win")
+        pages.append([self.text(x, y, w, side_name(view, side), NORMAL, group_colour(view, side, colour, "text"))])
+        kinds.append("name")
+        if view.striker == side:
+            for kind, texts, tint, _ in news(view, self.words):
+                add(kind, texts, tint)
         return self.pages(("field", side, tuple(kinds)), pages)
 
 
@@ -251,7 +257,7 @@ class Blackball128x32(Layout):
         cx = max(max(widths), 22) + 4
         cw = 128 - 2 * cx
         if shot is not None:
-            items += shot_clock_items(cx, 7, cw, 16, shot, (LARGE, NORMAL, TINY))
+            items += shot_clock_items(cx, 7, cw, 16, shot, (LARGE, NORMAL, TINY), self.words("clock_held"))
         else:
             frame = fit(self.words("frame_n", n=number(view.frame)), (TINY,), cw)[0]
             length = (fit(self.words("race_to", n=view.race_to), (TINY,), cw)[0] if view.race_to is not None
@@ -277,9 +283,9 @@ class Blackball128x32(Layout):
         kinds: list[str] = []
         x, w = 44, 40
 
-        def add(kind: str, texts: list[str], tint: Colour) -> None:
-            text, font = fit(texts, (NORMAL, TINY), w)
-            pages.append([line(x, y, w, text, font, tint, "centre")])
+        def add(kind: str, texts: list[str], tint: Colour, side: int | None = None) -> None:
+            text, font = fit(texts, (NORMAL, TINY), w - (5 if side is not None else 0))
+            pages.append(toward(x, y, w, text, font, tint, side))
             kinds.append(kind)
 
         for side in (0, 1):
@@ -289,8 +295,8 @@ class Blackball128x32(Layout):
                 items = [i for i in items if not isinstance(i, Shape)]
                 x, w = 0, 128
                 add(f"wins{side}", texts, "win")
-        for kind, texts, tint in news(view, self.words):
-            add(kind, texts, tint)
+        for kind, texts, tint, whose in news(view, self.words):
+            add(kind, texts, tint, whose)
         if view.open_table and not view.frame_over:
             add("open", self.words("open_table"), "label")
         item = self.pages(("status", tuple(kinds)), pages)

@@ -59,7 +59,7 @@ from PIL import Image
 
 from ..hw.clock import Clock, Timer
 from ..hw.display_config import DisplayConfig
-from ..seams import Prompt
+from ..seams import Notice, Prompt
 from .layout import LayoutOptions
 from .render import Renderer
 from .scene import Motion
@@ -197,6 +197,21 @@ class Board:
                     self._renderer.refuse(reason, now)
                 except Exception:  # a layout bug must not stop scoring: blink at least
                     log.exception("%s: cannot draw the reason %r", self.config.label, reason)
+            self._refresh(now)
+
+    def notice(self, notice: Notice, now: float | None = None) -> None:
+        """An undo or a redo acknowledged in the bar with what it took back or put back
+        ("UNDO: POT BLACK"), for 3 s or one pass of its marquee, or until the state changes.
+        Call it after :meth:`show` of the state the undo or redo made."""
+        with self._lock:
+            if self._closed:
+                return
+            now = self._time() if now is None else now
+            try:
+                self._renderer.notice(notice, now)
+            except Exception:  # a layout bug must not stop scoring: keep the last picture
+                log.exception("%s: cannot draw the notice %r", self.config.label, notice)
+                return
             self._refresh(now)
 
     def prompt(self, prompt: Prompt | None, now: float | None = None) -> None:

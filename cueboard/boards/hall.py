@@ -37,6 +37,7 @@ from .layout import (
     register,
     shot_clock_items,
     side_name,
+    toward,
 )
 from .scene import Colour, Disc, Item, Text
 from .smooth import caps_at, digits_at, text_at
@@ -137,7 +138,8 @@ class Hall(Layout):
     def _clock(self, shot: ShotClock, y: int, h: int) -> list[Item]:
         x, cw = self.middle
         return shot_clock_items(x, y, cw, h, shot, self.number_fonts(h // self.u, 5) if self.u > 1 else
-                                (digits_at(h), digits_at(h - 2), NORMAL, TINY))
+                                (digits_at(h), digits_at(h - 2), NORMAL, TINY), self.words("clock_held"),
+                                (*self.line_fonts, *self.small_fonts))
 
     def _labels(self, texts: Sequence[Sequence[str]], y: int, key: object) -> Item | None:
         """Small words in the middle column, one page each (each the longest that fits)."""
@@ -148,15 +150,22 @@ class Hall(Layout):
             pages.append([Text(x, y, cw, text, font, "label", "centre", False)])
         return self.pages(key, pages)
 
-    def _news(self, items: list[tuple[str, list[str], Colour]], x: int, w: int, key: str) -> Item | None:
-        """News in turn on the bottom line, between ``x`` and ``x + w``."""
+    def _news(self, items: list[tuple[str, list[str], Colour, int | None]], x: int, w: int,
+              key: str) -> Item | None:
+        """News in turn on the bottom line, between ``x`` and ``x + w``, each with an arrow
+        toward the side it belongs to (a miss count to the offender's end)."""
         u = self.u
         pages: list[list[Item]] = []
         kinds: list[str] = []
-        for kind, texts, tint in items:
-            text, font = fit(texts, self.line_fonts, w)
+        for kind, texts, tint, side in items:
+            arrow = 0 if side is None else 5 if u == 1 else 7 * u
+            text, font = fit(texts, self.line_fonts, w - arrow)
             y = 25 * u + (7 * u - font.height + (1 if font is TINY else 0)) // 2
-            pages.append([Text(x, y, w, text, font, tint, "centre")])
+            if side is None:
+                pages.append([Text(x, y, w, text, font, tint, "centre")])
+            else:
+                # toward() puts pixel fonts on a 7-pixel line itself; anti-aliased ones where asked.
+                pages.append(toward(x, 25 if u == 1 else y, w, text, font, tint, side))
             kinds.append(kind)
         return self.pages((key, tuple(kinds)), pages)
 
@@ -194,9 +203,9 @@ class HallSnooker(Hall):
         u, w = self.u, self.width
         items: list[Item] = []
         left, right = 0, w
-        if view.break_ and (view.striker is not None or view.frame_over):
-            # The break at the striker's end (the winner's, once the frame is over).
-            side = view.striker if view.striker is not None else view.frame_winner
+        if view.break_ and view.striker is not None:
+            # The break at the striker's end (once the frame is over, the line is the result's).
+            side = view.striker
             value = str(view.break_)
             vfont = self.line_fonts[0]
             label, lfont = fit(self.words("break"), self.small_fonts, w // 4)
@@ -227,19 +236,19 @@ class HallSnooker(Hall):
                     right -= ww + 3 * u
                 else:
                     left += ww + 3 * u
-        news: list[tuple[str, list[str], Colour]] = []
+        news: list[tuple[str, list[str], Colour, int | None]] = []
         if view.frame_over and view.frame_winner is not None:
-            news.append(("wins", wins_texts(view, view.frame_winner, self.words, named=True), "win"))
+            news.append(("wins", wins_texts(view, view.frame_winner, self.words, named=True), "win", None))
         news += flags(view, self.words)
         for side in (0, 1):
             count = snookers_needed(view, side)
             if count:
                 words = snookers_word(count, self.words)
-                news.append((f"snookers{side}", [*(f"{count} {word}" for word in words[:2]), count], "alert"))
+                news.append((f"snookers{side}", [*(f"{count} {word}" for word in words[:2]), count], "alert", side))
         if view.striker is not None and view.remaining is not None and not view.frame_over:
             rem = self.words("remaining")
             news.append(("remaining", [f"{view.remaining} {rem[0]}", f"{view.remaining} {rem[-1]}",
-                                       str(view.remaining)], "text"))
+                                       str(view.remaining)], "text", None))
         item = self._news(news, left, right - left, "status")
         if item is not None:
             items.append(item)
@@ -295,12 +304,12 @@ class HallBlackball(Hall):
                     left = max(left, step * count + u)
                 else:
                     right = min(right, w - step * count - u)
-        said: list[tuple[str, list[str], Colour]] = []
+        said: list[tuple[str, list[str], Colour, int | None]] = []
         for side in winners:
-            said.append((f"wins{side}", winner_texts(view, side, self.words, named=True) or [], "win"))
+            said.append((f"wins{side}", winner_texts(view, side, self.words, named=True) or [], "win", None))
         said += news(view, self.words)
         if view.open_table and not view.frame_over:
-            said.append(("open", self.words("open_table"), "label"))
+            said.append(("open", self.words("open_table"), "label", None))
         item = self._news(said, left, right - left, "status")
         if item is not None:
             items.append(item)

@@ -19,7 +19,8 @@ from typing import ClassVar
 from ..games import PartView, kit
 from .bar import Box
 from .fonts import NARROW, NORMAL, TINY, Font
-from .scene import Colour, Fill, Item, Pages, Text
+from .scene import Colour, Fill, Item, Pages, Shape, Text
+from .smooth import Smooth
 from .view import BoardView, ShotClock
 from .words import Words, words_for
 
@@ -54,9 +55,10 @@ class Layout:
     def name(self) -> str:
         return f"{self.game} {self.width}x{self.height}"
 
-    def words(self, key: str, *, n: int | str | None = None, name: str | None = None) -> list[str]:
+    def words(self, key: str, *, n: int | str | None = None, name: str | None = None,
+              ball: str | None = None) -> list[str]:
         """The forms of a board word in the board's language, this game's own first."""
-        return self.options.words(key, game=self.game, n=n, name=name)
+        return self.options.words(key, game=self.game, n=n, name=name, ball=ball)
 
     def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
         """The items to draw; ``colour``: the board has RGB pixels (else each is on or off)."""
@@ -180,6 +182,24 @@ def clock_text(shot: ShotClock) -> str:
     return str(shot.seconds)
 
 
+def result_texts(view: BoardView, side: int, say: Say, *, named: bool) -> list[str]:
+    """What the frame's (or the match's) winner ``side`` is told, long to short, with the score
+    in words, the winner's first: the frame's points ("Ronnie wins the frame 72-45"), the
+    match's frames ("Ronnie wins the match 4-2"), the frames in a game scored in frames;
+    ``named``: the longest forms say the name (where the board has no name beside it)."""
+    match = view.match_over and view.match_winner == side
+    what = "match" if match else "frame"
+    mine, theirs = view.sides[side], view.sides[1 - side]
+    a, b = (mine.frames, theirs.frames) if match or not view.has_scores else (mine.score, theirs.score)
+    if a is None or b is None:
+        texts = say(f"name_wins_{what}", name=mine.name) if named else []
+        return texts + say(f"wins_{what}")
+    score = f"{a}-{b}"
+    texts = say(f"name_wins_{what}_score", name=mine.name, n=score) if named else []
+    # Where even "WINS 72-45" does not fit, "WINS" beside the winner's own score says enough.
+    return texts + say(f"wins_{what}_score", n=score) + say(f"wins_{what}")
+
+
 def marked_side(view: BoardView) -> int | None:
     """The side to mark: the striker, or once the frame is over, its winner."""
     if view.striker is not None:
@@ -187,12 +207,52 @@ def marked_side(view: BoardView) -> int | None:
     return view.frame_winner if view.frame_over else None
 
 
-def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Sequence[Font]) -> list[Item]:
+def toward(x: int, y: int, w: int, text: str, font: Font, tint: Colour, side: int | None,
+           align: str = "centre") -> list[Item]:
+    """``text`` on a 7-pixel line with an arrow toward ``side``'s end of the board (before it
+    for the left side's, after it for the right side's), as one unit aligned in its box: a
+    word of one side's (a miss count, a free ball) never reads as the other's. No room for
+    the arrow, or no side: the text alone, pushed to the side's end."""
+    tw = font.width(text)
+    if side is None:
+        return [line(x, y, w, text, font, tint, align)]
+    if isinstance(font, Smooth):
+        # The big boards' anti-aliased text: the arrow is a glyph of the typeface, as large.
+        text = f"\u25c0 {text}" if side == 0 else f"{text} \u25b6"
+        if font.width(text) <= w:
+            return [line(x, y, w, text, font, tint, align)]
+        return [line(x, y, w, text.strip("\u25c0\u25b6 "), font, tint, "left" if side == 0 else "right")]
+    total = tw + 5
+    if total > w:
+        return [line(x, y, w, text, font, tint, "left" if side == 0 else "right")]
+    x0 = x + (w - total) // 2 if align == "centre" else x if align == "left" else x + w - total
+    ay = y + 1 if font.height >= 7 else y + (7 - font.height) // 2
+    if side == 0:
+        return [Shape(x0, ay, "left", tint), line(x0 + 5, y, tw, text, font, tint, "left", False)]
+    return [line(x0, y, tw, text, font, tint, "left", False), Shape(x0 + tw + 2, ay, "right", tint)]
+
+
+HELD_SECONDS = 1.5
+"""A held clock shows its word and its seconds in turn, each this long."""
+
+
+def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Sequence[Font],
+                     held: Sequence[str] = ("HOLD", "HLD"), word_fonts: Sequence[Font] = (NORMAL, TINY)) -> list[Item]:
     """The shot clock's seconds in the middle of a box. Once the call is made (rule 8a) the
     digits are marked, on one colour or many, and not in red (a blackball group): big
     digits are cut out of a lit box when it has room; thin ones, which would not read cut
     out of light from across a hall, stand between two bars (beside them, else above and
-    below)."""
+    below). A clock the referee holds (rule 8a) shows ``held`` (the board word ``clock_held``,
+    in the longest form and font of ``word_fonts`` that fits; a pause sign where none does)
+    and its seconds in turn, so that it never looks like a clock running."""
+    if shot.held:
+        still = shot_clock_items(x, y, w, h, ShotClock(shot.seconds, shot.called), fonts)
+        word, font = fit(held, word_fonts, w)
+        if font.width(word) <= w:
+            sign: Item = Text(x, y + max(0, (h - font.height) // 2), w, word, font, "call", "centre", False)
+        else:
+            sign = Shape(x + (w - 3) // 2, y + max(0, (h - 5) // 2), "pause", "call")
+        return [Pages(("held", x, y), ((sign,), tuple(still)), HELD_SECONDS)]
     text = clock_text(shot)
     font = digits_font([text], w, fonts)
     tw = min(font.width(text), w)

@@ -12,10 +12,11 @@ from luma.core.device import dummy  # type: ignore[import-untyped]
 from luma.core.render import canvas  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw
 
-from ..seams import Prompt
+from ..seams import Notice, Prompt, Reason
 from . import blackball, hall, snooker  # noqa: F401  (registers the layouts)
 from .bar import Talk, bar_item, reading_seconds
-from .layout import LAYOUTS, Layout, LayoutOptions, TinyLayout, family, find_layout
+from .layout import LAYOUTS, Layout, LayoutOptions, Say, TinyLayout, family, find_layout
+from .notices import notice_words, refusal_forms
 from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
 from .view import BoardView, ShotClock, board_view, shot_clock
 
@@ -95,6 +96,9 @@ class Renderer:
         if state_changed:
             self._state = state
             self.view = board_view(state)
+            # The table has moved on (the next key was taken): a refusal or a notice has said
+            # its piece (a message still showing would be about a state that is gone).
+            self._message = None
         elif seconds_left == self._seconds_left:
             return False
         self._seconds_left = seconds_left
@@ -149,8 +153,25 @@ class Renderer:
 
     def refuse(self, reason: str, now: float) -> bool:
         """A refused key's ``reason``, drawn in the bar for :func:`~.bar.reading_seconds`
-        from ``now`` (a new refusal starts it again). True if the scene changed."""
-        return self._say(Talk("refused", text=reason), now)
+        from ``now`` (a new refusal starts it again), until the state changes. A
+        :class:`~cueboard.seams.Reason` is said in its short form, in the board's language;
+        a plain string as it is. True if the scene changed."""
+        words = self._layout_words()
+        head = words("refused")[0]
+        if isinstance(reason, Reason):
+            forms = refusal_forms(reason, words)
+            if forms:
+                return self._say(Talk("refused", (head,), forms[0], forms), now)
+        return self._say(Talk("refused", (head,), text=reason), now)
+
+    def notice(self, notice: Notice, now: float) -> bool:
+        """An undo or a redo acknowledged in the bar ("UNDO: POT BLACK"), as long as a refusal,
+        until the state changes. True if the scene changed."""
+        head, forms = notice_words(notice, self._layout_words())
+        return self._say(Talk("notice", (head,), forms[0], forms), now)
+
+    def _layout_words(self) -> Say:
+        return self.layout.words
 
     def expire(self, now: float) -> bool:
         """Take a message whose time is over out of the bar; True if the scene changed."""
@@ -162,10 +183,10 @@ class Renderer:
     def resized(self, width: int, height: int, mode: str, now: float) -> Renderer:
         """A renderer for a board of another size or mode, showing what this one shows."""
         other = Renderer(width, height, mode, size=self.size, options=self.options, motion=self.motion)
+        other.update(self._state, self._seconds_left, now)
         other._call, other._call_key, other._serial = self._call, self._call_key, self._serial
         other._message, other._until = self._message, self._until
-        if not other.update(self._state, self._seconds_left, now):
-            other._compose(now)
+        other._compose(now)
         return other
 
     def _say(self, talk: Talk, now: float) -> bool:
@@ -260,17 +281,20 @@ class Renderer:
 def render(state: Mapping[str, Any] | None, width: int, height: int, *, mode: str = "RGB",
            clock: float | None = None, at: float = 0.0, size: tuple[int, int] | None = None,
            options: LayoutOptions | None = None, inverted: bool = False, prompt: Prompt | None = None,
-           refusal: str | None = None) -> Image.Image:
+           refusal: str | None = None, notice: Notice | None = None) -> Image.Image:
     """One picture of ``state`` on a ``width`` x ``height`` board, ``at`` seconds after it
     appeared, drawn on luma's ``dummy`` device (what the golden tests and ``cueboard render``
     use). ``prompt``: a call being keyed in (or lapsed), and ``refusal``: a refused key's
-    reason, both appearing with the state (a refusal over the call)."""
+    reason (a :class:`~cueboard.seams.Reason`: its short form), both appearing with the state (a
+    refusal over the call); ``notice``: an undo or a redo acknowledged."""
     device = dummy(width=width, height=height, mode=mode)
     renderer = Renderer(width, height, mode, size=size, options=options)
     renderer.update(state, clock, 0.0)
     renderer.prompt(prompt, 0.0)
     if refusal is not None:
         renderer.refuse(refusal, 0.0)
+    if notice is not None:
+        renderer.notice(notice, 0.0)
     renderer.expire(at)
     with canvas(device) as draw:
         renderer.draw(draw, at, inverted=inverted)

@@ -133,6 +133,7 @@ SHAPES: dict[str, Image.Image] = {
     "dot": _shape(["##", "##"]),
     "ring_dot": _shape(["###", "#.#", "###"]),
     "cross": _shape(["#...#", ".#.#.", "..#..", ".#.#.", "#...#"]),
+    "pause": _shape(["#.#", "#.#", "#.#", "#.#", "#.#"]),  # a held shot clock where no word fits
 }
 
 RGB: dict[Colour, tuple[int, int, int]] = {
@@ -143,6 +144,7 @@ RGB: dict[Colour, tuple[int, int, int]] = {
     "label": (175, 175, 175),
     "alert": (255, 30, 0),
     "call": (255, 150, 0),  # amber: a call being keyed in, waiting for its next key
+    "notice": (90, 200, 255),  # sky blue: UNDO or REDO acknowledged (neither a call nor a refusal)
     "win": (0, 230, 60),
     "red": (255, 0, 0),
     "yellow": (255, 200, 0),

@@ -32,9 +32,11 @@ from .layout import (
     marked_side,
     number,
     register,
+    result_texts,
     rule,
     shot_clock_items,
     side_name,
+    toward,
 )
 from .scene import Colour, Fill, Item, Shape, Text
 from .view import BoardView, ShotClock
@@ -42,17 +44,24 @@ from .view import BoardView, ShotClock
 __all__ = ["Snooker32x8", "Snooker64x16", "Snooker128x32"]
 
 
-def flags(view: BoardView, say: Say) -> list[tuple[str, list[str], Colour]]:
-    """The striker's news, most urgent first: (kind, texts from long to short, colour)."""
-    out: list[tuple[str, list[str], Colour]] = []
+News = tuple[str, list[str], Colour, int | None]
+"""(kind, texts from long to short, colour, the side it belongs to or None)."""
+
+
+def flags(view: BoardView, say: Say) -> list[News]:
+    """The news at the table, most urgent first, each with its side: a free ball and a
+    re-spotted black are the striker's; a miss count is the offender's (``missed_by``: after
+    B's FOUL AND A MISS it is B's, while A decides)."""
+    out: list[News] = []
     if view.striker is None:
         return out
     if view.free_ball:
-        out.append(("free", say("free_ball"), "green"))
+        out.append(("free", say("free_ball"), "green", view.striker))
     if view.misses:
-        out.append(("miss", say("miss", n=view.misses), "alert"))
+        side = view.missed_by if view.missed_by is not None else view.striker
+        out.append(("miss", say("miss", n=view.misses), "alert", side))
     if view.respotted_black:
-        out.append(("respot", say("respotted_black"), "text"))
+        out.append(("respot", say("respotted_black"), "text", view.striker))
     return out
 
 
@@ -70,11 +79,10 @@ def snookers_word(count: str, say: Say) -> list[str]:
 
 
 def wins_texts(view: BoardView, side: int, say: Say, *, named: bool) -> list[str]:
-    """What the frame's (or the match's) winner ``side`` is told, long to short; ``named``: the
-    longest forms say the name (where the board has no name beside it)."""
-    what = "match" if view.match_over and view.match_winner == side else "frame"
-    texts = say(f"name_wins_{what}", name=view.sides[side].name) if named else []
-    return texts + say(f"wins_{what}")
+    """What the frame's (or the match's) winner ``side`` is told, long to short, with the score
+    in words, the winner's first ("Ronnie wins the frame 72-45"; the match: its frames);
+    ``named``: the longest forms say the name (where the board has no name beside it)."""
+    return result_texts(view, side, say, named=named)
 
 
 @register
@@ -87,12 +95,14 @@ class Snooker32x8(Layout):
         pages: list[list[Item]] = [self._scores(view, shot)]
         kinds: list[str] = ["scores"]
         brk = view.break_
-        if brk and (view.striker is not None or view.frame_over):
+        # Once the frame is over the state does not say whose the last break was (a frame
+        # conceded ends on the loser's): no break then, rather than one on the wrong side.
+        if brk and view.striker is not None:
             pages.append(self._break(view, brk))
             kinds.append("break")
-        for kind, texts, tint in flags(view, self.words):
-            text, font = fit(texts, (NORMAL, TINY), 32)
-            pages.append([line(0, 0, 32, text, font, tint, "centre")])
+        for kind, texts, tint, side in flags(view, self.words):
+            text, font = fit(texts, (NORMAL, TINY), 32 - 5)
+            pages.append(toward(0, 0, 32, text, font, tint, side))
             kinds.append(kind)
         for side in (0, 1):
             count = snookers_needed(view, side)
@@ -103,6 +113,12 @@ class Snooker32x8(Layout):
         if view.frame_over or fresh:
             pages.append(self._frames(view))
             kinds.append("frames")
+        if view.frame_over and view.frame_winner is not None:
+            # Who won and the score in words first, one whole pass of its marquee.
+            # "Ronnie wins 72-45" scrolls rather than a bare "72-45": the name and "wins" are the news.
+            text, font = fit(wins_texts(view, view.frame_winner, self.words, named=True)[:2], (NORMAL,), 32)
+            pages.insert(0, [line(0, 0, 32, text, font, "win", "centre")])
+            kinds.insert(0, "wins")
         item = self.pages(("main", tuple(kinds)), pages)
         return (item,) if item is not None else ()
 
@@ -127,7 +143,7 @@ class Snooker32x8(Layout):
                 items.append(Fill(x, 7, widths[marked], 1, tint))
         if shot is not None:
             x0 = max(widths[0], (32 - middle) // 2)
-            items += shot_clock_items(x0, 0, 32 - 2 * x0, 8, shot, (TINY,))
+            items += shot_clock_items(x0, 0, 32 - 2 * x0, 8, shot, (TINY,), self.words("clock_held"))
         return items
 
     def _break(self, view: BoardView, brk: int) -> list[Item]:
@@ -217,7 +233,7 @@ class Snooker64x16(Layout):
             # A shot clock runs: it takes the other side's place for the length of the shot.
             word, _ = fit(self.words("clock"), (TINY,), 20)
             label = line(x, y, 20, word, TINY, "label", "left", False)
-            clock = shot_clock_items(x + 21, y, w - 21, 8, shot, (NORMAL, NARROW, TINY))
+            clock = shot_clock_items(x + 21, y, w - 21, 8, shot, (NORMAL, NARROW, TINY), self.words("clock_held"))
             return self.pages(("clock", side), [[label, *clock]])
         pages: list[list[Item]] = []
         kinds: list[str] = []
@@ -231,20 +247,22 @@ class Snooker64x16(Layout):
             add(kind, [line(x, y, w, text, font, tint)])
 
         name = [self.text(x, y, w, side_name(view, side), NORMAL)]
+        mine = [(kind, texts, tint) for kind, texts, tint, whose in flags(view, self.words) if whose == side]
         if view.striker == side:
             if view.break_:
                 add("break", labelled(x, y, w, self.words("break"), str(view.break_), "score"))
             add("name", name)
-            for kind, texts, tint in flags(view, self.words):
+            for kind, texts, tint in mine:
                 say(kind, texts, tint)
+            if view.remaining is not None:
+                # The points still available to the striker (state.md: remaining).
+                add("remaining", labelled(x, y, w, self.words("remaining"), str(view.remaining), "text"))
         else:
-            add("name", name)
             if view.frame_over and view.frame_winner == side:
                 say("wins", wins_texts(view, side, self.words, named=False), "win")
-                if view.break_:
-                    add("break", labelled(x, y, w, self.words("break"), str(view.break_), "score"))
-            elif view.striker is not None and view.remaining is not None and not view.frame_over:
-                add("remaining", labelled(x, y, w, self.words("remaining"), str(view.remaining), "text"))
+            add("name", name)
+            for kind, texts, tint in mine:
+                say(kind, texts, tint)  # the offender's miss count, while the other side decides
         count = snookers_needed(view, side)
         if count:
             add("snookers", labelled(x, y, w, snookers_word(count, self.words), count, "alert", "alert",
@@ -293,7 +311,7 @@ class Snooker128x32(Layout):
         frames = f"{number(view.sides[0].frames)}-{number(view.sides[1].frames)}"
         items.append(Text(cx, 8, cw, frames, NORMAL, "frames", "centre", False))
         if shot is not None:
-            items += shot_clock_items(cx, 16, cw, 9, shot, (NORMAL, NARROW, TINY))
+            items += shot_clock_items(cx, 16, cw, 9, shot, (NORMAL, NARROW, TINY), self.words("clock_held"))
         else:
             lengths = [[Text(cx, 17, cw, text, TINY, "label", "centre", False)] for text in self._length(view, cw)]
             length = self.pages(("length",), lengths)
@@ -315,7 +333,8 @@ class Snooker128x32(Layout):
         y = 25
         items: list[Item] = []
         left = 0
-        if view.break_ and (view.striker is not None or view.frame_over):
+        if view.break_ and view.striker is not None:
+            # Once the frame is over the line is the result's, in words, the whole width.
             items += labelled(0, y, 44, self.words("break"), str(view.break_), "score")
             left = 44
         right = 128
@@ -337,14 +356,14 @@ class Snooker128x32(Layout):
             pages.append(list(page))
             kinds.append(kind)
 
-        def say(kind: str, texts: list[str], tint: Colour) -> None:
-            text, font = fit(texts, (NORMAL, TINY), w)
-            add(kind, [line(x, y, w, text, font, tint, "centre")])
+        def say(kind: str, texts: list[str], tint: Colour, side: int | None = None) -> None:
+            text, font = fit(texts, (NORMAL, TINY), w - (5 if side is not None else 0))
+            add(kind, toward(x, y, w, text, font, tint, side))
 
         if view.frame_over and view.frame_winner is not None:
             say("wins", wins_texts(view, view.frame_winner, self.words, named=True), "win")
-        for kind, texts, tint in flags(view, self.words):
-            say(kind, texts, tint)
+        for kind, texts, tint, side in flags(view, self.words):
+            say(kind, texts, tint, side)
         for side in (0, 1):
             count = snookers_needed(view, side)
             if count:

@@ -60,6 +60,8 @@ class BoardView:
     ball_on: str | None = None
     free_ball: bool = False
     misses: int = 0
+    missed_by: int | None = None
+    """The side whose misses ``misses`` counts (the offender); the striker for a state without it."""
     remaining: int | None = None
     snookers: Snookers | None = None
     respotted_black: bool = False
@@ -71,6 +73,8 @@ class BoardView:
     break_shot: bool = False
     shot_clock: float | None = None
     shot_clock_call: float | None = None
+    clock_held: bool = False
+    """The referee holds the shot clock (rule 8a): the daemon's ``clock`` object says ``paused``."""
 
     @property
     def doubles(self) -> bool:
@@ -84,10 +88,12 @@ class BoardView:
 
 @dataclass(frozen=True)
 class ShotClock:
-    """The shot clock as a board shows it: whole seconds left, and whether the call is made."""
+    """The shot clock as a board shows it: whole seconds left, whether the call is made, and
+    whether the referee holds it (drawn plainly unlike a running clock)."""
 
     seconds: int
     called: bool
+    held: bool = False
 
 
 def _int(value: Any) -> int | None:
@@ -170,6 +176,7 @@ def board_view(state: Any) -> BoardView:
         ball_on=_word(state.get("ball_on")),
         free_ball=state.get("free_ball") is True,
         misses=max(0, _int(state.get("misses")) or 0),
+        missed_by=_side_index(state.get("missed_by")) if "missed_by" in state else _side_index(state.get("striker")),
         remaining=_int(state.get("remaining")),
         snookers=_snookers(state.get("snookers_required")),
         respotted_black=state.get("respotted_black") is True,
@@ -180,6 +187,7 @@ def board_view(state: Any) -> BoardView:
         break_shot=state.get("break_shot") is True,
         shot_clock=_number(state.get("shot_clock")),
         shot_clock_call=_number(state.get("shot_clock_call")),
+        clock_held=isinstance(clock := state.get("clock"), Mapping) and clock.get("paused") is True,
     )
 
 
@@ -197,4 +205,4 @@ def shot_clock(view: BoardView, seconds_left: float | None) -> ShotClock | None:
     whole = min(math.ceil(left), 999)
     length, call = view.shot_clock, view.shot_clock_call
     called = length is not None and call is not None and length - left >= call
-    return ShotClock(whole, called)
+    return ShotClock(whole, called, view.clock_held)

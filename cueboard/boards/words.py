@@ -59,8 +59,9 @@ class Words:
                     return words._entries[k], words.language
         raise KeyError(f"no board word {key!r} in the {self.language} catalogue nor the English one")
 
-    def __call__(self, key: str, *, game: str = "", n: int | str | None = None, name: str | None = None) -> list[str]:
-        """The forms of ``key`` (``game``'s own first), ``{n}`` and ``{name}`` filled in."""
+    def __call__(self, key: str, *, game: str = "", n: int | str | None = None, name: str | None = None,
+                 ball: str | None = None) -> list[str]:
+        """The forms of ``key`` (``game``'s own first), ``{n}``, ``{name}`` and ``{ball}`` filled in."""
         entry, language = self._entry(key, game)
         if isinstance(entry, tuple):
             forms = entry
@@ -73,6 +74,8 @@ class Words:
                 form = form.replace("{n}", str(n))
             if name is not None:
                 form = form.replace("{name}", name)
+            if ball is not None:
+                form = form.replace("{ball}", ball)
             out.append(form)
         return out
 

@@ -39,10 +39,10 @@ def tally(what: str, balls: tuple[str, ...], on_table: tuple[int, int, int]) -> 
     """How many reds, yellows and blacks ``balls`` names, checked against those on the table."""
     for b in balls:
         if b not in BALLS:
-            raise IllegalEvent(f"{what}: {b!r} is not a blackball ball (red, yellow, black)")
+            raise IllegalEvent(f"{what}: {b!r} is not a blackball ball (red, yellow, black)", short="invalid")
     red, yellow, black = counts = (balls.count("red"), balls.count("yellow"), balls.count(BLACK))
     if red > on_table[0] or yellow > on_table[1] or black > on_table[2]:
         for ball, n, there in zip(BALLS, counts, on_table, strict=True):
             if n > there:
-                raise IllegalEvent(f"{what}: {_count(there, ball)} on the table")
+                raise IllegalEvent(f"{what}: {_count(there, ball)} on the table", short="not_on_table", ball=ball)
     return counts

@@ -49,7 +49,8 @@ class Blackball(Game[Position]):
     def __init__(self, setup: MatchSetup) -> None:
         super().__init__(setup)
         if setup.best_of is not None and setup.best_of % 2 == 0:
-            raise IllegalEvent(f"match: 'best_of' must be odd (best of {setup.best_of} can end level)")
+            raise IllegalEvent(f"match: 'best_of' must be odd (best of {setup.best_of} can end level)",
+                               short="match_setup")
         self.order = order_of_play(setup)
         # Rule 8a: 60 seconds a shot unless the match line sets another clock, or none (null).
         self.clock: ShotClockRules | None = setup.clock if setup.shot_clock_given else STANDARD
@@ -91,9 +92,9 @@ class Blackball(Game[Position]):
     def play(self, position: Position, event: Event) -> Position:
         handler = self._handlers.get(type(event))
         if handler is None:
-            raise IllegalEvent(f"{event.TYPE} is not a blackball event")
+            raise IllegalEvent(f"{event.TYPE} is not a blackball event", short="invalid")
         if position.match_over:
-            raise IllegalEvent("the match is over")
+            raise IllegalEvent("the match is over", short="match_over")
         return handler(position, event)
 
     # -- hooks -------------------------------------------------------------------------
@@ -122,7 +123,7 @@ class Blackball(Game[Position]):
         if p.turn is None:
             # Said in terms of the event to enter: a keymap words "enter next_frame" as the
             # device's keys (cueboard.keymap.Keymap.explain).
-            raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}")
+            raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}", short="frame_over")
         return p.order[p.turn][0]
 
     @staticmethod
@@ -139,7 +140,7 @@ class Blackball(Game[Position]):
     def _pot(self, p: Position, e: Pot) -> Position:
         side = self._at_table(p, "pot")
         if not e.balls:
-            raise IllegalEvent("pot: list the balls potted (a stroke that pots nothing is no_pot)")
+            raise IllegalEvent("pot: list the balls potted (a stroke that pots nothing is no_pot)", short="invalid")
         red, yellow, black = tally("pot", e.balls, (p.red, p.yellow, p.black))
         if black and p.break_shot:
             return self._black_on_the_break(p)
@@ -159,7 +160,8 @@ class Blackball(Game[Position]):
             return self._close_frame(after, side if won else 1 - side)
         if own is not None and not (red if own == GROUPS[0] else yellow):
             if not p.free_shot:
-                raise IllegalEvent(f"{groups.other(own)} is not your group: enter a foul (rule 5c)")
+                raise IllegalEvent(f"{groups.other(own)} is not your group: enter a foul (rule 5c)",
+                                   short="not_your_group", ball=groups.other(own))
             # Rule 6b(a): the free shot may pot an opponent's ball; no ball of his own, so the
             # visit ends (4g(a)).
             then = end_of_visit(p)
@@ -173,7 +175,7 @@ class Blackball(Game[Position]):
         if not e.legal:
             if not p.break_shot:
                 raise IllegalEvent("'legal': false is for the break (rule 4b); any other stroke that is "
-                                   "not legal is a foul: enter a foul (rule 5d)")
+                                   "not legal is a foul: enter a foul (rule 5d)", short="enter_foul")
             # Rule 4b(b), 5q: a break that is not valid is treated as a foul.
             return self._stroke(p, penalty(p), red=p.red, yellow=p.yellow, black=p.black, groups=p.groups,
                                 after_bad_break=True)
@@ -184,9 +186,10 @@ class Blackball(Game[Position]):
         side = self._at_table(p, "foul")
         timed = e.reason == TIME
         if timed and self.clock is None:
-            raise IllegalEvent("this match has no shot clock, so no foul for time (rule 8a)")
+            raise IllegalEvent("this match has no shot clock, so no foul for time (rule 8a)", short="no_clock")
         if timed and e.balls:
-            raise IllegalEvent("a foul for time is a shot not played: no balls go down (rule 8a)")
+            raise IllegalEvent("a foul for time is a shot not played: no balls go down (rule 8a)",
+                               short="time_no_balls")
         red, yellow, black = tally("foul", e.balls, (p.red, p.yellow, p.black))
         if black and p.break_shot:
             return self._black_on_the_break(p)
@@ -240,10 +243,10 @@ class Blackball(Game[Position]):
     def _award(self, p: Position, e: Award) -> Position:
         # Rule 8b, 8c, 8i: the referee gives the frame or the match to the opponent.
         if e.side not in (0, 1):
-            raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}")
+            raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}", short="invalid")
         if p.frame_over:
             if not e.match:
-                raise IllegalEvent("the frame is over: only the match can be awarded now")
+                raise IllegalEvent("the frame is over: only the match can be awarded now", short="frame_over")
             return self._forfeit_match(p, e.side)
         done = self._close_frame(p, e.side)
         return self._forfeit_match(done, e.side) if e.match else done
@@ -252,9 +255,9 @@ class Blackball(Game[Position]):
 
     def _rerack(self, p: Position, e: Rerack) -> Position:
         if p.striker is None:
-            raise IllegalEvent("the frame is over: nothing to re-rack")
+            raise IllegalEvent("the frame is over: nothing to re-rack", short="frame_over")
         if e.breaker is not None and e.breaker not in (0, 1):
-            raise IllegalEvent(f"rerack: 'breaker' is side 0 or 1, not {e.breaker}")
+            raise IllegalEvent(f"rerack: 'breaker' is side 0 or 1, not {e.breaker}", short="invalid")
         rack = NINE_BALL_RACK if e.nine_ball else FULL_RACK  # Rule 8g: the nine-ball rack.
         if p.after_bad_break and e.breaker in (None, p.striker):
             # Rule 4b(b): after a break that was not valid the incoming player may have the balls
@@ -272,7 +275,8 @@ class Blackball(Game[Position]):
 
     def _next_frame(self, p: Position, e: NextFrame) -> Position:
         if not p.frame_over:
-            raise IllegalEvent("the frame is not over: next_frame starts a frame once one has ended")
+            raise IllegalEvent("the frame is not over: next_frame starts a frame once one has ended",
+                               short="frame_not_over")
         # Rule 4: breaks alternate; in doubles each player breaks in turn.
         return self._rack(p.frame + 1, p.frames, breaker_at(self.order, p.frame + 1))
 

@@ -25,12 +25,13 @@ def rotation_from_order(setup: MatchSetup, breaker: int, players: tuple[str, ...
     side_of = {name: side for side in (0, 1) for name in setup.players[side]}
     everyone = sorted(side_of)
     if sorted(players) != everyone:
-        raise IllegalEvent(f"order: name every player once: {', '.join(everyone)} (Section 3 Rule 17(a))")
+        raise IllegalEvent(f"order: name every player once: {', '.join(everyone)} (Section 3 Rule 17(a))",
+                           short="wrong_order")
     if side_of[players[0]] != breaker:
         raise IllegalEvent(f"order: {setup.names[breaker]} break this frame, so one of them plays first "
-                           "(Section 3 Rule 17(a))")
+                           "(Section 3 Rule 17(a))", short="wrong_order")
     for a, b in pairwise(players):
         if side_of[a] == side_of[b]:
             raise IllegalEvent(f"order: {a} and {b} are partners; the sides play alternately "
-                               "(Section 3 Rule 17(a))")
+                               "(Section 3 Rule 17(a))", short="wrong_order")
     return tuple((side_of[name], name) for name in players)

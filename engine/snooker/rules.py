@@ -40,7 +40,7 @@ FORFEITED_FRAME = 147
 
 def _reds(value: Any) -> int:
     if type(value) is not int or value not in REDS_ALLOWED:
-        raise IllegalEvent(f"match: 'reds' must be 15, 10 or 6, not {value!r}")
+        raise IllegalEvent(f"match: 'reds' must be 15, 10 or 6, not {value!r}", short="match_setup")
     return int(value)
 
 
@@ -48,14 +48,27 @@ def _handicap(value: Any) -> tuple[int, int]:
     if (not isinstance(value, list) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
         raise IllegalEvent(f"match: 'handicap' is the points each side starts a frame with, "
-                           f"as [a, b] with whole numbers from 0, not {value!r}")
+                           f"as [a, b] with whole numbers from 0, not {value!r}", short="match_setup")
     return (value[0], value[1])
 
 
 def _aggregate(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise IllegalEvent(f"match: 'aggregate' must be true or false, not {value!r}")
+        raise IllegalEvent(f"match: 'aggregate' must be true or false, not {value!r}", short="match_setup")
     return value
+
+
+def _missed_by(p: Position) -> int | None:
+    """The side whose FOUL AND A MISS calls ``misses`` counts (Section 3 Rule 14): the offender,
+    while the next player decides (``offender``) and while it plays again from the replaced
+    position (the striker then); None with no miss to count."""
+    if not p.misses:
+        return None
+    if p.offender is not None:
+        return p.rotation[p.offender][0]
+    if p.turn is not None:
+        return p.rotation[p.turn][0]
+    return None
 
 
 def _ordinal(n: int) -> str:
@@ -77,10 +90,11 @@ class Snooker(Game[Position]):
         self.handicap: tuple[int, int] = setup.option("handicap", (0, 0))
         self.aggregate: bool = setup.option("aggregate", False)
         if self.aggregate and setup.race_to is not None:
-            raise IllegalEvent("match: an aggregate match is played over 'best_of' frames, not 'race_to'")
+            raise IllegalEvent("match: an aggregate match is played over 'best_of' frames, not 'race_to'",
+                               short="match_setup")
         if not self.aggregate and setup.best_of is not None and setup.best_of % 2 == 0:
             raise IllegalEvent(f"match: 'best_of' must be odd (best of {setup.best_of} can end level), "
-                               "unless the match is decided on 'aggregate' points")
+                               "unless the match is decided on 'aggregate' points", short="match_setup")
         # Per-match constants of the state, worked out once: view() runs after every event.
         self._names = setup.names
         self._players = setup.players
@@ -90,7 +104,7 @@ class Snooker(Game[Position]):
         # building it from a literal.
         self._state: dict[str, Any] = dict.fromkeys((
             "schema", "game", "seq", "sides", "frame", "best_of", "race_to", "aggregate", "breaker",
-            "striker", "player", "break", "reds", "colours", "ball_on", "free_ball", "misses", "remaining",
+            "striker", "player", "break", "reds", "colours", "ball_on", "free_ball", "misses", "missed_by", "remaining",
             "snookers_required", "respotted_black", "frame_over", "frame_winner", "match_over",
             "match_winner", "order", "shot_clock",
         ))
@@ -121,9 +135,9 @@ class Snooker(Game[Position]):
     def play(self, position: Position, event: Event) -> Position:
         handler = self._handlers.get(type(event))
         if handler is None:
-            raise IllegalEvent(f"{event.TYPE} is not a snooker event")
+            raise IllegalEvent(f"{event.TYPE} is not a snooker event", short="invalid")
         if position.match_over:
-            raise IllegalEvent("the match is over")
+            raise IllegalEvent("the match is over", short="match_over")
         return handler(position, event)
 
     # -- hooks -------------------------------------------------------------------------
@@ -151,10 +165,10 @@ class Snooker(Game[Position]):
         if p.frame_over:
             # Said in terms of the event to enter: a keymap words "enter next_frame" as the
             # device's keys (cueboard.keymap.Keymap.explain).
-            raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}")
+            raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}", short="frame_over")
         if p.turn is None:
             raise IllegalEvent("the black is re-spotted: first enter who plays it (respotted_black), "
-                               "drawn by lot (Section 3 Rule 4(b))")
+                               "drawn by lot (Section 3 Rule 4(b))", short="respot_first")
         return p.rotation[p.turn][0]
 
     @staticmethod
@@ -175,17 +189,17 @@ class Snooker(Game[Position]):
         side = self._at_table(p, "pot")
         balls = e.balls
         if not balls:
-            raise IllegalEvent("pot: list the balls potted (a stroke that pots nothing is no_pot)")
+            raise IllegalEvent("pot: list the balls potted (a stroke that pots nothing is no_pot)", short="invalid")
         for b in balls:
             if b not in BALL_NAMES:
                 raise IllegalEvent(f"pot: {b!r} is not a ball (red, yellow, green, brown, blue, pink, "
-                                   "black, or free for the nominated free ball)")
+                                   "black, or free for the nominated free ball)", short="invalid")
         frees = balls.count(FREE)
         if frees and not p.free_ball:
             raise IllegalEvent("no free ball was called: the referee calls FREE BALL after a foul "
-                               "that leaves the striker snookered (Section 3 Rule 12)")
+                               "that leaves the striker snookered (Section 3 Rule 12)", short="no_free_ball")
         if frees > 1:
-            raise IllegalEvent("only one ball can be the free ball (Section 3 Rule 12(a))")
+            raise IllegalEvent("only one ball can be the free ball (Section 3 Rule 12(a))", short="one_free_ball")
         on = p.ball_on
         reds = p.reds
         colours = p.colours
@@ -194,17 +208,17 @@ class Snooker(Game[Position]):
             for b in balls:
                 if b != "red" and b != FREE:
                     raise IllegalEvent(f"red is on: potting the {b} is a foul, enter a foul "
-                                       "(Section 3 Rule 10(b)(iii))")
+                                       "(Section 3 Rule 10(b)(iii))", short="not_on", ball="red")
             potted_reds = balls.count("red")
             if potted_reds > p.reds:
-                raise IllegalEvent(f"only {_ordinal(p.reds)} on the table")
+                raise IllegalEvent(f"only {_ordinal(p.reds)} on the table", short="not_on_table", ball="red")
             points = potted_reds + frees
             reds -= potted_reds
             next_on: str | None = "colour"  # Rule 3(g)(i)
         elif on == "colour":
             if len(balls) != 1 or balls[0] not in COLOURS:
                 raise IllegalEvent("a colour is on after a red: one colour only; potting a red or two "
-                                   "colours is a foul (Section 3 Rule 3(g)(i), Rule 10(b)(iii))")
+                                   "colours is a foul (Section 3 Rule 3(g)(i), Rule 10(b)(iii))", short="one_colour")
             points = VALUE[balls[0]]
             # The colour is re-spotted (Rule 7); red again, or the colours once the last red's
             # colour has been played (Rule 3(g)(ii)).
@@ -214,10 +228,10 @@ class Snooker(Game[Position]):
             for b in balls:
                 if b != on and b != FREE:
                     raise IllegalEvent(f"{on} is on: potting the {b} is a foul, enter a foul "
-                                       "(Section 3 Rule 10(b)(iii))")
+                                       "(Section 3 Rule 10(b)(iii))", short="not_on", ball=on)
             if balls.count(on) > 1:
                 raise IllegalEvent(f"{on} is on: potting the {on} is a foul, enter a foul "
-                                   "(Section 3 Rule 10(b)(iii))")
+                                   "(Section 3 Rule 10(b)(iii))", short="not_on", ball=on)
             # Rule 12(c), 12(e): a free ball alone scores the ball on's value and is re-spotted;
             # with the ball on only the ball on scores and it stays off.
             points = VALUE[on]
@@ -244,21 +258,22 @@ class Snooker(Game[Position]):
         side = self._at_table(p, "foul")
         least = 7 if p.respotted_black else least_penalty(p.ball_on)
         if not 4 <= e.points <= 7:
-            raise IllegalEvent(f"a foul is 4 to 7 points, not {e.points} (Section 3 Rule 10)")
+            raise IllegalEvent(f"a foul is 4 to 7 points, not {e.points} (Section 3 Rule 10)", short="foul_points")
         if e.points < least:
-            raise IllegalEvent(f"{p.ball_on} is on: a foul is at least {least} (Section 3 Rule 10)")
+            raise IllegalEvent(f"{p.ball_on} is on: a foul is at least {least} (Section 3 Rule 10)",
+                               short="foul_at_least", ball=p.ball_on, n=least)
         if e.reds_off < 0:
-            raise IllegalEvent("foul: 'reds_off' counts reds that left the table, from 0")
+            raise IllegalEvent("foul: 'reds_off' counts reds that left the table, from 0", short="invalid")
         if e.reds_off > p.reds:
             raise IllegalEvent(f"foul: only {_ordinal(p.reds)} on the table, so {e.reds_off} cannot "
-                               "have gone off")
+                               "have gone off", short="not_on_table", ball="red")
         scores = self._add(p.scores, 1 - side, e.points)
         if p.only_black:
             if e.miss:
-                raise IllegalEvent("no miss is called when only the black remains (Section 3 Rule 14)")
+                raise IllegalEvent("no miss is called when only the black remains (Section 3 Rule 14)", short="no_miss")
             if e.free_ball:
                 raise IllegalEvent("only the black is left: no ball can snooker it, so no free ball "
-                                   "(Section 2 Rule 17)")
+                                   "(Section 2 Rule 17)", short="no_free_ball")
             # Section 3 Rule 4(a): the first score or foul ends the frame.
             return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
         # Section 3 Rule 3(h): reds that leave the table in a foul stay off; colours are re-spotted.
@@ -281,10 +296,10 @@ class Snooker(Game[Position]):
         a warning of a sequence of misses stays in force (14(d)(vi))."""
         if not p.from_replaced:
             raise IllegalEvent("a foul before a stroke follows a replace: the offender fouled while preparing "
-                               "to play from the replaced position (Section 3 Rule 14(d))")
+                               "to play from the replaced position (Section 3 Rule 14(d))", short="after_replace_only")
         if e.miss:
             raise IllegalEvent("no miss is called for a foul before a stroke: no stroke was played "
-                               "(Section 3 Rule 14(d))")
+                               "(Section 3 Rule 14(d))", short="no_miss")
         assert p.turn is not None
         ball_on = p.ball_on if reds or p.ball_on != "red" else ball_on_at_turn_start(reds, p.colours)
         return p._replace(turn=(p.turn + 1) % len(p.rotation), scores=scores, brk=0, reds=reds, ball_on=ball_on,
@@ -296,7 +311,7 @@ class Snooker(Game[Position]):
     def _play_again(self, p: Position, e: PlayAgain) -> Position:
         if p.offender is None or p.frame_over:
             raise IllegalEvent("play_again follows a foul: the next player may ask the offender to "
-                               "play again (Section 3 Rule 11(h))")
+                               "play again (Section 3 Rule 11(h))", short="after_foul_only")
         # Rule 12(f): the free ball call is void; Rule 14(c)(iii): a miss sequence starts again
         # from a different position; Rule 17(c): the order of play is unchanged.
         return p._replace(turn=p.offender, free_ball=False, misses=0, offender=None, before_miss=None,
@@ -306,7 +321,7 @@ class Snooker(Game[Position]):
         before = p.before_miss
         if before is None:
             raise IllegalEvent("replace follows a FOUL AND A MISS: only then can the balls be put back "
-                               "(Section 3 Rule 14(a))")
+                               "(Section 3 Rule 14(a))", short="after_miss_only")
         # Rule 14(a): the original position, the ball on as before that stroke; the penalty stands.
         # Rule 12(f): the offender plays again, so no free ball.
         return before._replace(scores=p.scores, high_breaks=p.high_breaks, misses=p.misses,
@@ -386,20 +401,21 @@ class Snooker(Game[Position]):
         side = self._at_table(p, "claim")
         lead = p.scores[side] - p.scores[1 - side]
         if self.aggregate:
-            raise IllegalEvent("no claim when aggregate scores decide the match (Section 2 Rule 1(b))")
+            raise IllegalEvent("no claim when aggregate scores decide the match (Section 2 Rule 1(b))",
+                               short="no_claim")
         if not p.only_black:
             raise IllegalEvent("a frame is claimed only when the black is the last ball "
-                               "(Section 2 Rule 1(b))")
+                               "(Section 2 Rule 1(b))", short="claim_black_only")
         if lead <= 7:
             raise IllegalEvent(f"a claim needs a lead of more than 7; the lead is {lead} "
-                               "(Section 2 Rule 1(b))")
+                               "(Section 2 Rule 1(b))", short="claim_lead", n=lead)
         return self._close_frame(p, p.scores, side)
 
     def _award(self, p: Position, e: Award) -> Position:
         if e.side not in (0, 1):
-            raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}")
+            raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}", short="invalid")
         if p.frame_over and not e.match:
-            raise IllegalEvent("the frame is over: only the match can be awarded now")
+            raise IllegalEvent("the frame is over: only the match can be awarded now", short="frame_over")
         winner = e.side
         if p.frame_over:
             return self._forfeit_match(p, winner)
@@ -417,9 +433,9 @@ class Snooker(Game[Position]):
     def _respotted_black(self, p: Position, e: RespottedBlack) -> Position:
         if not p.respotted_black or p.turn is not None or p.frame_over:
             raise IllegalEvent("respotted_black is entered when a tie has re-spotted the black "
-                               "(Section 3 Rule 4(b))")
+                               "(Section 3 Rule 4(b))", short="respot_not_now")
         if e.striker not in (0, 1):
-            raise IllegalEvent(f"respotted_black: 'striker' is side 0 or 1, not {e.striker}")
+            raise IllegalEvent(f"respotted_black: 'striker' is side 0 or 1, not {e.striker}", short="invalid")
         if e.player is None:
             # Rule 17(d): the order of play continues as in the frame; by default the side's
             # next player in that order.
@@ -429,13 +445,13 @@ class Snooker(Game[Position]):
             matches = [i for i, (s, name) in enumerate(p.rotation) if s == e.striker and name == e.player]
             if not matches:
                 raise IllegalEvent(f"respotted_black: {e.player!r} does not play for "
-                                   f"{self.setup.names[e.striker]}")
+                                   f"{self.setup.names[e.striker]}", short="wrong_player")
             turn = matches[0]
         return p._replace(turn=turn, brk=0)
 
     def _rerack(self, p: Position, e: Rerack) -> Position:
         if p.frame_over:
-            raise IllegalEvent("the frame is over: nothing to re-rack")
+            raise IllegalEvent("the frame is over: nothing to re-rack", short="frame_over")
         # Section 3 Rule 16: scores nullified, balls re-set, the same player breaks and the
         # established order of play is kept.
         start = self._frame_start(p.frame, p.frames, p.totals, p.high_breaks)
@@ -443,16 +459,16 @@ class Snooker(Game[Position]):
 
     def _order(self, p: Position, e: Order) -> Position:
         if not self.setup.doubles:
-            raise IllegalEvent("order is for four-handed snooker only (Section 3 Rule 17)")
+            raise IllegalEvent("order is for four-handed snooker only (Section 3 Rule 17)", short="doubles_only")
         if p.strokes or p.frame_over:
             raise IllegalEvent("the order of play is set before the first stroke of a frame and kept "
-                               "throughout it (Section 3 Rule 17(a))")
+                               "throughout it (Section 3 Rule 17(a))", short="order_set")
         return p._replace(rotation=rotation_from_order(self.setup, p.breaker, e.players), turn=0)
 
     def _next_frame(self, p: Position, e: NextFrame) -> Position:
         if not p.frame_over:
             raise IllegalEvent("the frame is not over: next_frame follows its end "
-                               "(Section 2 Rule 1, Section 3 Rule 4)")
+                               "(Section 2 Rule 1, Section 3 Rule 4)", short="frame_not_over")
         return self._frame_start(p.frame + 1, p.frames, p.totals, p.high_breaks)
 
     # -- small helpers ---------------------------------------------------------------
@@ -504,6 +520,7 @@ class Snooker(Game[Position]):
         state["ball_on"] = p.ball_on
         state["free_ball"] = p.free_ball
         state["misses"] = p.misses
+        state["missed_by"] = _missed_by(p)
         state["remaining"] = points_left
         state["snookers_required"] = snookers_required(p, points_left)
         state["respotted_black"] = p.respotted_black

@@ -1,0 +1,80 @@
+"""What the bar says for a refusal and for an undo or a redo, in the board's words.
+
+A refusal on a board is its short form (:class:`~cueboard.seams.Reason`: a code whose
+words are the board word ``refusal.<code>``), not the whole reason with its rule, which
+goes to MQTT, the log and ``keypad-sim``: the referee reads "PINK IS ON: FOUL?" at a
+glance, where "pink is on: potting the black is a foul, enter a foul (Section 3 Rule
+10(b)(iii))" took 19 s of marquee over the names. An undo or a redo says what it took back
+or put back ("UNDO" and "POT BLACK"), from the event as journalled.
+
+>>> from cueboard.boards.words import words_for
+>>> from cueboard.seams import Notice, Reason
+>>> refusal_forms(Reason("red is on: potting the pink is a foul ...", "not_on", ball="red"), words_for("en"))
+('RED IS ON: FOUL?', 'RED IS ON', 'RED ON')
+>>> notice_words(Notice("undo", {"type": "foul", "points": 4, "miss": True}), words_for("en"))
+('UNDO', ('FOUL 4 MISS', 'FOUL 4 M', 'F4M'))
+>>> notice_words(Notice("redo", {"type": "pot", "balls": ["black"]}), words_for("sv"))
+('GÖR OM', ('SVART I HÅL', 'SVART'))
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..seams import Notice, Reason
+
+__all__ = ["event_forms", "notice_words", "refusal_forms"]
+
+Say = Callable[..., list[str]]
+
+BALL_WORDS = frozenset({"colour", "red", "yellow", "green", "brown", "blue", "pink", "black"})
+
+
+def ball_word(ball: str, say: Say) -> str:
+    """A ball's name in the board's words, its shortest form ("COLOUR", not "ANY COLOUR")."""
+    return say(f"ball.{ball}")[-1] if ball in BALL_WORDS else ball.upper()
+
+
+def refusal_forms(reason: Reason, say: Say) -> tuple[str, ...]:
+    """The short forms of ``reason``, long to short (empty: no board word for its code, the
+    caller then says the whole reason)."""
+    ball = ball_word(reason.ball, say) if reason.ball else None
+    name = reason.name.upper() if reason.name else None
+    try:
+        return tuple(say(f"refusal.{reason.short}", n=reason.n, name=name, ball=ball))
+    except KeyError:
+        return ()
+
+
+def _balls(balls: Sequence[Any], say: Say) -> str:
+    """The balls of a stroke: ``BLACK``, ``2 RED``, ``FREE BALL PINK``."""
+    counts = Counter(str(b) for b in balls)
+    out = []
+    for ball, count in counts.items():
+        word = say("event.free")[0] if ball == "free" else ball_word(ball, say)
+        out.append(word if count == 1 else f"{count} {word}")
+    return " ".join(out)
+
+
+def event_forms(event: Mapping[str, Any], say: Say) -> tuple[str, ...]:
+    """An event of the log in the board's words, long to short."""
+    kind = str(event.get("type", ""))
+    if kind == "pot":
+        balls = event.get("balls")
+        return tuple(say("event.pot", ball=_balls(balls if isinstance(balls, list) else [], say)))
+    if kind == "foul":
+        points = event.get("points")
+        if isinstance(points, int) and not isinstance(points, bool):
+            return tuple(say("event.foul_miss" if event.get("miss") is True else "event.foul", n=points))
+        return tuple(say("event.foul_plain"))
+    try:
+        return tuple(say(f"event.{kind}"))
+    except KeyError:
+        return (kind.replace("_", " ").upper() or "?",)
+
+
+def notice_words(notice: Notice, say: Say) -> tuple[str, tuple[str, ...]]:
+    """The head of a notice (``UNDO``, ``REDO``) and what it took back or put back."""
+    return say(f"notice.{notice.kind}")[0], event_forms(notice.event, say)

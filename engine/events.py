@@ -51,11 +51,14 @@ class Concede(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Award(Event):
-    """The referee awards the frame (or with ``match`` the match) to ``side``."""
+    """The referee awards the frame (or with ``match`` the match) to ``side``. ``reason``: why,
+    as each game defines it (snooker: ``"miss"``, Section 3 Rule 14(c)(ii), or ``"conduct"``,
+    Section 4 Rule 2); None in logs written before it existed, which keep the old meaning."""
 
     TYPE: ClassVar[str] = "award"
     side: int
     match: bool = False
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -187,7 +190,7 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     >>> parse_event({"type": "award", "side": 1, "sied": 0}, COMMON_EVENTS)
     Traceback (most recent call last):
     ...
-    cueboard.engine.errors.IllegalEvent: award: unknown field 'sied' (award takes: side, match, t)
+    cueboard.engine.errors.IllegalEvent: award: unknown field 'sied' (award takes: side, match, reason, t)
     """
     if not isinstance(obj, dict):
         raise IllegalEvent("an event is a JSON object with a \"type\"")

@@ -185,7 +185,11 @@ class SnookerSheet(Sheet):
         if isinstance(event, Claim):
             return _Ending("claimed", "Section 2 Rule 1(b)")
         if isinstance(event, Award):
-            return _Ending("awarded", "Section 2 Rule 1(d)")
+            # Why it was awarded, when the log says: a third miss (the scores stand) or conduct
+            # (the offender's points forfeited).
+            rule = {"miss": "Section 3 Rule 14(c)(ii)", "conduct": "Section 4 Rule 2(a)"}.get(
+                event.reason or "", "Section 2 Rule 1(d)")
+            return _Ending("awarded", rule, event.reason)
         if before.respotted_black:
             return _Ending("respotted_black", "Section 3 Rule 4(b)")
         return _Ending("potted", "Section 2 Rule 1(c)")
@@ -206,7 +210,7 @@ class BlackballSheet(Sheet):
         if isinstance(event, Concede):
             return _Ending("conceded", None)
         if isinstance(event, Award):
-            return _Ending("awarded", None)
+            return _Ending("awarded", "rule 8b" if event.reason == "conduct" else None, event.reason)
         if isinstance(event, Loss):
             return _Ending("loss", "rule 7", event.reason)  # 7c-7f, 4q, 8i: the referee's ruling
         if isinstance(event, BlackballFoul):
@@ -383,7 +387,8 @@ class Recorder:
             breaks, visit = _close(breaks, visit), None  # any other event ends the turn
         if state["frame_over"]:
             ending = sheet.ending(event, p, state)
-            if ending.how == "awarded" and state.get("aggregate"):
+            reason = event.reason if isinstance(event, Award) else None
+            if ending.how == "awarded" and (reason == "conduct" or (reason is None and state.get("aggregate"))):
                 # Section 4 Rule 2(a)(ii): the offender forfeits all points scored in the frame.
                 offender = 1 - state["frame_winner"]
                 breaks = tuple(b for b in breaks if b.side != offender)

@@ -33,6 +33,9 @@ from .order_of_play import breaker_at, order_of_play
 from .position import Position
 from .visits import NextStroke, end_of_visit, penalty, play_on
 
+CONDUCT = "conduct"
+"""``award``'s reason: unsporting conduct (rule 8b) or coaching (8c) gives the opponent the frame."""
+
 
 def _seconds(value: float | None) -> float | int | None:
     """Seconds as the boards show them: 60, not 60.0."""
@@ -241,6 +244,10 @@ class Blackball(Game[Position]):
         # Rule 8b, 8c, 8i: the referee gives the frame or the match to the opponent.
         if e.side not in (0, 1):
             raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}")
+        if e.reason not in (None, CONDUCT):
+            # Rule 8b (unsporting conduct), 8c (coaching): the text's awards are for conduct; it
+            # has no three-miss rule.
+            raise IllegalEvent(f"award: 'reason' is \"conduct\" in blackball (rules 8b, 8c), not {e.reason!r}")
         if p.frame_over:
             if not e.match:
                 raise IllegalEvent("the frame is over: only the match can be awarded now")

@@ -55,6 +55,14 @@ class Position(NamedTuple):
         return None if self.turn is None else self.rotation[self.turn][1]
 
     @property
+    def fouled_before_stroke(self) -> bool:
+        """The last event was a foul before a stroke from a replaced position (Section 3 Rule
+        14(d)): it keeps the position to replace (``before_miss``) and, no stroke being played,
+        the count of strokes; every foul that is a stroke counts one."""
+        before = self.before_miss
+        return before is not None and before.strokes == self.strokes
+
+    @property
     def only_black(self) -> bool:
         """Only the black is left (Section 3 Rule 4): the next score or foul ends the frame."""
         return self.reds == 0 and self.colours == ("black",) and self.ball_on == "black"

@@ -34,6 +34,12 @@ from .order_of_play import default_rotation, rotation_from_order
 from .position import Position
 from .remaining import remaining, snookers_required, table_value
 
+MISS = "miss"
+"""``award``'s reason for a third failure after the warning: Section 3 Rule 14(c)(ii)."""
+CONDUCT = "conduct"
+"""``award``'s reason for a frame forfeited under Section 4 (Rule 1, penalty Rule 2)."""
+AWARD_REASONS = (None, MISS, CONDUCT)
+
 FORFEITED_FRAME = 147
 """Section 4 Rule 2(b)(iii): each unplayed frame of a forfeited aggregate game."""
 
@@ -297,8 +303,17 @@ class Snooker(Game[Position]):
         if p.offender is None or p.frame_over:
             raise IllegalEvent("play_again follows a foul: the next player may ask the offender to "
                                "play again (Section 3 Rule 11(h))")
-        # Rule 12(f): the free ball call is void; Rule 14(c)(iii): a miss sequence starts again
-        # from a different position; Rule 17(c): the order of play is unchanged.
+        # Rule 12(f): the free ball call is void; Rule 17(c): the order of play is unchanged.
+        if p.fouled_before_stroke:
+            # Rule 14(d)(iv), (vi): after a foul while preparing to play from the replaced position,
+            # the offender plays again from the position left, still before any stroke from the
+            # replaced one, and "any warning concerning the possible awarding of the frame to his
+            # opponent shall remain in effect": the count of misses goes on. This specific rule wins
+            # over 14(c)(iii).
+            return p._replace(turn=p.offender, free_ball=False, offender=None, before_miss=None,
+                              from_replaced=True, brk=0)
+        # Rule 14(c)(iii): asked to play again from a different position, the Foul and a Miss
+        # situation starts again.
         return p._replace(turn=p.offender, free_ball=False, misses=0, offender=None, before_miss=None,
                        from_replaced=False, brk=0)
 
@@ -336,6 +351,20 @@ class Snooker(Game[Position]):
         played = self._stroke(p, turn=p.turn, scores=p.scores, high_breaks=high, brk=brk, reds=p.reds,
                               colours=colours, ball_on=p.ball_on)
         return self._close_frame(played, scores, winner)
+
+    def _end_frame(self, p: Position, scores: tuple[int, int], winner: int | None) -> Position:
+        """A frame ended other than on the black (conceded, awarded): closed, unless Section 3
+        Rule 4(c) says otherwise: "When aggregate scores determine the winner of a game or match,
+        and the aggregate scores are equal at the end of the last frame, the players in that frame
+        shall follow the procedure for a re-spotted Black set out in (b) above", however the frame
+        ended. The table is cleared to the black, spotted; the players draw lots (4(b)(ii)) and
+        the next score or foul ends the frame (4(b)(iv))."""
+        if (self.aggregate and self._last_frame(p)
+                and p.totals[0] + scores[0] == p.totals[1] + scores[1]):
+            return p._replace(scores=scores, turn=None, brk=0, reds=0, colours=("black",), ball_on="black",
+                              free_ball=False, misses=0, offender=None, before_miss=None, from_replaced=False,
+                              respotted_black=True, last_turn=p.turn)
+        return self._close_frame(p, scores, winner)
 
     def _close_frame(self, p: Position, scores: tuple[int, int], winner: int | None) -> Position:
         frames = self._add(p.frames, winner, 1) if winner is not None else p.frames
@@ -377,10 +406,11 @@ class Snooker(Game[Position]):
         if self.aggregate:
             # Section 4 Rule 5(b): the balls left are added to the other side, reds at eight.
             scores = self._add(scores, winner, table_value(p))
-        done = self._close_frame(p, scores, winner)
+        if e.match:
+            return self._forfeit_match(self._close_frame(p, scores, winner), winner)
         # Section 3 Rule 1(g)(ii): in aggregate play even the last frame conceded or awarded
         # leaves the match to the greater total; only the match itself is forfeited outright.
-        return self._forfeit_match(done, winner) if e.match else done
+        return self._end_frame(p, scores, winner)
 
     def _claim(self, p: Position, e: Claim) -> Position:
         side = self._at_table(p, "claim")
@@ -398,21 +428,44 @@ class Snooker(Game[Position]):
     def _award(self, p: Position, e: Award) -> Position:
         if e.side not in (0, 1):
             raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}")
+        if e.reason not in AWARD_REASONS:
+            raise IllegalEvent(f"award: 'reason' is \"miss\" (Section 3 Rule 14(c)(ii)) or \"conduct\" "
+                               f"(Section 4 Rule 2), not {e.reason!r}")
         if p.frame_over and not e.match:
             raise IllegalEvent("the frame is over: only the match can be awarded now")
         winner = e.side
+        if e.reason == MISS:
+            self._check_third_miss(p, e)
         if p.frame_over:
             return self._forfeit_match(p, winner)
         scores = p.scores
-        if self.aggregate:
-            # Section 4 Rule 2(a)(ii): the offender forfeits the points scored; the other side
-            # receives the balls left, reds at eight.
+        if e.reason == CONDUCT or (e.reason is None and self.aggregate):
+            # Section 4 Rule 2(a)(ii): the offender forfeits all points scored and the other side
+            # receives the value of the balls left, reds at eight. A log without a reason (written
+            # before there was one) keeps the old meaning: forfeited in aggregate play only.
+            # Rule 14(c)(ii) (a third miss) forfeits nothing: the scores stand.
             scores = self._add(self._set(scores, 1 - winner, self.handicap[1 - winner]), winner,
                                table_value(p))
-        done = self._close_frame(p, scores, winner)
+        if e.match:
+            return self._forfeit_match(self._close_frame(p, scores, winner), winner)
         # Section 3 Rule 1(g)(ii): in aggregate play even the last frame conceded or awarded
         # leaves the match to the greater total; only the match itself is forfeited outright.
-        return self._forfeit_match(done, winner) if e.match else done
+        return self._end_frame(p, scores, winner)
+
+    def _check_third_miss(self, p: Position, e: Award) -> None:
+        """Section 3 Rule 14(c)(ii): the offender "shall be warned by the referee that a third
+        failure will result in the frame being awarded to his opponent": a frame, after the
+        warning (two FOUL AND A MISS calls in the sequence), to the side that did not miss."""
+        if e.match:
+            raise IllegalEvent("award: a third miss awards the frame, not the match (Section 3 Rule 14(c)(ii))")
+        if p.misses < 2 or (not p.from_replaced and p.before_miss is None):
+            raise IllegalEvent("award: 'reason': \"miss\" follows the warning of two FOUL AND A MISS calls "
+                               "from the replaced position (Section 3 Rule 14(c)(ii))")
+        offender = p.striker if p.from_replaced else (
+            p.rotation[p.offender][0] if p.offender is not None else None)
+        if offender == e.side:
+            raise IllegalEvent(f"award: {self.setup.names[e.side]} made the misses; the frame goes to the "
+                               "opponent (Section 3 Rule 14(c)(ii))")
 
     def _respotted_black(self, p: Position, e: RespottedBlack) -> Position:
         if not p.respotted_black or p.turn is not None or p.frame_over:
@@ -505,7 +558,14 @@ class Snooker(Game[Position]):
         state["free_ball"] = p.free_ball
         state["misses"] = p.misses
         state["remaining"] = points_left
-        state["snookers_required"] = snookers_required(p, points_left)
+        if not self.aggregate:
+            state["snookers_required"] = snookers_required(p, points_left)
+        elif self._last_frame(p):
+            # state.md: in aggregate play only the match totals decide, so only in the last frame,
+            # with the totals of the frames before counting (Section 3 Rule 1(g)(ii)).
+            state["snookers_required"] = snookers_required(p, points_left, p.totals)
+        else:
+            state["snookers_required"] = None
         state["respotted_black"] = p.respotted_black
         state["frame_over"] = p.frame_over
         state["frame_winner"] = p.frame_winner

@@ -35,6 +35,8 @@ from . import systemd
 from .answers import Answers, check_id
 from .config import Config
 from .engine import Event, IllegalEvent, Match, to_json
+from .engine.events import Amend, Redo, Undo
+from .engine.match import correction_words
 from .engine.record import Recorder
 from .engine.shot_clock import ShotClock
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
@@ -398,6 +400,8 @@ class Table:
         record = to_json(event)
         if isinstance(obj.get("id"), str):
             record["id"] = obj["id"]  # in the journal with its event: recognised after a restart
+        if isinstance(obj.get("user"), str):
+            record["user"] = obj["user"]  # who sent it, kept as the id is (an amend's is in the record)
         try:
             self.journal.append(record)
         except OSError as exc:
@@ -415,6 +419,8 @@ class Table:
             # A person's event starts the next shot's clock when the table's clock is automatic;
             # a time foul (the clock's own) leaves it stopped until somebody plays on.
             self._restart_clock(automatic=source != "clock" and match.shot_follows(event))
+        if isinstance(event, Amend) or (isinstance(event, Undo | Redo) and match.last_correction is not None):
+            self._notice_correction(event)
         state = self._show()
         self._publish_state(state)
         if self.feed is not None:
@@ -424,6 +430,15 @@ class Table:
             self.keypad.feedback(True)
         if reply:
             reply({"ok": True, "state": state})
+
+    def _notice_correction(self, event: Event) -> None:
+        """The boards say that a correction was made (an amend, or the undo or redo of one):
+        the scores may change by more than a stroke, and the hall should know why."""
+        what = correction_words(event) if isinstance(event, Amend) else f"{event.TYPE} of a correction"
+        for board in self.boards:
+            notice = getattr(board, "notice", None)  # an Output made before notices: nothing to say
+            if notice is not None:
+                self._guard(notice, "CORRECTED", what)
 
     def _follow_record(self, event: Event, state: dict[str, Any]) -> None:
         """Bring the match record up to date; publish it when a frame or the match ended (or an

@@ -48,6 +48,10 @@ class Output(Protocol):
         """An input was refused: blink, and show ``reason`` long enough to read it."""
         ...
 
+    def notice(self, word: str, text: str = "", now: float | None = None) -> None:
+        """Say what the table did (``word``: CORRECTED after an amend; ``text``: what), a while."""
+        ...
+
     def prompt(self, prompt: Prompt | None, now: float | None = None) -> None:
         """Show the call being keyed in (or that it lapsed); None: no call any more."""
         ...

@@ -37,12 +37,12 @@ from .blackball.events import Foul as BlackballFoul
 from .blackball.events import Loss
 from .blackball.events import Rerack as BlackballRerack
 from .errors import IllegalEvent
-from .events import Award, Concede, Event, Pot, Redo, Undo
+from .events import Amend, Award, Concede, Event, Pot, Redo, Undo, to_json
 from .match_setup import MatchSetup
 from .snooker.events import Claim, Rerack
 
 if TYPE_CHECKING:
-    from .match import Match
+    from .match import Correction, Match
 
 BREAKS_FROM = 50
 """Breaks of this many points or more are listed frame by frame, as league sheets ask."""
@@ -269,6 +269,8 @@ class Recorder:
         )
         self._steps: list[tuple[Event | None, _Progress]] = [(None, first)]
         self._redo: list[tuple[Event | None, _Progress]] = []
+        self.corrections: tuple[Correction, ...] = ()
+        """The match's amends in effect (``Match.corrections``), as of the last one followed."""
 
     @classmethod
     def of_match(cls, match: Match, *, breaks_from: int = BREAKS_FROM) -> Recorder:
@@ -281,6 +283,7 @@ class Recorder:
         for event in match.events:
             fresh.push(event)
             recorder.push(event, fresh.state())
+        recorder.corrections = match.corrections
         return recorder
 
     @property
@@ -301,7 +304,13 @@ class Recorder:
         what it publishes: a frame or the match ended, or an undo or redo crossed such an end.
 
         ``match``: only needed for a ``redo`` of an undo this recorder did not see (it was
-        built with :meth:`of_match` after the undo): the redone event is read from it."""
+        built with :meth:`of_match` after the undo): the redone event is read from it; and for
+        an ``amend``, or the undo or redo of one: the events it changed are read from it."""
+        if isinstance(event, Amend) or (isinstance(event, Undo | Redo) and match is not None
+                                        and match.last_correction is not None):
+            if match is None or match.last_correction is None:
+                raise IllegalEvent("amend: the record follows a correction from the match; pass the match")
+            return self.follow(match, match.last_correction)
         if isinstance(event, Undo):
             return self.pop()
         if isinstance(event, Redo):
@@ -320,6 +329,18 @@ class Recorder:
         if not keep_redo:
             self._redo.clear()
         return _changed(before, after)
+
+    def follow(self, match: Match, start: int) -> bool:
+        """The match's events in effect changed from index ``start`` on (an amend, or the undo or
+        redo of one): the record worked out again from there, with the state the match gives
+        after each event, and the corrections in effect taken over. True: it changed."""
+        del self._steps[start + 1:]
+        self._redo.clear()
+        events = match.events
+        for i in range(start, len(events)):
+            self.push(events[i], match.state_at(i + 1), keep_redo=True)
+        self.corrections = match.corrections
+        return True
 
     def pop(self) -> bool:
         """Take back the last event (the match's ``undo``)."""
@@ -420,6 +441,7 @@ class Recorder:
         out["high_break"] = [_break(b, frame=True) for f in p.frames for b in f.breaks if b.points == best > 0]
         out["winner"] = p.winner
         out["how"] = p.how
+        out["corrections"] = [_correction(c) for c in self.corrections]
         return out
 
     def _frame(self, f: FrameRecord) -> dict[str, Any]:
@@ -464,4 +486,18 @@ def _break(b: Break, *, frame: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"side": b.side, "player": b.player, "points": b.points}
     if frame:
         out["frame"] = b.frame
+    return out
+
+
+def _correction(c: Correction) -> dict[str, Any]:
+    """An amend in effect as the record lists it: when, by whom, which event, what it was and
+    what it became (None: inserted, or deleted), and the frame it was played in."""
+    return {"at": iso(c.t), "user": c.user, "seq": c.seq, "frame": c.frame,
+            "was": None if c.was is None else _bare(c.was), "now": None if c.now is None else _bare(c.now)}
+
+
+def _bare(event: Event) -> dict[str, Any]:
+    """The event as keyed, without its time (the correction has its own)."""
+    out = to_json(event)
+    out.pop("t", None)
     return out

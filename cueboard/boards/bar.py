@@ -58,13 +58,14 @@ REASON_MAX = 200
 """A reason longer than this many characters is cut there (with "..."): some 50 s of
 scrolling is as long as a bar should hold the board. The whole reason is logged and on MQTT."""
 
-Kind = Literal["call", "lapsed", "refused"]
+Kind = Literal["call", "lapsed", "refused", "notice"]
 
 
 @dataclass(frozen=True)
 class Talk:
     """What the bar says: a call being keyed in (``keys``, and ``text``: what it waits for),
-    a lapsed call (``keys``), or a refusal (``text``: the reason)."""
+    a lapsed call (``keys``), a refusal (``text``: the reason), or a notice of what the table did
+    (``keys``: its word, e.g. CORRECTED; ``text``: what)."""
 
     kind: Kind
     keys: tuple[str, ...] = ()
@@ -113,6 +114,8 @@ def _colours(talk: Talk) -> tuple[Colour, Colour]:
         return "call", "text"
     if talk.kind == "lapsed":
         return "call", "alert"
+    if talk.kind == "notice":
+        return "call", "text"  # news, not an alarm: no red
     return "alert", "text"
 
 
@@ -150,7 +153,7 @@ def _one_line(talk: Talk, x: int, y: int, w: int, h: int, speed: float) -> list[
         items.append(Text(x + hw + mark, y, w - hw - mark, tail, font, tail_colour, speed=speed))
         return items
     joined = f"{talk.head} > {tail}" if talk.kind == "call" else f"{head} {tail}"
-    return [Text(x, y, w, joined, font, head_colour if talk.kind == "call" else "alert", speed=speed)]
+    return [Text(x, y, w, joined, font, head_colour if talk.kind in ("call", "notice") else "alert", speed=speed)]
 
 
 def _line(x: int, y: int, w: int, text: str, font: Font, colour: Colour, speed: float) -> Text:

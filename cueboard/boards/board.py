@@ -199,6 +199,20 @@ class Board:
                     log.exception("%s: cannot draw the reason %r", self.config.label, reason)
             self._refresh(now)
 
+    def notice(self, word: str, text: str = "", now: float | None = None) -> None:
+        """Say what the table did in the bar (``word``: CORRECTED after an amend; ``text``:
+        what), for 3 s or one pass of its marquee, without a blink: it was not refused."""
+        with self._lock:
+            if self._closed:
+                return
+            now = self._time() if now is None else now
+            try:
+                self._renderer.notice(word, text, now)
+            except Exception:  # a layout bug must not stop scoring
+                log.exception("%s: cannot draw the notice %r", self.config.label, word)
+                return
+            self._refresh(now)
+
     def prompt(self, prompt: Prompt | None, now: float | None = None) -> None:
         """The call being keyed in, drawn in the bar while it is pending: its keys and what
         it waits for. ``lapsed``: it was not finished in time (drawn for 3 s, or one pass of

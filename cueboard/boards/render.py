@@ -152,6 +152,12 @@ class Renderer:
         from ``now`` (a new refusal starts it again). True if the scene changed."""
         return self._say(Talk("refused", text=reason), now)
 
+    def notice(self, word: str, text: str, now: float) -> bool:
+        """What the table did that its people must see (``word``: CORRECTED), drawn in the bar
+        like a refusal, for :func:`~.bar.reading_seconds`, but not as an alarm. True if the
+        scene changed."""
+        return self._say(Talk("notice", (word,), text), now)
+
     def expire(self, now: float) -> bool:
         """Take a message whose time is over out of the bar; True if the scene changed."""
         if self._message is None or self._until is None or now < self._until:

@@ -419,6 +419,9 @@ class Table:
             # A person's event starts the next shot's clock when the table's clock is automatic;
             # a time foul (the clock's own) leaves it stopped until somebody plays on.
             self._restart_clock(automatic=source != "clock" and match.shot_follows(event))
+        hold = match.game.clock_hold(event)
+        if hold is not None:
+            self._hold_clock(hold)
         if isinstance(event, Amend) or (isinstance(event, Undo | Redo) and match.last_correction is not None):
             self._notice_correction(event)
         state = self._show()
@@ -609,6 +612,17 @@ class Table:
         self._publish_state(state)
         if reply:
             reply({"ok": True, "state": state})
+
+    def _hold_clock(self, hold: bool) -> None:
+        """A hold of the shot clock entered in the log (blackball rule 8a): the running clock
+        stops where it is, or a held one runs on."""
+        clock, now = self.clock, self._mono()
+        if clock is None:
+            return
+        if hold and clock.paused_at is None:
+            self._set_clock(clock.pause(now))
+        elif not hold and clock.paused_at is not None:
+            self._set_clock(clock.resume(now))
 
     def _set_clock(self, clock: ShotClock | None) -> None:
         self.clock = clock

@@ -42,6 +42,9 @@ class Position(NamedTuple):
     """Rotation index of the player whose foul was the last stroke: may be asked to play again."""
     before_miss: Position | None = None
     """The position before the last stroke, when it was a FOUL AND A MISS."""
+    loses_turn: int | None = None
+    """Rotation index of a player who loses his next turn: the partner of one who played out of
+    turn in four-handed snooker (Section 3 Rule 17(c))."""
     last_turn: int | None = None
     """Who played the stroke that re-spotted the black: the order of play continues from
     there (Section 3 Rule 17(d))."""

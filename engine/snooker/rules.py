@@ -29,6 +29,7 @@ from .events import (
     Replace,
     Rerack,
     RespottedBlack,
+    StartedBy,
 )
 from .order_of_play import default_rotation, rotation_from_order
 from .position import Position
@@ -106,7 +107,7 @@ class Snooker(Game[Position]):
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
             Replace: self._replace_balls, Concede: self._concede, Claim: self._claim, Award: self._award,
             RespottedBlack: self._respotted_black, Rerack: self._rerack, Order: self._order,
-            NextFrame: self._next_frame,
+            NextFrame: self._next_frame, StartedBy: self._started_by,
         }
 
     # -- positions ---------------------------------------------------------------
@@ -241,12 +242,28 @@ class Snooker(Game[Position]):
 
     def _no_pot(self, p: Position, e: NoPot) -> Position:
         self._at_table(p, "stroke")
+        assert p.turn is not None
         # Section 2 Rule 5(a): the turn ends when a stroke fails to score.
-        return self._stroke(p, turn=(p.turn + 1) % len(p.rotation) if p.turn is not None else None,
-                            scores=p.scores, high_breaks=p.high_breaks, brk=0, reds=p.reds, colours=p.colours,
-                            ball_on=ball_on_at_turn_start(p.reds, p.colours))
+        turn = (p.turn + 1) % len(p.rotation)
+        if p.loses_turn is not None:
+            return self._skipping(p, turn, scores=p.scores)
+        return self._stroke(p, turn=turn, scores=p.scores, high_breaks=p.high_breaks, brk=0, reds=p.reds,
+                            colours=p.colours, ball_on=ball_on_at_turn_start(p.reds, p.colours))
+
+    def _skipping(self, p: Position, turn: int, scores: tuple[int, int]) -> Position:
+        """A no_pot when a player is to lose a turn (Section 3 Rule 17(c)): the turn passes him by
+        when it comes to him."""
+        lost = p.loses_turn
+        if turn == lost:
+            turn = (turn + 1) % len(p.rotation)
+            lost = None
+        after = self._stroke(p, turn=turn, scores=scores, high_breaks=p.high_breaks, brk=0, reds=p.reds,
+                             colours=p.colours, ball_on=ball_on_at_turn_start(p.reds, p.colours))
+        return after._replace(loses_turn=lost)
 
     def _foul(self, p: Position, e: Foul) -> Position:
+        if e.non_striker is not None or e.out_of_turn is not None:
+            return self._foul_by_another(p, e)
         side = self._at_table(p, "foul")
         least = 7 if p.respotted_black else least_penalty(p.ball_on)
         if not 4 <= e.points <= 7:
@@ -273,11 +290,81 @@ class Snooker(Game[Position]):
         if e.before_stroke:
             return self._foul_before_stroke(p, e, scores, reds)
         misses = (p.misses if p.from_replaced else 0) + 1 if e.miss else 0
-        return self._stroke(
-            p, turn=(p.turn + 1) % len(p.rotation), scores=scores, high_breaks=p.high_breaks, brk=0,
+        turn = (p.turn + 1) % len(p.rotation)
+        lost = p.loses_turn
+        if lost is not None and turn == lost:
+            # Section 3 Rule 17(c): the partner of one who played out of turn loses a turn.
+            turn, lost = (turn + 1) % len(p.rotation), None
+        after = self._stroke(
+            p, turn=turn, scores=scores, high_breaks=p.high_breaks, brk=0,
             reds=reds, colours=p.colours, ball_on=ball_on_at_turn_start(reds, p.colours),
             free_ball=e.free_ball, misses=misses, offender=p.turn, before_miss=p if e.miss else None,
         )
+        return after if lost is p.loses_turn else after._replace(loses_turn=lost)
+
+    def _player_index(self, p: Position, name: str, field: str) -> int:
+        for i, (_, player) in enumerate(p.rotation):
+            if player == name:
+                return i
+        everyone = ", ".join(player for _, player in p.rotation)
+        raise IllegalEvent(f"foul: {field!r} names a player of the match ({everyone}), not {name!r}")
+
+    def _foul_by_another(self, p: Position, e: Foul) -> Position:
+        """A foul by a player who is not the striker; the penalty goes to his opponents.
+
+        ``non_striker``: Section 3 Rule 2(b)(ii) (a ball marker), 14(h) (a ball, during the
+        consultation on a replacement): "he shall be penalised as if he were the striker, without
+        affecting the order of play": the striker stays at the table, his break and the ball on
+        as they were. ``out_of_turn``: Section 2 Rule 5, "If a non-striker comes to the table,
+        out of turn, he shall be considered as the striker for any foul he may commit", and
+        Section 3 Rule 10(a)(iv): the player whose turn it was is the next player (he may ask
+        the offender to play again, Rule 11, 17(c)); in four-handed snooker "the offender's
+        partner will lose a turn, whether or not the offender is asked to play again" (17(c))."""
+        self._at_table(p, "foul")
+        assert p.turn is not None
+        if e.non_striker is not None and e.out_of_turn is not None:
+            raise IllegalEvent("foul: 'non_striker' (a ball touched, Section 3 Rule 14(h)) or 'out_of_turn' "
+                               "(a stroke played, Rule 10(a)(iv)), not both")
+        name = e.non_striker if e.non_striker is not None else e.out_of_turn
+        assert name is not None
+        field = "non_striker" if e.non_striker is not None else "out_of_turn"
+        who = self._player_index(p, name, field)
+        if who == p.turn:
+            raise IllegalEvent(f"foul: {name} is the striker: a striker's foul is entered without {field!r}")
+        offender_side = p.rotation[who][0]
+        least = 7 if p.respotted_black else least_penalty(p.ball_on)
+        if not 4 <= e.points <= 7:
+            raise IllegalEvent(f"a foul is 4 to 7 points, not {e.points} (Section 3 Rule 10)")
+        if e.points < least:
+            raise IllegalEvent(f"{p.ball_on} is on: a foul is at least {least} (Section 3 Rule 10)")
+        if e.miss or e.before_stroke:
+            raise IllegalEvent(f"foul: {field!r} is not a miss nor a foul before a stroke from a replaced "
+                               "position (Section 3 Rule 14)")
+        scores = self._add(p.scores, 1 - offender_side, e.points)
+        if e.non_striker is not None:
+            if e.reds_off or e.free_ball:
+                raise IllegalEvent("foul: a ball touched by a non-striker is replaced by the referee (Section 3 "
+                                   "Rule 14(h)): no reds off, no free ball")
+            if p.only_black:
+                # Section 3 Rule 4(a): the first score or foul ends the frame.
+                return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
+            return p._replace(scores=scores)
+        if e.reds_off > p.reds:
+            raise IllegalEvent(f"foul: only {_ordinal(p.reds)} on the table, so {e.reds_off} cannot have gone off")
+        if p.only_black:
+            return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
+        reds = p.reds - e.reds_off
+        turn, lost = p.turn, p.loses_turn
+        if self.setup.doubles:
+            # Rule 17(c): the offender's partner loses his next turn: at once, when the stroke was
+            # his to play (the offender played his partner's stroke).
+            lost = next(i for i, (side, _) in enumerate(p.rotation) if side == offender_side and i != who)
+            if turn == lost:
+                turn, lost = (turn + 1) % len(p.rotation), None
+        after = self._stroke(p, turn=turn, scores=scores, high_breaks=p.high_breaks, brk=0, reds=reds,
+                             colours=p.colours, ball_on=ball_on_at_turn_start(reds, p.colours),
+                             free_ball=e.free_ball, offender=who)
+        return after._replace(loses_turn=lost)
 
     def _foul_before_stroke(self, p: Position, e: Foul, scores: tuple[int, int], reds: int) -> Position:
         """Section 3 Rule 14(d): the striker fouled while preparing to play from a replaced
@@ -490,9 +577,29 @@ class Snooker(Game[Position]):
         if p.frame_over:
             raise IllegalEvent("the frame is over: nothing to re-rack")
         # Section 3 Rule 16: scores nullified, balls re-set, the same player breaks and the
-        # established order of play is kept.
+        # established order of play is kept, "subject to Section 3 Rule 3(d)(iii)": a frame
+        # started by the wrong side is re-started by the correct one (and 3(d)(i): after one
+        # stroke and no foul, the referee restarts it correctly: a rerack).
         start = self._frame_start(p.frame, p.frames, p.totals, p.high_breaks)
+        if p.breaker != start.breaker:
+            return start._replace(strokes=p.strokes)
         return start._replace(rotation=p.rotation, strokes=p.strokes)
+
+    def _started_by(self, p: Position, e: StartedBy) -> Position:
+        """Section 3 Rule 3(d)(ii): a frame started by the wrong side "shall continue in the
+        normal way if another stroke has been played, or if a foul is committed after the
+        completion of the first stroke, with the correct order of starting being resumed in the
+        following frame such that one player or side will have started in three consecutive
+        frames". The side that really broke is at the table from the start of the frame (keyed
+        at once, or inserted there later with ``amend``, so the strokes are credited to it)."""
+        if e.side not in (0, 1):
+            raise IllegalEvent(f"started_by: 'side' is 0 or 1, not {e.side}")
+        if p.frame_over or p.strokes or p.turn != 0:
+            raise IllegalEvent("started_by goes before the frame's first stroke: enter it there with amend "
+                               "(insert) if the frame is under way (Section 3 Rule 3(d))")
+        if e.side == p.breaker:
+            raise IllegalEvent(f"started_by: {self.setup.names[e.side]} break this frame already")
+        return p._replace(breaker=e.side, rotation=default_rotation(self.setup, e.side))
 
     def _order(self, p: Position, e: Order) -> Position:
         if not self.setup.doubles:

@@ -81,10 +81,11 @@ sur des billes touchantes."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClockHold(Event):
-    """The referee holds the shot clock (rule 8a): ``reason`` one of :data:`HOLD_REASONS`."""
+    """The referee holds the shot clock (rule 8a): ``reason`` one of :data:`HOLD_REASONS`, or
+    None when the hold was keyed without one (a referee box's HOLD CLOCK)."""
 
     TYPE: ClassVar[str] = "clock_hold"
-    reason: str
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

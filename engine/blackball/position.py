@@ -38,7 +38,8 @@ class Position(NamedTuple):
     touching: str | None = None
     """The ball the referee called touching the cue ball (rule 4i), until the next stroke."""
     held: str | None = None
-    """Why the shot clock is held (rule 8a), until it is resumed or the stroke is played."""
+    """Why the shot clock is held (rule 8a; "" when not said), until it is resumed or the stroke
+    is played; None while it is not held."""
     frame_over: bool = False
     frame_winner: int | None = None
     match_over: bool = False

@@ -251,12 +251,13 @@ class Blackball(Game[Position]):
         self._at_table(p, "clock_hold")
         if self.clock is None:
             raise IllegalEvent("this match has no shot clock: nothing to hold (rule 8a)")
-        if e.reason not in HOLD_REASONS:
+        if e.reason is not None and e.reason not in HOLD_REASONS:
             raise IllegalEvent(f"clock_hold: 'reason' is {', '.join(HOLD_REASONS)} (rule 8a (a)-(c)), "
                                f"not {e.reason!r}")
         if p.held is not None:
-            raise IllegalEvent(f"the shot clock is held already ({p.held}): enter clock_resume (rule 8a)")
-        return p._replace(held=e.reason)
+            why = f" ({p.held})" if p.held else ""
+            raise IllegalEvent(f"the shot clock is held already{why}: enter clock_resume (rule 8a)")
+        return p._replace(held=e.reason if e.reason is not None else "")
 
     def _clock_resume(self, p: Position, e: ClockResume) -> Position:
         self._at_table(p, "clock_resume")

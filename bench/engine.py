@@ -15,6 +15,14 @@
   of one of 100,000 events (the final's frames repeated in a long race); the ratio should
   stay near 1 (undo is O(1) whatever the length of the match).
 
+- ``amend``: a correction of the first event of a 2,000-event match (the final's frames played
+  on), every later event applied again: ``check()`` then ``apply()`` as the daemon does, and the
+  same with the match record followed (:meth:`Recorder.follow`: the state after each event
+  worked out again); the mean of every attempt (each one must be accepted, each is undone after
+  it is timed). Floors measured in the same run: one plain event (``check``, ``push``,
+  ``state``), and replaying the 2,000 events from the start with the state after each (what
+  correcting by undoing back and keying again costs the engine, without the keying).
+
 Target: at least 50,000 events/s on one core.
 """
 
@@ -163,6 +171,76 @@ def undo_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
             "ratio_long_to_short": round(b / a, 3)}
 
 
+AMEND_EVENTS = 2_000
+AMEND_ATTEMPTS = 30
+
+
+def amend_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
+    from cueboard.engine.events import to_json
+    from cueboard.engine.record import Recorder
+
+    match = long_match(log, AMEND_EVENTS)
+    events = list(match.events)
+    first = to_json(events[0])
+    del first
+    # A foul inserted before the first stroke: the turn passes, every score after it changes
+    # and every later event still applies (the same ball on throughout): nothing is left as it was.
+    amends = [match.parse({"type": "amend", "seq": 1, "insert": {"type": "foul", "points": 4}, "t": 1.0})
+              for _ in range(AMEND_ATTEMPTS)]
+    undo = match.parse({"type": "undo"})
+    recorder = Recorder.of_match(match)
+    accepted = 0
+
+    def attempts(follow: bool, clock: Callable[[], float] = time.perf_counter) -> float:
+        nonlocal accepted
+        total = 0.0
+        for amend in amends:
+            start = clock()
+            match.check(amend)
+            match.apply(amend)
+            match.state()
+            if follow:
+                recorder.apply(amend, match.state(), match)
+            total += clock() - start
+            accepted += match.corrections != () and match.seq == AMEND_EVENTS + 1
+            match.apply(undo)
+            if follow:
+                recorder.apply(undo, match.state(), match)
+        return total / len(amends)
+
+    engine = min(attempts(False) for _ in range(3))
+    with_record = min(attempts(True) for _ in range(3))
+    cpu = min(attempts(True, time.process_time) for _ in range(2))
+
+    def plain_event() -> None:
+        fresh = Match.from_json(log[0])
+        for ev in events[:200]:
+            fresh.check(ev)
+            fresh.push(ev)
+            fresh.state()
+
+    def replay_all() -> None:
+        fresh = Match(match.setup)
+        for ev in events:
+            fresh.push(ev)
+            fresh.state()
+
+    one_event = best(plain_event, repeat=3) / 200
+    replay = best(replay_all, repeat=3)
+    return {
+        "events": match.seq, "attempts": 8 * AMEND_ATTEMPTS, "accepted": accepted,
+        "amend": "insert a foul before event 1",
+        "amend_first_event_ms": round(engine * 1e3, 3),
+        "amend_first_event_with_record_ms": round(with_record * 1e3, 3),
+        "amend_first_event_with_record_cpu_ms": round(cpu * 1e3, 3),
+        "floor_one_event_us": round(one_event * 1e6, 3),
+        "floor_replay_all_ms": round(replay * 1e3, 3),
+        "ratio_amend_to_one_event": round(engine / one_event, 1),
+        "ratio_amend_to_replay_all": round(engine / replay, 3),
+        "ratio_amend_with_record_to_replay_all": round(with_record / replay, 3),
+    }
+
+
 def profile(log: list[dict[str, Any]], top: int = 25) -> str:
     prof = cProfile.Profile()
     prof.enable()
@@ -192,6 +270,7 @@ def main() -> int:
         "blackball": {"log": f"cueboard.simulate.blackball_log(25, seed={SEED})",
                       **replay_figures(blackball_log(25, seed=SEED))},
         "undo": undo_figures(log),
+        "amend": amend_figures(log),
         "target_events_per_second": TARGET,
         "meets_target": replay["events_per_second"] >= TARGET,
         "meets_target_cpu": replay["events_per_cpu_second"] >= TARGET,

@@ -36,6 +36,7 @@ from . import systemd
 from .answers import Answers, check_id
 from .config import Config
 from .engine import Event, IllegalEvent, Match, to_json
+from .engine.events import Amend, Redo, Undo
 from .engine.record import Recorder
 from .engine.shot_clock import ShotClock
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
@@ -408,6 +409,8 @@ class Table:
         record = to_json(event)
         if isinstance(obj.get("id"), str):
             record["id"] = obj["id"]  # in the journal with its event: recognised after a restart
+        if isinstance(obj.get("user"), str):
+            record["user"] = obj["user"]  # who sent it, kept as the id is (an amend's is in the record)
         try:
             self._journal_ready()
             self.journal.append(record)
@@ -423,13 +426,14 @@ class Table:
             self._publish_devices()
         notice = self._notice(match, event)
         match.apply(event)
-        if notice is not None and notice.kind == "redo":
-            notice = Notice("redo", to_json(match.events[-1]))
         self.accepted += 1
         if match.new_shot(event):
             # A person's event starts the next shot's clock when the table's clock is automatic;
             # a time foul (the clock's own) leaves it stopped until somebody plays on.
             self._restart_clock(automatic=source != "clock" and match.shot_follows(event))
+        hold = match.game.clock_hold(event)
+        if hold is not None:
+            self._hold_clock(hold)
         state = self._show()
         if notice is not None:
             for board in self.boards:
@@ -445,12 +449,17 @@ class Table:
 
     @staticmethod
     def _notice(match: Match, event: Event) -> Notice | None:
-        """What the boards acknowledge of ``event``, before it is applied: an undo and the event it
-        takes back; a redo (its event is known once it is applied)."""
-        if event.TYPE == "undo" and match.can_undo:
-            return Notice("undo", to_json(match.events[-1]))
-        if event.TYPE == "redo":
-            return Notice("redo", {})
+        """What the boards acknowledge of ``event``, before it is applied: an undo and what it
+        takes back, a redo and what it puts back (an event, or an amend: the scores may move by
+        more than a stroke), an amend as CORRECTED and what it makes of the log."""
+        if isinstance(event, Undo):
+            taken = match.to_undo
+            return None if taken is None else Notice("undo", to_json(taken))
+        if isinstance(event, Redo):
+            put = match.to_redo
+            return None if put is None else Notice("redo", to_json(put))
+        if isinstance(event, Amend):
+            return Notice("corrected", to_json(event))
         return None
 
     def _follow_record(self, event: Event, state: dict[str, Any]) -> None:
@@ -662,6 +671,17 @@ class Table:
         self._publish_state(state)
         if reply:
             reply({"ok": True, "state": state})
+
+    def _hold_clock(self, hold: bool) -> None:
+        """A hold of the shot clock entered in the log (blackball rule 8a): the running clock
+        stops where it is, or a held one runs on."""
+        clock, now = self.clock, self._mono()
+        if clock is None:
+            return
+        if hold and clock.paused_at is None:
+            self._set_clock(clock.pause(now))
+        elif not hold and clock.paused_at is not None:
+            self._set_clock(clock.resume(now))
 
     def _set_clock(self, clock: ShotClock | None) -> None:
         self.clock = clock

@@ -51,7 +51,7 @@ LEGENDS: dict[str, str] = {
     "NEXT_FRAME": "NEXT FRAME", "RESPOTTED_BLACK": "RE-SPOT BLACK", "ILLEGAL_BREAK": "ILLEGAL BREAK",
     "NINE_BALL": "NINE BALL", "NEW_MATCH": "NEW MATCH", "BEFORE_STROKE": "BEFORE STROKE",
     "CLOCK_HOLD": "HOLD CLOCK", "CLOCK_RESUME": "RESUME CLOCK",
-    "RERACK": "RE-RACK",
+    "RERACK": "RE-RACK", "STARTED_BY": "STARTED BY",
 }
 
 
@@ -154,6 +154,12 @@ class Grammar:
         """The number a key stands for where a side or a player is asked for."""
         return int(action) if action.isdigit() else None
 
+    def clock_event(self, action: str) -> Event | None:
+        """The event of the log a clock key makes in this game, where the rules give the
+        referee's holds a place in the log (blackball rule 8a); None: the daemon command of
+        :data:`CLOCK_COMMANDS`."""
+        return None
+
     # -- calls both games share ------------------------------------------------------------
 
     def ball(self, action: str) -> str | None:
@@ -242,9 +248,10 @@ class SnookerKeys(Grammar):
     actions = frozenset({
         *(b.upper() for b in SNOOKER_BALLS), *(str(n) for n in range(1, 8)),
         "FREE_BALL", "FOUL", "MISS", PLUS, OK, *_SIMPLE, "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER",
-        "BEFORE_STROKE",
+        "BEFORE_STROKE", "STARTED_BY",
     })
-    holdable = frozenset({"FOUL", "MISS", "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER", "BEFORE_STROKE"})
+    holdable = frozenset({"FOUL", "MISS", "MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER", "BEFORE_STROKE",
+                          "STARTED_BY"})
 
     @staticmethod
     def ball(action: str) -> str | None:
@@ -278,11 +285,19 @@ class SnookerKeys(Grammar):
             return Draft("pot", group=True)
         if a in self._SIMPLE:
             return {"type": self._SIMPLE[a]}
-        if a in ("MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER"):
+        if a in ("MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER", "STARTED_BY"):
             return Draft(a.lower())
         if a == OK:
             return Refusal("nothing to finish", short="nothing_to_finish")
         return Refusal(f"{key(a)} is not a snooker key")
+
+    def _started_by(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        # Section 3 Rule 3(d)(ii): the side that really started the frame.
+        n = self.number(a)
+        if n not in (1, 2):
+            return Refusal("<STARTED_BY> is followed by the side that started the frame: <1> or <2> "
+                           "(Section 3 Rule 3(d))")
+        return {"type": "started_by", "side": n - 1}
 
     def pot_ball(self, action: str) -> str | None:
         # Section 3 Rule 12: the free ball can go down with reds in one stroke.
@@ -375,7 +390,7 @@ class SnookerKeys(Grammar):
             return "the ball that sets the penalty (4 to 7)"
         if d.call == "match":
             return "<CONCEDE>[, or <AWARD> and the side]"
-        if d.call == "award":
+        if d.call in ("award", "started_by"):
             return self._need_side(d)
         players = self._players(state)
         if d.call == "respotted_black":
@@ -404,9 +419,14 @@ class BlackballKeys(Grammar):
     }
     actions = frozenset({
         "RED", "YELLOW", "BLACK", "1", "2", PLUS, OK, "FOUL", *_SIMPLE, "MATCH", "AWARD",
-        "RERACK", "NINE_BALL",
+        "RERACK", "NINE_BALL", "TOUCHING",
     })
-    holdable = frozenset({"MATCH", "AWARD", "NINE_BALL"})
+    holdable = frozenset({"MATCH", "AWARD", "NINE_BALL", "TOUCHING"})
+
+    def clock_event(self, action: str) -> Event | None:
+        # Rule 8a: the referee's suspension of the time is a ruling of the log (its reason,
+        # when the referee gives one, is keyed on the desk: the keys only hold and resume).
+        return {CLOCK_HOLD: {"type": "clock_hold"}, CLOCK_RESUME: {"type": "clock_resume"}}.get(action)
 
     @staticmethod
     def ball(action: str) -> str | None:
@@ -422,7 +442,7 @@ class BlackballKeys(Grammar):
             return Draft("pot", group=True)
         if a == "FOUL":
             return Draft("foul")
-        if a in ("MATCH", "AWARD", "RERACK"):
+        if a in ("MATCH", "AWARD", "RERACK", "TOUCHING"):
             return Draft(a.lower())
         if a == "NINE_BALL":
             return Draft("rerack", nine_ball=True)
@@ -443,6 +463,13 @@ class BlackballKeys(Grammar):
         if a == "TIME":
             return _time_foul(Blackball) | balls
         return Refusal("after <FOUL> press the balls that went down, if any, then <FOUL> again[ or <OK>]")
+
+    def _touching(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+        ball = self.ball(a)
+        if ball is None:
+            return Refusal("<TOUCHING> is followed by the ball the cue ball touches: <RED>, <YELLOW> or <BLACK> "
+                           "(rule 4i)")
+        return {"type": "touching", "ball": ball}
 
     def _rerack(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
         nine: Event = {"nine_ball": True} if d.nine_ball else {}
@@ -465,4 +492,6 @@ class BlackballKeys(Grammar):
             return "<CONCEDE>[, or <AWARD> and the side]"
         if d.call == "award":
             return self._need_side(d)
+        if d.call == "touching":
+            return "the ball the cue ball touches: <RED>, <YELLOW> or <BLACK>"
         return "the side that breaks (<1> or <2>), or <RERACK> again for the same breaker"

@@ -459,7 +459,8 @@ class Entry:
             return {"type": "undo"}
         if action in CLOCK_COMMANDS and not self._steps:
             self._shift = False
-            return dict(CLOCK_COMMANDS[action])
+            logged = self._grammar.clock_event(action)
+            return dict(CLOCK_COMMANDS[action] if logged is None else logged)
         if action == NEW_MATCH and not self._steps:
             self._shift = False
             self._steps.append(_Step(Draft("new_match"), legend(action), index, shifted,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 __all__ = ["TABLE_SHORTS", "Healthy", "KeypadLike", "Notice", "Output", "Prompt", "Publisher", "Reason",
            "at_the_table"]
@@ -64,9 +64,12 @@ class Reason(str):
 @dataclass(frozen=True, slots=True)
 class Notice:
     """What the table acknowledges on the boards in words: an ``undo`` or a ``redo`` and the
-    event it took back or put back (as in the log: ``{"type": "pot", "balls": ["black"]}``)."""
+    event it took back or put back (as in the log: ``{"type": "pot", "balls": ["black"]}``;
+    an undo or a redo of a correction names the ``amend``), or ``corrected`` and the amend
+    made (``{"type": "amend", "seq": 14, "event": {"type": "pot", "balls": ["pink"]}}``): the
+    scores may change by more than a stroke, and the hall should see why."""
 
-    kind: str
+    kind: Literal["undo", "redo", "corrected"]
     event: Mapping[str, Any]
 
 
@@ -107,7 +110,8 @@ class Output(Protocol):
         ...
 
     def notice(self, notice: Notice, now: float | None = None) -> None:
-        """Acknowledge an undo or a redo in words, with what it took back or put back."""
+        """Acknowledge an undo, a redo or a correction in words, with what it took back, put
+        back or corrected."""
         ...
 
     def tick(self, now: float | None = None) -> bool:

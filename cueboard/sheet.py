@@ -65,6 +65,9 @@ td.frame { text-align: center; font-weight: 700; }
 td.won { font-weight: 700; }
 td.how { font-size: 9pt; }
 td.how .rule { color: #555; }
+td.how .corrected { font-weight: 700; }
+.corrections { margin: 2mm 0 0; font-size: 9pt; }
+.corrections ul { margin: 0.5mm 0 0; padding-left: 5mm; }
 td.breaks { font-size: 9pt; }
 td.time { white-space: nowrap; color: #333; }
 tfoot th, tfoot td { border-top: 1.4pt solid #111; font-weight: 700; background: #f6f6f6; }
@@ -211,7 +214,9 @@ def _frame_row(record: Record, frame: Record, names: Sequence[str], tz: tzinfo |
             cells.append(f'<td class="num{won}">{frame["scores"][side]}</td>')
     cells.append(f'<td class="won">{_e(names[winner]) if winner is not None else "—"}</td>')
     rule_html = f' <span class="rule">({_e(rule)})</span>' if rule and not snooker else ""
-    cells.append(f'<td class="how">{_e(how)}{rule_html}</td>')
+    corrected = frame["frame"] in _corrected_frames(record)
+    mark = ' <span class="corrected">· corrected</span>' if corrected else ""
+    cells.append(f'<td class="how">{_e(how)}{rule_html}{mark}</td>')
     if snooker:
         breaks = ", ".join(f"{b['player']} {b['points']}" for b in frame["breaks"])
         cells.append(f'<td class="breaks">{_e(breaks)}</td>')
@@ -222,6 +227,41 @@ def _frame_row(record: Record, frame: Record, names: Sequence[str], tz: tzinfo |
     cells.append(f'<td class="time">{_clock(frame["started"], tz)}</td>')
     cells.append(f'<td class="time">{_clock(frame["ended"], tz)}</td>')
     return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _corrected_frames(record: Record) -> set[int]:
+    """Frames in which an event was corrected after it was keyed (the record's ``corrections``)."""
+    return {int(c["frame"]) for c in record.get("corrections") or () if c.get("frame") is not None}
+
+
+def _event_words(event: Record | None) -> str:
+    """An event of the log in a few words: ``pot black``, ``foul points 4, miss``."""
+    if event is None:
+        return "nothing"
+    fields = [(k, v) for k, v in event.items() if k not in ("type", "t")]
+    if event.get("type") == "pot":
+        return " ".join(["pot", *map(str, event.get("balls", []))])
+    said = ", ".join(k if v is True else f"{k} {v}" for k, v in fields)
+    return f"{event.get('type')} {said}" if said else str(event.get("type"))
+
+
+def _corrections(record: Record, tz: tzinfo | None) -> str:
+    """Every correction in effect, under the frames: a sheet shows that a score was corrected,
+    when, by whom and how (docs/record.md)."""
+    items = []
+    for c in record.get("corrections") or ():
+        was, now = c.get("was"), c.get("now")
+        if was is None:
+            what = f"{_event_words(now)} inserted before event {c['seq']}"
+        elif now is None:
+            what = f"event {c['seq']} ({_event_words(was)}) deleted"
+        else:
+            what = f"event {c['seq']}: {_event_words(was)} corrected to {_event_words(now)}"
+        who = ", ".join(x for x in (c.get("user") or "", _clock(c.get("at"), tz) if c.get("at") else "") if x)
+        items.append(f"<li>Frame {_e(c.get('frame'))}, {_e(what)}{f' ({_e(who)})' if who else ''}</li>")
+    if not items:
+        return ""
+    return f'<div class="corrections"><b>Corrections made after the event</b><ul>{"".join(items)}</ul></div>'
 
 
 def _frames_table(record: Record, tz: tzinfo | None) -> str:
@@ -292,7 +332,7 @@ def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None 
     return (f'<section class="sheet"><header><div class="title"><h1>{_e(title or "Match result")}</h1>'
             f'<p class="format">{_e(_format_line(record))}</p></div><dl class="facts">{facts_html}</dl></header>'
             f'{result}<p class="verdict">{_e(_verdict(record, names))}</p>'
-            f"{_frames_table(record, tz)}{notes_html}"
+            f"{_frames_table(record, tz)}{_corrections(record, tz)}{notes_html}"
             f'<div class="signing"><p class="agreed">{agreed}.</p><div class="signatures">{signatures}</div></div>'
             f'<footer>{_e("; ".join(footer))}.</footer></section>')
 

@@ -51,11 +51,14 @@ class Concede(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Award(Event):
-    """The referee awards the frame (or with ``match`` the match) to ``side``."""
+    """The referee awards the frame (or with ``match`` the match) to ``side``. ``reason``: why,
+    as each game defines it (snooker: ``"miss"``, Section 3 Rule 14(c)(ii), or ``"conduct"``,
+    Section 4 Rule 2); None in logs written before it existed, which keep the old meaning."""
 
     TYPE: ClassVar[str] = "award"
     side: int
     match: bool = False
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,6 +82,27 @@ class Redo(Event):
     TYPE: ClassVar[str] = "redo"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Amend(Event):
+    """A correction (docs/events.md, Corrections): read the log as if the ``seq``-th event in
+    effect had been ``event`` (``delete``: had never been keyed), or as if ``insert`` had
+    been keyed just before it. ``user``: who sent it, when the line says (the record lists
+    every correction with it). The match applies it (:meth:`~.match.Match.amend`); the game
+    never sees one."""
+
+    TYPE: ClassVar[str] = "amend"
+    seq: int
+    event: Event | None = None
+    insert: Event | None = None
+    delete: bool = False
+    user: str | None = None
+
+    @property
+    def now(self) -> Event | None:
+        """The event the correction puts in (None for a deletion)."""
+        return self.insert if self.insert is not None else self.event
+
+
 COMMON_EVENTS: Mapping[str, type[Event]] = {
     cls.TYPE: cls for cls in (Concede, Award, NextFrame, Undo, Redo)
 }
@@ -91,6 +115,11 @@ def event_types(*classes: type[Event]) -> dict[str, type[Event]]:
         table[cls.TYPE] = cls
     return table
 
+
+USER_MAX = 64
+"""Any line may carry ``"user"``: who sent it (a login of the command topic, the desk). The
+daemon keeps it with the event in its journal; the rules never read it, but an ``amend``
+keeps it, so the record says who made each correction."""
 
 ID_MAX = 64
 """Any line may carry ``"id"``, a string of up to 64 characters chosen by a remote sender so
@@ -112,7 +141,7 @@ def _fields(cls: type[Event]) -> tuple[frozenset[str], tuple[tuple[str, Any, boo
             (f.name, hints[f.name], f.default is dataclasses.MISSING, _converter(hints[f.name]))
             for f in sorted(dataclasses.fields(cls), key=lambda f: f.name == "t")
         )
-        known = _FIELDS[cls] = (frozenset(["type", "id", *(name for name, *_ in fields)]), fields)
+        known = _FIELDS[cls] = (frozenset(["type", "id", "user", *(name for name, *_ in fields)]), fields)
     return known
 
 
@@ -187,7 +216,7 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     >>> parse_event({"type": "award", "side": 1, "sied": 0}, COMMON_EVENTS)
     Traceback (most recent call last):
     ...
-    cueboard.engine.errors.IllegalEvent: award: unknown field 'sied' (award takes: side, match, t)
+    cueboard.engine.errors.IllegalEvent: award: unknown field 'sied' (award takes: side, match, reason, t)
     """
     if not isinstance(obj, dict):
         raise IllegalEvent("an event is a JSON object with a \"type\"", short="invalid")
@@ -202,6 +231,10 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     if ident is not None and (not isinstance(ident, str) or not 1 <= len(ident) <= ID_MAX):
         raise IllegalEvent(f"{kind}: 'id' is a string of 1 to {ID_MAX} characters chosen by the sender, "
                            f"not {ident!r}"[:200], short="invalid")
+    user = obj.get("user")
+    if user is not None and (not isinstance(user, str) or not 1 <= len(user) <= USER_MAX or not user.isprintable()):
+        raise IllegalEvent(f"{kind}: 'user' is who sent the line, a string of 1 to {USER_MAX} printable "
+                           f"characters, not {user!r}"[:200], short="invalid")
     if not keys.issuperset(obj):
         unknown = next(key for key in obj if key not in keys)
         takes = ", ".join(name for name, *_ in fields) or "no fields"
@@ -219,13 +252,74 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     return cls(**values)
 
 
+def parse_amend(obj: dict[str, Any], parse: Callable[[Any], Event]) -> Amend:
+    """An ``amend`` line, its corrected event parsed by ``parse`` (the match's game), strictly.
+
+    >>> parse_amend({"type": "amend", "seq": 3, "event": None}, lambda o: parse_event(o, COMMON_EVENTS))
+    Amend(t=None, seq=3, event=None, insert=None, delete=True, user=None)
+    """
+    keys = {"type", "seq", "event", "insert", "t", "id", "user"}
+    unknown = next((key for key in obj if key not in keys), None)
+    if unknown is not None:
+        raise IllegalEvent(f"amend: unknown field {unknown!r} (amend takes: seq, and event or insert, t)",
+                           short="invalid")
+    seq = obj.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        raise IllegalEvent(f"amend: 'seq' is the number of the event to correct, from 1, not {seq!r}"[:200],
+                           short="invalid")
+    if ("event" in obj) == ("insert" in obj):
+        raise IllegalEvent("amend: give either 'event' (what the event becomes; null: delete it) or "
+                           "'insert' (an event to put before it)", short="invalid")
+    inner = obj["event"] if "event" in obj else obj["insert"]
+    if inner is None and "insert" in obj:
+        raise IllegalEvent("amend: 'insert' is an event, not null", short="invalid")
+    now: Event | None = None
+    if inner is not None:
+        if not isinstance(inner, dict):
+            raise IllegalEvent("amend: the corrected event is a JSON object with a \"type\"", short="invalid")
+        if inner.get("type") in ("undo", "redo", "amend", "match"):
+            raise IllegalEvent(f"amend: an amend corrects a game event, not {inner['type']}", short="invalid")
+        if "id" in inner or "user" in inner:
+            raise IllegalEvent("amend: 'id' and 'user' go on the amend line, not on the event it corrects",
+                               short="invalid")
+        try:
+            now = parse(inner)
+        except IllegalEvent as exc:
+            raise IllegalEvent(f"amend: {exc}", short="invalid") from None
+    # t, id and user checked as on any line (and said to be the amend's).
+    try:
+        common = parse_event({k: v for k, v in obj.items() if k in ("t", "id", "user")} | {"type": "undo"},
+                             {"undo": Undo})
+    except IllegalEvent as exc:
+        raise IllegalEvent(f"amend{str(exc).removeprefix('undo')}", short="invalid") from None
+    user = obj.get("user")
+    if "insert" in obj:
+        return Amend(seq=seq, insert=now, user=user, t=common.t)
+    return Amend(seq=seq, event=now, delete=now is None, user=user, t=common.t)
+
+
 def to_json(event: Event) -> dict[str, Any]:
     """The event as the JSON object of the log; fields left at their default are omitted,
     so ``parse_event(to_json(e)) == e``."""
+    if isinstance(event, Amend):
+        return _amend_json(event)
     out: dict[str, Any] = {"type": event.TYPE}
     for f in dataclasses.fields(event):
         value = getattr(event, f.name)
         if f.default is not dataclasses.MISSING and value == f.default:
             continue
         out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _amend_json(a: Amend) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": a.TYPE, "seq": a.seq}
+    if a.insert is not None:
+        out["insert"] = to_json(a.insert)
+    else:
+        out["event"] = None if a.event is None else to_json(a.event)
+    if a.user is not None:
+        out["user"] = a.user
+    if a.t is not None:
+        out["t"] = a.t
     return out

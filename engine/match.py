@@ -15,17 +15,65 @@ match; redo puts back what undo took, until a new event is pushed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import IllegalEvent
-from .events import Event, Redo, Undo, to_json
+from .events import Amend, Event, Pot, Redo, Undo, parse_amend, to_json
 from .match_setup import MatchSetup
 from .registry import Game, find_game, parse_match
 from .shot_clock import ShotTime
 
-NOT_GAME_EVENTS = (Undo, Redo)
+NOT_GAME_EVENTS = (Undo, Redo, Amend)
 """What apply() takes but push() refuses: they move along the log, the game never sees them."""
+
+
+class Correction(NamedTuple):
+    """One ``amend`` in effect, as the record lists it (``docs/record.md``, ``corrections``)."""
+
+    seq: int
+    """The number of the event it corrected (or inserted before), as the log stood then."""
+    frame: int
+    """The frame that event was played in."""
+    was: Event | None
+    """The event as it was keyed (None: inserted)."""
+    now: Event | None
+    """What it became (None: deleted)."""
+    t: float | None
+    user: str | None
+
+
+class _Amended(NamedTuple):
+    """An amend applied: the events in effect from ``start`` on, and the positions after each,
+    before and after it, so that undo and redo of it are exact and cost no replay."""
+
+    amend: Amend
+    start: int
+    old_events: list[Event]
+    old_positions: list[Any]
+    new_events: list[Event]
+    new_positions: list[Any]
+    correction: Correction
+
+
+def _action(done: Event | _Amended) -> Event:
+    """An event pushed, or the amend of an amend applied."""
+    return done.amend if isinstance(done, _Amended) else done
+
+
+def describe(event: Event) -> str:
+    """An event in a few words, for a refusal: ``pot black``, ``foul points 4, miss``.
+
+    >>> describe(Pot(balls=("red", "black")))
+    'pot red black'
+    """
+    if isinstance(event, Pot):
+        return " ".join(("pot", *event.balls))
+    fields = [(k, v) for k, v in to_json(event).items() if k not in ("type", "t")]
+    said = ", ".join(k if v is True else f"{k} {' '.join(map(str, v)) if isinstance(v, list) else v}"
+                     for k, v in fields)
+    return f"{event.TYPE} {said}" if said else event.TYPE
 
 
 class Match:
@@ -34,11 +82,22 @@ class Match:
         self.game: Game[Any] = find_game(setup.game)(setup)
         self._positions: list[Any] = [self.game.initial()]
         self._events: list[Event] = []
-        self._redo: list[Event] = []
+        self._done: list[Event | _Amended] = []
+        """What undo takes back, last first: each game event pushed, each amend applied."""
+        self._undone: list[Event | _Amended] = []
+        """What redo puts back, last first."""
+        self._version = 0
+        """Counts the changes other than a push (which always makes a new last position)."""
+        self.last_correction: int | None = None
+        """After an undo, redo or amend: the index of the first event in effect that an amend
+        (or its undo or redo) changed; None when the last of them moved no amend. What a
+        follower of the match (the record) must work out again from."""
         self._checked: tuple[Any, Event, Any] | None = None
         """(position, event, the position it gives) of the last check() that passed: the daemon
         checks an event, journals it, then applies it, and play() is pure, so the second
         play() of the same event on the same position is not worked out again."""
+        self._checked_amend: tuple[tuple[int, int, Any], Amend, _Amended] | None = None
+        """The same for the last amend checked, keyed on the log it was checked against."""
 
     @classmethod
     def from_json(cls, obj: Any) -> Match:
@@ -58,7 +117,7 @@ class Match:
 
     @property
     def seq(self) -> int:
-        """Events in effect since the match line."""
+        """Events in effect since the match line (as corrected by any amend)."""
         return len(self._events)
 
     @property
@@ -67,21 +126,37 @@ class Match:
         return tuple(self._events)
 
     @property
+    def corrections(self) -> tuple[Correction, ...]:
+        """Every amend in effect, in the order they were made."""
+        return tuple(a.correction for a in self._done if isinstance(a, _Amended))
+
+    @property
     def can_undo(self) -> bool:
-        return bool(self._events)
+        return bool(self._done)
 
     @property
     def can_redo(self) -> bool:
-        return bool(self._redo)
+        return bool(self._undone)
+
+    @property
+    def to_undo(self) -> Event | None:
+        """What an undo would take back: the last event pushed, or the last amend."""
+        return _action(self._done[-1]) if self._done else None
+
+    @property
+    def to_redo(self) -> Event | None:
+        """What a redo would put back: the last event or amend taken back."""
+        return _action(self._undone[-1]) if self._undone else None
 
     def new_shot(self, event: Event) -> bool:
-        """Whether ``event``, once applied, ends the shot in progress: undo and redo always
-        (the table is another), any other as the game says (``Game.new_shot``)."""
+        """Whether ``event``, once applied, ends the shot in progress: undo, redo and amend
+        always (the table is another), any other as the game says (``Game.new_shot``)."""
         return isinstance(event, NOT_GAME_EVENTS) or self.game.new_shot(event)
 
     def shot_follows(self, event: Event) -> bool:
         """Whether the next shot can be played as soon as ``event`` is applied (an automatic
-        shot clock starts): as the game says (``Game.shot_follows``); after undo and redo, yes."""
+        shot clock starts): as the game says (``Game.shot_follows``); after undo, redo and
+        amend, yes."""
         return isinstance(event, NOT_GAME_EVENTS) or self.game.shot_follows(event)
 
     def shot_time(self) -> ShotTime | None:
@@ -92,10 +167,18 @@ class Match:
         """The state of ``docs/state.md``: a new plain dict each call."""
         return self.game.view(self._positions[-1], len(self._events))
 
+    def state_at(self, seq: int) -> dict[str, Any]:
+        """The state after the first ``seq`` events in effect (what the boards showed then,
+        as corrected)."""
+        return self.game.view(self._positions[seq], seq)
+
     # -- changing --------------------------------------------------------------
 
     def parse(self, obj: Any) -> Event:
-        """An event of this match's game from a decoded JSON object, strictly."""
+        """An event of this match's game (or an ``amend`` of one) from a decoded JSON object,
+        strictly."""
+        if isinstance(obj, dict) and obj.get("type") == Amend.TYPE:
+            return parse_amend(obj, self.game.parse)
         return self.game.parse(obj)
 
     def parse_line(self, line: str) -> Event:
@@ -104,11 +187,13 @@ class Match:
     def check(self, event: Event) -> None:
         """Raise IllegalEvent if ``event`` cannot be applied now; change nothing."""
         if isinstance(event, Undo):
-            if not self._events:
+            if not self._done:
                 raise IllegalEvent("nothing to undo", short="nothing_to_undo")
         elif isinstance(event, Redo):
-            if not self._redo:
+            if not self._undone:
                 raise IllegalEvent("nothing to redo", short="nothing_to_redo")
+        elif isinstance(event, Amend):
+            self._checked_amend = (self._log_key(), event, self._amended(event))
         else:
             position = self._positions[-1]
             self._checked = (position, event, self.game.play(position, event))
@@ -129,34 +214,120 @@ class Match:
             raise IllegalEvent(f"{event.TYPE} is not a game event: use apply()", short="invalid")
         self._positions.append(self._play(event))
         self._events.append(event)
-        self._redo.clear()
+        self._done.append(event)
+        self._undone.clear()
 
     def pop(self) -> Event:
-        """Take back the last event in effect (it can be redone)."""
-        if not self._events:
+        """Take back the last event or amend (it can be redone); the one taken back."""
+        if not self._done:
             raise IllegalEvent("nothing to undo", short="nothing_to_undo")
+        action = self._done.pop()
+        self._version += 1
+        self._undone.append(action)
+        if isinstance(action, _Amended):
+            self._restore(action.start, action.old_events, action.old_positions)
+            return action.amend
+        self.last_correction = None
         self._positions.pop()
-        event = self._events.pop()
-        self._redo.append(event)
-        return event
+        return self._events.pop()
 
     def redo(self) -> Event:
-        """Put back the last event taken back."""
-        if not self._redo:
+        """Put back the last event or amend taken back; the one put back."""
+        if not self._undone:
             raise IllegalEvent("nothing to redo", short="nothing_to_redo")
-        event = self._redo[-1]
-        position = self._play(event)
-        self._redo.pop()
-        self._positions.append(position)
-        self._events.append(event)
+        action = self._undone[-1]
+        if isinstance(action, _Amended):
+            self._restore(action.start, action.new_events, action.new_positions)
+            event: Event = action.amend
+        else:
+            position = self._play(action)
+            self.last_correction = None
+            self._positions.append(position)
+            self._events.append(action)
+            event = action
+        self._undone.pop()
+        self._done.append(action)
+        self._version += 1
         return event
 
+    def amend(self, amend: Amend) -> None:
+        """Correct an event in effect (docs/events.md, Corrections): the events after it are
+        applied again to the new position; IllegalEvent naming the first that no longer
+        applies, and nothing changed. Undo takes it back; nothing undone can be redone."""
+        checked = self._checked_amend
+        if checked is not None and checked[0] == self._log_key() and checked[1] is amend:
+            amended = checked[2]
+        else:
+            amended = self._amended(amend)
+        self._restore(amended.start, amended.new_events, amended.new_positions)
+        self._done.append(amended)
+        self._undone.clear()
+        self._version += 1
+
+    def _restore(self, start: int, events: list[Event], positions: list[Any]) -> None:
+        """The events in effect from ``start`` on, and the positions after them."""
+        del self._events[start:]
+        self._events += events
+        del self._positions[start + 1:]
+        self._positions += positions
+        self.last_correction = start
+
+    def _log_key(self) -> tuple[int, int, Any]:
+        """What identifies the log as it stands: a push makes a new last position, any other
+        change counts in ``_version``."""
+        return (self._version, len(self._positions), id(self._positions[-1]))
+
+    def _amended(self, amend: Amend) -> _Amended:
+        """``amend`` worked out against the events in effect, changing nothing."""
+        events = self._events
+        n = len(events)
+        k = amend.seq
+        if k > n:
+            raise IllegalEvent(f"amend: there is no event {k}: {n} event{'s' if n != 1 else ''} in effect"
+                               + ("" if amend.insert is None else " (an event after the last is simply keyed)"),
+                               short="amend_no_event", n=k)
+        start = k - 1
+        keyed = events[start]
+        if amend.insert is not None:
+            tail = [amend.insert, *events[start:]]
+            first_number, was, now = k - 1, None, amend.insert
+        elif amend.event is None:
+            tail = events[start + 1:]
+            first_number, was, now = k + 1, keyed, None
+        else:
+            now = amend.event
+            if now.t is None and keyed.t is not None:
+                # The corrected stroke was played when the one keyed was: its time stays.
+                now = dataclasses.replace(now, t=keyed.t)
+            tail = [now, *events[start + 1:]]
+            first_number, was = k, keyed
+        play = self.game.play
+        position = self._positions[start]
+        positions: list[Any] = []
+        for i, event in enumerate(tail):
+            try:
+                position = play(position, event)
+            except IllegalEvent as exc:
+                if now is not None and i == 0:
+                    raise IllegalEvent(f"amend: {describe(event)} cannot be event {k}: {exc}",
+                                       short="amend_illegal", n=k) from None
+                number = first_number + i  # its number in the log as it stood
+                raise IllegalEvent(f"amend: event {number} ({describe(event)}) no longer applies: {exc}",
+                                   short="amend_later", n=number) from None
+            positions.append(position)
+        correction = Correction(seq=k, frame=self._positions[start].frame, was=was, now=now, t=amend.t,
+                                user=amend.user)
+        return _Amended(amend, start, events[start:], self._positions[start + 1:], tail, positions, correction)
+
     def apply(self, event: Event) -> None:
-        """Apply one line of the log: ``undo`` pops, ``redo`` re-pushes, others push."""
+        """Apply one line of the log: ``undo`` pops, ``redo`` re-pushes, ``amend`` corrects,
+        others push."""
         if isinstance(event, Undo):
             self.pop()
         elif isinstance(event, Redo):
             self.redo()
+        elif isinstance(event, Amend):
+            self.amend(event)
         else:
             self.push(event)
 

@@ -17,7 +17,7 @@ from .errors import IllegalEvent
 from .shot_clock import ShotClockRules
 
 # Fields every game's match line may carry; a game adds its own (Game.setup_fields).
-COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t", "id")
+COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t", "id", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +181,10 @@ def parse_setup(obj: Any, game_fields: Mapping[str, Any],
                 raise IllegalEvent(f"match: {key!r} is for {' and '.join(owners)} only, not {game}",
                                    short="match_setup")
             raise IllegalEvent(f"match: unknown field {key!r}", short="match_setup")
+    user = obj.get("user")
+    if user is not None and (not isinstance(user, str) or not 1 <= len(user) <= 64 or not user.isprintable()):
+        raise IllegalEvent(f"match: 'user' is who sent the line, a string of 1 to 64 printable characters, "
+                           f"not {user!r}"[:200], short="match_setup")
     sides = obj.get("sides")
     if not isinstance(sides, list) or len(sides) != 2:
         raise IllegalEvent("match: 'sides' must list two sides", short="match_setup")

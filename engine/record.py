@@ -37,12 +37,12 @@ from .blackball.events import Foul as BlackballFoul
 from .blackball.events import Loss
 from .blackball.events import Rerack as BlackballRerack
 from .errors import IllegalEvent
-from .events import Award, Concede, Event, Pot, Redo, Undo
+from .events import Amend, Award, Concede, Event, Pot, Redo, Undo, to_json
 from .match_setup import MatchSetup
 from .snooker.events import Claim, Rerack
 
 if TYPE_CHECKING:
-    from .match import Match
+    from .match import Correction, Match
 
 BREAKS_FROM = 50
 """Breaks of this many points or more are listed frame by frame, as league sheets ask."""
@@ -185,7 +185,11 @@ class SnookerSheet(Sheet):
         if isinstance(event, Claim):
             return _Ending("claimed", "Section 2 Rule 1(b)")
         if isinstance(event, Award):
-            return _Ending("awarded", "Section 2 Rule 1(d)")
+            # Why it was awarded, when the log says: a third miss (the scores stand) or conduct
+            # (the offender's points forfeited).
+            rule = {"miss": "Section 3 Rule 14(c)(ii)", "conduct": "Section 4 Rule 2(a)"}.get(
+                event.reason or "", "Section 2 Rule 1(d)")
+            return _Ending("awarded", rule, event.reason)
         if before.respotted_black:
             return _Ending("respotted_black", "Section 3 Rule 4(b)")
         return _Ending("potted", "Section 2 Rule 1(c)")
@@ -206,7 +210,7 @@ class BlackballSheet(Sheet):
         if isinstance(event, Concede):
             return _Ending("conceded", None)
         if isinstance(event, Award):
-            return _Ending("awarded", None)
+            return _Ending("awarded", "rule 8b" if event.reason == "conduct" else None, event.reason)
         if isinstance(event, Loss):
             return _Ending("loss", "rule 7", event.reason)  # 7c-7f, 4q, 8i: the referee's ruling
         if isinstance(event, BlackballFoul):
@@ -265,6 +269,8 @@ class Recorder:
         )
         self._steps: list[tuple[Event | None, _Progress]] = [(None, first)]
         self._redo: list[tuple[Event | None, _Progress]] = []
+        self.corrections: tuple[Correction, ...] = ()
+        """The match's amends in effect (``Match.corrections``), as of the last one followed."""
 
     @classmethod
     def of_match(cls, match: Match, *, breaks_from: int = BREAKS_FROM) -> Recorder:
@@ -277,6 +283,7 @@ class Recorder:
         for event in match.events:
             fresh.push(event)
             recorder.push(event, fresh.state())
+        recorder.corrections = match.corrections
         return recorder
 
     @property
@@ -297,7 +304,14 @@ class Recorder:
         what it publishes: a frame or the match ended, or an undo or redo crossed such an end.
 
         ``match``: only needed for a ``redo`` of an undo this recorder did not see (it was
-        built with :meth:`of_match` after the undo): the redone event is read from it."""
+        built with :meth:`of_match` after the undo): the redone event is read from it; and for
+        an ``amend``, or the undo or redo of one: the events it changed are read from it."""
+        if isinstance(event, Amend) or (isinstance(event, Undo | Redo) and match is not None
+                                        and match.last_correction is not None):
+            if match is None or match.last_correction is None:
+                raise IllegalEvent("amend: the record follows a correction from the match; pass the match",
+                                   short="invalid")
+            return self.follow(match, match.last_correction)
         if isinstance(event, Undo):
             return self.pop()
         if isinstance(event, Redo):
@@ -316,6 +330,18 @@ class Recorder:
         if not keep_redo:
             self._redo.clear()
         return _changed(before, after)
+
+    def follow(self, match: Match, start: int) -> bool:
+        """The match's events in effect changed from index ``start`` on (an amend, or the undo or
+        redo of one): the record worked out again from there, with the state the match gives
+        after each event, and the corrections in effect taken over. True: it changed."""
+        del self._steps[start + 1:]
+        self._redo.clear()
+        events = match.events
+        for i in range(start, len(events)):
+            self.push(events[i], match.state_at(i + 1), keep_redo=True)
+        self.corrections = match.corrections
+        return True
 
     def pop(self) -> bool:
         """Take back the last event (the match's ``undo``)."""
@@ -383,7 +409,8 @@ class Recorder:
             breaks, visit = _close(breaks, visit), None  # any other event ends the turn
         if state["frame_over"]:
             ending = sheet.ending(event, p, state)
-            if ending.how == "awarded" and state.get("aggregate"):
+            reason = event.reason if isinstance(event, Award) else None
+            if ending.how == "awarded" and (reason == "conduct" or (reason is None and state.get("aggregate"))):
                 # Section 4 Rule 2(a)(ii): the offender forfeits all points scored in the frame.
                 offender = 1 - state["frame_winner"]
                 breaks = tuple(b for b in breaks if b.side != offender)
@@ -415,6 +442,7 @@ class Recorder:
         out["high_break"] = [_break(b, frame=True) for f in p.frames for b in f.breaks if b.points == best > 0]
         out["winner"] = p.winner
         out["how"] = p.how
+        out["corrections"] = [_correction(c) for c in self.corrections]
         return out
 
     def _frame(self, f: FrameRecord) -> dict[str, Any]:
@@ -459,4 +487,18 @@ def _break(b: Break, *, frame: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"side": b.side, "player": b.player, "points": b.points}
     if frame:
         out["frame"] = b.frame
+    return out
+
+
+def _correction(c: Correction) -> dict[str, Any]:
+    """An amend in effect as the record lists it: when, by whom, which event, what it was and
+    what it became (None: inserted, or deleted), and the frame it was played in."""
+    return {"at": iso(c.t), "user": c.user, "seq": c.seq, "frame": c.frame,
+            "was": None if c.was is None else _bare(c.was), "now": None if c.now is None else _bare(c.now)}
+
+
+def _bare(event: Event) -> dict[str, Any]:
+    """The event as keyed, without its time (the correction has its own)."""
+    out = to_json(event)
+    out.pop("t", None)
     return out

@@ -66,6 +66,12 @@ class Game(Generic[S]):
         first (the referee starts the clock for the break)."""
         return True
 
+    def clock_hold(self, event: Event) -> bool | None:
+        """Whether ``event`` holds a running shot clock (True), lets a held one run again
+        (False), or leaves it be (None): a game whose log says when the referee suspends the
+        time (blackball rule 8a)."""
+        return None
+
     def shot_time(self, position: S) -> ShotTime | None:
         """How long the next shot may take and when the call comes, or None when no shot
         clock can run now: the match has none, the frame is over, nobody is at the table."""

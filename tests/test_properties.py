@@ -515,6 +515,12 @@ def check_invariants(match: Match) -> None:
     assert s["reds"] >= 0
     needs = s["snookers_required"]
     scores = [side["score"] for side in s["sides"]]
+    if s["aggregate"]:
+        # state.md: in aggregate play only in the last frame, on the match totals.
+        if s["frame"] < setup.frames_in_match:
+            assert needs is None
+            return
+        scores = [side["total"] for side in s["sides"]]
     deficit = abs(scores[0] - scores[1])
     # What the side behind can still score (state.md, Section 3 Rule 1(e)): remaining at the
     # table; with the side ahead at the table, without its colour after a red or free ball.

@@ -74,10 +74,11 @@ def test_the_re_spotted_black_is_given_to_the_side_the_lot_chose() -> None:
         "type": "respotted_black", "striker": 1, "player": "B2"}
 
 
-def test_the_snooker_box_makes_every_event_but_two_of_the_marker() -> None:
-    """AWARD and ORDER (four-handed) are the marker's: on the keypad, or `cueboard send`."""
+def test_the_snooker_box_makes_every_event_but_three_of_the_marker() -> None:
+    """AWARD, ORDER (four-handed) and STARTED_BY (a frame started by the wrong side) are the
+    marker's: on the keypad, or `cueboard send`."""
     made = {expected["type"] for *_, expected in SNOOKER} | {"respotted_black"}
-    assert set(GAMES["snooker"].events) - made == {"award", "order"}
+    assert set(GAMES["snooker"].events) - made == {"award", "order", "started_by"}
 
 
 BLACKBALL: list[Case] = [
@@ -116,18 +117,22 @@ def test_the_blackball_box_keys_every_call_of_a_referee(what: str, setup: dict[s
 
 @needs_blackball
 def test_the_blackball_box_makes_every_blackball_event() -> None:
-    assert {expected["type"] for *_, expected in BLACKBALL} == set(GAMES["blackball"].events)
+    # TOUCHING (rule 4i) is the marker's, on the keypad: the box's twelve keys are all taken.
+    made = {expected["type"] for *_, expected in BLACKBALL} | {"clock_hold", "clock_resume"}
+    assert set(GAMES["blackball"].events) - made == {"touching"}
 
 
 @needs_blackball
 @pytest.mark.parametrize(("keys", "command"), [
     (["CLOCK"], {"type": "clock", "action": "start"}),
-    (["SHIFT", "CLOCK"], {"type": "clock", "action": "hold"}),
-    (["SHIFT", "TIME"], {"type": "clock", "action": "resume"}),
+    (["SHIFT", "CLOCK"], {"type": "clock_hold"}),
+    (["SHIFT", "TIME"], {"type": "clock_resume"}),
 ])
 def test_the_blackball_box_starts_holds_and_resumes_the_shot_clock(keys: list[str],
                                                                    command: dict[str, Any]) -> None:
-    """Commands for the daemon (docs/daemon.md), not events: one press, or SHIFT and one."""
+    """Starting is a command for the daemon (docs/daemon.md); holding and resuming are rulings
+    of the log (rule 8a: clock_hold, clock_resume, and the daemon holds its clock on them).
+    One press, or SHIFT and one."""
     state = match("blackball", shot_clock=30).state()
     assert key_in(Entry(keymap(BLACKBALL_BOX)), state, keys) == command
 

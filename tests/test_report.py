@@ -101,7 +101,7 @@ def test_a_log_without_times_gives_null_times() -> None:
 @pytest.mark.parametrize(("line", "reason"), [
     (b'{"type": "pot", "balls": ["pink"]}\n',
      "red is on: potting the pink is a foul, enter a foul (Section 3 Rule 10(b)(iii))"),
-    (b'{"type": "award", "sied": 1}\n', "award: unknown field 'sied' (award takes: side, match, t)"),
+    (b'{"type": "award", "sied": 1}\n', "award: unknown field 'sied' (award takes: side, match, reason, t)"),
     (b"\xff\xfe\n", "not UTF-8 (invalid start byte at byte 0)"),
 ])
 @pytest.mark.parametrize("html", [False, True])

@@ -40,8 +40,25 @@ def test_the_next_player_may_have_the_balls_replaced_again_rule_14d_v() -> None:
 def test_the_next_player_may_ask_the_offender_to_play_again_rule_14d_iv() -> None:
     m = new_match()
     s = play(m, MISS, REPLACE, BEFORE, PLAY_AGAIN)
-    # From the position left: a different position, so a miss sequence starts again (14(c)(iii)).
-    assert s["striker"] == 0 and s["misses"] == 0
+    # From the position left, still before any stroke from the replaced position: the count
+    # and its warning stay in effect (14(d)(vi)), the specific rule over 14(c)(iii).
+    assert s["striker"] == 0 and s["misses"] == 1
+
+
+def test_a_three_miss_warning_survives_play_again_after_a_foul_before_a_stroke_rule_14d_vi() -> None:
+    """Section 3 Rule 14(d)(vi): "if the above situation arises during a sequence of miss calls,
+    any warning concerning the possible awarding of the frame to his opponent shall remain in
+    effect", whether the next player asks for the balls back (v) or for the offender to play
+    again from the position left (iv). Miss, replace, miss, replace: Ann is warned (2); she
+    touches a ball preparing her stroke, Bob asks her to play again, and she misses again: 3."""
+    m = new_match()
+    s = play(m, MISS, REPLACE, MISS, REPLACE, BEFORE, PLAY_AGAIN)
+    assert (s["misses"], s["striker"], s["free_ball"]) == (2, 0, False)
+    assert play(m, MISS)["misses"] == 3
+    # A second foul before the stroke is still possible: no stroke was played from there.
+    m = new_match()
+    s = play(m, MISS, REPLACE, MISS, REPLACE, BEFORE, PLAY_AGAIN, BEFORE)
+    assert (s["misses"], s["striker"]) == (2, 1)
 
 
 def test_the_next_player_may_play_the_stroke_himself_rule_14d_iv() -> None:

@@ -261,8 +261,9 @@ def test_no_claim_in_aggregate_play_section2_rule1b() -> None:
 
 def ann_leads_the_aggregate_but_needs_snookers_in_the_last_frame() -> list[Event]:
     """Best of 2 on aggregate, 6 reds. Frame 1: Bob fouls (7) and Ann clears (75): 82-0.
-    Frame 2: Bob makes 48 and the yellow (50) and misses the green: Ann, 50 behind with 25
-    left, needs snookers (Section 4 Rule 5(c) lets her concede)."""
+    Frame 2: Bob makes 48 and the yellow (50) and misses the green: Ann is 50 behind in the
+    frame with 25 left, but the match totals count (state.md): 82-50, so it is Bob who needs
+    snookers, 32 behind with 25 left."""
     return [NO_POT, foul(7), *CLEARANCE, NEXT_FRAME, *reds_and_blacks(6), pot("yellow"), NO_POT]
 
 
@@ -272,7 +273,7 @@ def test_aggregate_conceding_the_last_frame_the_greater_total_still_wins_section
     total, 82 to 75. Only a match conceded (or forfeited, Section 4 Rule 2(b)) is lost outright."""
     m = new_match(best_of=2, reds=6, aggregate=True)
     s = play(m, *ann_leads_the_aggregate_but_needs_snookers_in_the_last_frame())
-    assert (s["striker"], s["snookers_required"]) == (0, {"side": 0, "count": 7, "each": 4})
+    assert (s["striker"], s["snookers_required"]) == (0, {"side": 1, "count": 2, "each": 4})
     s = play(m, concede())
     assert [side["score"] for side in s["sides"]] == [0, 75]
     assert [side["total"] for side in s["sides"]] == [82, 75]
@@ -287,3 +288,50 @@ def test_aggregate_frame_awarded_in_the_last_frame_the_greater_total_still_wins_
     s = play(m, *ann_leads_the_aggregate_but_needs_snookers_in_the_last_frame(), award(1))
     assert [side["total"] for side in s["sides"]] == [82, 75]
     assert (s["frame_winner"], s["match_over"], s["match_winner"]) == (1, True, 0)
+
+
+def test_aggregate_totals_level_after_concessions_respot_the_black_section3_rule4c() -> None:
+    """Section 3 Rule 4(c): "the aggregate scores are equal at the end of the last frame" however
+    the frame ended. Six reds, best of 2 on aggregate: Ann concedes frame 1 at once (Bob gets
+    the 75 on the table, Section 4 Rule 5(b)), Bob concedes frame 2 at once (Ann gets 75):
+    75-75, so the black is re-spotted and the lot decides, not the conceded frame."""
+    m = new_match(best_of=2, reds=6, aggregate=True)
+    s = play(m, concede(), NEXT_FRAME)
+    assert [side["total"] for side in s["sides"]] == [0, 75]
+    s = play(m, concede())
+    assert [side["score"] for side in s["sides"]] == [75, 0]
+    assert [side["total"] for side in s["sides"]] == [75, 75]
+    assert (s["respotted_black"], s["striker"], s["frame_over"], s["match_over"]) == (True, None, False, False)
+    assert (s["reds"], s["colours"], s["ball_on"], s["remaining"]) == (0, ["black"], "black", 7)
+    s = play(m, {"type": "respotted_black", "striker": 1}, pot("black"))
+    assert [side["total"] for side in s["sides"]] == [75, 82]
+    assert (s["frame_winner"], s["match_over"], s["match_winner"]) == (0, True, 1)
+
+
+def test_aggregate_totals_level_after_an_award_in_the_last_frame_respot_the_black_section3_rule4c() -> None:
+    """The same path for an award: Ann concedes frame 1 (Bob 75); in frame 2 the referee awards
+    the frame to Ann for Bob's conduct (Section 4 Rule 2(a)(ii): Bob forfeits his points, Ann
+    receives the 75 on the table): 75-75, the black is re-spotted (Section 3 Rule 4(c))."""
+    m = new_match(best_of=2, reds=6, aggregate=True)
+    s = play(m, concede(), NEXT_FRAME, {"type": "award", "side": 0, "reason": "conduct"})
+    assert [side["total"] for side in s["sides"]] == [75, 75]
+    assert (s["respotted_black"], s["frame_over"], s["match_over"]) == (True, False, False)
+
+
+def test_aggregate_snookers_required_only_in_the_last_frame_on_the_match_totals() -> None:
+    """state.md: in aggregate play the frame's own scores decide nothing (Section 3 Rule
+    1(g)(ii)): no snookers required in frame 1, however far behind; in the last frame the
+    deficit is that of the match totals."""
+    m = new_match(best_of=2, reds=6, aggregate=True)
+    s = play(m, *reds_and_blacks(6), *colours("yellow", "blue"), NO_POT)  # 62-0, 13 left
+    assert s["snookers_required"] is None
+    s = play(m, concede(), NEXT_FRAME)  # Bob concedes: Ann 75 on aggregate
+    assert [side["total"] for side in s["sides"]] == [75, 0]
+    s = play(m, *reds_and_blacks(5))  # Bob 40 in frame 2, Ann still 35 ahead overall
+    assert (s["striker"], s["snookers_required"]) == (1, None)
+    s = play(m, RED, pot("black"), *colours("yellow", "green"), NO_POT)  # Bob 53: totals 75-53, 22 left
+    assert [side["total"] for side in s["sides"]] == [75, 53]
+    # Ann at the table, 22 ahead overall with 22 left: Bob can still draw level (no snookers).
+    assert s["snookers_required"] is None
+    s = play(m, pot("brown"), NO_POT)  # Ann 4: totals 79-53, 18 left, Bob to play
+    assert s["snookers_required"] == {"side": 1, "count": 2, "each": 5}

@@ -10,8 +10,9 @@ Three things are said in it (a :class:`Talk`):
 - a **refused** key's reason in the referee's words (its short form: "RED IS ON: FOUL?",
   the longest form that fits the bar), for :data:`READ_SECONDS` or one pass of its marquee
   (1 s still, the scroll, 1 s still), whichever is longer;
-- a **notice**: an undo or a redo and what it took back or put back ("UNDO: POT BLACK"), as
-  long as a refusal.
+- a **notice**: an undo, a redo or a correction (an ``amend``) and what it took back, put
+  back or corrected ("UNDO: POT BLACK", "CORRECTED: EVENT 14: POT PINK"), as long as a
+  refusal, in the notice colour: news, not an alarm.
 
 Each layout says what stays in view while the bar is up and where the bar goes
 (:meth:`~.layout.Layout.with_bar`); this module fills the bar's box, one line or two:
@@ -69,7 +70,7 @@ class Talk:
     """What the bar says: a call being keyed in (``keys``, and ``text``: what it waits for),
     a lapsed call (``keys``), a refusal (``text``: the reason; ``forms``: its short forms,
     long to short, of which the bar shows the longest that fits), or a notice (``keys``:
-    UNDO or REDO, ``text``: what it took back or put back)."""
+    UNDO, REDO or CORRECTED, ``text``: what it took back, put back or corrected)."""
 
     kind: Kind
     keys: tuple[str, ...] = ()

@@ -200,9 +200,10 @@ class Board:
             self._refresh(now)
 
     def notice(self, notice: Notice, now: float | None = None) -> None:
-        """An undo or a redo acknowledged in the bar with what it took back or put back
-        ("UNDO: POT BLACK"), for 3 s or one pass of its marquee, or until the state changes.
-        Call it after :meth:`show` of the state the undo or redo made."""
+        """An undo, a redo or a correction acknowledged in the bar with what it took back, put
+        back or corrected ("UNDO: POT BLACK", "CORRECTED: EVENT 14: POT PINK"), for 3 s or one
+        pass of its marquee, or until the state changes, without a blink: it was not refused.
+        Call it after :meth:`show` of the state the undo, redo or amend made."""
         with self._lock:
             if self._closed:
                 return

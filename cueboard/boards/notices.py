@@ -1,11 +1,14 @@
-"""What the bar says for a refusal and for an undo or a redo, in the board's words.
+"""What the bar says for a refusal, an undo, a redo or a correction, in the board's words.
 
 A refusal on a board is its short form (:class:`~cueboard.seams.Reason`: a code whose
 words are the board word ``refusal.<code>``), not the whole reason with its rule, which
 goes to MQTT, the log and ``keypad-sim``: the referee reads "PINK IS ON: FOUL?" at a
 glance, where "pink is on: potting the black is a foul, enter a foul (Section 3 Rule
 10(b)(iii))" took 19 s of marquee over the names. An undo or a redo says what it took back
-or put back ("UNDO" and "POT BLACK"), from the event as journalled.
+or put back ("UNDO" and "POT BLACK"), from the event as journalled; a correction (an
+``amend``) says CORRECTED and what it made of the log ("EVENT 14: POT PINK"), so that the
+hall sees why the scores moved by more than a stroke; the undo or redo of one names it
+("UNDO" and "CORRECTION 14").
 
 >>> from cueboard.boards.words import words_for
 >>> from cueboard.seams import Notice, Reason
@@ -15,6 +18,11 @@ or put back ("UNDO" and "POT BLACK"), from the event as journalled.
 ('UNDO', ('FOUL 4 MISS', 'FOUL 4 M', 'F4M'))
 >>> notice_words(Notice("redo", {"type": "pot", "balls": ["black"]}), words_for("sv"))
 ('GÖR OM', ('SVART I HÅL', 'SVART'))
+>>> notice_words(Notice("corrected", {"type": "amend", "seq": 14, "event": {"type": "pot", "balls": ["pink"]}}),
+...              words_for("en"))
+('CORRECTED', ('EVENT 14: POT PINK', 'EVENT 14: PINK', '14: POT PINK', '14: PINK'))
+>>> notice_words(Notice("undo", {"type": "amend", "seq": 3, "delete": True}), words_for("de"))
+('ZURÜCK', ('KORREKTUR 3', 'KORR 3'))
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Any
 
 from ..seams import Notice, Reason
 
-__all__ = ["event_forms", "notice_words", "refusal_forms"]
+__all__ = ["correction_forms", "event_forms", "notice_words", "refusal_forms"]
 
 Say = Callable[..., list[str]]
 
@@ -69,12 +77,37 @@ def event_forms(event: Mapping[str, Any], say: Say) -> tuple[str, ...]:
         if isinstance(points, int) and not isinstance(points, bool):
             return tuple(say("event.foul_miss" if event.get("miss") is True else "event.foul", n=points))
         return tuple(say("event.foul_plain"))
+    if kind == "amend":  # the undo or redo of a correction names it by the event it corrected
+        return tuple(say("event.amend", n=_seq(event)))
     try:
         return tuple(say(f"event.{kind}"))
     except KeyError:
         return (kind.replace("_", " ").upper() or "?",)
 
 
+def _seq(amend: Mapping[str, Any]) -> int | str:
+    seq = amend.get("seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else "?"
+
+
+def correction_forms(amend: Mapping[str, Any], say: Say) -> tuple[str, ...]:
+    """What an amend made of the log, long to short: ``EVENT 14: POT PINK``, ``EVENT 14
+    DELETED``, ``FOUL 4 BEFORE EVENT 14`` (docs/events.md, Corrections)."""
+    n = _seq(amend)
+    if amend.get("delete") is True:
+        return tuple(say("correction.deleted", n=n))
+    inserted = amend.get("insert")
+    now = inserted if isinstance(inserted, Mapping) else amend.get("event")
+    whats = event_forms(now if isinstance(now, Mapping) else {}, say)
+    key = "correction.inserted" if isinstance(inserted, Mapping) else "correction.replaced"
+    forms = [template.replace("{event}", what) for template in say(key, n=n) for what in whats]
+    return tuple(dict.fromkeys(forms))
+
+
 def notice_words(notice: Notice, say: Say) -> tuple[str, tuple[str, ...]]:
-    """The head of a notice (``UNDO``, ``REDO``) and what it took back or put back."""
-    return say(f"notice.{notice.kind}")[0], event_forms(notice.event, say)
+    """The head of a notice (``UNDO``, ``REDO``, ``CORRECTED``) and what it took back, put
+    back or corrected."""
+    head = say(f"notice.{notice.kind}")[0]
+    if notice.kind == "corrected":
+        return head, correction_forms(notice.event, say)
+    return head, event_forms(notice.event, say)

@@ -165,8 +165,9 @@ class Renderer:
         return self._say(Talk("refused", (head,), text=reason), now)
 
     def notice(self, notice: Notice, now: float) -> bool:
-        """An undo or a redo acknowledged in the bar ("UNDO: POT BLACK"), as long as a refusal,
-        until the state changes. True if the scene changed."""
+        """An undo, a redo or a correction acknowledged in the bar ("UNDO: POT BLACK",
+        "CORRECTED: EVENT 14: POT PINK"), as long as a refusal, until the state changes, in the
+        notice colour (not an alarm). True if the scene changed."""
         head, forms = notice_words(notice, self._layout_words())
         return self._say(Talk("notice", (head,), forms[0], forms), now)
 

@@ -62,4 +62,37 @@ class Rerack(Event):
     nine_ball: bool = False
 
 
-BLACKBALL_EVENTS = event_types(Pot, NoPot, Foul, Loss, Rerack)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Touching(Event):
+    """The referee calls a touching ball (rule 4i): the cue ball touches ``ball``. Of the
+    striker's group it counts as played: a legal stroke then needs only a pot of his group or
+    any ball, the cue ball included, to reach a cushion; it must not move as the stroke starts.
+    Ruling on it holds the shot clock (8a(c)). Until the next stroke."""
+
+    TYPE: ClassVar[str] = "touching"
+    ball: str
+
+
+HOLD_REASONS = ("rest", "interference", "touching")
+"""Rule 8a: "Une suspension de temps est demandée pour les raisons suivantes... (a) Le joueur
+demande un râteau. (b) Quelqu'un ou quelque chose gêne le joueur. (c) Il doit y avoir décision
+sur des billes touchantes."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockHold(Event):
+    """The referee holds the shot clock (rule 8a): ``reason`` one of :data:`HOLD_REASONS`, or
+    None when the hold was keyed without one (a referee box's HOLD CLOCK)."""
+
+    TYPE: ClassVar[str] = "clock_hold"
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockResume(Event):
+    """The shot clock held (rule 8a) runs again from where it stopped."""
+
+    TYPE: ClassVar[str] = "clock_resume"
+
+
+BLACKBALL_EVENTS = event_types(Pot, NoPot, Foul, Loss, Rerack, Touching, ClockHold, ClockResume)

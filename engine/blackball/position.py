@@ -35,6 +35,11 @@ class Position(NamedTuple):
     after_bad_break: bool = False
     """The last stroke was a break that was not valid, or a foul on the break: the incoming
     player may have the balls re-racked (rule 4b(b), 5q)."""
+    touching: str | None = None
+    """The ball the referee called touching the cue ball (rule 4i), until the next stroke."""
+    held: str | None = None
+    """Why the shot clock is held (rule 8a; "" when not said), until it is resumed or the stroke
+    is played; None while it is not held."""
     frame_over: bool = False
     frame_winner: int | None = None
     match_over: bool = False

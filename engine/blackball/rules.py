@@ -28,10 +28,13 @@ from ..registry import Game, register
 from ..shot_clock import STANDARD, ShotClockRules, ShotTime
 from . import groups
 from .balls import BALLS, FULL_RACK, GROUPS, NINE_BALL_RACK, tally
-from .events import BLACKBALL_EVENTS, TIME, Foul, Loss, NoPot, Rerack
+from .events import BLACKBALL_EVENTS, HOLD_REASONS, TIME, ClockHold, ClockResume, Foul, Loss, NoPot, Rerack, Touching
 from .order_of_play import breaker_at, order_of_play
 from .position import Position
 from .visits import NextStroke, end_of_visit, penalty, play_on
+
+CONDUCT = "conduct"
+"""``award``'s reason: unsporting conduct (rule 8b) or coaching (8c) gives the opponent the frame."""
 
 
 def _seconds(value: float | None) -> float | int | None:
@@ -75,6 +78,7 @@ class Blackball(Game[Position]):
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
             Concede: self._concede, Award: self._award, Rerack: self._rerack, NextFrame: self._next_frame,
+            Touching: self._touching, ClockHold: self._clock_hold, ClockResume: self._clock_resume,
         }
 
     # -- positions ---------------------------------------------------------------
@@ -110,6 +114,19 @@ class Blackball(Game[Position]):
         # Rules 4p, 4n(c), 8g, and a new frame: the balls are racked before the break.
         return not isinstance(event, Rerack | NextFrame)
 
+    def new_shot(self, event: Event) -> bool:
+        # A touching ball called and the clock held or resumed are rulings during a shot (rule
+        # 4i, 8a): the shot goes on.
+        return not isinstance(event, Touching | ClockHold | ClockResume)
+
+    def clock_hold(self, event: Event) -> bool | None:
+        # Rule 8a: "Une suspension de temps est demandée pour les raisons suivantes...".
+        if isinstance(event, ClockHold):
+            return True
+        if isinstance(event, ClockResume):
+            return False
+        return None
+
     @classmethod
     def time_foul(cls) -> Event | None:
         # Rule 8a: a shot not played in time is a foul.
@@ -131,9 +148,11 @@ class Blackball(Game[Position]):
                 groups: tuple[str, str] | None, after_bad_break: bool = False) -> Position:
         """The position after a stroke: the balls left, the groups, who plays next (``then``);
         the break is over (rule 4b) and the frame goes on."""
+        # A touching ball's call and a hold of the clock end with the stroke (rules 4i, 8a).
         return p._replace(turn=then.turn, red=red, yellow=yellow, black=black, groups=groups,
                           visits=then.visits, free_shot=then.free_shot, break_shot=False,
-                          first_of_visit=then.first_of_visit, after_bad_break=after_bad_break)
+                          first_of_visit=then.first_of_visit, after_bad_break=after_bad_break,
+                          touching=None, held=None)
 
     # -- the strokes -------------------------------------------------------------
 
@@ -214,6 +233,43 @@ class Blackball(Game[Position]):
         player breaks again, with no penalty even for a foul: the position before the break."""
         return p
 
+    # -- rulings during a shot -----------------------------------------------------
+
+    def _touching(self, p: Position, e: Touching) -> Position:
+        """Rule 4i: "Une bille en contact ne doit pas bouger au départ du coup." The call changes
+        what a legal stroke needs (the referee's to judge, entered as the stroke he rules) and,
+        if the touching ball moves as the stroke starts, it is a foul (5p)."""
+        self._at_table(p, "touching")
+        if e.ball not in BALLS:
+            raise IllegalEvent(f"touching: 'ball' is {', '.join(BALLS)}, not {e.ball!r} (rule 4i)", short="invalid")
+        if not getattr(p, e.ball):
+            raise IllegalEvent(f"touching: no {e.ball} ball is on the table (rule 4i)",
+                               short="not_on_table", ball=e.ball)
+        if p.touching is not None:
+            raise IllegalEvent(f"touching: the {p.touching} was called touching already for this stroke",
+                               short="touching_called")
+        return p._replace(touching=e.ball)
+
+    def _clock_hold(self, p: Position, e: ClockHold) -> Position:
+        """Rule 8a: the time is suspended for a rest (a), an interference (b) or a ruling on
+        touching balls (c); no other reason."""
+        self._at_table(p, "clock_hold")
+        if self.clock is None:
+            raise IllegalEvent("this match has no shot clock: nothing to hold (rule 8a)", short="no_clock")
+        if e.reason is not None and e.reason not in HOLD_REASONS:
+            raise IllegalEvent(f"clock_hold: 'reason' is {', '.join(HOLD_REASONS)} (rule 8a (a)-(c)), "
+                               f"not {e.reason!r}", short="invalid")
+        if p.held is not None:
+            why = f" ({p.held})" if p.held else ""
+            raise IllegalEvent(f"the shot clock is held already{why}: enter clock_resume (rule 8a)", short="clock_held")
+        return p._replace(held=e.reason if e.reason is not None else "")
+
+    def _clock_resume(self, p: Position, e: ClockResume) -> Position:
+        self._at_table(p, "clock_resume")
+        if p.held is None:
+            raise IllegalEvent("the shot clock is not held: nothing to resume (rule 8a)", short="clock_not_held")
+        return p._replace(held=None)
+
     # -- the end of a frame --------------------------------------------------------
 
     def _close_frame(self, p: Position, winner: int) -> Position:
@@ -244,6 +300,11 @@ class Blackball(Game[Position]):
         # Rule 8b, 8c, 8i: the referee gives the frame or the match to the opponent.
         if e.side not in (0, 1):
             raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}", short="invalid")
+        if e.reason not in (None, CONDUCT):
+            # Rule 8b (unsporting conduct), 8c (coaching): the text's awards are for conduct; it
+            # has no three-miss rule.
+            raise IllegalEvent(f"award: 'reason' is \"conduct\" in blackball (rules 8b, 8c), not {e.reason!r}",
+                               short="invalid")
         if p.frame_over:
             if not e.match:
                 raise IllegalEvent("the frame is over: only the match can be awarded now", short="frame_over")

@@ -27,6 +27,12 @@ class Foul(Event):
     miss: bool = False
     free_ball: bool = False
     before_stroke: bool = False
+    non_striker: str | None = None
+    """The player, not the striker, who fouled (touched a ball or a ball marker, Section 3 Rule
+    2(b)(ii), 14(h)): penalised as if he were the striker, the order of play unchanged."""
+    out_of_turn: str | None = None
+    """The player who played a stroke out of turn (Section 3 Rule 10(a)(iv)): the player whose
+    turn it was plays next or asks him to play again; his partner loses a turn (Rule 17(c))."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,6 +75,16 @@ class Rerack(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StartedBy(Event):
+    """The frame was started by ``side``, the wrong side (Section 3 Rule 3(d)(ii)): it goes on
+    as played, the correct order resumed in the next frame. Keyed before the frame's first
+    stroke, or put there later with ``amend`` (an insert before it)."""
+
+    TYPE: ClassVar[str] = "started_by"
+    side: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Order(Event):
     """Four-handed snooker: the order of play for this frame (Rule 17(a), (b))."""
 
@@ -76,4 +92,5 @@ class Order(Event):
     players: tuple[str, ...]
 
 
-SNOOKER_EVENTS = event_types(Pot, NoPot, Foul, PlayAgain, Replace, Claim, RespottedBlack, Rerack, Order)
+SNOOKER_EVENTS = event_types(Pot, NoPot, Foul, PlayAgain, Replace, Claim, RespottedBlack, Rerack, Order,
+                             StartedBy)

@@ -42,6 +42,9 @@ class Position(NamedTuple):
     """Rotation index of the player whose foul was the last stroke: may be asked to play again."""
     before_miss: Position | None = None
     """The position before the last stroke, when it was a FOUL AND A MISS."""
+    loses_turn: int | None = None
+    """Rotation index of a player who loses his next turn: the partner of one who played out of
+    turn in four-handed snooker (Section 3 Rule 17(c))."""
     last_turn: int | None = None
     """Who played the stroke that re-spotted the black: the order of play continues from
     there (Section 3 Rule 17(d))."""
@@ -53,6 +56,14 @@ class Position(NamedTuple):
     @property
     def player(self) -> str | None:
         return None if self.turn is None else self.rotation[self.turn][1]
+
+    @property
+    def fouled_before_stroke(self) -> bool:
+        """The last event was a foul before a stroke from a replaced position (Section 3 Rule
+        14(d)): it keeps the position to replace (``before_miss``) and, no stroke being played,
+        the count of strokes; every foul that is a stroke counts one."""
+        before = self.before_miss
+        return before is not None and before.strokes == self.strokes
 
     @property
     def only_black(self) -> bool:

@@ -60,7 +60,7 @@ def available_to_trailer(p: Position, trailer: int, points_left: int) -> int:
     return 8 * p.reds + 27 if p.reds else colours_value(p.colours)
 
 
-def snookers_required(p: Position, points_left: int) -> dict[str, Any] | None:
+def snookers_required(p: Position, points_left: int, before: tuple[int, int] = (0, 0)) -> dict[str, Any] | None:
     """``{"side", "count", "each"}`` when the side behind trails by more than it can still
     score (:func:`available_to_trailer`); None otherwise, once the frame is over, and on a
     re-spotted black (the scores, or in aggregate play the totals, are level there).
@@ -71,6 +71,9 @@ def snookers_required(p: Position, points_left: int) -> dict[str, Any] | None:
     side behind level, the re-spotted black then deciding. With only the black left no
     snooker can help (its first score or foul ends the frame, Section 3 Rule 4(a)): ``count``
     is None.
+
+    ``before``: points each side carries into the frame that count with its scores: in the
+    last frame of an aggregate match the totals of the frames before (``state.md``).
 
     Higgins v White, 1982: 68-0, White on a colour after a red, 4 reds left. ``remaining`` is
     66, but Higgins can reach only 59, so he needs 3 snookers of 4:
@@ -84,7 +87,7 @@ def snookers_required(p: Position, points_left: int) -> dict[str, Any] | None:
     """
     if p.frame_over or p.respotted_black:
         return None
-    a, b = p.scores
+    a, b = p.scores[0] + before[0], p.scores[1] + before[1]
     if a == b:
         return None
     trailer = 0 if a < b else 1

@@ -29,10 +29,17 @@ from .events import (
     Replace,
     Rerack,
     RespottedBlack,
+    StartedBy,
 )
 from .order_of_play import default_rotation, rotation_from_order
 from .position import Position
 from .remaining import remaining, snookers_required, table_value
+
+MISS = "miss"
+"""``award``'s reason for a third failure after the warning: Section 3 Rule 14(c)(ii)."""
+CONDUCT = "conduct"
+"""``award``'s reason for a frame forfeited under Section 4 (Rule 1, penalty Rule 2)."""
+AWARD_REASONS = (None, MISS, CONDUCT)
 
 FORFEITED_FRAME = 147
 """Section 4 Rule 2(b)(iii): each unplayed frame of a forfeited aggregate game."""
@@ -114,7 +121,7 @@ class Snooker(Game[Position]):
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
             Replace: self._replace_balls, Concede: self._concede, Claim: self._claim, Award: self._award,
             RespottedBlack: self._respotted_black, Rerack: self._rerack, Order: self._order,
-            NextFrame: self._next_frame,
+            NextFrame: self._next_frame, StartedBy: self._started_by,
         }
 
     # -- positions ---------------------------------------------------------------
@@ -249,12 +256,28 @@ class Snooker(Game[Position]):
 
     def _no_pot(self, p: Position, e: NoPot) -> Position:
         self._at_table(p, "stroke")
+        assert p.turn is not None
         # Section 2 Rule 5(a): the turn ends when a stroke fails to score.
-        return self._stroke(p, turn=(p.turn + 1) % len(p.rotation) if p.turn is not None else None,
-                            scores=p.scores, high_breaks=p.high_breaks, brk=0, reds=p.reds, colours=p.colours,
-                            ball_on=ball_on_at_turn_start(p.reds, p.colours))
+        turn = (p.turn + 1) % len(p.rotation)
+        if p.loses_turn is not None:
+            return self._skipping(p, turn, scores=p.scores)
+        return self._stroke(p, turn=turn, scores=p.scores, high_breaks=p.high_breaks, brk=0, reds=p.reds,
+                            colours=p.colours, ball_on=ball_on_at_turn_start(p.reds, p.colours))
+
+    def _skipping(self, p: Position, turn: int, scores: tuple[int, int]) -> Position:
+        """A no_pot when a player is to lose a turn (Section 3 Rule 17(c)): the turn passes him by
+        when it comes to him."""
+        lost = p.loses_turn
+        if turn == lost:
+            turn = (turn + 1) % len(p.rotation)
+            lost = None
+        after = self._stroke(p, turn=turn, scores=scores, high_breaks=p.high_breaks, brk=0, reds=p.reds,
+                             colours=p.colours, ball_on=ball_on_at_turn_start(p.reds, p.colours))
+        return after._replace(loses_turn=lost)
 
     def _foul(self, p: Position, e: Foul) -> Position:
+        if e.non_striker is not None or e.out_of_turn is not None:
+            return self._foul_by_another(p, e)
         side = self._at_table(p, "foul")
         least = 7 if p.respotted_black else least_penalty(p.ball_on)
         if not 4 <= e.points <= 7:
@@ -282,11 +305,85 @@ class Snooker(Game[Position]):
         if e.before_stroke:
             return self._foul_before_stroke(p, e, scores, reds)
         misses = (p.misses if p.from_replaced else 0) + 1 if e.miss else 0
-        return self._stroke(
-            p, turn=(p.turn + 1) % len(p.rotation), scores=scores, high_breaks=p.high_breaks, brk=0,
+        turn = (p.turn + 1) % len(p.rotation)
+        lost = p.loses_turn
+        if lost is not None and turn == lost:
+            # Section 3 Rule 17(c): the partner of one who played out of turn loses a turn.
+            turn, lost = (turn + 1) % len(p.rotation), None
+        after = self._stroke(
+            p, turn=turn, scores=scores, high_breaks=p.high_breaks, brk=0,
             reds=reds, colours=p.colours, ball_on=ball_on_at_turn_start(reds, p.colours),
             free_ball=e.free_ball, misses=misses, offender=p.turn, before_miss=p if e.miss else None,
         )
+        return after if lost is p.loses_turn else after._replace(loses_turn=lost)
+
+    def _player_index(self, p: Position, name: str, field: str) -> int:
+        for i, (_, player) in enumerate(p.rotation):
+            if player == name:
+                return i
+        everyone = ", ".join(player for _, player in p.rotation)
+        raise IllegalEvent(f"foul: {field!r} names a player of the match ({everyone}), not {name!r}",
+                           short="wrong_player")
+
+    def _foul_by_another(self, p: Position, e: Foul) -> Position:
+        """A foul by a player who is not the striker; the penalty goes to his opponents.
+
+        ``non_striker``: Section 3 Rule 2(b)(ii) (a ball marker), 14(h) (a ball, during the
+        consultation on a replacement): "he shall be penalised as if he were the striker, without
+        affecting the order of play": the striker stays at the table, his break and the ball on
+        as they were. ``out_of_turn``: Section 2 Rule 5, "If a non-striker comes to the table,
+        out of turn, he shall be considered as the striker for any foul he may commit", and
+        Section 3 Rule 10(a)(iv): the player whose turn it was is the next player (he may ask
+        the offender to play again, Rule 11, 17(c)); in four-handed snooker "the offender's
+        partner will lose a turn, whether or not the offender is asked to play again" (17(c))."""
+        self._at_table(p, "foul")
+        assert p.turn is not None
+        if e.non_striker is not None and e.out_of_turn is not None:
+            raise IllegalEvent("foul: 'non_striker' (a ball touched, Section 3 Rule 14(h)) or 'out_of_turn' "
+                               "(a stroke played, Rule 10(a)(iv)), not both", short="invalid")
+        name = e.non_striker if e.non_striker is not None else e.out_of_turn
+        assert name is not None
+        field = "non_striker" if e.non_striker is not None else "out_of_turn"
+        who = self._player_index(p, name, field)
+        if who == p.turn:
+            raise IllegalEvent(f"foul: {name} is the striker: a striker's foul is entered without {field!r}",
+                               short="is_striker")
+        offender_side = p.rotation[who][0]
+        least = 7 if p.respotted_black else least_penalty(p.ball_on)
+        if not 4 <= e.points <= 7:
+            raise IllegalEvent(f"a foul is 4 to 7 points, not {e.points} (Section 3 Rule 10)", short="foul_points")
+        if e.points < least:
+            raise IllegalEvent(f"{p.ball_on} is on: a foul is at least {least} (Section 3 Rule 10)",
+                               short="foul_at_least", ball=p.ball_on, n=least)
+        if e.miss or e.before_stroke:
+            raise IllegalEvent(f"foul: {field!r} is not a miss nor a foul before a stroke from a replaced "
+                               "position (Section 3 Rule 14)", short="no_miss")
+        scores = self._add(p.scores, 1 - offender_side, e.points)
+        if e.non_striker is not None:
+            if e.reds_off or e.free_ball:
+                raise IllegalEvent("foul: a ball touched by a non-striker is replaced by the referee (Section 3 "
+                                   "Rule 14(h)): no reds off, no free ball", short="invalid")
+            if p.only_black:
+                # Section 3 Rule 4(a): the first score or foul ends the frame.
+                return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
+            return p._replace(scores=scores)
+        if e.reds_off > p.reds:
+            raise IllegalEvent(f"foul: only {_ordinal(p.reds)} on the table, so {e.reds_off} cannot have gone off",
+                               short="not_on_table", ball="red")
+        if p.only_black:
+            return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
+        reds = p.reds - e.reds_off
+        turn, lost = p.turn, p.loses_turn
+        if self.setup.doubles:
+            # Rule 17(c): the offender's partner loses his next turn: at once, when the stroke was
+            # his to play (the offender played his partner's stroke).
+            lost = next(i for i, (side, _) in enumerate(p.rotation) if side == offender_side and i != who)
+            if turn == lost:
+                turn, lost = (turn + 1) % len(p.rotation), None
+        after = self._stroke(p, turn=turn, scores=scores, high_breaks=p.high_breaks, brk=0, reds=reds,
+                             colours=p.colours, ball_on=ball_on_at_turn_start(reds, p.colours),
+                             free_ball=e.free_ball, offender=who)
+        return after._replace(loses_turn=lost)
 
     def _foul_before_stroke(self, p: Position, e: Foul, scores: tuple[int, int], reds: int) -> Position:
         """Section 3 Rule 14(d): the striker fouled while preparing to play from a replaced
@@ -312,8 +409,17 @@ class Snooker(Game[Position]):
         if p.offender is None or p.frame_over:
             raise IllegalEvent("play_again follows a foul: the next player may ask the offender to "
                                "play again (Section 3 Rule 11(h))", short="after_foul_only")
-        # Rule 12(f): the free ball call is void; Rule 14(c)(iii): a miss sequence starts again
-        # from a different position; Rule 17(c): the order of play is unchanged.
+        # Rule 12(f): the free ball call is void; Rule 17(c): the order of play is unchanged.
+        if p.fouled_before_stroke:
+            # Rule 14(d)(iv), (vi): after a foul while preparing to play from the replaced position,
+            # the offender plays again from the position left, still before any stroke from the
+            # replaced one, and "any warning concerning the possible awarding of the frame to his
+            # opponent shall remain in effect": the count of misses goes on. This specific rule wins
+            # over 14(c)(iii).
+            return p._replace(turn=p.offender, free_ball=False, offender=None, before_miss=None,
+                              from_replaced=True, brk=0)
+        # Rule 14(c)(iii): asked to play again from a different position, the Foul and a Miss
+        # situation starts again.
         return p._replace(turn=p.offender, free_ball=False, misses=0, offender=None, before_miss=None,
                        from_replaced=False, brk=0)
 
@@ -351,6 +457,20 @@ class Snooker(Game[Position]):
         played = self._stroke(p, turn=p.turn, scores=p.scores, high_breaks=high, brk=brk, reds=p.reds,
                               colours=colours, ball_on=p.ball_on)
         return self._close_frame(played, scores, winner)
+
+    def _end_frame(self, p: Position, scores: tuple[int, int], winner: int | None) -> Position:
+        """A frame ended other than on the black (conceded, awarded): closed, unless Section 3
+        Rule 4(c) says otherwise: "When aggregate scores determine the winner of a game or match,
+        and the aggregate scores are equal at the end of the last frame, the players in that frame
+        shall follow the procedure for a re-spotted Black set out in (b) above", however the frame
+        ended. The table is cleared to the black, spotted; the players draw lots (4(b)(ii)) and
+        the next score or foul ends the frame (4(b)(iv))."""
+        if (self.aggregate and self._last_frame(p)
+                and p.totals[0] + scores[0] == p.totals[1] + scores[1]):
+            return p._replace(scores=scores, turn=None, brk=0, reds=0, colours=("black",), ball_on="black",
+                              free_ball=False, misses=0, offender=None, before_miss=None, from_replaced=False,
+                              respotted_black=True, last_turn=p.turn)
+        return self._close_frame(p, scores, winner)
 
     def _close_frame(self, p: Position, scores: tuple[int, int], winner: int | None) -> Position:
         frames = self._add(p.frames, winner, 1) if winner is not None else p.frames
@@ -392,10 +512,11 @@ class Snooker(Game[Position]):
         if self.aggregate:
             # Section 4 Rule 5(b): the balls left are added to the other side, reds at eight.
             scores = self._add(scores, winner, table_value(p))
-        done = self._close_frame(p, scores, winner)
+        if e.match:
+            return self._forfeit_match(self._close_frame(p, scores, winner), winner)
         # Section 3 Rule 1(g)(ii): in aggregate play even the last frame conceded or awarded
         # leaves the match to the greater total; only the match itself is forfeited outright.
-        return self._forfeit_match(done, winner) if e.match else done
+        return self._end_frame(p, scores, winner)
 
     def _claim(self, p: Position, e: Claim) -> Position:
         side = self._at_table(p, "claim")
@@ -414,21 +535,45 @@ class Snooker(Game[Position]):
     def _award(self, p: Position, e: Award) -> Position:
         if e.side not in (0, 1):
             raise IllegalEvent(f"award: 'side' is 0 or 1, not {e.side}", short="invalid")
+        if e.reason not in AWARD_REASONS:
+            raise IllegalEvent(f"award: 'reason' is \"miss\" (Section 3 Rule 14(c)(ii)) or \"conduct\" "
+                               f"(Section 4 Rule 2), not {e.reason!r}", short="invalid")
         if p.frame_over and not e.match:
             raise IllegalEvent("the frame is over: only the match can be awarded now", short="frame_over")
         winner = e.side
+        if e.reason == MISS:
+            self._check_third_miss(p, e)
         if p.frame_over:
             return self._forfeit_match(p, winner)
         scores = p.scores
-        if self.aggregate:
-            # Section 4 Rule 2(a)(ii): the offender forfeits the points scored; the other side
-            # receives the balls left, reds at eight.
+        if e.reason == CONDUCT or (e.reason is None and self.aggregate):
+            # Section 4 Rule 2(a)(ii): the offender forfeits all points scored and the other side
+            # receives the value of the balls left, reds at eight. A log without a reason (written
+            # before there was one) keeps the old meaning: forfeited in aggregate play only.
+            # Rule 14(c)(ii) (a third miss) forfeits nothing: the scores stand.
             scores = self._add(self._set(scores, 1 - winner, self.handicap[1 - winner]), winner,
                                table_value(p))
-        done = self._close_frame(p, scores, winner)
+        if e.match:
+            return self._forfeit_match(self._close_frame(p, scores, winner), winner)
         # Section 3 Rule 1(g)(ii): in aggregate play even the last frame conceded or awarded
         # leaves the match to the greater total; only the match itself is forfeited outright.
-        return self._forfeit_match(done, winner) if e.match else done
+        return self._end_frame(p, scores, winner)
+
+    def _check_third_miss(self, p: Position, e: Award) -> None:
+        """Section 3 Rule 14(c)(ii): the offender "shall be warned by the referee that a third
+        failure will result in the frame being awarded to his opponent": a frame, after the
+        warning (two FOUL AND A MISS calls in the sequence), to the side that did not miss."""
+        if e.match:
+            raise IllegalEvent("award: a third miss awards the frame, not the match (Section 3 Rule 14(c)(ii))",
+                               short="miss_frame_only")
+        if p.misses < 2 or (not p.from_replaced and p.before_miss is None):
+            raise IllegalEvent("award: 'reason': \"miss\" follows the warning of two FOUL AND A MISS calls "
+                               "from the replaced position (Section 3 Rule 14(c)(ii))", short="no_miss_warning")
+        offender = p.striker if p.from_replaced else (
+            p.rotation[p.offender][0] if p.offender is not None else None)
+        if offender == e.side:
+            raise IllegalEvent(f"award: {self.setup.names[e.side]} made the misses; the frame goes to the "
+                               "opponent (Section 3 Rule 14(c)(ii))", short="award_to_opponent")
 
     def _respotted_black(self, p: Position, e: RespottedBlack) -> Position:
         if not p.respotted_black or p.turn is not None or p.frame_over:
@@ -453,9 +598,30 @@ class Snooker(Game[Position]):
         if p.frame_over:
             raise IllegalEvent("the frame is over: nothing to re-rack", short="frame_over")
         # Section 3 Rule 16: scores nullified, balls re-set, the same player breaks and the
-        # established order of play is kept.
+        # established order of play is kept, "subject to Section 3 Rule 3(d)(iii)": a frame
+        # started by the wrong side is re-started by the correct one (and 3(d)(i): after one
+        # stroke and no foul, the referee restarts it correctly: a rerack).
         start = self._frame_start(p.frame, p.frames, p.totals, p.high_breaks)
+        if p.breaker != start.breaker:
+            return start._replace(strokes=p.strokes)
         return start._replace(rotation=p.rotation, strokes=p.strokes)
+
+    def _started_by(self, p: Position, e: StartedBy) -> Position:
+        """Section 3 Rule 3(d)(ii): a frame started by the wrong side "shall continue in the
+        normal way if another stroke has been played, or if a foul is committed after the
+        completion of the first stroke, with the correct order of starting being resumed in the
+        following frame such that one player or side will have started in three consecutive
+        frames". The side that really broke is at the table from the start of the frame (keyed
+        at once, or inserted there later with ``amend``, so the strokes are credited to it)."""
+        if e.side not in (0, 1):
+            raise IllegalEvent(f"started_by: 'side' is 0 or 1, not {e.side}", short="invalid")
+        if p.frame_over or p.strokes or p.turn != 0:
+            raise IllegalEvent("started_by goes before the frame's first stroke: enter it there with amend "
+                               "(insert) if the frame is under way (Section 3 Rule 3(d))", short="started_by_first")
+        if e.side == p.breaker:
+            raise IllegalEvent(f"started_by: {self.setup.names[e.side]} break this frame already",
+                               short="breaks_already")
+        return p._replace(breaker=e.side, rotation=default_rotation(self.setup, e.side))
 
     def _order(self, p: Position, e: Order) -> Position:
         if not self.setup.doubles:
@@ -522,7 +688,14 @@ class Snooker(Game[Position]):
         state["misses"] = p.misses
         state["missed_by"] = _missed_by(p)
         state["remaining"] = points_left
-        state["snookers_required"] = snookers_required(p, points_left)
+        if not self.aggregate:
+            state["snookers_required"] = snookers_required(p, points_left)
+        elif self._last_frame(p):
+            # state.md: in aggregate play only the match totals decide, so only in the last frame,
+            # with the totals of the frames before counting (Section 3 Rule 1(g)(ii)).
+            state["snookers_required"] = snookers_required(p, points_left, p.totals)
+        else:
+            state["snookers_required"] = None
         state["respotted_black"] = p.respotted_black
         state["frame_over"] = p.frame_over
         state["frame_winner"] = p.frame_winner

@@ -18,7 +18,8 @@
 - ``amend``: a correction of the first event of a 2,000-event match (the final's frames played
   on), every later event applied again: ``check()`` then ``apply()`` as the daemon does, and the
   same with the match record followed (:meth:`Recorder.follow`: the state after each event
-  worked out again); the mean of every attempt (each one must be accepted, each is undone after
+  worked out again), and the undo of each amend (the record takes back the steps it kept);
+  the mean of every attempt (each one must be accepted, each is undone after
   it is timed). Floors measured in the same run: one plain event (``check``, ``push``,
   ``state``), and replaying the 2,000 events from the start with the state after each (what
   correcting by undoing back and keying again costs the engine, without the keying).
@@ -191,9 +192,11 @@ def amend_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
     recorder = Recorder.of_match(match)
     accepted = 0
 
+    undone: list[float] = []
+
     def attempts(follow: bool, clock: Callable[[], float] = time.perf_counter) -> float:
         nonlocal accepted
-        total = 0.0
+        total = taken_back = 0.0
         for amend in amends:
             start = clock()
             match.check(amend)
@@ -203,9 +206,14 @@ def amend_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
                 recorder.apply(amend, match.state(), match)
             total += clock() - start
             accepted += match.corrections != () and match.seq == AMEND_EVENTS + 1
+            start = clock()
             match.apply(undo)
+            match.state()
             if follow:
                 recorder.apply(undo, match.state(), match)
+            taken_back += clock() - start
+        if follow:
+            undone.append(taken_back / len(amends))
         return total / len(amends)
 
     engine = min(attempts(False) for _ in range(3))
@@ -233,6 +241,7 @@ def amend_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
         "amend_first_event_ms": round(engine * 1e3, 3),
         "amend_first_event_with_record_ms": round(with_record * 1e3, 3),
         "amend_first_event_with_record_cpu_ms": round(cpu * 1e3, 3),
+        "undo_of_the_amend_with_record_ms": round(min(undone[:3]) * 1e3, 3),
         "floor_one_event_us": round(one_event * 1e6, 3),
         "floor_replay_all_ms": round(replay * 1e3, 3),
         "ratio_amend_to_one_event": round(engine / one_event, 1),

@@ -49,6 +49,9 @@ BREAKS_FROM = 50
 
 SCHEMA = 1
 
+SPARES = 4
+"""Tails of steps a record keeps for the undo and redo of amends (each up to a match long)."""
+
 STROKES = ("pot", "no_pot", "foul")
 """The events that are strokes played (``frames[i].strokes``)."""
 
@@ -269,6 +272,9 @@ class Recorder:
         )
         self._steps: list[tuple[Event | None, _Progress]] = [(None, first)]
         self._redo: list[tuple[Event | None, _Progress]] = []
+        self._spares: list[tuple[tuple[Event | None, _Progress], list[tuple[Event | None, _Progress]]]] = []
+        """Steps :meth:`follow` dropped, with the step they followed: an amend's undo or redo
+        takes them back without working them out again."""
         self.corrections: tuple[Correction, ...] = ()
         """The match's amends in effect (``Match.corrections``), as of the last one followed."""
 
@@ -335,11 +341,24 @@ class Recorder:
         """The match's events in effect changed from index ``start`` on (an amend, or the undo or
         redo of one): the record worked out again from there, with the state the match gives
         after each event, and the corrections in effect taken over. True: it changed."""
+        anchor = self._steps[start]
+        dropped = self._steps[start + 1:]
+        events = match.events
+        tail = events[start:]
         del self._steps[start + 1:]
         self._redo.clear()
-        events = match.events
-        for i in range(start, len(events)):
-            self.push(events[i], match.state_at(i + 1), keep_redo=True)
+        for n, (kept_anchor, steps) in enumerate(self._spares):
+            # The undo or redo of an amend puts back events this record followed before, from
+            # the same step: its steps then are what working them out again would give.
+            if kept_anchor is anchor and len(steps) == len(tail) and all(
+                    step[0] is event for step, event in zip(steps, tail, strict=True)):
+                del self._spares[n]
+                self._steps += steps
+                break
+        else:
+            for i in range(start, len(events)):
+                self.push(events[i], match.state_at(i + 1), keep_redo=True)
+        self._spares = [(anchor, dropped), *self._spares][:SPARES]
         self.corrections = match.corrections
         return True
 

@@ -186,3 +186,25 @@ def test_foul_keyed_as_a_miss_corrected() -> None:
     m = new_match()
     play(m, foul(4, miss=True))
     assert play(m, amend(1, foul(4)))["misses"] == 0
+
+
+def test_undo_and_redo_of_an_amend_take_the_record_back_without_working_it_out_again() -> None:
+    m = ann_builds_a_break()
+    recorder = Recorder.of_match(m)
+    worked: list[int] = []
+    state_at = m.state_at
+
+    def counting(seq: int) -> dict[str, object]:
+        worked.append(seq)
+        return state_at(seq)
+
+    m.state_at = counting  # type: ignore[method-assign]
+    before = recorder.record()
+    for line, again in ((amend(2, pot("pink")), True), (UNDO, False), (REDO, False), (UNDO, False)):
+        worked.clear()
+        event = m.parse(line)
+        m.apply(event)
+        recorder.apply(event, m.state(), m)
+        assert bool(worked) == again, line
+        assert recorder.record() == record_of(m)
+    assert recorder.record() == before

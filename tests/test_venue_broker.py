@@ -111,13 +111,14 @@ def table(venue: Venue) -> Iterator[Table]:
     config = MqttConfig(prefix=PREFIX, host=venue.broker.host, port=venue.port, username="t1",
                         password=PASSWORDS["t1"], tls=TlsConfig(str(venue.tls.ca)), command=True,
                         client_id="cueboard-club-t1")
-    feed = Feed(config, table="t1", on_command=lambda payload, retained: commands(payload.decode()), on_health=health)
+    feed = Feed(config, table="t1", on_command=lambda payload, retained, user: commands(payload.decode()),
+                on_health=health)
     feed.start()
     try:
         health.wait_for("ok")
         feed.publish_state(example_states("snooker-frame")[-1])
         assert feed.flush(TIMEOUT)  # the SUBSCRIBE before "online" is done too
-        venue.broker.wait_for_log(lambda line: line.endswith(f" 1 {PREFIX}/command"))
+        venue.broker.wait_for_log(lambda line: line.endswith(f" 1 {PREFIX}/command/+"))
         yield Table(feed, commands, health)
     finally:
         feed.stop()
@@ -130,18 +131,18 @@ def denied(venue: Venue, who: str, topic: str) -> bool:
 def test_only_the_desk_writes_commands(venue: Venue, table: Table, clients: Callable[..., Client]) -> None:
     screen = clients(venue, "cueboard-screen-bar", websockets=True)
     assert screen.reason == "Success"
-    screen.publish(f"{PREFIX}/command", b'{"type": "new_match", "from": "a screen"}')
-    assert denied(venue, "cueboard-screen-bar", f"{PREFIX}/command")
+    screen.publish(f"{PREFIX}/command/desk", b'{"type": "new_match", "from": "a screen"}')
+    assert denied(venue, "cueboard-screen-bar", f"{PREFIX}/command/desk")
     other_table = clients(venue, "cueboard-club-t2", username="t2", password=PASSWORDS["t2"])
     assert other_table.reason == "Success"
-    other_table.publish(f"{PREFIX}/command", b'{"type": "new_match", "from": "t2"}')
+    other_table.publish(f"{PREFIX}/command/desk", b'{"type": "new_match", "from": "t2"}')
     other_table.publish(f"{PREFIX}/state", b'{"forged": true}')
-    assert denied(venue, "t2", f"{PREFIX}/command") and denied(venue, "t2", f"{PREFIX}/state")
+    assert denied(venue, "t2", f"{PREFIX}/command/desk") and denied(venue, "t2", f"{PREFIX}/state")
     assert clients(venue, "cueboard-stranger").reason == "Not authorized"  # no anonymous client over TLS
 
     desk = clients(venue, "cueboard-desk", username="desk", password=PASSWORDS["desk"])
     assert desk.reason == "Success"
-    desk.publish(f"{PREFIX}/command", b'{"type": "no_pot", "from": "the desk"}')
+    desk.publish(f"{PREFIX}/command/desk", b'{"type": "no_pot", "from": "the desk"}')
     # The broker handled the others' commands first (each was acknowledged before the desk's was
     # sent): had one come through, it would be the first the table got.
     assert table.commands.wait_for("{") == '{"type": "no_pot", "from": "the desk"}'

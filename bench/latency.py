@@ -246,7 +246,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 flooder = None
                 received_before = table.refused
                 if flood:
-                    command_topic = f"cueboard/bench/p{w}x{h}/command"
+                    command_topic = f"cueboard/bench/p{w}x{h}/command/flood"
                     flooder = subprocess.Popen([sys.executable, "-c", FLOOD, broker.host, str(broker.port),
                                                 command_topic, str(FLOOD_RATE)],
                                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

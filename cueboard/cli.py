@@ -416,7 +416,35 @@ def parser() -> argparse.ArgumentParser:
                       "answered")
     _daemon_options(send)
     send.set_defaults(func=_send)
+    from .venue.command import add_arguments as venue_arguments
+
+    v = sub.add_parser("venue", help="set up and keep a venue's broker: logins, certificates, ACL",
+                       description="A venue's mosquitto set up by one command (init), tables and people added "
+                       "and removed by others, each change in effect at once without dropping a table "
+                       "(docs/security.md).")
+    venue_arguments(v)
+    v.set_defaults(func=_venue)
+    from .venue.league import add_arguments as league_arguments
+
+    lg = sub.add_parser("league", help="set up a league's broker, hardened, and its venues' bridges",
+                        description="A league's mosquitto set up by one command (init): bridges authenticate "
+                        "with a login a venue, anonymous readers on their own listener only, nobody writes a "
+                        "venue's state but its bridge (docs/security.md, docs/scale.md).")
+    league_arguments(lg)
+    lg.set_defaults(func=_league)
     return p
+
+
+def _league(args: argparse.Namespace) -> int:
+    from .venue.league import run
+
+    return run(args)
+
+
+def _venue(args: argparse.Namespace) -> int:
+    from .venue.command import run
+
+    return run(args)
 
 
 def _help(p: argparse.ArgumentParser) -> int:

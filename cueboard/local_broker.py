@@ -57,7 +57,7 @@ def mosquitto_broker(folder: Path, port: int, ws_port: int) -> Iterator[subproce
         "log_type warning",
         "log_type notice",
         "log_type information",  # its "running" line, which the demo waits for
-        "message_size_limit 262144",  # as the shipped brokers (examples/mosquitto/venue.conf)
+        "message_size_limit 1048576",  # as the shipped brokers (examples/mosquitto/venue.conf)
         f"listener {port} 127.0.0.1",
         f"listener {ws_port} 127.0.0.1",
         "protocol websockets",

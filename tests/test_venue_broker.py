@@ -125,7 +125,12 @@ def table(venue: Venue) -> Iterator[Table]:
 
 
 def denied(venue: Venue, who: str, topic: str) -> bool:
-    return any(line for line in venue.broker.log if f"Denied PUBLISH from {who} " in line and f"'{topic}'" in line)
+    """The broker logged that it denied it (waited for: its log is read by another thread)."""
+    try:
+        venue.broker.wait_for_log(lambda line: f"Denied PUBLISH from {who} " in line and f"'{topic}'" in line)
+    except TimeoutError:
+        return False
+    return True
 
 
 def test_only_the_desk_writes_commands(venue: Venue, table: Table, clients: Callable[..., Client]) -> None:

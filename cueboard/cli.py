@@ -438,13 +438,13 @@ def parser() -> argparse.ArgumentParser:
 def _league(args: argparse.Namespace) -> int:
     from .venue.league import run
 
-    return run(args)
+    return int(run(args))
 
 
 def _venue(args: argparse.Namespace) -> int:
     from .venue.command import run
 
-    return run(args)
+    return int(run(args))
 
 
 def _help(p: argparse.ArgumentParser) -> int:

@@ -93,7 +93,7 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
     passwords = make_password_file(tmp_path / "passwords", {"t1": "t1-pw", "desk": "desk-pw"})
     port, ws_port = free_port(), free_port()
     venue = mosquitto_factory(port=port, config=venue_config(port, ws_port, tls_files, passwords, league=league))
-    league.wait_for_log(lambda line: "connected from" in line and " as venue-club " in line)  # the bridge
+    league.wait_for_log(lambda line: "connected from" in line and " as cueboard-bridge-venue-club " in line)
 
     commands = HealthLog()  # a queue to wait on
     health = HealthLog()
@@ -103,7 +103,7 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
     feed = Feed(config, table="t1", on_command=lambda payload, retained, user: commands(payload.decode()),
                 on_health=health)
     league_screen = Subscriber("cueboard/#", port=league.port, ca=tls_files.ca)
-    screen = Subscriber("cueboard/+/+/state", port=ws_port, transport="websockets")
+    screen = Subscriber("cueboard/+/+/state", port=ws_port, transport="websockets", client_id="cueboard-screen-1")
     with league_screen.wait_subscribed(), screen.wait_subscribed():
         feed.start()
         try:

@@ -165,7 +165,8 @@ def test_nobody_knocks_a_table_offline_with_its_client_id(venue: Venue, table: T
     assert desk.reason == "Success"  # known as "desk"
     # Each CONNACK came after the broker had looked for a client of that id: none was closed.
     assert not any("already connected" in line for line in venue.broker.log), venue.broker.log
-    with Subscriber(f"{PREFIX}/status", port=venue.ws_port, transport="websockets") as screen:
+    with Subscriber(f"{PREFIX}/status", port=venue.ws_port, transport="websockets",
+                    client_id="cueboard-screen-1") as screen:
         assert screen.get().payload == b"online"
     table.feed.publish_devices({"keypad": "ok"})
     assert table.feed.flush(TIMEOUT)
@@ -180,7 +181,8 @@ def test_no_password_over_plain_websockets(venue: Venue, table: Table, clients: 
     the user's rights; screens read there without one."""
     assert clients(venue, "cueboard-tablet", username=username, password=password,
                    websockets=True).reason == "Not authorized"
-    with Subscriber(f"{PREFIX}/state", port=venue.ws_port, transport="websockets") as screen:
+    with Subscriber(f"{PREFIX}/state", port=venue.ws_port, transport="websockets",
+                    client_id="cueboard-screen-1") as screen:
         assert screen.get().json()["table"] == "t1"
 
 
@@ -190,7 +192,7 @@ def test_the_bridge_is_off_as_shipped(venue: Venue) -> None:
         assert f"#{line}" in lines, f"#{line}"
         assert line not in lines
     assert not any(line.startswith(("connection ", "address ", "remote_")) for line in lines)
-    assert "remove the '#' in front of the eight" in VENUE_CONF.read_text()  # how to turn it on
+    assert "remove the '#' in front of the nine" in VENUE_CONF.read_text()  # how to turn it on
     assert not any("Connecting bridge" in line for line in venue.broker.log), venue.broker.log
 
 
@@ -236,3 +238,19 @@ def test_the_screen_page_reads_the_venue_broker(venue: Venue, table: Table, tmp_
         player.join(TIMEOUT)
         server.shutdown()
         server.server_close()
+
+
+def test_the_shipped_config_reloads_without_dropping_the_table(venue: Venue, table: Table) -> None:
+    """`systemctl reload mosquitto` (SIGHUP): mosquitto 2.0.11 refused the file as shipped before
+    ("Duplicate auto_id_prefix value") and kept the old ACL and passwords."""
+    import signal
+
+    since = len(venue.broker.log)
+    assert venue.broker._process is not None
+    venue.broker._process.send_signal(signal.SIGHUP)
+    venue.broker.wait_for_log(lambda line: "Reloading config" in line, since=since)
+    table.feed.publish_devices({"keypad": "reloaded"})
+    assert table.feed.flush(TIMEOUT)  # the broker answers again: the reload is done
+    assert not any("Error" in line or "Duplicate" in line for line in venue.broker.log[since:]), \
+        venue.broker.log[since:]
+    assert venue.broker.running and table.health.history == ["connecting", "ok"]

@@ -105,7 +105,9 @@ def test_an_oversized_head_is_not_read(served: WebServer, head: bytes) -> None:
         with contextlib.suppress(ConnectionResetError):
             while chunk := s.recv(65536):
                 answer += chunk
-    assert served.too_big == 1 or answer.startswith((b"HTTP/1.1 400", b"HTTP/1.1 431")), answer[:100]
+    status = answer.split(b"\r\n", 1)[0]
+    assert served.too_big == 1 or status.endswith((b" 400 Bad Request", b" 431 Request Header Fields Too Large")), \
+        answer[:100]
     if len(data) > 1_000_000:
         assert sent < len(data)  # closed while the client was still sending: the rest never read
     assert request(served.server_address[1], "/").status == 200  # it serves on

@@ -561,9 +561,9 @@ class Table:
         for sender, (count, reason, user) in counted.items():
             log.warning("%d more lines from %s not taken: %s", count, sender, reason)
             if self.feed is not None:
-                self._guard(partial(self.feed.publish_rejected, None, f"{count} more lines without an id from "
-                                    f"{sender} not taken in the last second: {reason}", sender.split("/")[0],
-                                    user=user))
+                self._guard(partial(self.feed.publish_rejected, None, f"{count} more lines from {sender} not "
+                                    "taken in the last second, not answered one by one (without an id, or past "
+                                    f"what its answers' queue holds): {reason}", sender.split("/")[0], user=user))
 
     # -- what the people at the table see of a call being keyed in ----------------------------
 

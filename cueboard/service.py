@@ -34,7 +34,8 @@ SWITCH_INTERVAL = 0.001
 """Seconds a Python thread runs before another may take the interpreter lock (Python's default: 0.005)."""
 
 
-def _command_payload(table: Table, payload: bytes, retained: bool, user: str | None) -> None:
+def _command_payload(table: Table, payload: bytes, retained: bool, user: str | None,
+                     feed: Feed | None = None) -> None:
     """An MQTT command from ``user`` (the last level of ``<prefix>/command/<user>``; None on the
     bare topic of ``mqtt.unnamed_commands``): one JSON event or match line, answered on event
     or rejected, exactly once whatever it holds (:mod:`cueboard.remote_lines`). A retained
@@ -64,6 +65,12 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
     # The rate before the line is looked at; a refused line is still read (bounded) for its id,
     # by which its sender knows the answer.
     reason = table.admit(source, user)
+    if reason is not None and user is not None and feed is not None and feed.lane_full(user):
+        # The user's answers wait unsent already (its own flood): one more would only push its
+        # oldest out. Counted and summed up, unread: a flood costs this thread (paho's) little,
+        # so the lines of others behind it in the broker's stream are not held up.
+        table.refuse_remote(None, reason, source, user=user, limit=True)
+        return
     obj = read_line(payload, limits.max_bytes)
     if isinstance(obj, Unreadable):
         table.refuse_remote(None, f"command: {obj.reason}" if reason is None else reason, source, user=user,
@@ -91,7 +98,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
             holder: list[Table] = []
             feed = Feed(config.mqtt, table=config.table,
                         on_command=lambda payload, retained, user: _command_payload(holder[0], payload, retained,
-                                                                                    user))
+                                                                                    user, feed))
         if boards is None:
             opened: list[Board] = [open_board(display) for display in config.displays]
             boards = list(opened)

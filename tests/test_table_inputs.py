@@ -279,8 +279,8 @@ def test_a_flood_of_refusals_is_summed_up_not_published_line_by_line(tmp_path: P
         mono.now += 1
         table._timers(None)
         assert len(feed.rejected) == 6
-        assert feed.rejected[-1][1].startswith("95 more lines without an id from command not taken in the last "
-                                               "second: ")
+        assert feed.rejected[-1][1].startswith("95 more lines from command not taken in the last second, not "
+                                               "answered one by one")
     finally:
         table.journal.close()
 

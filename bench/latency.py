@@ -173,7 +173,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 client = mqtt.Client(CallbackAPIVersion.VERSION2)
 client.connect(sys.argv[1], int(sys.argv[2]))
 client.loop_start()
-line, rate, start, sent = b'{"type": "pot", "balls": ["pink"]}', float(sys.argv[4]), time.monotonic(), 0
+line, rate, start, sent = b'{"type": "foul", "points": 3}', float(sys.argv[4]), time.monotonic(), 0
 while True:
     for _ in range(100):
         client.publish(sys.argv[3], line, qos=0)
@@ -190,9 +190,12 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
     """Presses of a referee button, each timed to its frame and its state on the broker. With
     ``flood``, another process (mosquitto_pub) floods the table's command topic through the
     broker all the while, as fast as it can (issue 16: the table's own inputs go first, the
-    network's are bounded): pots of the pink at FLOOD_RATE lines a second (the flood issue 16
+    network's are bounded): fouls of 3 points at FLOOD_RATE lines a second (the flood issue 16
     measured: 20,000 in 1.3 s), which the rate limit mostly turns away and the engine refuses
-    when they get through. The table takes commands without TLS here (``insecure_commands``:
+    when they get through (never legal: a foul is 4 to 7; a pot of the pink, legal after the
+    presses' red, was applied and then refused the presses, issue 26). A press without its
+    frame or state counts as a failure at the 5 s it waited, in the percentiles too. The table
+    takes commands without TLS here (``insecure_commands``:
     a loopback bench)."""
     w, h = size
     display: dict[str, Any] = {"device": "dummy", "width": w, "height": h, "mode": "1"}
@@ -246,7 +249,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 flooder = None
                 received_before = table.refused
                 if flood:
-                    command_topic = f"cueboard/bench/p{w}x{h}/command"
+                    command_topic = f"cueboard/bench/p{w}x{h}/command/flood"
                     flooder = subprocess.Popen([sys.executable, "-c", FLOOD, broker.host, str(broker.port),
                                                 command_topic, str(FLOOD_RATE)],
                                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -290,6 +293,9 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                         failed.append(f"press {i} ({'RED' if button == RED else 'UNDO'}): "
                                       + (refusals[-1] if len(refusals) != refused else
                                          "no frame or no state within 5 s"))
+                        if i >= warm:  # counted, at the wait it cost: never left out of the percentiles
+                            pixels.append(int(WAIT * 1e9))
+                            venue.append(int(WAIT * 1e9))
                         time.sleep(PACE)
                         continue
                     if i >= warm:
@@ -357,7 +363,8 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
         # Issue 16: a referee's press while the network floods the table (64x16).
         "under_flood": flood,
         "press_to_pixels_p99_ms_under_flood": flood["press_to_pixels"]["p99_ms"],
-        "meets_flood_target": flood["press_to_pixels"]["p99_ms"] < 10.0,
+        "meets_flood_target": flood["press_to_pixels"]["p99_ms"] < 10.0
+        and not flood["presses_without_frame_or_state"],
         "targets": {"press_to_pixels_p99_ms": 2.0, "journal_p99_ms": 0.5, "frame_to_venue_to_floor_ratio_p99": 2.0,
                     "press_to_pixels_p99_ms_under_flood": 10.0},
         "meets_pixels_target": pixels_p99 <= 2.0,

@@ -108,11 +108,9 @@ def venue_bridge(venue: str, league_port: int) -> str:
         key = line.split(" ", 1)[0]
         if key in ("bridge_cafile", "remote_username", "remote_password"):
             continue
-        if key == "address":
-            line = f"address {HOST}:{league_port}"
-        elif key == "remote_clientid":
-            line = f"remote_clientid venue-{venue}"
-        lines.append(line)
+        # The address is this league's; the client id and the notification topic name the venue.
+        named = line.replace("venue-club", f"venue-{venue}")
+        lines.append(f"address {HOST}:{league_port}" if key == "address" else named)
     return "\n".join(lines)
 
 

@@ -71,7 +71,7 @@ class Answers:
             ident = line.get("id")
             if isinstance(ident, str):
                 self.remember(ident, {"ok": True, "repeat": True, "event": {k: v for k, v in line.items()
-                                                                            if k not in ("id", "t")}})
+                                                                            if k not in ("id", "t", "user")}})
         assert self._refused_file is not None
         for line in _lines(self._refused_file):
             ident = line.get("id")

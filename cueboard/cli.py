@@ -201,7 +201,8 @@ def _screen(args: argparse.Namespace) -> int:
     page = {"tables": args.tables, "view": args.view, "per_page": args.per_page, "rotate": args.rotate,
             "lang": args.lang}
     return run_screen(host=args.host, port=args.port, broker_ws=args.broker_ws, venue=args.venue, table=args.table,
-                      page={k: v for k, v in page.items() if v is not None})
+                      page={k: v for k, v in page.items() if v is not None}, tls_cert=args.tls_cert,
+                      tls_key=args.tls_key)
 
 
 def _screen_tables(text: str) -> str:
@@ -340,7 +341,11 @@ def parser() -> argparse.ArgumentParser:
                         "page's defaults; ?broker=, ?venue=, ?table=, ?tables=, ?view=, ?per_page=, ?rotate= and "
                         "?lang= in its address override them (docs/screen.md).")
     sc.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
-    sc.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    sc.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine "
+                    "only; 0.0.0.0 for the venue's LAN)")
+    sc.add_argument("--tls-cert", dest="tls_cert", metavar="FILE", help="serve HTTPS with this certificate "
+                    "(cueboard venue init writes certs/server.crt)")
+    sc.add_argument("--tls-key", dest="tls_key", metavar="FILE", help="its key (certs/server.key)")
     sc.add_argument("--broker-ws", dest="broker_ws", metavar="URL",
                     help="the broker's WebSockets URL (default ws://<the page's host>:9001)")
     sc.add_argument("--venue", help="show this venue's tables (default: every venue)")
@@ -419,7 +424,35 @@ def parser() -> argparse.ArgumentParser:
                       "answered")
     _daemon_options(send)
     send.set_defaults(func=_send)
+    from .venue.command import add_arguments as venue_arguments
+
+    v = sub.add_parser("venue", help="set up and keep a venue's broker: logins, certificates, ACL",
+                       description="A venue's mosquitto set up by one command (init), tables and people added "
+                       "and removed by others, each change in effect at once without dropping a table "
+                       "(docs/security.md).")
+    venue_arguments(v)
+    v.set_defaults(func=_venue)
+    from .venue.league import add_arguments as league_arguments
+
+    lg = sub.add_parser("league", help="set up a league's broker, hardened, and its venues' bridges",
+                        description="A league's mosquitto set up by one command (init): bridges authenticate "
+                        "with a login a venue, anonymous readers on their own listener only, nobody writes a "
+                        "venue's state but its bridge (docs/security.md, docs/scale.md).")
+    league_arguments(lg)
+    lg.set_defaults(func=_league)
     return p
+
+
+def _league(args: argparse.Namespace) -> int:
+    from .venue.league import run
+
+    return int(run(args))
+
+
+def _venue(args: argparse.Namespace) -> int:
+    from .venue.command import run
+
+    return int(run(args))
 
 
 def _help(p: argparse.ArgumentParser) -> int:

@@ -121,7 +121,8 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         burst=section.getint("burst", defaults.burst, minval=1, maxval=10000),
         queue=section.getint("queue", defaults.queue, minval=1, maxval=10000),
         new_match_every=section.getfloat("new_match_every", defaults.new_match_every, minval=0, maxval=86400,
-                                         unit="seconds"))
+                                         unit="seconds"),
+        max_bytes=section.getint("max_bytes", defaults.max_bytes, minval=1024, maxval=1_000_000))
     section.check_unused()
 
     mqtt_table = root.get("mqtt", None)

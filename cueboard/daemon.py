@@ -42,7 +42,8 @@ from .engine.shot_clock import ShotClock
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
 from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
-from .limits import TokenBucket
+from .limits import Lanes, TokenBucket
+from .remote_lines import Unreadable, read_line
 from .seams import Healthy, KeypadLike, Notice, Output, Prompt, Publisher, Reason, at_the_table
 from .times import timestamp
 
@@ -83,12 +84,13 @@ class Table:
         """The state last shown, published and answered (read by any thread: never changed)."""
         self._cv = threading.Condition()
         self._local: deque[Input] = deque()
-        self._remote: deque[Command] = deque()
+        self._remote: Lanes[Command] = Lanes()  # a lane per sender (_sender), taken in turns
+        self._user: str | None = None  # who sent the input the engine thread is handling
         self._stopping = False
         self._limits = config.commands
         self._buckets: dict[str, TokenBucket] = {}
         self._refusal_buckets: dict[str, TokenBucket] = {}
-        self._not_taken: dict[str, tuple[int, str]] = {}
+        self._not_taken: dict[str, tuple[int, str, str | None]] = {}
         self._not_taken_at = 0.0
         self._last_match: dict[str, float] = {}
         self.answers = Answers()
@@ -115,19 +117,20 @@ class Table:
             self._local.append(item)
             self._cv.notify()
 
-    def admit(self, source: str) -> str | None:
-        """Take one of ``source``'s tokens (``commands.rate``, ``commands.burst``) for a line it
-        sent; the reason it is not taken when there is none. Cheap (no parsing): the MQTT
-        client calls it before it even decodes a line, so that a flood costs it little."""
+    def admit(self, source: str, user: str | None = None) -> str | None:
+        """Take one of the sender's tokens (``commands.rate``, ``commands.burst``: each user of
+        the command topic has its own) for a line it sent; the reason it is not taken when there
+        is none. Cheap (no parsing): the MQTT client calls it before it decodes a line."""
         limits = self._limits
+        sender = _sender(source, user)
         with self._cv:
             now = self._mono()
-            bucket = self._buckets.get(source)
+            bucket = self._buckets.get(sender)
             if bucket is None:
-                bucket = self._buckets[source] = TokenBucket(limits.rate, limits.burst, now)
+                bucket = self._buckets[sender] = TokenBucket(limits.rate, limits.burst, now)
             if bucket.take(now):
                 return None
-        return (f"not taken: {source} sends more than {limits.rate:g} lines a second (commands.rate, "
+        return (f"not taken: {sender} sends more than {limits.rate:g} lines a second (commands.rate, "
                 f"commands.burst {limits.burst}); send it again later, same id")
 
     def submit_remote(self, command: Command, *, admitted: bool = False) -> None:
@@ -135,48 +138,68 @@ class Table:
         over a bound it is refused at once with the reason (and not remembered under its id:
         the sender may send it again). A repeated ``id`` gets its first answer; one still queued
         is not queued twice. ``admitted``: :meth:`admit` took its token already."""
-        obj, source, reply = command.command, command.source, command.reply
+        obj, source, reply, user = command.command, command.source, command.reply, command.user
+        sender = _sender(source, user)
         try:
             ident = check_id(obj.get("id"))
         except IllegalEvent as exc:
-            self.refuse_remote(obj, str(exc), source, reply)
+            self.refuse_remote(obj, str(exc), source, reply, user=user)
             return
         if ident is not None:
             known = self.answers.known(ident)
             if known is not None:
-                if reply:
-                    reply(known)
+                self._answer_again(obj, known, source, reply, user)
                 return
         limits = self._limits
-        reason = None if admitted else self.admit(source)
+        reason = None if admitted else self.admit(source, user)
         if reason is not None:
-            self.refuse_remote(obj, reason, source, reply, limit=True)
+            self.refuse_remote(obj, reason, source, reply, limit=True, user=user)
             return
         with self._cv:
             now = self._mono()
-            last_match = self._last_match.get(source)
+            last_match = self._last_match.get(sender)
+            waiting = self._remote.waiting(sender)
             if obj.get("type") == "match" and last_match is not None and now - last_match < limits.new_match_every:
-                reason = (f"not taken: a new match from {source} at most every {limits.new_match_every:g} s "
+                reason = (f"not taken: a new match from {sender} at most every {limits.new_match_every:g} s "
                           "(commands.new_match_every); send it again later")
-            elif len(self._remote) >= limits.queue:
-                reason = (f"not taken: {len(self._remote)} lines from the network are waiting already "
+            elif waiting >= limits.queue:
+                reason = (f"not taken: {waiting} lines from {sender} are waiting already "
                           "(commands.queue); send it again later, same id")
             elif ident is not None and not self.answers.queue(ident):
                 reason = None  # answered in the meantime, or queued already: said below
             else:
                 if obj.get("type") == "match":
-                    self._last_match[source] = now
-                self._remote.append(command)
+                    self._last_match[sender] = now
+                self._remote.append(command, sender)
                 self._cv.notify()
                 return
         if reason is None:
             assert ident is not None
             known = self.answers.known(ident)
-            if reply:
-                reply(known or {"ok": False, "queued": True,
-                                "reason": f"id {ident!r} is queued already: it will be applied or refused once"})
+            self._answer_again(obj, known or {"ok": False, "queued": True, "reason": f"id {ident!r} is queued "
+                                              "already: it will be applied or refused once"}, source, reply, user)
             return
-        self.refuse_remote(obj, reason, source, reply, limit=True)
+        self.refuse_remote(obj, reason, source, reply, limit=True, user=user)
+
+    def _answer_again(self, obj: dict[str, Any], known: dict[str, Any], source: str, reply: Reply | None,
+                      user: str | None) -> None:
+        """A line whose id was answered (or is queued) already: not applied again, and its first
+        answer given again; to a sender without a reply (the command topic) on ``rejected``,
+        whose reason says it was applied (``"applied": true`` in the event echo's place is not
+        the contract's: the reason says it), since this line changed nothing."""
+        if reply:
+            reply(known)
+            return
+        if self.feed is None:
+            return
+        ident = obj.get("id")
+        if known.get("ok"):
+            why = f"id {ident!r} was applied already: not applied again (a repeat)"
+        elif known.get("queued"):
+            why = str(known.get("reason"))
+        else:
+            why = f"id {ident!r} was refused already: {known.get('reason')}"
+        self._guard(partial(self.feed.publish_rejected, obj, why, source, user=user))
 
     def refuse(self, reason: str, source: str) -> None:
         """Refuse an input its receiver could not read (safe from any thread): counted,
@@ -333,7 +356,11 @@ class Table:
         if isinstance(item, KeyInput):
             self._press(item.source, item)
         elif isinstance(item, Command):
-            self.command(item.command, item.source, item.reply)
+            self._user = item.user
+            try:
+                self.command(item.command, item.source, item.reply)
+            finally:
+                self._user = None
         elif isinstance(item, Refused):
             self._refuse(None, Reason(item.reason, "unreadable"), item.source)
         elif isinstance(item, HealthChanged):
@@ -359,6 +386,10 @@ class Table:
         """An event, a match line, or a daemon command (``new_match``, ``clock``, ``state``).
         A line with an ``id`` is applied once at most; its answer is kept for a repeat.
         ``explain``: puts a refusal in the words of the device the line was keyed on."""
+        if self._user is not None:
+            # The login the broker checked (``command/<user>``) names the sender, whatever the line
+            # says: it goes into the line, so the journal and an amend's correction keep it.
+            obj = {**obj, "user": self._user}
         ident = obj.get("id")
         if isinstance(ident, str):
             known = self.answers.known(ident)
@@ -485,15 +516,18 @@ class Table:
         try:
             setup = self.config.match_setup(fields)
         except IllegalEvent as exc:
-            self._refuse({"type": "match", **fields}, _reason(str(exc), exc), source, reply)
+            self._refuse({"type": "match", **fields, **({"id": ident} if ident else {})}, _reason(str(exc), exc),
+                         source, reply)
             return
         try:
-            self._begin(setup.to_json() | ({"id": ident} if ident else {}))
+            self._begin(setup.to_json() | ({"id": ident} if ident else {})
+                        | ({"user": self._user} if self._user is not None else {}))
         except OSError as exc:
             self._journal_failed(exc)
             self._publish_devices()
-            self._refuse({"type": "match", **fields}, Reason(f"not saved: the journal cannot be written "
-                         f"({exc.strerror or exc}); the match was not started", "not_saved"), source, reply)
+            self._refuse({"type": "match", **fields, **({"id": ident} if ident else {})},
+                         Reason(f"not saved: the journal cannot be written ({exc.strerror or exc}); the match was "
+                                "not started", "not_saved"), source, reply)
             return
         state = self._show()
         self._publish_state(state)
@@ -509,7 +543,7 @@ class Table:
         until the journal takes it (:meth:`_journal_ready`)."""
         match = Match.from_json(line)
         if journalled:
-            self.journal.start(line if "id" in line else match.setup.to_json())
+            self.journal.start(line if "id" in line or "user" in line else match.setup.to_json())
         self.match = match
         self.recorder = Recorder(match.setup, match.state())
         self.answers.start(self.journal.path if journalled else None)
@@ -562,47 +596,51 @@ class Table:
             for board in self.boards:
                 self._guard(board.flash, None, reason)
         if self.feed is not None:
-            self._guard(self.feed.publish_rejected, obj, reason, source)
+            self._guard(partial(self.feed.publish_rejected, obj, reason, source, user=self._user))
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(False)
         if reply:
             reply({"ok": False, "reason": reason})
 
     def refuse_remote(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
-                      *, limit: bool = False) -> None:
+                      *, limit: bool = False, user: str | None = None, raw: bytes | None = None) -> None:
         """A network line refused before the engine thread saw it (any thread): answered,
-        counted, published on ``rejected``; the boards do not blink for the network's load.
-        ``limit``: refused by a bound (a flood): past a few a second such refusals of one source
-        are counted and published as one summary a second (:meth:`_publish_not_taken`), so a
-        flood of refusals cannot crowd the feed and the screens' states out; none goes unsaid."""
+        counted, published on ``rejected`` (with ``user``, and at most 1 KiB of ``raw``, the
+        bytes of a line that is not an object); the boards do not blink for the network's load.
+        ``limit``: refused by a bound (a flood): a line with an ``id`` always gets its own
+        answer (in its user's lane of the feed, which only that user's flood can fill); past a
+        few a second the refusals of lines without one are counted and published as one summary
+        a second per sender (:meth:`_publish_not_taken`); none goes unsaid."""
         publish = True
+        sender = _sender(source, user)
         with self._cv:
             self.refused += 1
-            if limit:
+            if limit and not (obj is not None and isinstance(obj.get("id"), str)):
                 now = self._mono()
-                bucket = self._refusal_buckets.get(source)
+                bucket = self._refusal_buckets.get(sender)
                 if bucket is None:
-                    bucket = self._refusal_buckets[source] = TokenBucket(REFUSALS_A_SECOND, REFUSALS_A_SECOND,
+                    bucket = self._refusal_buckets[sender] = TokenBucket(REFUSALS_A_SECOND, REFUSALS_A_SECOND,
                                                                          now)
                 if not bucket.take(now):
-                    count, _ = self._not_taken.get(source, (0, reason))
-                    self._not_taken[source] = (count + 1, reason)
+                    count, _, _ = self._not_taken.get(sender, (0, reason, user))
+                    self._not_taken[sender] = (count + 1, reason, user)
                     publish = False  # counted for the summary, not published one by one
         if reply:
             reply({"ok": False, "reason": reason})
         if publish and self.feed is not None:
-            self._guard(self.feed.publish_rejected, obj, reason, source)
+            self._guard(partial(self.feed.publish_rejected, obj, reason, source, user=user, raw=raw))
 
     def _publish_not_taken(self) -> None:
         """One ``rejected`` a second for each source whose limit refusals were counted, not
         published one by one (:meth:`refuse_remote`)."""
         with self._cv:
             counted, self._not_taken = self._not_taken, {}
-        for source, (count, reason) in counted.items():
-            log.warning("%d more lines from %s not taken: %s", count, source, reason)
+        for sender, (count, reason, user) in counted.items():
+            log.warning("%d more lines from %s not taken: %s", count, sender, reason)
             if self.feed is not None:
-                self._guard(self.feed.publish_rejected, None, f"{count} more lines from {source} not taken in the "
-                            f"last second: {reason}", source)
+                self._guard(partial(self.feed.publish_rejected, None, f"{count} more lines from {sender} not "
+                                    "taken in the last second, not answered one by one (without an id, or past "
+                                    f"what its answers' queue holds): {reason}", sender.split("/")[0], user=user))
 
     # -- what the people at the table see of a call being keyed in ----------------------------
 
@@ -827,6 +865,12 @@ def _reason(text: str, exc: IllegalEvent) -> Reason:
     return Reason(text, exc.short, ball=exc.ball, n=exc.n)
 
 
+def _sender(source: str, user: str | None) -> str:
+    """Whom a network line's limits count it against: the source, or the user who sent it on
+    the command topic (``command/desk``): one user's flood is refused on its own."""
+    return source if user is None else f"{source}/{user}"
+
+
 def _seconds(value: float) -> float | int:
     """Seconds as the state shows them: 60, not 60.0."""
     return int(value) if float(value).is_integer() else value
@@ -891,12 +935,9 @@ class ControlServer:
                 conn.sendall((json.dumps(answer, ensure_ascii=False) + "\n").encode())
 
     def ask(self, data: bytes) -> dict[str, Any]:
-        try:
-            obj = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return {"ok": False, "reason": f"not JSON: {exc}"}
-        if not isinstance(obj, dict):
-            return {"ok": False, "reason": "send one JSON object: an event or a match line"}
+        obj = read_line(data.rstrip(b"\n"), max(65536, self.table.config.commands.max_bytes))
+        if isinstance(obj, Unreadable):  # numbers JSON cannot carry, nesting, not UTF-8: said, never a crash
+            return {"ok": False, "reason": obj.reason}
         return self.table.ask(obj, "control", self.timeout, remote=True)
 
 

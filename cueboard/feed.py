@@ -33,9 +33,11 @@ Sessions are clean: a command sent while the table was offline is not applied la
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import socket
 import ssl
 import threading
 import time
@@ -49,9 +51,11 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from .errors import ConfigError
 from .private_files import exposure
+from .remote_lines import ECHO_BYTES, echo
 from .settings import Required, Section, key_path, refusal
 from .times import timestamp
 
@@ -126,11 +130,17 @@ class MqttConfig:
 
     ``port`` defaults to 1883, or 8883 with ``tls``. ``prefix`` is the topic prefix
     (``cueboard/<venue>/<table>`` from :func:`parse_mqtt`). ``command`` subscribes to
-    ``<prefix>/command``, which needs ``tls`` and a ``username`` (or the TLS client
-    certificate ``tls.cert``), unless ``insecure_commands``: then anyone who can publish
-    to the broker can change the score (a warning at every start). ``queue`` bounds
-    the event/rejected messages waiting for the broker. ``client_id`` ``None`` lets the
-    broker choose one. ``reconnect_max``: the longest wait between connection attempts.
+    ``<prefix>/command/+`` (each login writes the topic ending in its own name: the table
+    knows who sent each command), over MQTT 5 (retain-as-published: a retained command is
+    seen as one, live or after a restart), which needs ``tls`` and a ``username`` (or the TLS
+    client certificate ``tls.cert``), unless ``insecure_commands``: then anyone who can publish
+    to the broker can change the score (a warning at every start). ``unnamed_commands`` also
+    takes commands on the bare ``<prefix>/command`` of older tools, whose sender the table
+    cannot name (a warning at every start); without it they are refused, naming the key.
+    ``queue`` bounds the event/rejected messages waiting for the broker, per lane
+    (:class:`Feed`). ``client_id`` ``None`` lets the broker choose one. ``reconnect_max``: the
+    longest wait between connection attempts. ``protocol``: MQTT 5 with commands, else 3.1.1
+    unless given.
     """
 
     prefix: str
@@ -141,10 +151,11 @@ class MqttConfig:
     tls: TlsConfig | None = None
     command: bool = False
     insecure_commands: bool = False
+    unnamed_commands: bool = False
     keepalive: int = 30
     queue: int = 1000
     client_id: str | None = None
-    protocol: Protocol = "3.1.1"
+    protocol: Protocol | None = None
     # A try every second: a broker that comes back has the retained state again within about a
     # second, however long it was away (tests/test_reliability.py).
     reconnect_max: int = 1
@@ -152,10 +163,12 @@ class MqttConfig:
     def __post_init__(self) -> None:
         if self.port == 0 and not isinstance(self.port, bool):
             object.__setattr__(self, "port", 8883 if self.tls is not None else 1883)
+        if self.protocol is None:
+            object.__setattr__(self, "protocol", "5" if self.command is True else "3.1.1")
         s = Section(_fields(self), "mqtt", error=MqttConfigError)
         _read(s)
-        for name in ("prefix", "host", "port", "command", "insecure_commands", "keepalive", "queue", "protocol",
-                     "reconnect_max"):
+        for name in ("prefix", "host", "port", "command", "insecure_commands", "unnamed_commands", "keepalive",
+                     "queue", "protocol", "reconnect_max"):
             s.get(name)  # a field that cannot be None (checked by _read when given)
         if self.tls is not None and not isinstance(self.tls, TlsConfig):
             raise s.fail("tls", "must be a TlsConfig")
@@ -170,7 +183,15 @@ class MqttConfig:
 
 def _check_commands(config: MqttConfig, s: Section) -> None:
     """The command topic changes the score: it is subscribed only when the broker knows who
-    the table is over an encrypted connection, or when the venue says it knows the risk."""
+    the table is over an encrypted connection, or when the venue says it knows the risk; only
+    over MQTT 5, whose retain-as-published shows a retained command live too."""
+    if config.unnamed_commands and not config.command:
+        raise s.fail("unnamed_commands", "only with mqtt.command = true (it also takes commands on the bare "
+                                         "<prefix>/command topic of older tools)")
+    if config.command and config.protocol != "5":
+        raise s.fail("protocol", "commands need MQTT 5: over 3.1.1 the broker clears the retain flag of a "
+                                 "command delivered live, and a retained command would be applied; remove "
+                                 "mqtt.protocol or set it to 5")
     if config.insecure_commands:
         if not config.command:
             raise s.fail("insecure_commands", "only with mqtt.command = true (it lets commands in without TLS "
@@ -200,6 +221,7 @@ def _read(s: Section) -> dict[str, Any]:
         "prefix": s.getstr("prefix", None),
         "command": s.getbool("command", None),
         "insecure_commands": s.getbool("insecure_commands", None),
+        "unnamed_commands": s.getbool("unnamed_commands", None),
         "keepalive": s.getint("keepalive", None, minval=5, maxval=65535),
         "queue": s.getint("queue", None, minval=1, maxval=1_000_000),
         "client_id": s.getstr("client_id", None),
@@ -310,14 +332,30 @@ def state_payload(state: Mapping[str, Any], *, table: str, ts: str) -> dict[str,
 
 
 def event_payload(seq: int, event: Mapping[str, Any], *, ts: str) -> dict[str, Any]:
-    """``<prefix>/event``: an applied event (undo and redo included) and the ``seq`` after it."""
-    return {"schema": SCHEMA, "seq": seq, "event": dict(event), "ts": ts}
+    """``<prefix>/event``: an applied event (undo and redo included) and the ``seq`` after it;
+    the ``id`` and the ``user`` of a command from the network also beside the event."""
+    payload: dict[str, Any] = {"schema": SCHEMA, "seq": seq, "event": dict(event)}
+    for key in ("id", "user"):
+        if isinstance(event.get(key), str):
+            payload[key] = event[key]
+    payload["ts"] = ts
+    return payload
 
 
-def rejected_payload(event: Mapping[str, Any] | None, reason: str, source: str, *, ts: str) -> dict[str, Any]:
-    """``<prefix>/rejected``: a refused input (``None`` when it was not even an event)."""
-    return {"schema": SCHEMA, "event": None if event is None else dict(event), "reason": reason,
-            "source": source, "ts": ts}
+def rejected_payload(event: Mapping[str, Any] | None, reason: str, source: str, *, ts: str, user: str | None = None,
+                     raw: bytes | None = None) -> dict[str, Any]:
+    """``<prefix>/rejected``: a refused input (``event`` ``None`` when it was not even an event, or
+    when it is longer than 1 KiB: then ``input`` has its first 1 KiB and ``length`` its bytes;
+    ``id`` and ``type`` when it had them; ``user``: who sent it over the command topic). ``raw``:
+    the bytes as they came, for an input that is not an event. The reason is cut at 1 KiB too."""
+    said = echo(None if event is None else dict(event), raw)
+    if len(reason) > ECHO_BYTES:
+        reason = reason[:ECHO_BYTES] + "..."
+    payload: dict[str, Any] = {"schema": SCHEMA, **said, "reason": reason, "source": source}
+    if user is not None:
+        payload["user"] = user
+    payload["ts"] = ts
+    return payload
 
 
 def input_payload(source: str, keys: Sequence[str], next_: str, *, expires_at: float | None, expired: bool,
@@ -371,6 +409,13 @@ class _Client(mqtt.Client):
             raise OSError(self.last_error) from exc
 
 
+def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
+    """Small messages go out at once: without TCP_NODELAY a command's answer waited some 40 ms
+    behind the PUBACK before it (Nagle's algorithm meeting the broker's delayed ACK)."""
+    with contextlib.suppress(OSError, AttributeError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, ssl.SSLCertVerificationError):
         return f"TLS: {exc.reason}: {exc.verify_message}"
@@ -408,15 +453,22 @@ class _Job:
 class Feed:
     """One table's MQTT feed (see the module's documentation).
 
-    ``on_command`` gets the raw payload of each ``<prefix>/command`` message and whether it
-    came retained (a retained command is never applied: a restart must not replay it), on
-    paho's thread (subscribed only when ``config.command``, which needs authentication).
+    ``on_command`` gets the raw payload of each ``<prefix>/command/<user>`` message, whether it
+    came retained (a retained command is never applied: a restart must not replay it) and the
+    user (``None`` on the bare ``<prefix>/command`` of ``unnamed_commands``), on paho's thread
+    (subscribed only when ``config.command``, which needs authentication).
+
+    Event and rejected messages wait in lanes: the table's own, and one per user whose
+    commands were refused (``publish_rejected(..., user=...)``), each bounded by
+    ``config.queue``, handed to paho in turn: a user whose flood is refused line by line
+    fills only its own lane, never delays the table's events or another user's answers.
     ``on_health`` gets :attr:`health` each time it changes: on paho's thread, except
     ``connecting`` (from ``start``) and ``down: stopped`` (from ``stop``).
     ``now`` is the clock for the ``ts`` fields (Unix seconds).
     """
 
-    def __init__(self, config: MqttConfig, *, table: str, on_command: Callable[[bytes, bool], None] | None = None,
+    def __init__(self, config: MqttConfig, *, table: str,
+                 on_command: Callable[[bytes, bool, str | None], None] | None = None,
                  now: Callable[[], float] = time.time,
                  on_health: Callable[[str], None] | None = None) -> None:
         self.config = config
@@ -430,7 +482,8 @@ class Feed:
         self._devices = _Latest(config.topic("devices"))
         self._record = _Latest(config.topic("record"))
         self._devices_last: dict[str, str] | None = None
-        self._outbox: deque[_Job] = deque()
+        self._outbox: dict[str, deque[_Job]] = {}  # lane ("" the table's own, else a user) -> waiting
+        self._turns: deque[str] = deque()  # the lanes with messages waiting, in the order they go next
         self._dropped = 0
         self._events_in_flight = 0
         self._unacked: dict[int, _Job] = {}  # mid -> message handed to paho, not acknowledged
@@ -454,8 +507,13 @@ class Feed:
         if self._subscribes_commands and self.config.insecure_commands:
             # At every start, so that the switch is never forgotten (docs/security.md).
             log.warning("mqtt.insecure_commands = true: %s is subscribed without TLS and authentication: anyone "
-                        "who can publish to %s:%d can change this table's score", self.config.topic("command"),
+                        "who can publish to %s:%d can change this table's score", self.config.topic("command/+"),
                         self.config.host, self.config.port)
+        if self._subscribes_commands and self.config.unnamed_commands:
+            log.warning("mqtt.unnamed_commands = true: %s is subscribed for older tools: the table cannot tell who "
+                        "sent a command there (the event and the journal say \"user\": none); move them to "
+                        "%s/<user> and remove mqtt.unnamed_commands", self.config.topic("command"),
+                        self.config.topic("command"))
         self._set_health("connecting")
         self._writer = threading.Thread(target=self._write, name=f"cueboard-feed-{self.table}", daemon=True)
         self._writer.start()
@@ -504,9 +562,18 @@ class Feed:
         """``{"schema", "seq", "event", "ts"}`` on ``<prefix>/event`` (not retained)."""
         self._queue("event", event_payload(seq, event, ts=self._ts()))
 
-    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str) -> None:
-        """``{"schema", "event", "reason", "source", "ts"}`` on ``<prefix>/rejected``."""
-        self._queue("rejected", rejected_payload(event, reason, source, ts=self._ts()))
+    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str, *,
+                         user: str | None = None, raw: bytes | None = None) -> None:
+        """``{"schema", "event", "reason", "source", "ts"}`` on ``<prefix>/rejected``, with ``id``,
+        ``type``, ``user`` and at most 1 KiB of the input (:func:`rejected_payload`); in the
+        user's own lane when there is one."""
+        payload = rejected_payload(event, reason, source, ts=self._ts(), user=user, raw=raw)
+        try:
+            encoded = encode(payload)
+        except (ValueError, TypeError, RecursionError):  # cannot happen: echo() checked it; said all the same
+            encoded = encode(rejected_payload(None, reason, source, ts=self._ts(), user=user,
+                                              raw=repr(event).encode()))
+        self._queue_encoded("rejected", encoded, lane=user or "")
 
     def publish_input(self, source: str, keys: Sequence[str], next_: str = "", *, expires_at: float | None = None,
                       expired: bool = False) -> None:
@@ -546,8 +613,9 @@ class Feed:
 
     @property
     def waiting(self) -> int:
-        """Event and rejected messages waiting for the broker (at most ``config.queue``)."""
-        return len(self._outbox)
+        """Event and rejected messages waiting for the broker (at most ``config.queue`` a lane)."""
+        with self._cond:
+            return sum(len(lane) for lane in self._outbox.values())
 
     def flush(self, timeout: float) -> bool:
         """Wait until connected and everything given so far is acknowledged by the broker;
@@ -567,16 +635,41 @@ class Feed:
             self._cond.notify_all()
 
     def _queue(self, name: str, payload: Mapping[str, Any]) -> None:
-        job = _Job(self.config.topic(name), encode(payload), retain=False, latest=None)
+        self._queue_encoded(name, encode(payload), lane="")
+
+    def _queue_encoded(self, name: str, payload: bytes, *, lane: str) -> None:
+        job = _Job(self.config.topic(name), payload, retain=False, latest=None)
         with self._cond:
-            self._outbox.append(job)
-            if len(self._outbox) > self.config.queue:
-                self._outbox.popleft()
+            waiting = self._outbox.get(lane)
+            if waiting is None:
+                waiting = self._outbox[lane] = deque()
+                self._turns.append(lane)
+            waiting.append(job)
+            if len(waiting) > self.config.queue:
+                waiting.popleft()
                 self._dropped += 1
-                if self._dropped in (1, 10, 100) or self._dropped % 1000 == 0:
-                    log.warning("MQTT queue full (%d): %d oldest event messages dropped",
-                                self.config.queue, self._dropped)
+                if self._dropped in (1, 10, 100, 1000) or self._dropped % 100_000 == 0:
+                    log.warning("MQTT queue full (%d in lane %r): %d oldest event messages dropped",
+                                self.config.queue, lane or "table", self._dropped)
             self._cond.notify_all()
+
+    def lane_full(self, lane: str) -> bool:
+        """Whether ``lane`` (a user's answers) holds ``queue`` messages already: one more would
+        drop its oldest. Cheap: the MQTT client asks it before it reads a flood's line."""
+        with self._cond:
+            waiting = self._outbox.get(lane)
+            return waiting is not None and len(waiting) >= self.config.queue
+
+    def _pop_job(self) -> _Job:
+        """The next waiting event or rejected message: the lanes take turns."""
+        lane = self._turns.popleft()
+        waiting = self._outbox[lane]
+        job = waiting.popleft()
+        if waiting:
+            self._turns.append(lane)
+        else:
+            del self._outbox[lane]
+        return job
 
     def _idle(self) -> bool:
         return not self._outbox and not self._unacked and not any(
@@ -606,9 +699,9 @@ class Feed:
                 latest.force = False
                 latest.busy = True
                 return _Job(latest.topic, latest.payload, retain=True, latest=latest, version=latest.version)
-        if self._outbox and self._events_in_flight < WINDOW:
+        if self._turns and self._events_in_flight < WINDOW:
             self._events_in_flight += 1
-            return self._outbox.popleft()
+            return self._pop_job()
         return None
 
     def _acknowledged(self, job: _Job) -> None:
@@ -671,7 +764,9 @@ class Feed:
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
+        client.on_socket_open = _no_delay
         if self._subscribes_commands:
+            client.message_callback_add(config.topic("command/+"), self._on_command_message)
             client.message_callback_add(config.topic("command"), self._on_command_message)
         return client
 
@@ -687,7 +782,12 @@ class Feed:
             self._set_health(f"down: refused by the broker: {reason}")
             return
         if self._subscribes_commands:
-            client.subscribe(self.config.topic("command"), qos=QOS)
+            # Retain-as-published: a retained command keeps its flag when delivered live, so it
+            # is refused then too; no-local: nothing the table publishes comes back to it.
+            options = SubscribeOptions(qos=QOS, noLocal=True, retainAsPublished=True)
+            # The bare topic too: an older tool's command there is answered (refused unless
+            # mqtt.unnamed_commands), never left without a word.
+            client.subscribe([(self.config.topic("command/+"), options), (self.config.topic("command"), options)])
         with self._cond:
             self._connected = True
             for latest in (self._status, self._state, self._devices, self._record):
@@ -725,8 +825,11 @@ class Feed:
 
     def _on_command_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         assert self._on_command is not None
+        # The broker's ACL lets a login write only the topic ending in its own name.
+        topic = message.topic
+        user = None if topic == self.config.topic("command") else topic.rsplit("/", 1)[1]
         try:
-            self._on_command(bytes(message.payload), bool(message.retain))
+            self._on_command(bytes(message.payload), bool(message.retain), user)
         except Exception:
             log.exception("on_command failed")
 

@@ -39,11 +39,13 @@ class KeyInput:
 @dataclass(frozen=True, slots=True)
 class Command:
     """An event, a match line or a daemon command (``new_match``, ``clock``, ``state``) as a
-    decoded JSON object, from the control socket, the MQTT command topic or a key sequence."""
+    decoded JSON object, from the control socket, the MQTT command topic or a key sequence.
+    ``user``: who sent it on ``<prefix>/command/<user>`` (kept with its event in the journal)."""
 
     source: str
     command: dict[str, Any]
     reply: Reply | None = None
+    user: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

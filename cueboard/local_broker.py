@@ -57,9 +57,13 @@ def mosquitto_broker(folder: Path, port: int, ws_port: int) -> Iterator[subproce
         "log_type warning",
         "log_type notice",
         "log_type information",  # its "running" line, which the demo waits for
+        "message_size_limit 1048576",  # as the shipped brokers (examples/mosquitto/venue.conf)
         f"listener {port} 127.0.0.1",
         f"listener {ws_port} 127.0.0.1",
         "protocol websockets",
+        # mosquitto 2.0.11 binds a WebSockets listener to every address whatever the listener
+        # line says, unless the socket's domain is given: loopback only, as documented.
+        "socket_domain ipv4",
         "allow_anonymous true",
     ]) + "\n")
     process = subprocess.Popen([binary, "-c", str(config)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -9,22 +9,25 @@ It serves the page's own files only (:data:`PAGE_FILES`, the package data of
 ``cueboard.web``), never the folder's tooling (``package.json``, ``vendor.mjs``,
 ``node_modules/``): the request's path is decoded and normalised first, and anything not
 on the list is a 404, never a listing or a 500. Every answer carries the headers of
-:data:`SECURITY_HEADERS` (docs/security.md).
+:data:`SECURITY_HEADERS` (docs/security.md). The server is :mod:`cueboard.web_server`'s:
+bounded (connections, a request's head's time and bytes), HTTPS with the venue's certificate
+when given, loopback unless ``--host`` says otherwise.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import posixpath
+import ssl
 import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
+from aiohttp import web
+
 from .resources import screen_dir
+from .web_server import Handler, Limits, WebServer, tls_context
 
 SCREEN_DIR = screen_dir()
 
@@ -96,87 +99,68 @@ def request_path(target: str) -> str | None:
     return posixpath.join(*parts) if parts else "index.html"
 
 
-class ScreenHandler(BaseHTTPRequestHandler):
-    """Serves the page's files (``files``, from ``directory``) and ``/config.js`` from the
-    server's settings; a 404 for anything else."""
+def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, str | int | float]) -> Handler:
+    """The page's files (``files``, from ``directory``) and ``/config.js`` from the server's
+    settings; a 404 for anything else, a 501 for a method other than GET and HEAD."""
+    config = ("window.CUEBOARD_SCREEN = " + json.dumps(settings) + ";\n").encode()
 
-    settings: ClassVar[dict[str, str | int | float]] = {}
-    files: ClassVar[frozenset[str]] = frozenset()
-    server_version = "cueboard-screen"
-    sys_version = ""
-
-    def __init__(self, *args: Any, directory: str, **kwargs: Any) -> None:
-        self.directory = Path(directory)
-        super().__init__(*args, **kwargs)
-
-    def do_GET(self) -> None:
-        self._answer(body=True)
-
-    def do_HEAD(self) -> None:
-        self._answer(body=False)
-
-    def end_headers(self) -> None:
-        for name, value in SECURITY_HEADERS.items():  # on every answer, errors included
-            self.send_header(name, value)
-        super().end_headers()
-
-    def _answer(self, *, body: bool) -> None:
-        path = request_path(self.path)
+    async def answer(request: web.Request) -> web.StreamResponse:
+        if request.method not in ("GET", "HEAD"):
+            return web.Response(status=501, text="501: GET and HEAD only\n")
+        # The target as sent; leading slashes are one ("//x" is a path here, not a host).
+        path = request_path("/" + request.raw_path.lstrip("/"))
         if path == "config.js":
-            content = ("window.CUEBOARD_SCREEN = " + json.dumps(self.settings) + ";\n").encode()
-            self._send(content, "text/javascript; charset=utf-8", body=body, cache="no-store")
-            return
-        if path is None or path not in self.files:
-            self.send_error(404)
-            return
+            return _send(config, "text/javascript; charset=utf-8", cache="no-store")
+        if path is None or path not in files:
+            return web.Response(status=404, text="404: not part of the page\n")
         try:
-            content = (self.directory / path).read_bytes()
+            content = (directory / path).read_bytes()
         except OSError:  # gone since the server started
-            self.send_error(404)
-            return
-        self._send(content, CONTENT_TYPES.get(posixpath.splitext(path)[1], "application/octet-stream"),
-                   body=body, cache="no-cache")
+            return web.Response(status=404, text="404: not part of the page\n")
+        return _send(content, CONTENT_TYPES.get(posixpath.splitext(path)[1], "application/octet-stream"),
+                     cache="no-cache")
 
-    def _send(self, content: bytes, content_type: str, *, body: bool, cache: str) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(content)))
-        self.send_header("Cache-Control", cache)
-        self.end_headers()
-        if body:
-            self.wfile.write(content)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # quiet: a screen polls nothing, and a venue does not read access logs
+    return answer
 
 
-def make_server(host: str = "0.0.0.0", port: int = 8080, *, broker_ws: str | None = None, venue: str | None = None,
+def _send(content: bytes, content_type: str, *, cache: str) -> web.Response:
+    response = web.Response(body=content, headers={"Content-Type": content_type, "Cache-Control": cache})
+    return response
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | None = None, venue: str | None = None,
                 table: str | None = None, directory: Path = SCREEN_DIR,
-                page: dict[str, str | int | float] | None = None) -> ThreadingHTTPServer:
-    """An HTTP server for the page (``port`` 0: a free one, see ``server.server_address``).
-    ``page``: more of the page's defaults (``tables``, ``view``, ``per_page``, ``rotate``,
-    ``lang``: docs/screen.md)."""
+                page: dict[str, str | int | float] | None = None, tls: ssl.SSLContext | None = None,
+                limits: Limits | None = None) -> WebServer:
+    """A web server for the page (:mod:`cueboard.web_server`: bounded, HTTPS with ``tls``),
+    bound at once (``port`` 0: a free one, see ``server.server_address``). ``page``: more of the
+    page's defaults (``tables``, ``view``, ``per_page``, ``rotate``, ``lang``: docs/screen.md)."""
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no screen page in {directory}")
     settings: dict[str, str | int | float] = {
         k: v for k, v in (("broker", broker_ws), ("venue", venue), ("table", table)) if v}
     settings.update({k: v for k, v in (page or {}).items() if v is not None})
     files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
-    handler = type("Handler", (ScreenHandler,), {"settings": settings, "files": files})
-    return ThreadingHTTPServer((host, port), functools.partial(handler, directory=str(directory)))
+    server = WebServer(host, port, limits=limits or Limits(), tls=tls, headers=SECURITY_HEADERS)
+    server.app.router.add_route("*", "/{tail:.*}", _page_handler(directory, files, settings))
+    server.start()
+    return server
 
 
-def serve_in_thread(server: ThreadingHTTPServer) -> threading.Thread:
+def serve_in_thread(server: WebServer) -> threading.Thread:
     thread = threading.Thread(target=server.serve_forever, name="cueboard-screen", daemon=True)
     thread.start()
     return thread
 
 
 def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None,
-               page: dict[str, str | int | float] | None = None) -> int:
-    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table, page=page)
+               page: dict[str, str | int | float] | None = None, tls_cert: str | None = None,
+               tls_key: str | None = None) -> int:
+    tls = None if tls_cert is None else tls_context(tls_cert, tls_key or tls_cert)
+    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table, page=page, tls=tls)
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    print(f"cueboard screen: http://{shown}:{server.server_address[1]}/  "
+    scheme = "https" if tls is not None else "http"
+    print(f"cueboard screen: {scheme}://{shown}:{server.server_address[1]}/  "
           f"(broker {broker_ws or 'ws://<this host>:9001'}; ?table=NAME for one table)", flush=True)
     try:
         server.serve_forever()

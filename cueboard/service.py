@@ -8,7 +8,6 @@ health and is retried by its Board; a broker that is down is retried by the Feed
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import signal
 import sys
@@ -26,6 +25,7 @@ from .hw.clock import Clock
 from .hw.keypad_link import KeypadLink
 from .inputs import Command, KeyInput
 from .referee_boxes import RefereeBoxes
+from .remote_lines import USER_MAX, Unreadable, check_user, read_line
 from .seams import Output
 
 log = logging.getLogger("cueboard")
@@ -34,28 +34,52 @@ SWITCH_INTERVAL = 0.001
 """Seconds a Python thread runs before another may take the interpreter lock (Python's default: 0.005)."""
 
 
-def _command_payload(table: Table, payload: bytes, retained: bool) -> None:
-    """An MQTT command: one JSON event or match line, answered on event or rejected. A retained
+def _command_payload(table: Table, payload: bytes, retained: bool, user: str | None,
+                     feed: Feed | None = None) -> None:
+    """An MQTT command from ``user`` (the last level of ``<prefix>/command/<user>``; None on the
+    bare topic of ``mqtt.unnamed_commands``): one JSON event or match line, answered on event
+    or rejected, exactly once whatever it holds (:mod:`cueboard.remote_lines`). A retained
     command is never applied (a restart would apply it again); the network's lines wait behind
-    the table's own and within ``[commands]``'s bounds (:meth:`Table.submit_remote`)."""
+    the table's own and within ``[commands]``'s bounds, each user's on its own
+    (:meth:`Table.submit_remote`)."""
+    source = "command"
+    limits = table.config.commands
+    if user is None and not (table.config.mqtt is not None and table.config.mqtt.unnamed_commands):
+        line = read_line(payload, limits.max_bytes)  # for its id and type
+        table.refuse_remote(None if isinstance(line, Unreadable) else line, "command: the bare command topic is not "
+                            "taken: publish on <prefix>/command/<user>, under your own login, so the table knows "
+                            "who changed the score (mqtt.unnamed_commands = true takes it from older tools)",
+                            source, raw=payload)
+        return
+    if user is not None:
+        why = check_user(user)
+        if why is not None:
+            table.refuse_remote(None, f"command: {why}", source, user=user[:USER_MAX], raw=payload)
+            return
     if retained:
-        table.refuse_remote(None, "command: a retained command is never applied (a restart would apply it "
-                            "again): publish commands without the retain flag", "command")
+        line = read_line(payload, limits.max_bytes)  # for its id and type
+        table.refuse_remote(None if isinstance(line, Unreadable) else line, "command: a retained command is never "
+                            "applied (a restart would apply it again): publish commands without the retain flag",
+                            source, user=user, raw=payload)
         return
-    # The rate first, before any decoding: a flood costs this thread (paho's) little.
-    reason = table.admit("command")
+    # The rate before the line is looked at; a refused line is still read (bounded) for its id,
+    # by which its sender knows the answer.
+    reason = table.admit(source, user)
+    if reason is not None and user is not None and feed is not None and feed.lane_full(user):
+        # The user's answers wait unsent already (its own flood): one more would only push its
+        # oldest out. Counted and summed up, unread: a flood costs this thread (paho's) little,
+        # so the lines of others behind it in the broker's stream are not held up.
+        table.refuse_remote(None, reason, source, user=user, limit=True)
+        return
+    obj = read_line(payload, limits.max_bytes)
+    if isinstance(obj, Unreadable):
+        table.refuse_remote(None, f"command: {obj.reason}" if reason is None else reason, source, user=user,
+                            raw=payload, limit=reason is not None)
+        return
     if reason is not None:
-        table.refuse_remote(None, reason, "command", limit=True)
+        table.refuse_remote(obj, reason, source, user=user, limit=True)
         return
-    try:
-        obj = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        table.refuse_remote(None, f"command: not JSON: {exc}", "command")
-        return
-    if not isinstance(obj, dict):
-        table.refuse_remote(None, "command: send one JSON object", "command")
-        return
-    table.submit_remote(Command("command", obj), admitted=True)
+    table.submit_remote(Command(source, obj, user=user), admitted=True)
 
 
 @contextlib.contextmanager
@@ -73,7 +97,8 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         if config.mqtt is not None:
             holder: list[Table] = []
             feed = Feed(config.mqtt, table=config.table,
-                        on_command=lambda payload, retained: _command_payload(holder[0], payload, retained))
+                        on_command=lambda payload, retained, user: _command_payload(holder[0], payload, retained,
+                                                                                    user, feed))
         if boards is None:
             opened: list[Board] = [open_board(display) for display in config.displays]
             boards = list(opened)

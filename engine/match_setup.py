@@ -117,36 +117,86 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 """The bidirectional marks, embeddings, overrides and isolates: "\u202eevil" shows reversed."""
 
 
+MARKS_MAX = 3
+"""Combining marks on one letter, once NFC-normalised: Thai's vowel and tone mark, Hebrew's
+points, Vietnamese's two accents fit; a stack of 38 is a garbled name on every screen."""
+
+JOINERS = frozenset("\u200c\u200d")
+"""Zero-width (non-)joiners: part of how Persian, Arabic and Indic names are written, taken
+between two letters only."""
+
+INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters that show nothing (the Hangul fillers, the blank Braille pattern): a look-alike name."""
+
+
+def _invisible(name: str, i: int, ch: str, kind: str) -> str | None:
+    """What makes ``ch`` (at ``i`` in ``name``) a character nobody sees, or None."""
+    if ch in JOINERS:
+        between = 0 < i < len(name) - 1 and unicodedata.category(name[i - 1])[0] in "LM" \
+            and unicodedata.category(name[i + 1])[0] in "LM"
+        return None if between else "a zero-width joiner outside a word"
+    if kind == "Cf" or ch in INVISIBLE_LETTERS:
+        return "an invisible character"
+    if kind in ("Co", "Cn", "Cs"):
+        return "a character no board or screen can show (unassigned or private)"
+    return None
+
+
 def check_name(value: Any, where: str) -> str:
     """A side's or a player's name as the boards and screens will show it: trimmed, NFC-
-    normalised, 1 to 40 characters, with no control, line-break or bidirectional-control
-    character (they would garble a board or a screen); IllegalEvent naming ``where`` else.
+    normalised, every space a plain one and never two in a row, 1 to 40 characters, with no
+    control, line-break, bidirectional-control or invisible character (U+200B, U+FEFF, U+2060
+    ...: a look-alike "Ronnie") and at most :data:`MARKS_MAX` combining marks on a letter (they
+    would garble a board or a screen); IllegalEvent naming ``where`` and the rule else.
 
-    >>> check_name("  Ding Junhui ", "side 0")
+    >>> check_name("  Ding  Junhui ", "side 0")
     'Ding Junhui'
     >>> check_name("\u202eevil", "side 1")
     Traceback (most recent call last):
     ...
     cueboard.engine.errors.IllegalEvent: match: side 1's name has a bidirectional control character (U+202E), ...
+    >>> check_name("Ron\u200bnie", "side 0")
+    Traceback (most recent call last):
+    ...
+    cueboard.engine.errors.IllegalEvent: match: side 0's name has an invisible character (U+200B), ...
     """
     if not isinstance(value, str):
         raise IllegalEvent(f"match: {where}'s name must be text, not {value!r}"[:200], short="match_setup")
+    if len(value) > 4 * NAME_MAX + 100:  # said before any work on it: a 2 MB name costs nothing
+        raise IllegalEvent(f"match: {where}'s name is {len(value)} characters; a name is 1 to {NAME_MAX} "
+                           f"(it must fit a board)", short="match_setup")
     name = unicodedata.normalize("NFC", value.strip())
+    # Every space a plain one, one at a time: names read (and compare) the same everywhere.
+    name = " ".join("".join(" " if unicodedata.category(c) == "Zs" else c for c in name).split(" "))
+    name = " ".join(part for part in name.split(" ") if part)
     if not name:
         raise IllegalEvent(f"match: {where} has an empty name", short="match_setup")
     if len(name) > NAME_MAX:
         raise IllegalEvent(f"match: {where}'s name is {len(name)} characters; a name is 1 to {NAME_MAX} "
                            f"(it must fit a board)", short="match_setup")
-    for ch in name:
+    marks = 0
+    for i, ch in enumerate(name):
         kind = unicodedata.category(ch)
+        marks = marks + 1 if kind in ("Mn", "Me") else 0
         if ch in BIDI_CONTROLS:
             what = "a bidirectional control character"
         elif kind in ("Zl", "Zp") or ch in "\n\r\x0b\x0c\x85":
             what = "a line break"
         elif kind == "Cc":
             what = "a control character"
+        elif marks and (i == marks - 1 or name[i - marks] == " "):
+            what = "a combining mark on no letter"
+        elif marks > MARKS_MAX:
+            stack = marks + next((n for n, c in enumerate(name[i + 1:]) if unicodedata.category(c) not in
+                                  ("Mn", "Me")), len(name) - i - 1)
+            raise IllegalEvent(f"match: {where}'s name has {stack} combining marks on one letter (at character "
+                               f"{i + 1 - marks}); at most {MARKS_MAX}, which would garble a board or a screen",
+                               short="match_setup")
         else:
-            continue
+            found = _invisible(name, i, ch, kind)
+            if found is None:
+                continue
+            what = found
         raise IllegalEvent(f"match: {where}'s name has {what} (U+{ord(ch):04X}), which would garble a board "
                            "or a screen", short="match_setup")
     return name

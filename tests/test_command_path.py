@@ -77,10 +77,13 @@ def desk(broker: Mosquitto) -> mqtt.Client:
 
 def subscribed(daemon: Daemon, broker: Mosquitto) -> None:
     """Wait until the daemon's command subscription is in place (the broker logs it)."""
-    broker.wait_for_log(lambda line: line.endswith(f"{PREFIX}/command"), TIMEOUT)
+    broker.wait_for_log(lambda line: line.endswith(f"{PREFIX}/command/+"), TIMEOUT)
 
 
-def test_a_retained_command_is_never_applied_again_on_a_restart(tmp_path: Path, broker: Mosquitto) -> None:
+def test_a_retained_command_is_refused_live_and_after_a_restart(tmp_path: Path, broker: Mosquitto) -> None:
+    """Over MQTT 3.1.1 the broker clears the retain flag of a message delivered live, and a
+    retained command was applied (issue 26). The daemon subscribes with MQTT 5's
+    retain-as-published: the flag arrives as published, live and after a restart."""
     config = config_for(tmp_path, broker)
     rejected = Subscriber(f"{PREFIX}/rejected", port=broker.port, host="localhost", username="desk",
                           password=USERS["desk"], ca=broker.tls_files.ca)  # type: ignore[attr-defined]
@@ -89,26 +92,22 @@ def test_a_retained_command_is_never_applied_again_on_a_restart(tmp_path: Path, 
     try:
         with Daemon(config, boards=[], control=False, pin_factory=MockFactory()) as daemon:
             subscribed(daemon, broker)
-            # A desk tool that sets the retain flag: delivered live (the flag cleared), applied once.
-            client.publish(f"{PREFIX}/command", json.dumps({"type": "no_pot"}), qos=1,
+            # A desk tool that sets the retain flag: refused live, with its id and user.
+            client.publish(f"{PREFIX}/command/desk", json.dumps({"type": "no_pot", "id": "r1"}), qos=1,
                            retain=True).wait_for_publish(TIMEOUT)
-            rejected_before = daemon.on_engine(lambda: daemon.table.refused)
-            for _ in range(200):
-                if daemon.state()["seq"] == 1:
-                    break
-                threading.Event().wait(0.05)  # not a wall-clock limit: a poll step, bounded by the loop
-            assert daemon.state()["seq"] == 1
-            assert daemon.on_engine(lambda: daemon.table.refused) == rejected_before
+            live = rejected.wait_for(lambda m: "retained" in m.json()["reason"]).json()
+            assert (live["id"], live["type"], live["user"], live["source"]) == ("r1", "no_pot", "desk", "command")
+            assert daemon.state()["seq"] == 0
         files = sorted(p.name for p in Path(config.journal_dir).glob("match-*.jsonl"))
         # The restart: the broker hands the retained command to the new subscription.
         with Daemon(config, boards=[], control=False, pin_factory=MockFactory()) as again:
             subscribed(again, broker)
             message = rejected.wait_for(lambda m: "retained" in m.json()["reason"])
-            assert message.json()["source"] == "command"
-            assert again.state()["seq"] == 1  # not applied a second time
+            assert message.json()["source"] == "command" and message.json()["user"] == "desk"
+            assert again.state()["seq"] == 0  # never applied
         assert sorted(p.name for p in Path(config.journal_dir).glob("match-*.jsonl")) == files
     finally:
-        client.publish(f"{PREFIX}/command", b"", qos=1, retain=True).wait_for_publish(TIMEOUT)  # clear it
+        client.publish(f"{PREFIX}/command/desk", b"", qos=1, retain=True).wait_for_publish(TIMEOUT)  # clear it
         client.disconnect()
         client.loop_stop()
         rejected.close()
@@ -133,9 +132,9 @@ def test_a_flood_from_the_network_never_delays_the_referee(tmp_path: Path, broke
         admit, submit_remote, refuse_remote, handle = (table.admit, table.submit_remote, table.refuse_remote,
                                                        table._handle)
 
-        def counting_admit(source: str) -> str | None:
+        def counting_admit(source: str, user: str | None = None) -> str | None:
             received.append(source)  # every line the MQTT client hands on is first admitted, or not
-            return admit(source)
+            return admit(source, user)
 
         def counting_submit_remote(item: Command, **options: Any) -> None:
             submit_remote(item, **options)
@@ -161,7 +160,7 @@ def test_a_flood_from_the_network_never_delays_the_referee(tmp_path: Path, broke
             # referee's press meets a full queue.
             table.submit(Call("test", lambda: gate.wait(TIMEOUT * 4) and None))
             for _ in range(20_000):
-                client.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=0)
+                client.publish(f"{PREFIX}/command/desk", b'{"type": "no_pot"}', qos=0)
             assert full.wait(TIMEOUT), f"the queue never filled: {len(received)} received"
             for button in (FOUL, BLUE):
                 pin = pins.pin(PINS[0][button])
@@ -176,7 +175,7 @@ def test_a_flood_from_the_network_never_delays_the_referee(tmp_path: Path, broke
             # At the end of the network's queue (past its bounds): answered once all before it were.
             drained = threading.Event()
             with table._cv:
-                table._remote.append(Command("barrier", {"type": "state"}, lambda answer: drained.set()))
+                table._remote.append(Command("barrier", {"type": "state"}, lambda answer: drained.set()), "barrier")
                 table._cv.notify()
             assert drained.wait(TIMEOUT)
             state = daemon.state()
@@ -215,7 +214,7 @@ def test_a_flood_of_new_matches_makes_one_journal_file(tmp_path: Path, broker: M
         try:
             for n in range(200):
                 line = {"type": "match", "sides": ["Ann", f"Bob {n}"], "id": f"m{n}"}
-                client.publish(f"{PREFIX}/command", json.dumps(line), qos=1).wait_for_publish(TIMEOUT)
+                client.publish(f"{PREFIX}/command/desk", json.dumps(line), qos=1).wait_for_publish(TIMEOUT)
         finally:
             client.disconnect()
             client.loop_stop()

@@ -49,7 +49,7 @@ def anonymous_command(broker: Mosquitto, payload: bytes) -> None:
     client.connect(broker.host, broker.port)
     client.loop_start()
     try:
-        client.publish(f"{PREFIX}/command", payload, qos=1).wait_for_publish(30)
+        client.publish(f"{PREFIX}/command/desk", payload, qos=1).wait_for_publish(30)
     finally:
         client.disconnect()
         client.loop_stop()
@@ -102,14 +102,14 @@ def test_insecure_commands_is_said_at_every_start(mosquitto_broker: Mosquitto,
     health = HealthLog()
     caplog.set_level(logging.WARNING, logger="cueboard.feed")
     for start in range(2):
-        feed = Feed(config, table="t1", on_command=lambda payload, retained: commands(payload.decode()),
+        feed = Feed(config, table="t1", on_command=lambda payload, retained, user: commands(payload.decode()),
                     on_health=health)
         since = len(mosquitto_broker.log)
         feed.start()
         try:
             health.wait_for("ok")
             assert feed.flush(30)
-            mosquitto_broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"),
+            mosquitto_broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command/+"),
                                           since=since)
             payload = f'{{"type": "new_match", "n": {start}}}'
             anonymous_command(mosquitto_broker, payload.encode())
@@ -118,14 +118,14 @@ def test_insecure_commands_is_said_at_every_start(mosquitto_broker: Mosquitto,
             feed.stop()
     warnings = [r.getMessage() for r in caplog.records if "insecure_commands" in r.getMessage()]
     assert len(warnings) == 2, warnings
-    assert warnings[0] == (f"mqtt.insecure_commands = true: {PREFIX}/command is subscribed without TLS and "
+    assert warnings[0] == (f"mqtt.insecure_commands = true: {PREFIX}/command/+ is subscribed without TLS and "
                            f"authentication: anyone who can publish to 127.0.0.1:{mosquitto_broker.port} can change "
                            "this table's score")
 
 
 def test_without_commands_nothing_is_subscribed(mosquitto_broker: Mosquitto) -> None:
     feed = Feed(MqttConfig(prefix=PREFIX, host=mosquitto_broker.host, port=mosquitto_broker.port,
-                           client_id="cueboard-club-t1"), table="t1", on_command=lambda payload, retained: None)
+                           client_id="cueboard-club-t1"), table="t1", on_command=lambda payload, retained, user: None)
     feed.start()
     try:
         feed.publish_state({"schema": 1, "seq": 1})
@@ -141,19 +141,20 @@ def test_tls_and_a_username_take_commands(mosquitto_factory: Any, tls_files: Tls
     health = HealthLog()
     config = MqttConfig(prefix=PREFIX, host=broker.host, port=broker.port, username="t1", password="t1-pw",
                         tls=TlsConfig(str(tls_files.ca)), command=True, client_id="cueboard-club-t1")
-    feed = Feed(config, table="t1", on_command=lambda payload, retained: commands(payload.decode()), on_health=health)
+    feed = Feed(config, table="t1", on_command=lambda payload, retained, user: commands(payload.decode()),
+                on_health=health)
     feed.start()
     try:
         health.wait_for("ok")
         assert feed.flush(30)
-        broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"))
+        broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command/+"))
         desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-desk")
         desk.username_pw_set("desk", "desk-pw")
         desk.tls_set(str(tls_files.ca))
         desk.connect(broker.host, broker.port)
         desk.loop_start()
         try:
-            desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(30)
+            desk.publish(f"{PREFIX}/command/desk", b'{"type": "no_pot"}', qos=1).wait_for_publish(30)
         finally:
             desk.disconnect()
             desk.loop_stop()

@@ -340,7 +340,7 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
     commands: list[bytes] = []
     arrived = HealthLog()  # any queue will do
 
-    def on_command(payload: bytes, retained: bool) -> None:
+    def on_command(payload: bytes, retained: bool, user: str | None) -> None:
         commands.append(payload)
         arrived(payload.decode())
 
@@ -349,7 +349,7 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
                  command=True, on_command=on_command, on_health=health)
     health.wait_for("ok")
     assert feed.flush(30)  # "online" acknowledged: the SUBSCRIBE before it is done too
-    broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command"))
+    broker.wait_for_log(lambda line: line.endswith(f"cueboard-club-t1 1 {PREFIX}/command/+"))
     desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="desk")
     desk.username_pw_set("desk", "desk-pw")
     desk.tls_set(str(tls_files.ca))
@@ -360,7 +360,7 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
     desk.loop_start()
     try:
         assert desk_up.wait(30)
-        desk.publish(f"{PREFIX}/command", b'{"type": "no_pot"}', qos=1).wait_for_publish(30)
+        desk.publish(f"{PREFIX}/command/desk", b'{"type": "no_pot"}', qos=1).wait_for_publish(30)
         arrived.wait_for('{"type": "no_pot"}')
         # Re-subscribed after a reconnect (the restarted broker has forgotten the subscription).
         broker.stop()
@@ -371,7 +371,7 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
         health.wait_for("ok")
         assert feed.flush(30)
         assert desk_up.wait(30)  # the desk is back too (paho reconnects it by itself)
-        desk.publish(f"{PREFIX}/command", b'{"type": "undo"}', qos=1).wait_for_publish(30)
+        desk.publish(f"{PREFIX}/command/desk", b'{"type": "undo"}', qos=1).wait_for_publish(30)
         arrived.wait_for('{"type": "undo"}')
     finally:
         desk.disconnect()
@@ -381,7 +381,7 @@ def test_command_topic_with_authentication(mosquitto_factory: Factory, feeds: An
 
 def test_no_command_topic_unless_enabled(mosquitto_factory: Factory, feeds: Any) -> None:
     broker = mosquitto_factory(users=USERS)
-    feed = feeds(broker, "t1", username="t1", password="table-one-pw", on_command=lambda payload, retained: None)
+    feed = feeds(broker, "t1", username="t1", password="table-one-pw", on_command=lambda payload, retained, user: None)
     feed.publish_state({"schema": 1, "seq": 1})
     assert feed.flush(30)
     broker.wait_for_log(lambda line: "Received PUBLISH from cueboard-club-t1" in line and "/state'" in line)

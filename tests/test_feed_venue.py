@@ -93,16 +93,17 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
     passwords = make_password_file(tmp_path / "passwords", {"t1": "t1-pw", "desk": "desk-pw"})
     port, ws_port = free_port(), free_port()
     venue = mosquitto_factory(port=port, config=venue_config(port, ws_port, tls_files, passwords, league=league))
-    league.wait_for_log(lambda line: "connected from" in line and " as venue-club " in line)  # the bridge
+    league.wait_for_log(lambda line: "connected from" in line and " as cueboard-bridge-venue-club " in line)
 
     commands = HealthLog()  # a queue to wait on
     health = HealthLog()
     config = MqttConfig(prefix="cueboard/club/t1", host=venue.host, port=port, username="t1",
                         password="t1-pw", tls=TlsConfig(str(tls_files.ca)), command=True, reconnect_max=2,
                         client_id="cueboard-club-t1")
-    feed = Feed(config, table="t1", on_command=lambda payload, retained: commands(payload.decode()), on_health=health)
+    feed = Feed(config, table="t1", on_command=lambda payload, retained, user: commands(payload.decode()),
+                on_health=health)
     league_screen = Subscriber("cueboard/#", port=league.port, ca=tls_files.ca)
-    screen = Subscriber("cueboard/+/+/state", port=ws_port, transport="websockets")
+    screen = Subscriber("cueboard/+/+/state", port=ws_port, transport="websockets", client_id="cueboard-screen-1")
     with league_screen.wait_subscribed(), screen.wait_subscribed():
         feed.start()
         try:
@@ -114,14 +115,14 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
             with Subscriber("cueboard/club/t1/state", port=league.port, ca=tls_files.ca) as late:
                 assert late.get().retain  # the bridge keeps the retained flag
             # An anonymous screen cannot send commands (the ACL); the desk can.
-            screen.client.publish("cueboard/club/t1/command", b"from a screen", qos=1).wait_for_publish(30)
+            screen.client.publish("cueboard/club/t1/command/desk", b"from a screen", qos=1).wait_for_publish(30)
             desk = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-desk")
             desk.username_pw_set("desk", "desk-pw")
             desk.tls_set(str(tls_files.ca))
             desk.connect(venue.host, port)
             desk.loop_start()
             try:
-                desk.publish("cueboard/club/t1/command", b"from the desk", qos=1).wait_for_publish(30)
+                desk.publish("cueboard/club/t1/command/desk", b"from the desk", qos=1).wait_for_publish(30)
                 assert commands.wait_for("from ") == "from the desk"
             finally:
                 desk.disconnect()
@@ -130,5 +131,5 @@ def test_example_venue_config(mosquitto_factory: Factory, tls_files: TlsFiles, t
             feed.stop()
         league_screen.wait_topic("cueboard/club/t1/status", b"offline")
     assert health.history[-1] == "down: stopped"
-    venue.wait_for_log(lambda line: "Denied PUBLISH" in line and "'cueboard/club/t1/command'" in line)
+    venue.wait_for_log(lambda line: "Denied PUBLISH" in line and "'cueboard/club/t1/command/desk'" in line)
 

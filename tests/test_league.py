@@ -97,10 +97,11 @@ def league_config(port: int, ws_port: int, tls: TlsFiles, passwords: Path) -> st
         "listener 8884\n": f"listener {ws_port} 127.0.0.1\n",
         "/etc/mosquitto/certs/league-ca.crt": str(tls.ca),
         "password_file /etc/mosquitto/league-passwords": f"password_file {passwords}",
-        "/etc/mosquitto/league-acl": str(EXAMPLE / "league-acl"),
     }.items():
         assert text.count(placeholder) == 1, f"{placeholder!r} is not in league.conf once"
         text = text.replace(placeholder, value)
+    assert text.count("/etc/mosquitto/league-acl") == 2  # one a listener
+    text = text.replace("/etc/mosquitto/league-acl", str(EXAMPLE / "league-acl"))
     return text.replace("/etc/mosquitto/certs/league.crt", str(tls.server_cert)).replace(
         "/etc/mosquitto/certs/league.key", str(tls.server_key))
 
@@ -112,6 +113,7 @@ class League:
     venue: Mosquitto
     cable: Cable
     tls: TlsFiles
+    screens: int = 0
 
     def table(self, name: str = "t1") -> Feed:
         config = MqttConfig(prefix=f"cueboard/club/{name}", host=self.venue.host, port=self.venue.port,
@@ -121,7 +123,9 @@ class League:
 
     def screen(self, topics: str | list[str]) -> Subscriber:
         """A league screen: anonymous, over secure WebSockets."""
-        return Subscriber(topics, port=self.ws_port, transport="websockets", ca=self.tls.ca).wait_subscribed()
+        self.screens += 1  # an id of its own, cueboard-...: the league takes no other (clientid_prefixes)
+        return Subscriber(topics, port=self.ws_port, transport="websockets", ca=self.tls.ca,
+                          client_id=f"cueboard-screen-{self.screens}").wait_subscribed()
 
 
 @pytest.fixture
@@ -153,7 +157,8 @@ def test_a_tables_state_reaches_the_league_through_the_bridge(league: League) ->
     feed = league.table()
     with league.screen("cueboard/+/+/state") as screen, \
             Subscriber("$share/results/cueboard/+/+/event", port=league.league.port, ca=league.tls.ca,
-                       username="results", password="results-pw").wait_subscribed() as results:
+                       username="results", password="results-pw",
+                       client_id="cueboard-results-1").wait_subscribed() as results:
         feed.start()
         try:
             feed.publish_state(state)
@@ -217,7 +222,7 @@ def test_a_venue_whose_link_drops_catches_up_when_it_returns(league: League, fin
 def test_the_league_keeps_each_venue_to_its_own_topics(league: League) -> None:
     """A venue's bridge user may write its own venue's topics only (league-acl)."""
     with league.screen("cueboard/#") as screen:
-        rogue = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="rogue")
+        rogue = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-rogue")
         rogue.username_pw_set("venue-club", "change-me")
         rogue.tls_set(str(league.tls.ca))
         rogue.connect(league.league.host, league.league.port)
@@ -303,3 +308,18 @@ def test_the_league_bench_bridges_as_venue_conf_ships_it(mosquitto_factory: Fact
     assert bridge.splitlines() == wanted
     venue = mosquitto_factory(extra=bridge)  # raises, with mosquitto's words, if it does not start
     assert venue.port
+
+
+def test_the_shipped_league_config_reloads_without_dropping_the_bridge(league: League) -> None:
+    """league.conf recommends `systemctl reload mosquitto`: SIGHUP it, as systemd does."""
+    import signal
+
+    since = len(league.league.log)
+    venue_since = len(league.venue.log)
+    assert league.league._process is not None
+    league.league._process.send_signal(signal.SIGHUP)
+    league.league.wait_for_log(lambda line: "Reloading config" in line, since=since)
+    with league.screen(BRIDGE_STATE) as states:  # the broker answers again: the reload is done
+        assert states.get().payload == b"1"
+    assert not any("Error" in line or "Duplicate" in line for line in league.league.log[since:])
+    assert not any("Connecting bridge" in line for line in league.venue.log[venue_since:])  # never dropped

@@ -32,6 +32,16 @@ BAD_NAMES = [
     pytest.param("\u202eevil", "bidirectional control character (U+202E)", id="right-to-left-override"),
     pytest.param("\u2067Ann", "bidirectional control character (U+2067)", id="right-to-left-isolate"),
     pytest.param("   ", "empty name", id="blank"),
+    # Issue 26: a look-alike "Ronnie" and a garbled name on every screen.
+    pytest.param("Ron\u200bnie", "invisible character (U+200B)", id="zero-width-space"),
+    pytest.param("\ufeffRonnie", "invisible character (U+FEFF)", id="byte-order-mark"),
+    pytest.param("Ron\u2060nie", "invisible character (U+2060)", id="word-joiner"),
+    pytest.param("Ronnie\u00ad", "invisible character (U+00AD)", id="soft-hyphen"),
+    pytest.param("\u3164", "invisible character (U+3164)", id="hangul-filler"),
+    pytest.param("\u200dRonnie", "zero-width joiner outside a word (U+200D)", id="joiner-at-the-start"),
+    pytest.param("Q" + "\u0301" * 30 + "uinten", "30 combining marks on one letter", id="30-stacked-marks"),
+    pytest.param("\u0301Ronnie", "combining mark on no letter", id="a-mark-on-nothing"),
+    pytest.param("Ann\ue000", "no board or screen can show", id="private-use"),
 ]
 
 
@@ -61,6 +71,19 @@ def test_a_good_name_is_trimmed_and_normalised() -> None:
     assert m.state()["sides"][0]["name"] == "J\u00f3zsef"
     assert m.state()["sides"][1]["name"] == "赵心童"
     assert Match.from_json(line("x" * 40, "Bob")).state()["sides"][0]["name"] == "x" * 40
+
+
+@pytest.mark.parametrize(("given", "shown"), [
+    ("Ronnie\u00a0O'Sullivan", "Ronnie O'Sullivan"),  # a no-break space: a plain one
+    ("Ronnie  \u3000 O'Sullivan", "Ronnie O'Sullivan"),  # one space between words
+    ("Nguye\u0302\u0303n", "Nguy\u1ec5n"),  # Vietnamese's two accents on one letter: NFC makes one character
+    ("\u0e01\u0e34\u0e48", "\u0e01\u0e34\u0e48"),  # Thai: a vowel and a tone mark on a letter
+    ("\u05e9\u05c1\u05b8\u05bc", "\u05e9\u05b8\u05bc\u05c1"),  # Hebrew: three points on a letter (NFC's order)
+    ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647"),  # Persian ZWNJ
+])
+def test_names_read_the_same_everywhere(given: str, shown: str) -> None:
+    """Spaces normalised, real scripts' marks and joiners kept (issue 26)."""
+    assert Match.from_json(line(given, "Bob")).state()["sides"][0]["name"] == shown
 
 
 @pytest.fixture

@@ -47,7 +47,8 @@ class Feed:
     def publish_event(self, seq: int, event: Mapping[str, Any]) -> None:
         pass
 
-    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str) -> None:
+    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str, *,
+                         user: str | None = None, raw: bytes | None = None) -> None:
         self.rejected.append((event, reason, source))
 
     def publish_devices(self, devices: Mapping[str, str]) -> None:
@@ -278,6 +279,29 @@ def test_a_flood_of_refusals_is_summed_up_not_published_line_by_line(tmp_path: P
         mono.now += 1
         table._timers(None)
         assert len(feed.rejected) == 6
-        assert feed.rejected[-1][1].startswith("95 more lines from command not taken in the last second: ")
+        assert feed.rejected[-1][1].startswith("95 more lines from command not taken in the last second, not "
+                                               "answered one by one")
+    finally:
+        table.journal.close()
+
+
+def test_a_refused_line_with_an_id_is_answered_by_its_id_and_each_user_has_its_own_rate(tmp_path: Path) -> None:
+    """Issue 26: a flood by one login neither takes another's tokens nor hides the answers to
+    lines with an id in a summary."""
+    mono = FakeMonotonic()
+    feed = Feed()
+    table = Table(table_config(tmp_path, commands={"rate": 5, "burst": 10}), feed=feed, monotonic=mono)
+    table.start()
+    try:
+        refused = [n for n in range(100) if table.admit("command", "scorer-t1") is not None]
+        assert len(refused) == 90  # its burst of 10 taken, the rest refused
+        assert table.admit("command", "desk") is None  # the desk's own tokens are untouched
+        for n in refused:
+            table.refuse_remote({"type": "no_pot", "id": f"s{n}"}, "not taken: over commands.rate", "command",
+                                limit=True, user="scorer-t1")
+        assert [event["id"] for event, _, _ in feed.rejected] == [f"s{n}" for n in refused]  # each its own
+        mono.now += 1
+        table._timers(None)
+        assert len(feed.rejected) == 90  # nothing left to sum up
     finally:
         table.journal.close()

@@ -113,13 +113,14 @@ def table(venue: Venue) -> Iterator[Table]:
     config = MqttConfig(prefix=PREFIX, host=venue.broker.host, port=venue.port, username="t1",
                         password=PASSWORDS["t1"], tls=TlsConfig(str(venue.tls.ca)), command=True,
                         client_id="cueboard-club-t1")
-    feed = Feed(config, table="t1", on_command=lambda payload, retained: commands(payload.decode()), on_health=health)
+    feed = Feed(config, table="t1", on_command=lambda payload, retained, user: commands(payload.decode()),
+                on_health=health)
     feed.start()
     try:
         health.wait_for("ok")
         feed.publish_state(example_states("snooker-frame")[-1])
         assert feed.flush(TIMEOUT)  # the SUBSCRIBE before "online" is done too
-        venue.broker.wait_for_log(lambda line: line.endswith(f" 1 {PREFIX}/command"))
+        venue.broker.wait_for_log(lambda line: line.endswith(f" 1 {PREFIX}/command/+"))
         yield Table(feed, commands, health)
     finally:
         feed.stop()
@@ -138,19 +139,19 @@ def denied(venue: Venue, who: str, topic: str) -> bool:
 def test_only_the_desk_writes_commands(venue: Venue, table: Table, clients: Callable[..., Client]) -> None:
     screen = clients(venue, "cueboard-screen-bar", websockets=True)
     assert screen.reason == "Success"
-    screen.publish(f"{PREFIX}/command", b'{"type": "new_match", "from": "a screen"}')
-    assert denied(venue, "cueboard-screen-bar", f"{PREFIX}/command"), venue.broker.log
+    screen.publish(f"{PREFIX}/command/desk", b'{"type": "new_match", "from": "a screen"}')
+    assert denied(venue, "cueboard-screen-bar", f"{PREFIX}/command/desk"), venue.broker.log
     other_table = clients(venue, "cueboard-club-t2", username="t2", password=PASSWORDS["t2"])
     assert other_table.reason == "Success"
-    other_table.publish(f"{PREFIX}/command", b'{"type": "new_match", "from": "t2"}')
+    other_table.publish(f"{PREFIX}/command/desk", b'{"type": "new_match", "from": "t2"}')
     other_table.publish(f"{PREFIX}/state", b'{"forged": true}')
-    assert denied(venue, "t2", f"{PREFIX}/command"), venue.broker.log
+    assert denied(venue, "t2", f"{PREFIX}/command/desk"), venue.broker.log
     assert denied(venue, "t2", f"{PREFIX}/state"), venue.broker.log
     assert clients(venue, "cueboard-stranger").reason == "Not authorized"  # no anonymous client over TLS
 
     desk = clients(venue, "cueboard-desk", username="desk", password=PASSWORDS["desk"])
     assert desk.reason == "Success"
-    desk.publish(f"{PREFIX}/command", b'{"type": "no_pot", "from": "the desk"}')
+    desk.publish(f"{PREFIX}/command/desk", b'{"type": "no_pot", "from": "the desk"}')
     # The broker handled the others' commands first (each was acknowledged before the desk's was
     # sent): had one come through, it would be the first the table got.
     assert table.commands.wait_for("{") == '{"type": "no_pot", "from": "the desk"}'
@@ -168,7 +169,8 @@ def test_nobody_knocks_a_table_offline_with_its_client_id(venue: Venue, table: T
     assert desk.reason == "Success"  # known as "desk"
     # Each CONNACK came after the broker had looked for a client of that id: none was closed.
     assert not any("already connected" in line for line in venue.broker.log), venue.broker.log
-    with Subscriber(f"{PREFIX}/status", port=venue.ws_port, transport="websockets") as screen:
+    with Subscriber(f"{PREFIX}/status", port=venue.ws_port, transport="websockets",
+                    client_id="cueboard-screen-1") as screen:
         assert screen.get().payload == b"online"
     table.feed.publish_devices({"keypad": "ok"})
     assert table.feed.flush(TIMEOUT)
@@ -183,7 +185,8 @@ def test_no_password_over_plain_websockets(venue: Venue, table: Table, clients: 
     the user's rights; screens read there without one."""
     assert clients(venue, "cueboard-tablet", username=username, password=password,
                    websockets=True).reason == "Not authorized"
-    with Subscriber(f"{PREFIX}/state", port=venue.ws_port, transport="websockets") as screen:
+    with Subscriber(f"{PREFIX}/state", port=venue.ws_port, transport="websockets",
+                    client_id="cueboard-screen-1") as screen:
         assert screen.get().json()["table"] == "t1"
 
 
@@ -193,7 +196,7 @@ def test_the_bridge_is_off_as_shipped(venue: Venue) -> None:
         assert f"#{line}" in lines, f"#{line}"
         assert line not in lines
     assert not any(line.startswith(("connection ", "address ", "remote_")) for line in lines)
-    assert "remove the '#' in front of the eight" in VENUE_CONF.read_text()  # how to turn it on
+    assert "remove the '#' in front of the nine" in VENUE_CONF.read_text()  # how to turn it on
     assert not any("Connecting bridge" in line for line in venue.broker.log), venue.broker.log
 
 
@@ -239,3 +242,19 @@ def test_the_screen_page_reads_the_venue_broker(venue: Venue, table: Table, tmp_
         player.join(TIMEOUT)
         server.shutdown()
         server.server_close()
+
+
+def test_the_shipped_config_reloads_without_dropping_the_table(venue: Venue, table: Table) -> None:
+    """`systemctl reload mosquitto` (SIGHUP): mosquitto 2.0.11 refused the file as shipped before
+    ("Duplicate auto_id_prefix value") and kept the old ACL and passwords."""
+    import signal
+
+    since = len(venue.broker.log)
+    assert venue.broker._process is not None
+    venue.broker._process.send_signal(signal.SIGHUP)
+    venue.broker.wait_for_log(lambda line: "Reloading config" in line, since=since)
+    table.feed.publish_devices({"keypad": "reloaded"})
+    assert table.feed.flush(TIMEOUT)  # the broker answers again: the reload is done
+    assert not any("Error" in line or "Duplicate" in line for line in venue.broker.log[since:]), \
+        venue.broker.log[since:]
+    assert venue.broker.running and table.health.history == ["connecting", "ok"]

@@ -15,8 +15,10 @@ VENUE_CONF = EXAMPLE / "venue.conf"
 ACL = EXAMPLE / "acl"
 
 BRIDGE = ["connection league", "address mqtt.league.example:8883", "bridge_cafile /etc/mosquitto/certs/league-ca.crt",
-          "remote_clientid venue-club", "remote_username venue-club",
-          "remote_password THE-LEAGUES-PASSWORD-FOR-THIS-VENUE", "cleansession false", "topic cueboard/# out 1"]
+          "remote_clientid cueboard-bridge-venue-club", "remote_username venue-club",
+          "remote_password THE-LEAGUES-PASSWORD-FOR-THIS-VENUE",
+          "notification_topic $SYS/broker/connection/venue-club/state", "cleansession false",
+          "topic cueboard/# out 1"]
 """The bridge's lines, commented out in venue.conf as shipped."""
 
 

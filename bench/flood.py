@@ -1,0 +1,330 @@
+"""One login floods a table: do the referee, the desk and the venue's screens still get through?
+(issue 26).
+
+    .venv/bin/python bench/flood.py                  # a 10 s flood (CI's short run)
+    .venv/bin/python bench/flood.py --seconds 60     # the measured run: at least 60 s of flood
+
+One real table in this process, as in bench/latency.py (``open_table``: a referee box on
+gpiozero's MockFactory, a 64x16 board on luma's dummy device, the feed to a loopback mosquitto
+with ``command = true``). Another process, the flood, publishes ``{"type": "foul", "points":
+3, "id": ...}`` on ``<prefix>/command/flood`` at QoS 0 as fast as this machine lets one paho
+client (never legal: a foul is 4 to 7, so no flood line may change the score; each has an id,
+so each is owed its own answer). Meanwhile, in turns, each step waiting for its answer:
+
+- the referee presses RED, then UNDO: press to the frame on the board, press to the state at a
+  venue subscriber;
+- the desk (its own login, ``command/desk``) sends ``no_pot`` then ``undo`` with ids: command to
+  its answer on ``event``, command to the state at the venue subscriber.
+
+The same steps run first without the flood (the floor, same run, same machine), then during it.
+A step without its answer within 5 s is a failure: counted, and in the percentiles at 5 s.
+The process's memory (RSS: the table and this bench's clients; the flood is another process)
+is sampled before, every second during, and after. Afterwards the journal is read: no event
+from the flooding login may be in it. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory
+from latency import KEYMAP, PINS, RED, UNDO, WAIT, Listener, TimedDevice, summary_ms
+
+from cueboard.config import parse_config
+from cueboard.devices import open_board
+from cueboard.hw.display_config import parse_display
+from cueboard.hw.display_devices import open_device
+from cueboard.journal import read_lines
+from cueboard.service import open_table
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from mosquitto import Mosquitto  # noqa: E402
+
+PREFIX = "cueboard/bench/t1"
+BROKER = "set_tcp_nodelay true"
+"""As the venue's broker runs (cueboard venue writes it): small messages are not held back."""
+FAIL_NS = int(WAIT * 1e9)
+
+FLOOD = """
+import sys, time, json
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-flood")
+client.max_queued_messages_set(10000)
+client.connect(sys.argv[1], int(sys.argv[2]))
+client.loop_start()
+topic, until, sent = sys.argv[3], time.monotonic() + float(sys.argv[4]), 0
+while time.monotonic() < until:
+    info = client.publish(topic, b'{"type": "foul", "points": 3, "id": "f%d"}' % sent, qos=0)
+    if info.rc == 0:
+        sent += 1
+client.disconnect()
+client.loop_stop()
+print(json.dumps({"sent": sent}))
+"""
+"""The flood: as fast as one paho client in a process of its own sends (its queue bounded, so
+it sends what the broker takes, never more than it can hold)."""
+
+
+def rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+DESK = """
+import json, socket, sys, threading, time
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+host, port, prefix = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sent, lock = {}, threading.Lock()
+def on_message(client, userdata, message):
+    ident = json.loads(message.payload).get("id")
+    with lock:
+        t0 = sent.pop(ident, None) if isinstance(ident, str) else None
+    if t0 is not None:
+        print(ident, t0, time.perf_counter_ns(), message.topic.rsplit("/", 1)[1], flush=True)
+subscribed = threading.Event()
+client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-desk-bench")
+client.on_connect = lambda c, u, f, r, p: c.subscribe([(prefix + "/event", 1), (prefix + "/rejected", 1)])
+client.on_subscribe = lambda *a: subscribed.set()
+client.on_message = on_message
+# As a browser's WebSocket does: small messages at once (no Nagle delay).
+client.on_socket_open = lambda c, u, sock: sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+client.connect(host, port)
+client.loop_start()
+subscribed.wait(5)
+print("ready", flush=True)
+for line in sys.stdin:
+    kind, ident = line.split()
+    with lock:
+        sent[ident] = time.perf_counter_ns()
+    client.publish(prefix + "/command/desk", json.dumps({"type": kind, "id": ident}), qos=1)
+"""
+"""The desk: another process (on its own machine in a venue), its own login, as a page would
+be. Told what to send on its standard input; prints each answer's id, when it was sent and
+answered (perf_counter_ns: the same monotonic clock in every process) and on which topic."""
+
+
+class Desk:
+    """The desk's process, and the answers it reports."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", DESK, host, str(port), PREFIX], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, start_new_session=True)
+        assert self.process.stdout is not None
+        if self.process.stdout.readline().strip() != "ready":
+            raise RuntimeError("desk: not subscribed")
+        self.answers: dict[str, tuple[int, int, str]] = {}
+        self._cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            ident, t0, t1, topic = line.split()
+            with self._cond:
+                self.answers[ident] = (int(t0), int(t1), topic)
+                self._cond.notify_all()
+
+    def send(self, kind: str, ident: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{kind} {ident}\n")
+        self.process.stdin.flush()
+
+    def answer(self, ident: str) -> tuple[int, int, str] | None:
+        with self._cond:
+            self._cond.wait_for(lambda: ident in self.answers, WAIT)
+            return self.answers.get(ident)
+
+    def close(self) -> None:
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(WAIT)
+
+
+class Steps:
+    """The referee's presses and the desk's commands, in turns, each waiting for its answer."""
+
+    def __init__(self, table: Any, pins: MockFactory, device: TimedDevice, venue: Listener, desk: Desk) -> None:
+        self.table, self.pins, self.device, self.venue, self.desk = table, pins, device, venue, desk
+        self.n = 0
+        self.fsync_end: list[int] = []
+        append = table.journal.append
+
+        def timed_append(event: Any) -> None:
+            append(event)
+            self.fsync_end.append(time.perf_counter_ns())
+
+        table.journal.append = timed_append
+
+    def press(self, button: int) -> tuple[int, int] | None:
+        """(press to pixels, press to venue) in ns, or None: no frame or no state in time."""
+        pin = self.pins.pin(PINS[button])
+        before = len(self.device.times)
+        self.fsync_end.clear()
+        self.venue.drain()
+        t0 = time.perf_counter_ns()
+        pin.drive_low()
+        t_pix = None
+        deadline = time.monotonic() + WAIT
+        while t_pix is None and time.monotonic() < deadline:
+            self.device.shown.wait(0.05)
+            self.device.shown.clear()
+            if self.fsync_end:
+                t_pix = next((t for t in self.device.times[before:] if t >= self.fsync_end[0]), None)
+        try:
+            t_state = self.venue.next(f"{PREFIX}/state")[0] if t_pix is not None else None
+        except queue.Empty:
+            t_state = None
+        pin.drive_high()
+        time.sleep(0.025)  # the release's debounce timer fires before the next press
+        if t_pix is None or t_state is None:
+            return None
+        return t_pix - t0, t_state - t0
+
+    def command(self, kind: str) -> tuple[int, int] | None:
+        """(command to its answer, command to the state at the venue) in ns, or None."""
+        self.n += 1
+        ident = f"d{self.n}"
+        self.venue.drain()
+        self.desk.send(kind, ident)
+        answer = self.desk.answer(ident)
+        if answer is None or answer[2] != "event":
+            return None
+        t0 = answer[0]
+        try:
+            t_state = self.venue.next(f"{PREFIX}/state")[0]
+        except queue.Empty:
+            return None
+        return answer[1] - t0, t_state - t0
+
+    def run(self, seconds: float, samples: list[int] | None = None) -> dict[str, Any]:
+        got: dict[str, list[int]] = {"press_to_pixels": [], "press_to_venue": [], "desk_to_answer": [],
+                                     "desk_to_venue": []}
+        failures: list[str] = []
+        until = time.monotonic() + seconds
+        next_sample = time.monotonic()
+        while time.monotonic() < until:
+            cycle_start = time.monotonic()
+            for what, step in (("RED", lambda: self.press(RED)), ("UNDO", lambda: self.press(UNDO)),
+                               ("desk no_pot", lambda: self.command("no_pot")),
+                               ("desk undo", lambda: self.command("undo"))):
+                result = step()
+                names = ("press_to_pixels", "press_to_venue") if what in ("RED", "UNDO") else (
+                    "desk_to_answer", "desk_to_venue")
+                if result is None:
+                    failures.append(what)
+                    result = (FAIL_NS, FAIL_NS)  # counted at the wait it cost
+                for name, value in zip(names, result, strict=True):
+                    got[name].append(value)
+            # The desk keeps to its own rate ([commands] rate 5 a second): two commands a cycle,
+            # a cycle at least half a second.
+            time.sleep(max(0.0, cycle_start + 0.5 - time.monotonic()))
+            if samples is not None and time.monotonic() >= next_sample:
+                samples.append(rss_kib())
+                next_sample += 1.0
+        return {**{name: summary_ms(values) for name, values in got.items()}, "steps": sum(map(len, got.values())) // 2,
+                "failures": len(failures), "failed": failures[:20]}
+
+
+def flood_run(seconds: float, quiet_seconds: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp_name, \
+            tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir), extra=BROKER) as broker:
+        tmp = Path(tmp_name)
+        raw = {"table": {"venue": "bench", "name": "t1"},
+               "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
+               "journal": {"dir": str(tmp / "journal")},
+               "mqtt": {"host": broker.host, "port": broker.port, "command": True, "insecure_commands": True},
+               "referee_box": [{"pins": PINS, "keymap": str(KEYMAP)}]}
+        config = parse_config(raw, tmp / "cueboard.toml")
+        devices: list[TimedDevice] = []
+
+        def factory(c: Any) -> TimedDevice:
+            devices.append(TimedDevice(open_device(c)))
+            return devices[-1]
+
+        board = open_board(parse_display({"device": "dummy", "width": 64, "height": 16, "mode": "1"}),
+                           device_factory=factory)
+        pins = MockFactory()
+        venue = Listener(broker.host, broker.port, [f"{PREFIX}/state"])
+        desk = Desk(broker.host, broker.port)
+        try:
+            with open_table(config, pin_factory=pins, boards=[board], control=False) as table:
+                engine = threading.Thread(target=table.run, name="engine", daemon=True)
+                engine.start()
+                venue.next(f"{PREFIX}/state")  # the retained state of the start
+                steps = Steps(table, pins, devices[-1], venue, desk)
+                rss_before = rss_kib()
+                quiet = steps.run(quiet_seconds)
+                rss_quiet = rss_kib()
+                flooder = subprocess.Popen([sys.executable, "-c", FLOOD, broker.host, str(broker.port),
+                                            f"{PREFIX}/command/flood", str(seconds)], stdout=subprocess.PIPE,
+                                           text=True, start_new_session=True)
+                refused_before = table.refused
+                samples: list[int] = []
+                flooded = steps.run(seconds, samples)
+                try:
+                    out, _ = flooder.communicate(timeout=seconds + 60)
+                    sent = json.loads(out)["sent"]
+                except (subprocess.TimeoutExpired, ValueError):
+                    os.killpg(flooder.pid, signal.SIGTERM)
+                    sent = -1
+                after = steps.run(min(quiet_seconds, 5.0))  # once the flood stopped: back to the floor?
+                rss_after = rss_kib()
+                refused = table.refused - refused_before
+                dropped = getattr(table.feed, "dropped", 0)
+                table.stop()
+                engine.join(WAIT)
+                journal = table.journal.path
+                lines = [json.loads(line) for line in read_lines(journal)[1:]] if journal is not None else []
+        finally:
+            venue.close()
+            desk.close()
+            pins.close()
+    flood_events = [line for line in lines if line.get("user") == "flood"]
+    ratio = {name: round(flooded[name]["p99_ms"] / max(quiet[name]["p99_ms"], 1e-3), 2)
+             for name in ("press_to_pixels", "press_to_venue", "desk_to_answer", "desk_to_venue")}
+    return {
+        "command": f"{sys.executable} bench/flood.py --seconds {seconds:g}",
+        "flood_seconds": seconds, "flood_lines_sent": sent,
+        "flood_lines_a_second": round(sent / seconds) if sent > 0 else None,
+        "flood_lines_refused_by_the_table": refused,
+        "answers_dropped_from_the_floods_own_lane": dropped,
+        "flood_events_in_the_journal": len(flood_events),
+        "without_flood": quiet, "during_flood": flooded, "after_flood": after,
+        "p99_during_to_without_ratio": ratio,
+        "rss_kib": {"before": rss_before, "after_quiet_steps": rss_quiet, "during_max": max(samples, default=0),
+                    "during_samples": samples[:120], "after": rss_after},
+        "failures_during_flood": flooded["failures"],
+        "meets": flooded["failures"] == 0 and quiet["failures"] == 0 and not flood_events
+        and flooded["press_to_pixels"]["p99_ms"] < 10.0 and max(samples, default=0) < 2 * rss_quiet + 65536,
+        "targets": {"failures": 0, "flood_events_in_the_journal": 0, "press_to_pixels_p99_ms_during_flood": 10.0,
+                    "rss_during_max_kib": "under twice the RSS before the flood, plus 64 MiB"},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="seconds of flood (60 or more for the "
+                        "measured figure; default 10, CI's short run)")
+    parser.add_argument("--quiet-seconds", type=float, default=5.0, help="seconds of the same steps without the "
+                        "flood first (default 5)")
+    args = parser.parse_args()
+    print(json.dumps(flood_run(args.seconds, args.quiet_seconds), indent=2))
+
+
+if __name__ == "__main__":
+    main()

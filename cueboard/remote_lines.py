@@ -1,0 +1,127 @@
+"""A line from the network, read so that it always gets exactly one answer.
+
+A command published on ``<prefix>/command/<user>`` is bytes from anyone the broker let in: it
+may be huge, not UTF-8, nested 100,000 deep, or hold numbers JSON cannot carry (``1e999`` reads
+as infinity, which no answer could then be encoded with). :func:`read_line` turns it into a JSON
+object or a :class:`Unreadable` reason naming the limit, never an exception; :func:`echo` is the
+bounded copy of it that a ``rejected`` message carries (docs/mqtt.md): its ``id`` and ``type``
+when it had them, its length, and at most :data:`ECHO_BYTES` of it, so that one hostile payload
+is never multiplied to every subscriber.
+
+>>> read_line(b'{"type": "no_pot", "id": "d1"}', 16384)
+{'type': 'no_pot', 'id': 'd1'}
+>>> read_line(b'{"t": 1e999}', 16384).reason
+'not JSON: 1e999 is a number JSON cannot carry (finite numbers only)'
+>>> echo(None, b"x" * 5000)["length"], len(echo(None, b"x" * 5000)["input"])
+(5000, 1024)
+>>> check_user("desk"), check_user("a/b") is not None
+(None, True)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ECHO_BYTES", "LINE_BYTES", "USER_MAX", "Unreadable", "check_user", "echo", "read_line"]
+
+ECHO_BYTES = 1024
+"""The most of an input a ``rejected`` message echoes (docs/mqtt.md)."""
+
+LINE_BYTES = 16384
+"""The longest command line a table reads (``commands.max_bytes``): a match line with four
+players' names and a fixture is well under 2 KiB."""
+
+USER_MAX = 64
+"""The longest user name (the last level of ``<prefix>/command/<user>``) taken."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a line is not a JSON object the table could look at."""
+
+    reason: str
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(f"{text[:40]} is a number JSON cannot carry (finite numbers only)")
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise _NotFinite(f"{name} is not JSON (finite numbers only)")
+
+
+def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> dict[str, Any] | Unreadable:
+    """The JSON object in ``payload``, or why it is not one."""
+    if len(payload) > max_bytes:
+        return Unreadable(f"too long: {len(payload)} bytes; a command line is at most {max_bytes} bytes "
+                          "(commands.max_bytes)")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Unreadable(f"not UTF-8: {exc.reason} at byte {exc.start}")
+    try:
+        obj = json.loads(text, parse_float=_number, parse_constant=_constant)
+    except _NotFinite as exc:
+        return Unreadable(f"not JSON: {exc}")
+    except json.JSONDecodeError as exc:
+        return Unreadable(f"not JSON: {exc}"[:200])
+    except RecursionError:
+        return Unreadable("not JSON this table reads: nested too deep")
+    except ValueError as exc:  # an integer of more digits than Python converts
+        return Unreadable(f"not JSON this table reads: {exc}"[:200])
+    if not isinstance(obj, dict):
+        return Unreadable("send one JSON object: an event or a match line")
+    return obj
+
+
+def check_user(user: str) -> str | None:
+    """Why ``user`` (a topic level) cannot name who sent a command, or None."""
+    if not 1 <= len(user) <= USER_MAX or not user.isprintable() or any(c in user for c in "/+#"):
+        return (f"the user name (the topic's last level) is 1 to {USER_MAX} printable characters without "
+                "'/', '+' or '#'")
+    return None
+
+
+def _short_str(value: Any, limit: int = 64) -> str | None:
+    return value if isinstance(value, str) and len(value) <= limit else None
+
+
+def echo(obj: dict[str, Any] | None, payload: bytes | None) -> dict[str, Any]:
+    """What a ``rejected`` message says of the input: ``event`` (the object, when it encodes in at
+    most :data:`ECHO_BYTES`), else ``input`` (its first :data:`ECHO_BYTES`, as text) and
+    ``length`` (its bytes); ``id`` and ``type`` whenever it had short string ones."""
+    out: dict[str, Any] = {"event": None}
+    if obj is not None:
+        out["id"], out["type"] = _short_str(obj.get("id")), _short_str(obj.get("type"))
+        try:
+            encoded = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        except (ValueError, TypeError, RecursionError):
+            encoded = None
+        if encoded is not None and len(encoded) <= ECHO_BYTES:
+            out["event"] = obj
+            return out
+        if payload is None:
+            payload = encoded if encoded is not None else repr(obj)[:ECHO_BYTES * 4].encode()
+    if payload is not None:
+        if obj is None:  # not an object the table could read: its id and type as far as they can be seen
+            head = payload[:4 * ECHO_BYTES].decode("utf-8", errors="replace")
+            for key in ("id", "type"):
+                found = _KEY[key].search(head)
+                out[key] = found.group(1) if found and "\ufffd" not in found.group(1) else None
+        out["input"] = payload[:ECHO_BYTES].decode("utf-8", errors="replace")
+        out["length"] = len(payload)
+    return out
+
+
+_KEY = {key: re.compile(rf'"{key}"\s*:\s*"([^"\\]{{1,64}})"') for key in ("id", "type")}

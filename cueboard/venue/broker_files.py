@@ -1,0 +1,150 @@
+"""The venue broker's files, written from the venue's record (:class:`.plan.Venue`):
+
+- ``mosquitto/venue.conf``: four listeners, each with its own logins (``per_listener_settings``):
+  the tables' (MQTT over TLS; the broker knows a table by its login, ``use_username_as_clientid``,
+  so a table has exactly one session and no client can take its id), the people's (the desk and
+  scorers over MQTT/TLS, several devices a login, each with its own id starting ``cueboard-``),
+  the people's pages (the same over secure WebSockets) and the screens' (secure WebSockets,
+  anonymous, read only; no password is taken there).
+- ``mosquitto/acl``: a role's rights, and nothing else grants any: a table writes its own topics
+  and reads its commands; the desk reads everything and writes every table's command topic that
+  ends in its own name (and the desk's ``next`` and ``message``); a scorer reads its table and
+  writes its command topic under its own name; anonymous screens read and write nothing else.
+- ``mosquitto/tables.passwd`` and ``people.passwd``: the logins' hashes, one file a listener.
+
+Everything here takes effect with a reload (``systemctl reload mosquitto``, SIGHUP): the ACL and
+password files are read again, and no table is dropped. Only the listeners need a restart, which
+``cueboard venue init`` says. mosquitto 2.0.11 refuses a reload of a file with ``auto_id_prefix``
+(``Duplicate auto_id_prefix value``) and binds a WebSockets listener to every address whatever its
+``listener`` line says unless ``socket_domain`` is given: neither is left to chance here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+from pathlib import Path
+
+from .plan import Venue
+
+__all__ = ["MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "write_broker_files"]
+
+MESSAGE_SIZE_LIMIT = 1048576
+"""Bytes: a table refuses a command line over 16 KiB itself, with one short answer; a bigger
+message is dropped by the broker (and logged) before it reaches anyone."""
+
+TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "record")
+"""What a table's daemon publishes (docs/mqtt.md)."""
+
+DESK_TOPICS = ("next", "message")
+"""What the desk publishes for a table and the table reads (docs/mqtt.md)."""
+
+
+def _listener(port: int, bind: str | None, websockets: bool) -> list[str]:
+    lines = [f"listener {port}" + (f" {bind}" if bind else "")]
+    if websockets:
+        lines.append("protocol websockets")
+        if bind:
+            # mosquitto 2.0.11 (Debian 12) binds a WebSockets listener to every address unless
+            # the socket's domain is given (tests/test_venue_tool.py reads the sockets).
+            lines.append(f"socket_domain {'ipv6' if ipaddress.ip_address(bind).version == 6 else 'ipv4'}")
+    return lines
+
+
+def venue_conf(venue: Venue, directory: Path) -> str:
+    m = directory / "mosquitto"
+    certs = directory / "certs"
+    tls = [f"cafile {directory / 'ca' / 'venue-ca.crt'}", f"certfile {certs / 'server.crt'}",
+           f"keyfile {certs / 'server.key'}", "tls_version tlsv1.2"]
+    wss = [f"certfile {certs / 'server.crt'}", f"keyfile {certs / 'server.key'}"]
+    acl = f"acl_file {m / 'acl'}"
+    ports, bind = venue.ports, venue.bind
+    lines = [
+        f"# The venue broker of {venue.name}, written by cueboard venue (docs/security.md): edit venue.json with",
+        "# cueboard venue add-table / add-user / revoke, not this file, which they write again.",
+        "# On Debian: ln -s this file /etc/mosquitto/conf.d/cueboard-venue.conf; systemctl restart mosquitto once;",
+        "# after that every change takes effect with systemctl reload mosquitto (the tool runs it).",
+        "",
+        f"message_size_limit {MESSAGE_SIZE_LIMIT}",
+        "per_listener_settings true",
+        "# A client id a client chooses starts with cueboard-; no login may (the tool refuses it): nobody can",
+        "# take a table's id (its login) or a device's (cueboard-<login>-<random>).",
+        "clientid_prefixes cueboard-",
+        "",
+        "# The tables' daemons: one session a table, known by its login.",
+        *_listener(ports.tables, bind, False), *tls,
+        f"password_file {m / 'tables.passwd'}", "allow_anonymous false", "use_username_as_clientid true", acl,
+        "",
+        "# The desk and the scorers: several devices a login (the desk on two laptops, two scorers' phones).",
+        *_listener(ports.people, bind, False), *tls,
+        f"password_file {m / 'people.passwd'}", "allow_anonymous false", acl,
+        "",
+        "# The desk's and scorers' pages: the same logins over secure WebSockets.",
+        *_listener(ports.pages, bind, True), *wss,
+        f"password_file {m / 'people.passwd'}", "allow_anonymous false", acl,
+        "",
+        "# The venue screens: secure WebSockets, anonymous and read only. No password is taken here.",
+        *_listener(ports.screens, bind, True), *wss,
+        "password_file /dev/null", "allow_anonymous true", acl,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def acl(venue: Venue) -> str:
+    v = venue.name
+    lines = [f"# Who may read and write what at {venue.name}, written by cueboard venue: a role's rights come",
+             "# from here alone. Anonymous clients (the screens): read the tables' topics, write nothing."]
+    lines += [f"topic read cueboard/{v}/+/{t}" for t in (*TABLE_TOPICS, *DESK_TOPICS)]
+    for login in venue.logins.values():
+        lines += ["", f"user {login.name}"]
+        if login.role == "table":
+            lines += [f"topic write cueboard/{v}/{login.name}/{t}" for t in TABLE_TOPICS]
+            lines += [f"topic read cueboard/{v}/{login.name}/command/+",
+                      f"topic read cueboard/{v}/{login.name}/command"]
+            lines += [f"topic read cueboard/{v}/{login.name}/{t}" for t in DESK_TOPICS]
+        elif login.role == "desk":
+            lines += [f"topic read cueboard/{v}/#", f"topic write cueboard/{v}/+/command/{login.name}"]
+            lines += [f"topic write cueboard/{v}/+/{t}" for t in DESK_TOPICS]
+        else:
+            lines += [f"topic read cueboard/{v}/{login.table}/#",
+                      f"topic write cueboard/{v}/{login.table}/command/{login.name}"]
+    return "\n".join(lines) + "\n"
+
+
+def _write(path: Path, text: str, mode: int) -> None:
+    """Written whole (a new file renamed over the old one): the broker never reads half of it."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.chmod(mode)
+    _give_to_broker(tmp)
+    tmp.replace(path)
+
+
+def _give_to_broker(path: Path) -> None:
+    """Run as root on the broker's machine: the file belongs to the ``mosquitto`` group, which
+    mosquitto runs as, so mode 0640 lets it read and nobody else."""
+    if os.geteuid() != 0:
+        return
+    import grp
+
+    with contextlib.suppress(KeyError):  # no mosquitto group on this machine: the files stay root's
+        os.chown(path, 0, grp.getgrnam("mosquitto").gr_gid)
+
+
+def write_broker_files(venue: Venue, directory: Path) -> list[Path]:
+    """Every file of the venue's broker, from ``venue``; the paths written."""
+    m = directory / "mosquitto"
+    m.mkdir(parents=True, exist_ok=True)
+    tables = [lg.hash for lg in venue.logins.values() if lg.role == "table"]
+    people = [lg.hash for lg in venue.logins.values() if lg.role != "table"]
+    files = [(m / "venue.conf", venue_conf(venue, directory), 0o644), (m / "acl", acl(venue), 0o640),
+             (m / "tables.passwd", "".join(line + "\n" for line in tables), 0o640),
+             (m / "people.passwd", "".join(line + "\n" for line in people), 0o640)]
+    for path, text, mode in files:
+        _write(path, text, mode)
+    _give_to_broker(directory / "certs" / "server.key")
+    if (directory / "certs" / "server.key").exists() and os.geteuid() == 0:
+        (directory / "certs" / "server.key").chmod(0o640)
+    return [path for path, _, _ in files]

@@ -1,0 +1,199 @@
+"""The ``cueboard venue`` command lines: ``init``, ``add-table``, ``add-user``, ``revoke``.
+
+Each writes the venue's record and every broker file from it (:mod:`.broker_files`), a new
+login's password in ``logins/<name>.password`` (0600, for the table's Pi or the person), and
+then reloads the broker (``systemctl reload mosquitto`` unless ``--reload`` says otherwise or
+``--no-reload``): the change takes effect and no table is dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from .broker_files import write_broker_files
+from .pki import PkiError, make_ca, make_server_cert
+from .plan import Ports, Venue, VenueError, check_name
+
+__all__ = ["DEFAULT_DIR", "add_arguments", "run"]
+
+DEFAULT_DIR = "/etc/cueboard/venue"
+DEFAULT_RELOAD = "systemctl reload mosquitto"
+
+
+def _keep_password(directory: Path, name: str, password: str) -> Path:
+    logins = directory / "logins"
+    logins.mkdir(mode=0o700, exist_ok=True)
+    path = logins / f"{name}.password"
+    path.unlink(missing_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(password + "\n")
+    return path
+
+
+def _table_section(venue: Venue, directory: Path, name: str) -> str:
+    return "\n".join([
+        f"# /etc/cueboard/cueboard.toml on table {name}'s Pi (copy {directory}/logins/{name}.password to",
+        "# /etc/cueboard/mqtt-password and ca/venue-ca.crt to /etc/cueboard/venue-ca.crt):",
+        "[mqtt]",
+        f'host = "{venue.hosts[0]}"',
+        f"port = {venue.ports.tables}",
+        f'username = "{name}"',
+        'password_file = "/etc/cueboard/mqtt-password"',
+        'tls = { ca = "/etc/cueboard/venue-ca.crt" }',
+        "command = true",
+    ])
+
+
+def _reload(args: argparse.Namespace, out: TextIO) -> int:
+    if args.no_reload:
+        print("not reloaded (--no-reload): systemctl reload mosquitto makes the change take effect", file=out)
+        return 0
+    command = shlex.split(args.reload)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        print(f"cueboard venue: the files are written, but {args.reload!r} failed: {exc}; reload the broker "
+              "yourself (systemctl reload mosquitto)", file=sys.stderr)
+        return 1
+    if done.returncode != 0:
+        print(f"cueboard venue: the files are written, but {args.reload!r} failed (status {done.returncode}): "
+              f"{done.stderr.strip()[-300:]}; reload the broker yourself", file=sys.stderr)
+        return 1
+    print(f"broker reloaded ({args.reload}): the change is in effect, no table was dropped", file=out)
+    return 0
+
+
+def _init(args: argparse.Namespace, out: TextIO) -> int:
+    directory = Path(args.dir)
+    if (directory / "venue.json").exists():
+        raise VenueError(f"--dir: {directory} has a venue already: add tables and users to it "
+                         "(cueboard venue add-table, add-user) or give another --dir")
+    check_name("--venue", args.venue)
+    hosts = args.host or [socket.getfqdn(), "localhost", "127.0.0.1"]
+    venue = Venue(name=args.venue, hosts=hosts, bind=args.bind,
+                  ports=Ports(args.tables_port, args.people_port, args.pages_port, args.screens_port))
+    names = args.table or [f"t{n}" for n in range(1, args.tables + 1)]
+    passwords = {name: venue.new_table(name) for name in names}
+    for desk in args.desk:
+        passwords[desk] = venue.new_user(desk, "desk")
+    directory.mkdir(parents=True, exist_ok=True)
+    directory.chmod(0o755)
+    ca = make_ca(directory / "ca", f"cueboard {venue.name}")
+    make_server_cert(directory / "certs", ca, hosts)
+    venue.save(directory)
+    write_broker_files(venue, directory)
+    for name, password in passwords.items():
+        _keep_password(directory, name, password)
+    conf = directory / "mosquitto" / "venue.conf"
+    print(f"venue {venue.name}: {len(names)} tables ({', '.join(names)}), desk logins: {', '.join(args.desk)}",
+          file=out)
+    print(f"broker: {conf} (ACL, password files beside it); CA: {ca[0]}; certificate for {', '.join(hosts)}",
+          file=out)
+    print(f"passwords: {directory}/logins/<login>.password", file=out)
+    print(f"next: ln -s {conf} /etc/mosquitto/conf.d/cueboard-venue.conf && systemctl restart mosquitto", file=out)
+    print(_table_section(venue, directory, names[0]) if names else "", file=out)
+    return 0
+
+
+def _add_table(args: argparse.Namespace, out: TextIO) -> int:
+    directory = Path(args.dir)
+    venue = Venue.load(directory)
+    password = venue.new_table(args.name)
+    venue.save(directory)
+    write_broker_files(venue, directory)
+    path = _keep_password(directory, args.name, password)
+    print(f"table {args.name} added at {venue.name}: its password in {path}", file=out)
+    print(_table_section(venue, directory, args.name), file=out)
+    return _reload(args, out)
+
+
+def _add_user(args: argparse.Namespace, out: TextIO) -> int:
+    directory = Path(args.dir)
+    venue = Venue.load(directory)
+    password = venue.new_user(args.name, args.role, args.table)
+    venue.save(directory)
+    write_broker_files(venue, directory)
+    path = _keep_password(directory, args.name, password)
+    where = "every table" if args.role == "desk" else f"table {args.table}"
+    print(f"{args.role} {args.name} added at {venue.name} ({where}): its password in {path}; it connects to "
+          f"port {venue.ports.people} (MQTT over TLS) or {venue.ports.pages} (secure WebSockets) with a client id "
+          f"cueboard-{args.name}-<anything>, and sends commands on cueboard/{venue.name}/<table>/command/"
+          f"{args.name}", file=out)
+    return _reload(args, out)
+
+
+def _revoke(args: argparse.Namespace, out: TextIO) -> int:
+    directory = Path(args.dir)
+    venue = Venue.load(directory)
+    login = venue.revoke(args.name)
+    venue.save(directory)
+    write_broker_files(venue, directory)
+    (directory / "logins" / f"{args.name}.password").unlink(missing_ok=True)
+    print(f"{login.role} {login.name} revoked at {venue.name}: it can no longer log in", file=out)
+    return _reload(args, out)
+
+
+def add_arguments(venue: argparse.ArgumentParser) -> None:
+    sub = venue.add_subparsers(dest="venue_command", metavar="ACTION")
+
+    def common(p: argparse.ArgumentParser, reload: bool = True) -> None:
+        p.add_argument("--dir", default=DEFAULT_DIR, help=f"the venue's folder (default {DEFAULT_DIR})")
+        if reload:
+            p.add_argument("--reload", default=DEFAULT_RELOAD, metavar="COMMAND",
+                           help=f"how the broker is reloaded after the change (default: {DEFAULT_RELOAD})")
+            p.add_argument("--no-reload", action="store_true", help="write the files only")
+
+    init = sub.add_parser("init", help="a venue broker's config, CA, certificates, logins and ACL",
+                          description="Write a venue's broker configuration (mosquitto), its CA and the "
+                          "broker's certificate (MQTT over TLS, WebSockets over TLS, the pages' HTTPS), a login "
+                          "and password for each table and desk, and the ACL (docs/security.md).")
+    common(init, reload=False)
+    init.add_argument("--venue", required=True, help="the venue's name, as in each table's [table] venue")
+    init.add_argument("--tables", type=int, default=0, metavar="N", help="tables t1 ... tN")
+    init.add_argument("--table", action="append", metavar="NAME", help="a table by name (again for more)")
+    init.add_argument("--desk", action="append", default=None, metavar="LOGIN",
+                      help="a desk login (default: one, desk; again for more)")
+    init.add_argument("--host", action="append", metavar="NAME_OR_ADDRESS",
+                      help="a name or address the broker and the pages are reached by, for the certificate "
+                      "(again for more; default: this machine's name, localhost, 127.0.0.1)")
+    init.add_argument("--bind", metavar="ADDRESS", help="listen on this address only (default: every address)")
+    init.add_argument("--tables-port", type=int, default=Ports.tables, help="MQTT/TLS for the tables (8883)")
+    init.add_argument("--people-port", type=int, default=Ports.people, help="MQTT/TLS for desk and scorers (8884)")
+    init.add_argument("--pages-port", type=int, default=Ports.pages, help="secure WebSockets for their pages (8885)")
+    init.add_argument("--screens-port", type=int, default=Ports.screens, help="secure WebSockets for screens (9001)")
+    init.set_defaults(venue_func=_init)
+    table = sub.add_parser("add-table", help="a new table's login and ACL, then reload the broker")
+    common(table)
+    table.add_argument("name")
+    table.set_defaults(venue_func=_add_table)
+    user = sub.add_parser("add-user", help="a desk or scorer login, then reload the broker")
+    common(user)
+    user.add_argument("name")
+    user.add_argument("--role", required=True, choices=["desk", "scorer"])
+    user.add_argument("--table", help="a scorer's table")
+    user.set_defaults(venue_func=_add_user)
+    revoke = sub.add_parser("revoke", help="remove a login (a person or a table), then reload the broker")
+    common(revoke)
+    revoke.add_argument("name")
+    revoke.set_defaults(venue_func=_revoke)
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """Exit status: 0 done, 1 the broker could not be reloaded, 2 refused (the message says why)."""
+    func = getattr(args, "venue_func", None)
+    if func is None:
+        print("cueboard venue: say what: init, add-table, add-user or revoke (--help)", file=sys.stderr)
+        return 2
+    if getattr(args, "desk", "unset") is None:
+        args.desk = ["desk"]
+    try:
+        return int(func(args, out))
+    except (VenueError, PkiError) as exc:
+        print(f"cueboard venue: {exc}", file=sys.stderr)
+        return 2

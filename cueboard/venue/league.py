@@ -1,0 +1,206 @@
+"""``cueboard league``: a league's broker, hardened as written, and its venues' bridges.
+
+- ``init``: the league's CA and certificate, its record (``league.json``), and its broker's files:
+  the bridges' listener (MQTT over TLS, a login a venue, the id tied to the login:
+  ``use_username_as_clientid``, so no client can take a bridge's id), the readers' listener
+  (secure WebSockets, anonymous, read only: league screens and overlays) and a ``results``
+  login that reads everything. Anonymous clients connect to the readers' listener only.
+- ``add-venue``: a venue's bridge login, and the lines the venue's broker needs to bridge to
+  the league (printed, and in ``logins/venue-<name>.bridge.conf``).
+
+The ACL: each venue's login writes its own venue's topics and its own bridge state,
+``$SYS/broker/connection/venue-<venue>/state``, nothing else; nobody else writes anything, so
+no client fakes a venue's state or a table's score. A reload (``systemctl reload mosquitto``)
+takes a new venue without dropping the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from .broker_files import MESSAGE_SIZE_LIMIT, _listener, _write
+from .command import DEFAULT_RELOAD, _keep_password, _reload
+from .passwords import hashed, new_password
+from .pki import PkiError, make_ca, make_server_cert
+from .plan import VenueError, check_name
+
+__all__ = ["add_arguments", "run"]
+
+DEFAULT_DIR = "/etc/cueboard/league"
+RECORD = "league.json"
+
+
+@dataclass
+class League:
+    name: str
+    hosts: list[str]
+    bind: str | None = None
+    bridges_port: int = 8883
+    readers_port: int = 8884
+    logins: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"role", "venue", "hash"}
+
+    def new_login(self, name: str, role: str, venue: str | None) -> str:
+        if name in self.logins:
+            raise VenueError(f"{name!r} is taken already at the league")
+        password = new_password()
+        self.logins[name] = {"role": role, "venue": venue, "hash": hashed(name, password)}
+        return password
+
+    def save(self, directory: Path) -> None:
+        tmp = directory / (RECORD + ".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2) + "\n")
+        tmp.chmod(0o600)
+        tmp.replace(directory / RECORD)
+
+    @classmethod
+    def load(cls, directory: Path) -> League:
+        try:
+            data = json.loads((directory / RECORD).read_text())
+        except FileNotFoundError:
+            raise VenueError(f"--dir: {directory} has no league ({RECORD}): cueboard league init first") from None
+        return cls(**data)
+
+
+def league_conf(league: League, directory: Path) -> str:
+    m, certs = directory / "mosquitto", directory / "certs"
+    acl = f"acl_file {m / 'acl'}"
+    return "\n".join([
+        f"# The league broker of {league.name}, written by cueboard league (docs/security.md, docs/scale.md).",
+        "# On Debian: ln -s this file /etc/mosquitto/conf.d/cueboard-league.conf; systemctl restart mosquitto",
+        "# once; cueboard league add-venue then reloads it (systemctl reload mosquitto).",
+        "",
+        f"message_size_limit {MESSAGE_SIZE_LIMIT}",
+        "per_listener_settings true",
+        "# A client id a client chooses starts with cueboard-; a bridge's id is its login (venue-<venue>),",
+        "# which therefore nobody can choose: no client takes a bridge's session.",
+        "clientid_prefixes cueboard-",
+        "max_inflight_messages 100",
+        "max_queued_messages 1000",
+        "persistent_client_expiration 1d",
+        "",
+        "# The venues' bridges and the results service: MQTT over TLS, a login each, no anonymous client.",
+        *_listener(league.bridges_port, league.bind, False),
+        f"cafile {directory / 'ca' / 'venue-ca.crt'}", f"certfile {certs / 'server.crt'}",
+        f"keyfile {certs / 'server.key'}", "tls_version tlsv1.2",
+        f"password_file {m / 'passwords'}", "allow_anonymous false", "use_username_as_clientid true", acl,
+        "",
+        "# League screens and overlays: secure WebSockets, anonymous, read only; no password taken here.",
+        *_listener(league.readers_port, league.bind, True),
+        f"certfile {certs / 'server.crt'}", f"keyfile {certs / 'server.key'}",
+        "password_file /dev/null", "allow_anonymous true", acl,
+        "",
+    ])
+
+
+def league_acl(league: League) -> str:
+    lines = [f"# Who may read and write what at the league {league.name}, written by cueboard league.",
+             "# Anonymous readers: every venue's tables and every bridge's state; they write nothing.",
+             "topic read cueboard/#", "topic read $SYS/broker/connection/+/state"]
+    for name, login in league.logins.items():
+        lines += ["", f"user {name}"]
+        if login["role"] == "venue":
+            lines += [f"topic write cueboard/{login['venue']}/#",
+                      f"topic write $SYS/broker/connection/{name}/state"]
+        else:
+            lines += ["topic read cueboard/#", "topic read $SYS/broker/connection/+/state"]
+    return "\n".join(lines) + "\n"
+
+
+def write_league_files(league: League, directory: Path) -> None:
+    m = directory / "mosquitto"
+    m.mkdir(parents=True, exist_ok=True)
+    _write(m / "league.conf", league_conf(league, directory), 0o644)
+    _write(m / "acl", league_acl(league), 0o640)
+    _write(m / "passwords", "".join(login["hash"] + "\n" for login in league.logins.values()), 0o640)
+
+
+def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/league-ca.crt") -> str:
+    """What the venue's broker adds to bridge to the league (its password in the password line)."""
+    return "\n".join([
+        "connection league",
+        f"address {league.hosts[0]}:{league.bridges_port}",
+        f"bridge_cafile {ca}",
+        f"remote_clientid cueboard-bridge-{login}",
+        f"remote_username {login}",
+        "remote_password THE-PASSWORD-IN-THE-LOGIN-FILE",
+        f"notification_topic $SYS/broker/connection/{login}/state",
+        "cleansession false",
+        "topic cueboard/# out 1",
+    ])
+
+
+def _init(args: argparse.Namespace, out: TextIO) -> int:
+    directory = Path(args.dir)
+    if (directory / RECORD).exists():
+        raise VenueError(f"--dir: {directory} has a league already: cueboard league add-venue adds to it")
+    check_name("--league", args.league)
+    hosts = args.host or ["localhost", "127.0.0.1"]
+    league = League(args.league, hosts, args.bind, args.bridges_port, args.readers_port)
+    password = league.new_login("results", "results", None)
+    directory.mkdir(parents=True, exist_ok=True)
+    ca = make_ca(directory / "ca", f"cueboard league {league.name}")
+    make_server_cert(directory / "certs", ca, hosts)
+    league.save(directory)
+    write_league_files(league, directory)
+    _keep_password(directory, "results", password)
+    conf = directory / "mosquitto" / "league.conf"
+    print(f"league {league.name}: broker {conf}; CA {ca[0]} (each venue's bridge_cafile); the results service's "
+          f"password in {directory}/logins/results.password", file=out)
+    print(f"next: ln -s {conf} /etc/mosquitto/conf.d/cueboard-league.conf && systemctl restart mosquitto", file=out)
+    return 0
+
+
+def _add_venue(args: argparse.Namespace, out: TextIO) -> int:
+    directory = Path(args.dir)
+    league = League.load(directory)
+    check_name("venue", args.venue)
+    login = f"venue-{args.venue}"
+    password = league.new_login(login, "venue", args.venue)
+    league.save(directory)
+    write_league_files(league, directory)
+    path = _keep_password(directory, login, password)
+    lines = bridge_lines(league, login).replace("THE-PASSWORD-IN-THE-LOGIN-FILE", password)
+    bridge = directory / "logins" / f"{login}.bridge.conf"
+    bridge.unlink(missing_ok=True)
+    bridge.touch(mode=0o600)
+    bridge.write_text(lines + "\n")
+    print(f"venue {args.venue} added to the league: login {login}, password in {path}; its broker's bridge "
+          f"(append to its venue.conf, which then holds a password: chmod 640) in {bridge}", file=out)
+    return _reload(args, out)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="league_command", metavar="ACTION")
+    init = sub.add_parser("init", help="a league broker's config, CA, certificate and ACL, hardened")
+    init.add_argument("--dir", default=DEFAULT_DIR, help=f"the league's folder (default {DEFAULT_DIR})")
+    init.add_argument("--league", required=True, help="the league's name")
+    init.add_argument("--host", action="append", metavar="NAME_OR_ADDRESS",
+                      help="a name or address the venues and readers reach the broker by (again for more)")
+    init.add_argument("--bind", metavar="ADDRESS", help="listen on this address only (default: every address)")
+    init.add_argument("--bridges-port", type=int, default=8883, help="MQTT/TLS for the bridges (8883)")
+    init.add_argument("--readers-port", type=int, default=8884, help="secure WebSockets for readers (8884)")
+    init.set_defaults(league_func=_init)
+    venue = sub.add_parser("add-venue", help="a venue's bridge login, and its bridge lines; then reload")
+    venue.add_argument("--dir", default=DEFAULT_DIR, help=f"the league's folder (default {DEFAULT_DIR})")
+    venue.add_argument("venue", help="the venue's name (its tables' [table] venue)")
+    venue.add_argument("--reload", default=DEFAULT_RELOAD, metavar="COMMAND",
+                       help=f"how the broker is reloaded after the change (default: {DEFAULT_RELOAD})")
+    venue.add_argument("--no-reload", action="store_true", help="write the files only")
+    venue.set_defaults(league_func=_add_venue)
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    func = getattr(args, "league_func", None)
+    if func is None:
+        print("cueboard league: say what: init or add-venue (--help)", file=sys.stderr)
+        return 2
+    try:
+        return int(func(args, out))
+    except (VenueError, PkiError) as exc:
+        print(f"cueboard league: {exc}", file=sys.stderr)
+        return 2

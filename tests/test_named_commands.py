@@ -1,0 +1,262 @@
+"""Who changed the score (issue 26, docs/mqtt.md): named logins on the command path, through a
+real mosquitto over TLS.
+
+- Each client writes ``<prefix>/command/<user>``: the user goes onto the ``event`` answer and
+  into the journal with the event, and a restart replays that journal to the same score.
+- Every input gets exactly one answer, whatever it holds (a number JSON cannot carry, 100,000
+  nested arrays, bytes that are not UTF-8, 1 MB): ``rejected`` with its id, type and user and
+  at most 1 KiB of it.
+- The bare ``<prefix>/command`` of older tools is refused, naming the key that takes it.
+- One login flooding the table is refused on its own: the desk's commands with ids are each
+  answered and applied, and every flood line with an id gets its own answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from gpiozero.pins.mock import MockFactory
+from mosquitto import Message, Mosquitto, Subscriber, make_tls_files
+from paho.mqtt.enums import CallbackAPIVersion
+from test_command_path import config_for
+from test_reliability import PREFIX, TIMEOUT, Daemon
+
+from cueboard.journal import read_lines
+
+pytest_plugins = ["mosquitto"]
+
+USERS = {"t1": "table-one-pw", "desk": "desk-pw", "scorer-t1": "scorer-pw"}
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    tls = make_tls_files(tmp_path / "tls")
+    with Mosquitto(tmp_path / "broker", users=USERS, tls=tls) as running:
+        running.tls_files = tls  # type: ignore[attr-defined]
+        yield running
+
+
+def login(broker: Mosquitto, user: str) -> mqtt.Client:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"cueboard-{user}-test",
+                         protocol=mqtt.MQTTv5)
+    client.username_pw_set(user, USERS[user])
+    client.tls_set(ca_certs=str(broker.tls_files.ca))  # type: ignore[attr-defined]
+    client.connect("localhost", broker.port)
+    client.loop_start()
+    return client
+
+
+def answers(broker: Mosquitto) -> Subscriber:
+    """The desk's view of the table's answers."""
+    return Subscriber([f"{PREFIX}/event", f"{PREFIX}/rejected"], port=broker.port, host="localhost",
+                      username="desk", password=USERS["desk"],
+                      ca=broker.tls_files.ca).wait_subscribed()  # type: ignore[attr-defined]
+
+
+def running(tmp_path: Path, broker: Mosquitto, **sections: Any) -> Daemon:
+    return Daemon(config_for(tmp_path, broker, **sections), boards=[], control=False, pin_factory=MockFactory())
+
+
+def subscribed(broker: Mosquitto, since: int = 0) -> None:
+    """The daemon's command subscription is in place (from log line ``since``: a restarted
+    daemon subscribes again)."""
+    broker.wait_for_log(lambda line: line.endswith(f"{PREFIX}/command/+"), TIMEOUT, since=since)
+
+
+def answer_to(sub: Subscriber, ident: str) -> Message:
+    return sub.wait_for(lambda m: m.json().get("id") == ident)
+
+
+def test_the_user_goes_with_the_event_onto_the_answer_and_into_the_journal(tmp_path: Path,
+                                                                          broker: Mosquitto) -> None:
+    sub = answers(broker)
+    desk = login(broker, "desk")
+    try:
+        with running(tmp_path, broker) as daemon:
+            subscribed(broker)
+            desk.publish(f"{PREFIX}/command/desk", json.dumps({"type": "no_pot", "id": "d1"}),
+                         qos=1).wait_for_publish(TIMEOUT)
+            event = answer_to(sub, "d1")
+            assert event.topic == f"{PREFIX}/event"
+            assert event.json()["user"] == "desk" and event.json()["event"]["type"] == "no_pot"
+            journal = daemon.table.journal.path
+            assert journal is not None
+        last = json.loads(read_lines(journal)[-1])
+        assert (last["type"], last["id"], last["user"]) == ("no_pot", "d1", "desk")
+        since = len(broker.log)
+        with running(tmp_path, broker) as again:  # the journal with its users replays
+            assert again.state()["seq"] == 1
+            subscribed(broker, since)
+            desk.publish(f"{PREFIX}/command/desk", json.dumps({"type": "no_pot", "id": "d1"}),
+                         qos=1).wait_for_publish(TIMEOUT)  # a retry after the restart: not applied again
+            repeat = answer_to(sub, "d1").json()
+            assert "applied already" in repeat["reason"] and repeat["user"] == "desk"
+            desk.publish(f"{PREFIX}/command/desk", json.dumps({"type": "undo", "id": "d2"}),
+                         qos=1).wait_for_publish(TIMEOUT)
+            assert answer_to(sub, "d2").json()["event"]["type"] == "undo"
+            assert again.state()["seq"] == 0
+    finally:
+        desk.disconnect()
+        desk.loop_stop()
+        sub.close()
+
+
+NESTED = b'{"type": "pot", "id": "deep", "balls": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+DEEP = b'{"type": "pot", "id": "deep", "balls": ' + b"[" * 8000 + b"]" * 8000 + b"}"  # under commands.max_bytes
+HUGE = b'{"type": "match", "id": "big", "sides": ["' + b"x" * 1_000_000 + b'", "Bob"]}'
+
+
+@pytest.mark.parametrize(("payload", "ident", "kind", "why"), [
+    pytest.param(b'{"type": "no_pot", "id": "inf", "t": 1e999}', "inf", "no_pot", "a number JSON cannot carry",
+                 id="1e999"),
+    pytest.param(b'{"type": "no_pot", "id": "nan", "t": NaN}', "nan", "no_pot", "NaN is not JSON", id="NaN"),
+    pytest.param(NESTED, "deep", "pot", "too long: 200040 bytes", id="100000-nested-arrays"),
+    pytest.param(DEEP, "deep", "pot", "nested too deep", id="8000-nested-arrays"),
+    pytest.param(b'{"type": "no_pot", "id": "utf", "t": "\xff\xfe"}', "utf", "no_pot", "not UTF-8",
+                 id="not-utf-8"),
+    pytest.param(HUGE, "big", "match", f"too long: {len(HUGE)} bytes", id="one-megabyte"),
+    pytest.param(json.dumps({"type": "match", "id": "name", "game": "snooker",
+                             "sides": ["y" * 10_000, "Bob"]}).encode(), "name", "match", "10000 characters",
+                 id="a-long-name-under-the-limit"),
+    pytest.param(b'[1, 2, 3]', None, None, "send one JSON object", id="not-an-object"),
+])
+def test_every_input_gets_exactly_one_bounded_answer(tmp_path: Path, broker: Mosquitto, payload: bytes,
+                                                     ident: str | None, kind: str | None, why: str) -> None:
+    sub = answers(broker)
+    scorer = login(broker, "scorer-t1")
+    try:
+        with running(tmp_path, broker) as daemon:
+            subscribed(broker)
+            topic = f"{PREFIX}/command/scorer-t1"
+            scorer.publish(topic, payload, qos=1).wait_for_publish(TIMEOUT)
+            scorer.publish(topic, json.dumps({"type": "state", "id": "after"}), qos=1).wait_for_publish(TIMEOUT)
+            first = sub.get()
+            refusal = first.json()
+            assert first.topic == f"{PREFIX}/rejected", refusal
+            assert why in refusal["reason"], refusal
+            assert (refusal["id"], refusal["type"], refusal["user"]) == (ident, kind, "scorer-t1")
+            assert len(first.payload) < 3 * 1024  # at most 1 KiB of the input, however long it was
+            if len(payload) > 1024:
+                assert refusal["event"] is None and refusal["length"] > 1024  # its bytes (as read, when JSON)
+                assert len(refusal["input"].encode()) <= 3 * 1024 and len(refusal["input"]) <= 1024
+            # The line after it: nothing else was said of the first in between (exactly one answer).
+            daemon.on_engine(lambda: None)
+            assert daemon.state()["seq"] == 0
+            assert daemon.on_engine(lambda: daemon.table.refused) == 1
+    finally:
+        scorer.disconnect()
+        scorer.loop_stop()
+        sub.close()
+    assert sub.messages.empty(), [m.payload[:200] for m in sub.seen]
+
+
+def test_the_bare_command_topic_is_refused_naming_the_key(tmp_path: Path, broker: Mosquitto) -> None:
+    sub = answers(broker)
+    desk = login(broker, "desk")
+    try:
+        with running(tmp_path, broker) as daemon:
+            subscribed(broker)
+            desk.publish(f"{PREFIX}/command", json.dumps({"type": "no_pot", "id": "old"}),
+                         qos=1).wait_for_publish(TIMEOUT)
+            refusal = answer_to(sub, "old").json()
+            assert "mqtt.unnamed_commands" in refusal["reason"] and "user" not in refusal
+            assert daemon.state()["seq"] == 0
+    finally:
+        desk.disconnect()
+        desk.loop_stop()
+        sub.close()
+
+
+def test_older_tools_on_the_bare_topic_when_the_venue_opts_in(tmp_path: Path, broker: Mosquitto,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    sub = answers(broker)
+    desk = login(broker, "desk")
+    config = config_for(tmp_path, broker)
+    config = type(config)(**{**vars(config), "mqtt": type(config.mqtt)(**{**vars(config.mqtt),
+                                                                           "unnamed_commands": True})})
+    try:
+        with Daemon(config, boards=[], control=False, pin_factory=MockFactory()) as daemon:
+            subscribed(broker)
+            desk.publish(f"{PREFIX}/command", json.dumps({"type": "no_pot", "id": "old"}),
+                         qos=1).wait_for_publish(TIMEOUT)
+            event = answer_to(sub, "old")
+            assert event.topic == f"{PREFIX}/event" and "user" not in event.json()
+            assert daemon.state()["seq"] == 1
+    finally:
+        desk.disconnect()
+        desk.loop_stop()
+        sub.close()
+    assert any("mqtt.unnamed_commands = true" in r.getMessage() for r in caplog.records)
+
+
+def test_a_flooding_scorer_never_locks_the_desk_out(tmp_path: Path, broker: Mosquitto,
+                                                    finding: Callable[..., None]) -> None:
+    """The measured failure: every publisher shared one rate, and during a 20,000-line flood all
+    10 desk commands were refused, none with its own answer. Now each login has its own."""
+    sub = answers(broker)
+    desk, scorer = login(broker, "desk"), login(broker, "scorer-t1")
+    flood = 3000
+    try:
+        with running(tmp_path, broker) as daemon:
+            subscribed(broker)
+            done = threading.Event()
+
+            def flooding() -> None:
+                for n in range(flood):  # pink with red on: illegal, whatever gets through the rate
+                    scorer.publish(f"{PREFIX}/command/scorer-t1",
+                                   json.dumps({"type": "pot", "balls": ["pink"], "id": f"f{n}"}), qos=0)
+                done.set()
+
+            thread = threading.Thread(target=flooding)
+            thread.start()
+            for n in range(10):
+                desk.publish(f"{PREFIX}/command/desk", json.dumps({"type": "no_pot", "id": f"d{n}"}),
+                             qos=1).wait_for_publish(TIMEOUT)
+            thread.join(TIMEOUT)
+            assert done.is_set()
+            desk_answers: dict[str, dict[str, Any]] = {}
+            flood_answers: dict[str, int] = {}
+            while len(desk_answers) < 10:
+                message = sub.get()
+                body = message.json()
+                ident = body.get("id") or ""
+                if ident.startswith("d"):
+                    assert ident not in desk_answers
+                    desk_answers[ident] = {"topic": message.topic, **body}
+                elif ident.startswith("f"):
+                    flood_answers[ident] = flood_answers.get(ident, 0) + 1
+            assert all(a["topic"] == f"{PREFIX}/event" and a["user"] == "desk" for a in desk_answers.values())
+            assert daemon.state()["seq"] == 10  # the desk's ten, none of the flood's
+            by_then = len(flood_answers)
+            # Every flood line with an id gets its own answer too (none in a summary), unless the
+            # feed's lane for that user overflowed, which it counts.
+            feed = daemon.table.feed
+            assert feed is not None
+            summed = 0  # lines summed up, once the scorer's own answers filled its lane of the feed
+            while len(flood_answers) + summed < flood - feed.dropped:  # type: ignore[attr-defined]
+                body = sub.get().json()
+                ident = body.get("id") or ""
+                if ident.startswith("f"):
+                    flood_answers[ident] = flood_answers.get(ident, 0) + 1
+                elif body.get("user") == "scorer-t1" and " more lines from command/scorer-t1 " in body["reason"]:
+                    summed += int(body["reason"].split()[0])
+                elif body.get("user") == "scorer-t1" and body["reason"].startswith("not taken"):
+                    summed += 1  # not read (its lane was full), so answered without its id
+            assert all(count == 1 for count in flood_answers.values())
+            dropped = feed.dropped  # type: ignore[attr-defined]
+            finding(f"a scorer flooding {flood} lines while the desk sent 10 commands with ids: all 10 answered "
+                    f"and applied; {by_then} flood lines answered by their id by the desk's last answer, "
+                    f"{len(flood_answers)} in all, {summed} summed up once its lane was full, {dropped} dropped "
+                    "from the scorer's own lane", flood=flood, flood_answered_by_then=by_then,
+                    flood_answered=len(flood_answers), summed=summed, dropped=dropped)
+    finally:
+        for client in (desk, scorer):
+            client.disconnect()
+            client.loop_stop()
+        sub.close()

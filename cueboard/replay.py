@@ -49,7 +49,7 @@ def replay(raw: Iterable[bytes]) -> Iterator[tuple[Match, int]]:
     number = 0
     for number, text in lines_of(raw):
         try:
-            obj = _keyed(decode(text))
+            obj = decode(text)  # a line's user (who sent it) is the engine's to read: an amend keeps it
             if match is None:
                 match = Match.from_json(obj)
             else:
@@ -60,14 +60,6 @@ def replay(raw: Iterable[bytes]) -> Iterator[tuple[Match, int]]:
     if match is None:
         raise RejectedLine(number + 1, "the log is empty: its first line sets the match up "
                            '({"type": "match", ...})')
-
-
-def _keyed(obj: Any) -> Any:
-    """A line as the engine reads it: ``user`` (who sent it over the command topic, kept in the
-    journal with the event: docs/mqtt.md) is the daemon's, not the rules'."""
-    if isinstance(obj, dict) and isinstance(obj.get("user"), str):
-        return {k: v for k, v in obj.items() if k != "user"}
-    return obj
 
 
 def dumps(state: dict[str, Any]) -> str:

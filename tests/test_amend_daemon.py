@@ -14,7 +14,7 @@ from typing import Any
 
 from daemon_helpers import StillOutput, table_config
 from gpiozero.pins.mock import MockFactory
-from mosquitto import Mosquitto, Subscriber
+from mosquitto import Message, Mosquitto, Subscriber
 from test_command_path import USERS, broker, config_for, desk, subscribed  # noqa: F401  (broker: a fixture)
 from test_daemon import Running
 from test_reliability import PREFIX, TIMEOUT, Daemon
@@ -130,7 +130,12 @@ def test_an_amend_through_the_mqtt_command_topic(tmp_path: Path, broker: Mosquit
                            qos=1).wait_for_publish(TIMEOUT)
             got = listen.wait_for(lambda m: m.topic.endswith("/state") and scores(m.json()) == [15, 0])
             assert got.json()["seq"] == 5
-            record = listen.wait_for(lambda m: m.topic.endswith("/record") and m.json()["corrections"])
+            # The state and the record are latest values, published in either order: the record
+            # may have come (and been passed over) while the state was awaited.
+            def corrected(m: Message) -> bool:
+                return m.topic.endswith("/record") and bool(m.json()["corrections"])
+
+            record = next((m for m in list(listen.seen) if corrected(m)), None) or listen.wait_for(corrected)
             assert record.json()["corrections"][0]["user"] == "desk"
             assert board.notices == [("CORRECTED", "EVENT 4: POT PINK")]
             line = json.loads(read_lines(daemon.table.journal.path)[-1])  # type: ignore[arg-type]

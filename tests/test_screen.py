@@ -44,7 +44,8 @@ E2E = Path(__file__).with_name("screen_e2e.mjs")
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and os.access(p, os.X_OK)), None)
 LANGUAGES = ["en", "nl", "sv", "de", "fr"]
 NAMES = ["Ronnie O'Sullivan", "Judd Trump", "赵心童", "Mark Selby", "Anne-Sophie Vandermeulen", "Bob",
-         "Ding Junhui", "Kyren Wilson", "Jürgen Müller", "Åsa Sjöström", "Luca Brecel", "Neil Robertson"]
+         "Ding Junhui", "Kyren Wilson", "Jürgen Müller", "Åsa Sjöström", "Luca Brecel", "Neil Robertson",
+         "Bernadette Fitzgerald", "Alexander Ursenbacher", "Zhou Yuelong", "Si Jiahui"]
 
 
 def _require(what: bool, why: str) -> None:
@@ -331,37 +332,65 @@ def test_screen_end_to_end(mosquitto_factory: Callable[..., Mosquitto], screen_s
 
 
 # Targets (docs/screen.md): the scores' digits at least 1/5 of the screen's height for one table,
-# 1/12 in a grid (8 cards a page); every name, frames won and fact with capitals of at least 1/45
-# of the height (1.5 cm on a 55-inch TV). The list packs 12 rows a page: 1/26 and 1/60 there.
-SCORE_ONE, SCORE_GRID, TEXT_GRID = 1 / 5, 1 / 12, 1 / 45
-SCORE_LIST, TEXT_LIST = 1 / 26, 1 / 60
+# 1/16 in a grid (8, 12 or 16 cards a page), 1/23 in the list (10 rows a page); the names and
+# facts with capitals of at least 1/45 of the height in a grid of up to 8 (1.5 cm on a 55-inch
+# TV), 1/65 on 12 or 16 cards, 1/60 in the list; the labels (BREAK, FRAMES) at least 1/75, 1/90
+# on 12 or 16 cards.
+SCORE_ONE, SCORE_GRID, SCORE_LIST = 1 / 5, 1 / 16, 1 / 23
+TEXT_GRID, TEXT_DENSE, TEXT_LIST, LABELS, LABELS_DENSE = 1 / 45, 1 / 65, 1 / 60, 1 / 75, 1 / 90
+# A name too long for its room is drawn smaller before it is shortened, down to 0.72 of its size:
+NAME_ONE, NAME_GRID, NAME_DENSE, NAME_LIST = 1 / 45, 1 / 56, 1 / 80, 1 / 75
+GRID_MOST, LIST_MOST = 16, 10  # cards and rows a page on a 16:9 screen (screen.js perPage)
+
+
+def _pages(n: int, most: int) -> list[int]:
+    """The cards on each page: as few pages as hold ``n`` at ``most`` a page, evenly filled."""
+    pages = -(-n // most)
+    per = -(-n // pages)
+    return [min(per, n - k * per) for k in range(pages)]
+
+
+def test_pages_as_stated() -> None:
+    assert _pages(8, GRID_MOST) == [8] and _pages(16, GRID_MOST) == [16]
+    assert _pages(24, GRID_MOST) == [12, 12] and _pages(64, GRID_MOST) == [16, 16, 16, 16]
+    assert _pages(24, LIST_MOST) == [8, 8, 8] and _pages(64, LIST_MOST) == [10, 10, 10, 10, 10, 10, 4]
 
 
 def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
                        screenshots: Path) -> None:
-    """1, 4, 8, 16 and 40 tables at 1920x1080 and 3840x2160: every table on some page, every
-    card and element whole on the screen, and the measured sizes against the targets; then a
-    page opening on a hall of 1000 tables has every one."""
+    """1, 8, 16, 24 and 64 tables at 1920x1080 and 3840x2160, grid, single and list: every table
+    on some page, the pages as docs/screen.md states them, every card and element whole on the
+    screen, no name cut that would fit at its card's smallest name size, the measured sizes
+    against the targets, the text's contrast (WCAG AA); then a page opening on a hall of 1000
+    tables has every one."""
     _require_browser()
     _require_cjk_font()
     broker = mosquitto_factory(websockets=True)
     cases: list[dict[str, Any]] = []
     for width, height in ((1920, 1080), (3840, 2160)):
-        hd = width == 1920
+        suffix = "" if width == 1920 else "-4k"
         cases.append({"view": "single", "n": 1, "width": width, "height": height, "score_target_fraction": SCORE_ONE,
-                      "text_target_fraction": TEXT_GRID,
-                      "screenshots": [{"page": 1, "file": "screen-table.png"}] if hd else []})
-        for n in (1, 4, 8, 16, 40):
+                      "text_target_fraction": TEXT_GRID, "label_target_fraction": LABELS, "name_target_fraction": NAME_ONE,
+                      "screenshots": [{"page": 1, "file": f"screen-table{suffix}.png"}] if not suffix else []})
+        for n in (1, 8, 16, 24, 64):
+            shot = "screen-grid.png" if n == 8 and not suffix else f"screen-grid-{n}{suffix}.png"
             cases.append({"view": "grid", "n": n, "width": width, "height": height,
                           "score_target_fraction": SCORE_ONE if n == 1 else SCORE_GRID,
-                          "text_target_fraction": TEXT_GRID,
-                          "screenshots": [{"page": 1, "file": "screen-grid.png"}] if hd and n == 8 else []})
-        cases.append({"view": "list", "n": 40, "width": width, "height": height, "score_target_fraction": SCORE_LIST,
-                      "text_target_fraction": TEXT_LIST,
-                      "screenshots": [{"page": 1, "file": "screen-list.png"}] if hd else []})
-    tables, history = _hall(40)
+                          "text_target_fraction": TEXT_GRID if n <= 8 else TEXT_DENSE,
+                          "label_target_fraction": LABELS if n <= 8 else LABELS_DENSE,
+                          "name_target_fraction": NAME_ONE if n == 1 else NAME_GRID if n <= 8 else NAME_DENSE,
+                          "pages": _pages(n, GRID_MOST),
+                          "screenshots": [{"page": 1, "file": shot}] if n > 1 else []})
+        for n in (8, 16, 24, 64):
+            shot = "screen-list.png" if n == 24 and not suffix else f"screen-list-{n}{suffix}.png"
+            cases.append({"view": "list", "n": n, "width": width, "height": height,
+                          "score_target_fraction": SCORE_LIST, "text_target_fraction": TEXT_LIST,
+                          "label_target_fraction": LABELS, "name_target_fraction": NAME_LIST,
+                          "pages": _pages(n, LIST_MOST),
+                          "screenshots": [{"page": 1, "file": shot}]})
+    tables, history = _hall(64)
     out = _run(_plan("layout", screen_server, broker, screenshots, tables=tables, history=history, cases=cases,
-                     hall=1000), tmp_path)
+                     hall=1000), tmp_path, timeout=900)
     report = json.loads(out.split("report: ", 1)[1].splitlines()[0])
     assert len(report) == len(cases)
 

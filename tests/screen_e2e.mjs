@@ -68,6 +68,13 @@ function expected(state, words = EN) {
 function matches(got, state, words) {
   if (!got) return false;
   const want = expected(state, words);
+  // A compact card or a list row says "needs n snookers" as the count, labelled.
+  if (got.facts["snookers-n"] !== undefined) {
+    const sr = state.snookers_required;
+    if (!sr || String(sr.count) !== got.facts["snookers-n"] || "snookers" in got.facts) return false;
+    got = { ...got, facts: { ...got.facts, snookers: want.facts.snookers } };
+    delete got.facts["snookers-n"];
+  }
   const sides = got.sides.map(({ name, score, group, frames, atTable }) => ({ name, score, group, frames, atTable }));
   return got.info === want.info && JSON.stringify(sides) === JSON.stringify(want.sides)
     && JSON.stringify(Object.keys(got.facts).sort()) === JSON.stringify(Object.keys(want.facts).sort())

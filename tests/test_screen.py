@@ -205,6 +205,40 @@ def test_catalogues_have_every_word() -> None:
                 assert set(_placeholders(words[0])) == wanted, f"{lang}: board {key}"
 
 
+# Where a language keeps the English word, it is its own term: the rule book of that language
+# uses it (docs/screen.md, "The terms, from the rule books"), or it is the language's own word
+# that happens to be spelt the same. Every other word must differ from English.
+SAME_AS_ENGLISH = {
+    "nl": {  # the EBSRA text keeps "zoveel mogelijk de originele Engelse termen"
+        "frame": "frame (2.1, 'aantal frames')", "frames": "frames (2.1)", "break": "break (2.8)",
+        "ball_on": "ball on (2.11)", "free_ball": "free ball (2.13)",
+        "snookers_label": "snookers (2.16, 'snookers nodig')", "snookers": "snookers (2.16)", "miss": "miss (3.14)",
+        "frame_n": "frame (2.1)", "letter.red": "R: Rood", "group.red": "R: Rood"},
+    "sv": {"frame": "frame (regel 2.1)", "frame_n": "frame (2.1)", "miss": "miss (3.14, 'FOUL OCH MISS')",
+           "letter.red": "R: Röd", "group.red": "R: Röd"},
+    "de": {"frame": "Frame (2.1, 'Anzahl von Frames')", "frames": "Frames (2.1)", "frame_n": "Frame (2.1)",
+           "best_of": "Best of: the German federations' term for the format",
+           "race_to": "Race to: the German pool federations' term", "letter.red": "R: Rot", "group.red": "R: Rot"},
+    "fr": {"frame": "frame: French snooker's word (blackball says partie)", "frames": "frames, as frame",
+           "frame_n": "frame", "break": "break: French snooker's word for a break",
+           "snookers": "snooker: the French word", "snookers_label": "snookers", "letter.red": "R: Rouge",
+           "group.red": "R: Rouge"},
+}
+
+
+def test_no_english_word_left() -> None:
+    """Every word on the screen and the boards is the language's own: a value that is English's
+    is one of the rule books' terms listed above, nothing forgotten."""
+    english = json.loads((SCREEN_DIR / "i18n" / "en.json").read_text())
+    for lang in LANGUAGES[1:]:
+        cat = json.loads((SCREEN_DIR / "i18n" / f"{lang}.json").read_text())
+        for section in ("screen", "board"):
+            for key, value in cat[section].items():
+                base = key.split(".", 1)[1] if key.startswith(("snooker.", "blackball.")) else key
+                if value == english[section].get(base):
+                    assert base in SAME_AS_ENGLISH[lang], f"{lang} {section} {key} = {value!r}: still English"
+
+
 def test_screen_units() -> None:
     """The page's own logic under node: the tables= ranges, the options refused with reasons,
     the translator's per-game words and plurals, the clock's seconds and call, the validator."""
@@ -370,7 +404,8 @@ def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_serve
     for width, height in ((1920, 1080), (3840, 2160)):
         suffix = "" if width == 1920 else "-4k"
         cases.append({"view": "single", "n": 1, "width": width, "height": height, "score_target_fraction": SCORE_ONE,
-                      "text_target_fraction": TEXT_GRID, "label_target_fraction": LABELS, "name_target_fraction": NAME_ONE,
+                      "text_target_fraction": TEXT_GRID, "label_target_fraction": LABELS,
+                      "name_target_fraction": NAME_ONE,
                       "screenshots": [{"page": 1, "file": f"screen-table{suffix}.png"}] if not suffix else []})
         for n in (1, 8, 16, 24, 64):
             shot = "screen-grid.png" if n == 8 and not suffix else f"screen-grid-{n}{suffix}.png"

@@ -371,6 +371,61 @@ async function overlay(browser, clients) {
     check(page.errors.length === 0, `${c.query}: no errors (${page.errors.join("; ")})`);
     await page.context().close();
   }
+  // Contrast on the overlay: its texts over the worst a camera could put behind it (white).
+  {
+    const page = await openPage(browser, plan, "overlay=1&table=table-1", { width: 1920, height: 1080 });
+    await page.waitForSelector("section.table.has-state", { timeout: 10000 });
+    let worst = { ratio: Infinity };
+    for (const t of await contrasts(page, [255, 255, 255])) {
+      check(t.ratio >= t.need || false, `overlay: "${t.text}" contrast ${t.ratio}:1 (needs ${t.need})`);
+      if (t.ratio < worst.ratio) worst = t;
+    }
+    await page.context().close();
+  }
+  {
+    // OBS's custom CSS sets the documented variables: the bug takes them. OBS injects it as
+    // obs-browser does (a <style> element made by script once the page has loaded); the served
+    // Content-Security-Policy must let that in (style-src 'unsafe-inline'): it is set aside here,
+    // and test_screen.py::test_obs_custom_css_is_allowed_by_the_policy says whether it does.
+    const page = await openPage(browser, plan, "overlay=1&table=table-1", { width: 1920, height: 1080 }, { bypassCSP: true });
+    await page.waitForSelector("section.table.has-state", { timeout: 10000 });
+    await page.evaluate((css) => {
+      const style = document.createElement("style");
+      style.id = "obs-browser-custom-style";
+      style.append(document.createTextNode(css));
+      document.querySelector("head").appendChild(style);
+    }, ":root { --bug-bg: rgb(90, 0, 20); --bug-score-bg: rgb(255, 230, 0); --bug-font: serif; }");
+    const look = await page.evaluate(() => {
+      const side = document.querySelector(".side"), score = document.querySelector(".side .score");
+      return [getComputedStyle(side).backgroundColor, getComputedStyle(score).backgroundColor, getComputedStyle(side).fontFamily];
+    });
+    check(look[0] === "rgb(90, 0, 20)" && look[1] === "rgb(255, 230, 0)" && look[2] === "serif",
+      `custom CSS variables restyle the bug: ${look.join(", ")}`);
+    await page.context().close();
+  }
+  // A table with no match: no bug at all. A match handed to it (<prefix>/next): said on its own;
+  // taken back (empty): gone again.
+  const idle = plan.idle_table;
+  if (idle) {
+    await publish(pub, `${PREFIX}/${idle}/status`, "online", true);
+    const page = await openPage(browser, plan, `overlay=1&table=${idle}`, { width: 1920, height: 1080 });
+    await page.waitForSelector(".conn[data-state=connected]", { state: "attached", timeout: 10000 });
+    await page.waitForSelector(`section.table[data-table="${idle}"]`, { state: "attached", timeout: 10000 });
+    const drawn = () => page.evaluate(() => [...document.querySelectorAll("section.table")].filter((e) => e.getClientRects().length > 0).length);
+    check(await drawn() === 0, `overlay of ${idle} with no match: nothing drawn`);
+    const next = { fixture: "L-17", sides: ["Cath Jones", "Dave Smith"], format: { game: "snooker", best_of: 7 }, competition: "Club league" };
+    await publish(pub, `${PREFIX}/${idle}/next`, next, true);
+    await page.waitForFunction(() => document.querySelector(".next-match") && !document.querySelector(".next-match").hidden
+      && document.querySelector("section.table").getClientRects().length > 0, null, { timeout: 10000 });
+    const said = await page.$eval(".next-match", (e) => e.textContent);
+    check(said === "Next: Cath Jones v Dave Smith · Best of 7 · Club league", `the next match handed to ${idle}: "${said}"`);
+    if (plan.screenshots) await page.screenshot({ path: join(plan.screenshots, "overlay-next.png"), omitBackground: true });
+    await publish(pub, `${PREFIX}/${idle}/next`, "", true);
+    await page.waitForFunction(() => [...document.querySelectorAll("section.table")].every((e) => e.getClientRects().length === 0), null, { timeout: 10000 });
+    check(true, "the next match taken back: nothing drawn again");
+    check(page.errors.length === 0, `no errors (${page.errors.join("; ")})`);
+    await page.context().close();
+  }
   console.log(`boxes: ${JSON.stringify(boxes)}`);
 }
 

@@ -49,8 +49,8 @@ export async function ask(what) {
 export const closeInput = () => lines.close();
 
 // A page with its errors collected; `query` after the broker and venue.
-export async function openPage(browser, plan, query = "", viewport = { width: 1920, height: 1080 }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+export async function openPage(browser, plan, query = "", viewport = { width: 1920, height: 1080 }, more = {}) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, ...more });
   // Anything the server's Content-Security-Policy refuses is an error too (docs/security.md).
   await context.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) =>

@@ -311,7 +311,7 @@ export class Card {
       const min = Math.min(1, Math.max(parseFloat(cs.getPropertyValue("--name-min")) || 0.7, 0.3));
       return { v, px, min, room: v.name.clientWidth, font: `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`,
         // What the view draws beside the name inside its box: a winner's " ★", the list's "▶ ".
-        extra: (v.row.classList.contains("winner") ? 1.1 * px : 0) + (list && v.row.classList.contains("at-table") ? 0.9 * px : 0) };
+        extra: (v.row.classList.contains("winner") ? 1.3 * px : 0) + (list && v.row.classList.contains("at-table") ? 0.9 * px : 0) };
     });
     const width = (r) => (text) => { ctx.font = r.font; return ctx.measureText(text).width + r.extra; };
     for (const r of read) {
@@ -323,12 +323,16 @@ export class Card {
       r.v.name.dataset.minPx = r.v.minPx.toFixed(2);
       r.v.name.dataset.fullPx = r.px.toFixed(2);
     }
-    // Check: the page's own layout (one, for all of them).
-    const over = read.filter((r) => r.v.name.scrollWidth > r.v.name.clientWidth + 0.5);
-    for (const r of over) {
-      const [text] = fitName(r.v.full, r.v.players, width(r), r.room, r.min);
+    // Check: the page's own layout (one, for all of them). A name still too wide (a star or a
+    // marker wider than thought) is drawn smaller again while it may, else takes the next step.
+    const over = read.filter((r) => r.v.name.scrollWidth > r.v.name.clientWidth + 0.5)
+      .map((r) => ({ r, ratio: r.v.name.clientWidth / r.v.name.scrollWidth, px: parseFloat(r.v.name.style.fontSize) || r.px }));
+    for (const { r, ratio, px } of over) {
+      const smaller = px * ratio * 0.98;
       const short = shortName(r.v.full, r.v.players);
-      if (text === r.v.full && short !== text) {
+      if (smaller >= r.px * r.min) {
+        r.v.name.style.fontSize = `${smaller.toFixed(2)}px`;
+      } else if (r.v.name.textContent === r.v.full && short !== r.v.full) {
         r.v.name.textContent = short;
         const w = width(r)(short);
         r.v.name.style.fontSize = `${(r.px * Math.max(r.min, Math.min(1, (r.room / w) * 0.97))).toFixed(2)}px`;

@@ -268,7 +268,7 @@ async function layout(browser, clients) {
           if (!it.whole) throw new Error(`FAILED: ${label}, page ${p.page}: ${card.table}'s ${it.kind} "${it.text}" is cut off`);
           if (it.kind === "score") minScore = Math.min(minScore, it.px);
           else if (it.kind === "name" && c.name_target_fraction) { if (it.px < minName) { minName = it.px; minNameWhat = `${card.table}'s "${it.text}"`; } }
-          else if (it.kind !== "table" && it.px < minText) { minText = it.px; minTextWhat = `${card.table}'s ${it.kind} "${it.text}"`; }
+          else if (it.kind !== "table" && it.kind !== "label" && it.px < minText) { minText = it.px; minTextWhat = `${card.table}'s ${it.kind} "${it.text}"`; }
         }
       }
     }
@@ -420,6 +420,11 @@ async function overlay(browser, clients) {
     const said = await page.$eval(".next-match", (e) => e.textContent);
     check(said === "Next: Cath Jones v Dave Smith · Best of 7 · Club league", `the next match handed to ${idle}: "${said}"`);
     if (plan.screenshots) await page.screenshot({ path: join(plan.screenshots, "overlay-next.png"), omitBackground: true });
+    // The venue's TVs say it too, on the idle table's card.
+    const grid = await openPage(browser, plan, `tables=${idle}&rotate=0`, { width: 1280, height: 720 });
+    await grid.waitForFunction(() => { const e = document.querySelector(".next-match"); return e && e.getClientRects().length > 0; }, null, { timeout: 10000 });
+    check(await grid.$eval(".next-match", (e) => e.textContent) === said, `the grid's card of ${idle} says it too`);
+    await grid.context().close();
     await publish(pub, `${PREFIX}/${idle}/next`, "", true);
     await page.waitForFunction(() => [...document.querySelectorAll("section.table")].every((e) => e.getClientRects().length === 0), null, { timeout: 10000 });
     check(true, "the next match taken back: nothing drawn again");
@@ -454,6 +459,22 @@ async function languages(browser, clients) {
     const want = { break: words.break, remaining: words.remaining, "ball-on": words.ball_on, visits: words.visits };
     for (const [k, v] of Object.entries(want)) check(labels[k] === v, `${lang}: the ${k} label reads "${labels[k]}"`);
     check(labels.lang === lang, `${lang}: <html lang="${labels.lang}">`);
+    if (lang !== "en") {
+      // One language at a time: no English word on the page where the language has its own.
+      const text = await page.evaluate(() => [...document.querySelectorAll("body *")].filter((e) => e.getClientRects().length > 0
+        && getComputedStyle(e).visibility !== "hidden" && !e.closest("#problems"))
+        .flatMap((e) => [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent)).join(" | "));
+      const left = [];
+      for (const [key, en] of Object.entries(EN)) {
+        const own = words[key];
+        for (const form of typeof en === "string" ? [en] : Object.values(en)) {
+          const fixed = form.split(/\{\w+\}/).map((p) => p.trim()).filter((p) => p.length >= 4);
+          const ownForms = own === undefined ? [] : typeof own === "string" ? [own] : Object.values(own);
+          for (const piece of fixed) if (!ownForms.some((f) => f.includes(piece)) && text.includes(piece)) left.push(`${key}: "${piece}"`);
+        }
+      }
+      check(left.length === 0, `${lang}: no English left on the page (${left.join(", ") || "none"})`);
+    }
     if (plan.screenshots) await page.screenshot({ path: join(plan.screenshots, `screen-lang-${lang}.png`) });
     check(page.errors.length === 0, `${lang}: no errors (${page.errors.join("; ")})`);
     await page.context().close();

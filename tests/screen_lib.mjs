@@ -141,6 +141,7 @@ export async function sizes(page) {
         add(big ? "score" : "frames", s.querySelector(".frames b"), big ? ink : cap);
         add("name", s.querySelector(".name"), cap);
         add("group", s.querySelector(".group"), cap);
+        add("label", s.querySelector(".frames small"), cap); // drawn over nothing either
       }
       for (const f of card.querySelectorAll(".fact")) add(`fact:${[...f.classList].find((k) => k !== "fact")}`, f.querySelector("b"), cap);
       add("clock", card.querySelector(".clock b"), ink);
@@ -161,7 +162,7 @@ export async function sizes(page) {
         const minPx = parseFloat(e.dataset.minPx);
         ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${minPx}px ${cs.fontFamily}`;
         const row = e.closest(".side");
-        const extra = (row.classList.contains("winner") ? 1.1 : 0) + (document.body.classList.contains("view-list") && row.classList.contains("at-table") ? 0.9 : 0);
+        const extra = (row.classList.contains("winner") ? 1.3 : 0) + (document.body.classList.contains("view-list") && row.classList.contains("at-table") ? 0.9 : 0);
         const fullAtMin = ctx.measureText(e.title).width + extra * parseFloat(e.dataset.fullPx);
         return { full: e.title, shown: e.textContent, px: parseFloat(cs.fontSize), minPx, fullPx: parseFloat(e.dataset.fullPx), room: e.clientWidth,
           fullAtMin, cut: e.classList.contains("cut"), clipped: e.scrollWidth > e.clientWidth + 1 };

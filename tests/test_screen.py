@@ -428,6 +428,14 @@ def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_serve
                      hall=1000), tmp_path, timeout=900)
     report = json.loads(out.split("report: ", 1)[1].splitlines()[0])
     assert len(report) == len(cases)
+    for case in cases:
+        for shot in case["screenshots"]:
+            path = screenshots / shot["file"]
+            with Image.open(path) as img:
+                assert img.size == (case["width"], case["height"]), path
+                if case["width"] > 1920:
+                    # Drawn at 3840x2160, kept at half size (the same picture, a quarter of the bytes).
+                    img.resize((1920, 1080), Image.Resampling.LANCZOS).save(path, optimize=True)
 
 
 def _table_picture(size: tuple[int, int]) -> Image.Image:

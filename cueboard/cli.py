@@ -364,7 +364,7 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--view", choices=["grid", "list", "single", "overlay"],
                     help="grid of cards (default), compact list for a big hall, one table, or the stream overlay")
     sc.add_argument("--per-page", dest="per_page", type=_bounded(int, 1, 64), metavar="N",
-                    help="tables a page (default: grid 8, list 12)")
+                    help="tables a page (default: as many as the screen holds with large digits, up to 16)")
     sc.add_argument("--rotate", type=_bounded(float, 0, 3600), metavar="SECONDS",
                     help="seconds a page stays before the next (default 10; 0: pages do not turn)")
     sc.add_argument("--lang", choices=LANGUAGES, help="the words on the screen (default en)")

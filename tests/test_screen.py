@@ -212,9 +212,10 @@ SAME_AS_ENGLISH = {
     "nl": {  # the EBSRA text keeps "zoveel mogelijk de originele Engelse termen"
         "frame": "frame (2.1, 'aantal frames')", "frames": "frames (2.1)", "break": "break (2.8)",
         "ball_on": "ball on (2.11)", "free_ball": "free ball (2.13)",
-        "snookers_label": "snookers (2.16, 'snookers nodig')", "snookers": "snookers (2.16)", "miss": "miss (3.14)",
+        "snookers_label": "snookers (2.16, 'snookers nodig')", "snookers": "snookers (2.16)",
+        "miss": "miss (3.14, 'Foul and a Miss')",
         "frame_n": "frame (2.1)", "letter.red": "R: Rood", "group.red": "R: Rood"},
-    "sv": {"frame": "frame (regel 2.1)", "frame_n": "frame (2.1)", "miss": "miss (3.14, 'FOUL OCH MISS')",
+    "sv": {"frame": "frame (regel 2.1)", "frame_n": "frame (2.1)", "miss": "miss (3.14, 'Foul och miss')",
            "letter.red": "R: Röd", "group.red": "R: Röd"},
     "de": {"frame": "Frame (2.1, 'Anzahl von Frames')", "frames": "Frames (2.1)", "frame_n": "Frame (2.1)",
            "best_of": "Best of: the German federations' term for the format",
@@ -512,9 +513,9 @@ def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_serv
     picture.convert("RGB").save(screenshots / "screen-overlay-next.png")
 
 
-@pytest.mark.xfail(strict=True, reason="cueboard/screen.py's policy is style-src 'self' (issue 26 owns the server): OBS's "
-                   "custom CSS, a <style> element obs-browser adds by script, is refused until it allows 'unsafe-inline' "
-                   "styles (docs/screen.md, 'The live-stream overlay')")
+@pytest.mark.xfail(strict=True, reason="cueboard/screen.py's policy is style-src 'self' (issue 26 owns the "
+                   "server): OBS's custom CSS, a <style> element obs-browser adds by script, is refused until "
+                   "it allows 'unsafe-inline' styles (docs/screen.md, 'The live-stream overlay')")
 def test_obs_custom_css_is_allowed_by_the_policy(screen_server: str) -> None:
     """OBS injects a Browser source's custom CSS as a <style> element (obs-browser's
     OnLoadEnd): the page's Content-Security-Policy must allow inline styles (never scripts)."""

@@ -209,8 +209,11 @@ export class Card {
         this.text(`k${i}`, this.wormKeys[i], side.name);
         this.namesChanged = true;
       }
-      this.flag(`at${i}`, v.row, "at-table", s.striker === i);
-      this.flag(`won${i}`, v.row, "winner", (s.match_over ? s.match_winner : s.frame_over ? s.frame_winner : null) === i);
+      const at = s.striker === i, won = (s.match_over ? s.match_winner : s.frame_over ? s.frame_winner : null) === i;
+      // A star (and the list's marker) is drawn inside the name's room: the name is fitted again.
+      if (this.v[`won${i}`] !== won || (this.v[`at${i}`] !== at && ctx.list)) this.namesChanged = true;
+      this.flag(`at${i}`, v.row, "at-table", at);
+      this.flag(`won${i}`, v.row, "winner", won);
       this.text(`fl${i}`, v.framesLabel, framesLabel);
       this.text(`fv${i}`, v.framesValue, String(side.frames));
       this.text(`sc${i}`, v.score, snooker ? String(side.score) : "");

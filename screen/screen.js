@@ -314,7 +314,7 @@ function flush() {
   clearTimeout(fallbackTimer);
   if (layoutDirty) layout();
   const now = Date.now();
-  const ctx = { t, connected, worm: opts.view === "grid" || opts.view === "single", now };
+  const ctx = { t, connected, worm: opts.view === "grid" || opts.view === "single", list: opts.view === "list", now };
   const fit = [];
   for (const key of shown) {
     const tb = tables.get(key);

@@ -221,7 +221,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, help="publishing time a run (default 60 s for 256, else 30 s)")
     parser.add_argument("--rate", type=float, default=2.0, help="events a second a table (default 2)")
     parser.add_argument("--view", default="grid", choices=["grid", "list"], help="the page's view (default grid)")
-    parser.add_argument("--per-page", type=int, dest="per_page", help="cards a page (default the view's: 8, 12)")
+    parser.add_argument("--per-page", type=int, dest="per_page",
+                        help="cards a page (default: the page chooses, up to 16)")
     parser.add_argument("--drain", type=float, default=15.0, help="seconds the page may take to catch up at the end")
     parser.add_argument("--write", action="store_true", help="write the figures into docs/performance.md")
     args = parser.parse_args()

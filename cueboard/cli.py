@@ -100,6 +100,22 @@ def _run(args: argparse.Namespace) -> int:
     return run(_load(args.config))
 
 
+def _home_assistant(args: argparse.Namespace) -> int:
+    from .home_assistant import HomeAssistantConfig, send_once
+
+    config = _load(args.config)
+    if config.mqtt is None:
+        print(f"cueboard home-assistant: {args.config}: the table has no [mqtt]", file=sys.stderr)
+        return 2
+    ha = config.home_assistant or HomeAssistantConfig()
+    try:
+        print(send_once(ha, config.mqtt, venue=config.venue, table=config.table, remove=args.action == "remove"))
+    except OSError as exc:
+        print(f"cueboard home-assistant: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _hwtest(args: argparse.Namespace) -> int:
     from .hwtest import command
 
@@ -355,7 +371,7 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--view", choices=["grid", "list", "single", "overlay"],
                     help="grid of cards (default), compact list for a big hall, one table, or the stream overlay")
     sc.add_argument("--per-page", dest="per_page", type=_bounded(int, 1, 64), metavar="N",
-                    help="tables a page (default: grid 8, list 12)")
+                    help="tables a page (default: as many as the screen holds with large digits, up to 16)")
     sc.add_argument("--rotate", type=_bounded(float, 0, 3600), metavar="SECONDS",
                     help="seconds a page stays before the next (default 10; 0: pages do not turn)")
     sc.add_argument("--lang", choices=LANGUAGES, help="the words on the screen (default en)")
@@ -389,6 +405,14 @@ def parser() -> argparse.ArgumentParser:
     hw.add_argument("--step-seconds", type=float, dest="step_seconds", metavar="N",
                     help="each step lasts N seconds instead of until Enter (a run nobody attends)")
     hw.set_defaults(func=_hwtest)
+    ha = sub.add_parser("home-assistant", help="announce the table to Home Assistant, or remove it from there",
+                        description="Publish the table's Home Assistant discovery message (announce), or the "
+                        "empty one that removes the device and its sensors from Home Assistant (remove: for a "
+                        "table taken out of the venue), on the broker of the table's [mqtt]. The daemon announces "
+                        "by itself with [home_assistant] discovery = true (docs/home-assistant.md).")
+    ha.add_argument("action", choices=["announce", "remove"])
+    ha.add_argument("--config", default=DEFAULT_CONFIG, help=f"the configuration (default {DEFAULT_CONFIG})")
+    ha.set_defaults(func=_home_assistant)
     m = sub.add_parser("match", help="start a match, or print the state, on a running daemon",
                        description="Talk to the running daemon over its control socket (control.socket "
                        "of --config, or --socket): 'new' starts a match, 'state' prints the scoreboard "

@@ -67,6 +67,7 @@ class Config:
     displays: tuple[Any, ...] = ()  # cueboard.hw.display_config.DisplayConfig
     commands: CommandLimits = field(default_factory=CommandLimits)
     """How much the network (the command topic, the control socket) may ask of the table."""
+    home_assistant: Any = None  # cueboard.home_assistant.HomeAssistantConfig, or None: not asked for
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:
         """The default match, with ``overrides`` (a match line's fields) on top."""
@@ -127,6 +128,7 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
 
     mqtt_table = root.get("mqtt", None)
     mqtt = None if mqtt_table is None else _section(partial(parse_mqtt, mqtt_table, venue=venue, table=name))
+    home_assistant = _home_assistant(root.get("home_assistant", None), mqtt)
 
     boxes: tuple[Any, ...] = ()
     referee_keymap = None
@@ -178,7 +180,8 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir,
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
                     referee_boxes=boxes, referee_keymap=referee_keymap, keypad_port=keypad_port,
-                    keypad_keymap=keypad_keymap, displays=displays, commands=commands)
+                    keypad_keymap=keypad_keymap, displays=displays, commands=commands,
+                    home_assistant=home_assistant)
     game = match["game"]
     if referee_keymap is not None:
         # A keymap that cannot be read or used is a KeymapError naming its file.
@@ -195,6 +198,19 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         keymap = _section(partial(load_keymap, keypad_keymap))
         _same_game(keymap, game, "keypad.keymap", str(keypad.raw["keymap"]))
     return config
+
+
+def _home_assistant(table: Any, mqtt: Any) -> Any:
+    """``[home_assistant]`` (cueboard.home_assistant); discovery needs the table's ``[mqtt]``."""
+    if table is None:
+        return None
+    from .home_assistant import parse_home_assistant
+
+    ha = _section(partial(parse_home_assistant, table))
+    if ha.discovery and mqtt is None:
+        raise ConfigError(refusal("home_assistant.discovery", "needs [mqtt]: the table announces itself to Home "
+                                  "Assistant on its MQTT broker"))
+    return ha if ha.discovery else None
 
 
 def _same_game(keymap: Keymap, game: str, where: str, named: str) -> None:

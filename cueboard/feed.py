@@ -493,6 +493,7 @@ class Feed:
         self._stopping = False
         self._health = "down: not started"
         self._writer: threading.Thread | None = None
+        self._connect_hooks: list[Callable[[mqtt.Client], None]] = []
         self._client = self._make_client()
 
     # -- what the engine thread calls ----------------------------------------------------
@@ -552,6 +553,11 @@ class Feed:
         with self._cond:
             self._connected = False
         self._set_health("down: stopped")
+
+    def on_every_connect(self, hook: Callable[[mqtt.Client], None]) -> None:
+        """Call ``hook(client)`` on paho's thread at every connection, after the feed's own
+        subscriptions: for messages outside the table's topics (cueboard.home_assistant)."""
+        self._connect_hooks.append(hook)
 
     def publish_state(self, state: Mapping[str, Any]) -> None:
         """The state of ``state.md`` plus ``table`` and ``ts``, retained. While disconnected
@@ -794,6 +800,11 @@ class Feed:
                 latest.force = True
             self._cond.notify_all()
         self._set_health("ok")
+        for hook in self._connect_hooks:
+            try:
+                hook(client)
+            except Exception:
+                log.exception("a connection hook failed")
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         reason = getattr(client, "last_error", "") or "no connection"

@@ -3,7 +3,7 @@
 // not change is not touched at all. The same elements serve every view (grid, single table,
 // list row, overlay scorebug); screen.css lays them out per view.
 
-import { clockAt } from "./clock.js";
+import { clockAt, clockShown } from "./clock.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
@@ -21,6 +21,25 @@ function fact(parent, name) {
   return { root: f, label: el("small", null, f), value: el("b", null, f) };
 }
 
+// A name fits its room the same way in every view (grid, list, single table, overlay) and as the LED
+// boards fit theirs: first drawn smaller, down to the view's smallest name size (--name-min, a
+// share of the name's own size, never below the words' size target); only a name too long even
+// then is shortened ("R. O'Sullivan", doubles by surnames), again as large as fits; and only then
+// cut with an ellipsis, at the smallest size. Returns [text, scale, cut] for a name whose width at
+// full size is `width(text)` in a room of `room` pixels.
+export function fitName(full, players, width, room, min) {
+  const tries = [full];
+  const short = shortName(full, players);
+  if (short !== full) tries.push(short);
+  for (const text of tries) {
+    const w = width(text) + 1.5; // a pixel and a half of grace: the page rounds where the canvas does not
+    if (w <= room) return [text, 1, false];
+    const scale = Math.floor((room / w) * 1000) / 1000;
+    if (scale >= min) return [text, scale, false];
+  }
+  return [tries[tries.length - 1], min, true];
+}
+
 // "Ronnie O'Sullivan" -> "R. O'Sullivan"; doubles "Ann Lee & Bob Ray" (players given) -> "Lee & Ray".
 // Names without spaces (赵心童) stay whole: the ellipsis is their last resort.
 export function shortName(name, players) {
@@ -29,6 +48,17 @@ export function shortName(name, players) {
   const words = name.trim().split(/\s+/);
   if (words.length < 2) return name;
   return `${words[0][0]}. ${words.slice(1).join(" ")}`;
+}
+
+// The next match as the audience reads it: "Next: Ann v Bob · Best of 7 · Club league".
+export function nextMatch(next, t) {
+  const sides = Array.isArray(next.sides) ? next.sides.map((x) => (typeof x === "string" ? x : x && x.name)).filter(Boolean) : [];
+  if (sides.length < 2) return null;
+  const f = next.format && typeof next.format === "object" ? next.format : {};
+  const game = f.game === "blackball" ? "blackball" : "snooker";
+  const length = f.race_to ? t("race_to", { n: f.race_to }, game) : f.best_of > 1 ? t("best_of", { n: f.best_of }, game) : "";
+  const parts = [t("versus", { a: sides[0], b: sides[1] }), length, typeof next.competition === "string" ? next.competition : ""];
+  return t("next_match", { match: parts.filter(Boolean).join(" · ") });
 }
 
 export class Card {
@@ -45,6 +75,8 @@ export class Card {
     this.status = el("span", "status", head);
     this.status.hidden = true;
     this.empty = el("p", "no-match", root);
+    this.next = el("p", "next-match", root); // the match the desk handed the table (<prefix>/next)
+    this.next.hidden = true;
     this.sides = [0, 1].map((i) => {
       const row = el("div", "side", root);
       row.dataset.side = String(i);
@@ -57,10 +89,14 @@ export class Card {
       const framesValue = el("b", null, frames);
       const group = el("span", "group", sub);
       group.hidden = true;
+      const disc = el("i", "disc", group); // the group's colour, with its letter: never colour alone
+      disc.setAttribute("aria-hidden", "true");
+      const groupText = el("span", "gtext", group);
+      const groupLeft = el("span", "gleft", group);
       const player = el("span", "player", sub);
       player.hidden = true;
       const score = el("span", "score", row);
-      return { row, name, frames, framesLabel, framesValue, group, player, score, full: null, players: null };
+      return { row, name, frames, framesLabel, framesValue, group, disc, groupText, groupLeft, player, score, full: null, players: null };
     });
     this.clock = el("span", "clock", root);
     this.clock.hidden = true;
@@ -68,7 +104,7 @@ export class Card {
     this.clockValue = el("b", null, this.clock);
     const facts = el("div", "facts", root);
     this.facts = {};
-    for (const name of ["break", "remaining", "ball-on", "free-ball", "snookers", "respot", "open", "visits",
+    for (const name of ["break", "remaining", "ball-on", "free-ball", "snookers", "snookers-n", "respot", "open", "visits",
       "free-shot", "black-on", "result"]) this.facts[name] = fact(facts, name);
     this.wormBox = el("div", "worm-box", root);
     this.wormBox.hidden = true;
@@ -142,8 +178,15 @@ export class Card {
     }
     this.hide("empty", this.empty, Boolean(s));
     this.flag("has-state", this.root, "has-state", Boolean(s));
+    // The next match, while the table is idle: no match yet, or the last one over.
+    const next = tb.next && (!s || s.match_over) ? nextMatch(tb.next, t) : null;
+    this.hide("next-h", this.next, !next);
+    if (next) this.text("next", this.next, next);
+    this.flag("idle", this.root, "idle", !s || Boolean(s.match_over));
+    this.flag("has-next", this.root, "has-next", Boolean(next));
     if (!s) {
       this.text("empty-t", this.empty, t("no_match"));
+      this.clockView = null;
       return;
     }
     const game = s.game;
@@ -166,8 +209,11 @@ export class Card {
         this.text(`k${i}`, this.wormKeys[i], side.name);
         this.namesChanged = true;
       }
-      this.flag(`at${i}`, v.row, "at-table", s.striker === i);
-      this.flag(`won${i}`, v.row, "winner", (s.match_over ? s.match_winner : s.frame_over ? s.frame_winner : null) === i);
+      const at = s.striker === i, won = (s.match_over ? s.match_winner : s.frame_over ? s.frame_winner : null) === i;
+      // A star (and the list's marker) is drawn inside the name's room: the name is fitted again.
+      if (this.v[`won${i}`] !== won || (this.v[`at${i}`] !== at && ctx.list)) this.namesChanged = true;
+      this.flag(`at${i}`, v.row, "at-table", at);
+      this.flag(`won${i}`, v.row, "winner", won);
       this.text(`fl${i}`, v.framesLabel, framesLabel);
       this.text(`fv${i}`, v.framesValue, String(side.frames));
       this.text(`sc${i}`, v.score, snooker ? String(side.score) : "");
@@ -177,8 +223,9 @@ export class Card {
       this.hide(`gh${i}`, v.group, !group);
       if (group) {
         this.attr(`g${i}`, v.group, "data-group", group);
-        const left = side.balls_left === null ? "" : ` · ${t("balls_left", { n: side.balls_left })}`;
-        this.text(`gt${i}`, v.group, `${t(`group.${group}`)}${left}`);
+        this.text(`gd${i}`, v.disc, t(`letter.${group}`));
+        this.text(`gt${i}`, v.groupText, t(`group.${group}`));
+        this.text(`gl${i}`, v.groupLeft, side.balls_left === null ? "" : t("balls_left", { n: side.balls_left }));
       }
       // Doubles: which of the side's players is at the table.
       const player = s.striker === i && side.players && side.players.length > 1 && s.player ? s.player : null;
@@ -194,10 +241,12 @@ export class Card {
       const sr = s.snookers_required;
       this.setFact("snookers", null, !sr || s.frame_over ? null : sr.count === null ? t("cannot_win", { name: name(sr.side) })
         : t("snookers", { name: name(sr.side), n: sr.count }));
+      // The list has no room for the sentence: the count, labelled (the side behind needs them).
+      this.setFact("snookers-n", t("snookers_label"), !sr || s.frame_over || sr.count === null ? null : sr.count);
       this.setFact("respot", null, s.respotted_black ? t("respotted_black") : null);
       for (const f of ["open", "visits", "free-shot", "black-on"]) this.setFact(f, null, null);
     } else {
-      for (const f of ["break", "remaining", "ball-on", "free-ball", "snookers", "respot"]) this.setFact(f, null, null);
+      for (const f of ["break", "remaining", "ball-on", "free-ball", "snookers", "snookers-n", "respot"]) this.setFact(f, null, null);
       this.setFact("open", null, s.open_table && !s.frame_over ? t("open_table") : null);
       this.setFact("visits", t("visits"), s.frame_over || s.striker === null ? null : s.visits);
       this.setFact("free-shot", null, s.free_shot ? t("free_shot") : null);
@@ -206,7 +255,10 @@ export class Card {
     this.setFact("result", null, s.match_over ? t("match_won", { name: name(s.match_winner) }, game)
       : s.frame_over ? t("frame_won", { name: name(s.frame_winner) }, game) : null);
     this.updateClock(tb, ctx);
-    const worm = ctx.worm && snooker;
+    // The worm only when it has something to draw: two strokes or more, and a point scored.
+    let scored = false;
+    if (ctx.worm && snooker && tb.worm.size > 1) for (const p of tb.worm.values()) if (p[0] || p[1]) { scored = true; break; }
+    const worm = ctx.worm && snooker && scored;
     this.hide("worm-h", this.wormBox, !worm);
     if (worm && tb.wormVersion !== this.wormVersion) this.drawWorm(tb, t);
   }
@@ -214,7 +266,7 @@ export class Card {
   // The shot clock alone, on its own timer between states. Returns what it shows (or null).
   updateClock(tb, ctx) {
     const s = tb.state;
-    const view = s && !s.frame_over ? clockAt(s, tb.skew, ctx.now) : null;
+    const view = s && !s.frame_over ? clockShown(clockAt(s, tb.skew, ctx.now)) : null;
     this.clockView = view;
     this.hide("clock-h", this.clock, !view);
     if (!view) return null;
@@ -244,18 +296,54 @@ export class Card {
     this.wormTitle.textContent = `${t("worm")}, ${t("frame", { n: tb.frame }, "snooker")}: ${seqs.length}`;
   }
 
-  // Long names shorten gracefully, never smaller: the initial for the first name ("R. O'Sullivan",
-  // doubles by surnames), and only then an ellipsis. Run while the card is on the page (it
-  // measures); only when a name changed, the card came on the page, or the window resized.
-  // In three passes over all the cards to fit (write, read, write), so the page is laid out once
-  // for all of them, not once a name.
+  // Names fitted (fitName above): only when a name changed, the card came on the page, or the
+  // window resized. Measured with a canvas in each name's own font (no layout a try), written,
+  // then checked against the page's own layout once for all the cards (a star, a marker beside
+  // the name): one still too wide goes on to the next step.
   static fitNames(cards) {
     const sides = [];
     for (const card of cards) {
       card.namesChanged = false;
-      for (const v of card.sides) if (v.full !== null) { v.name.textContent = v.full; sides.push(v); }
+      for (const v of card.sides) if (v.full !== null) { v.name.style.fontSize = ""; v.name.classList.remove("cut"); sides.push(v); }
     }
-    const long = sides.filter((v) => v.name.scrollWidth > v.name.clientWidth);
-    for (const v of long) v.name.textContent = shortName(v.full, v.players);
+    // Read: every room and font at once (one layout).
+    const ctx = Card.canvas || (Card.canvas = document.createElement("canvas").getContext("2d"));
+    const list = document.body.classList.contains("view-list");
+    const read = sides.map((v) => {
+      const cs = getComputedStyle(v.name);
+      const px = parseFloat(cs.fontSize);
+      const min = Math.min(1, Math.max(parseFloat(cs.getPropertyValue("--name-min")) || 0.7, 0.3));
+      return { v, px, min, room: v.name.clientWidth, font: `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`,
+        // What the view draws beside the name inside its box: a winner's " ★", the list's "▶ ".
+        extra: (v.row.classList.contains("winner") ? 1.3 * px : 0) + (list && v.row.classList.contains("at-table") ? 0.9 * px : 0) };
+    });
+    const width = (r) => (text) => { ctx.font = r.font; return ctx.measureText(text).width + r.extra; };
+    for (const r of read) {
+      const [text, scale, cut] = fitName(r.v.full, r.v.players, width(r), r.room, r.min);
+      r.v.name.textContent = text;
+      r.v.name.classList.toggle("cut", cut);
+      if (scale < 1) r.v.name.style.fontSize = `${(r.px * scale).toFixed(2)}px`;
+      r.v.minPx = r.px * r.min; // for the tests: the smallest this name may be drawn
+      r.v.name.dataset.minPx = r.v.minPx.toFixed(2);
+      r.v.name.dataset.fullPx = r.px.toFixed(2);
+    }
+    // Check: the page's own layout (one, for all of them). A name still too wide (a star or a
+    // marker wider than thought) is drawn smaller again while it may, else takes the next step.
+    const over = read.filter((r) => r.v.name.scrollWidth > r.v.name.clientWidth + 0.5)
+      .map((r) => ({ r, ratio: r.v.name.clientWidth / r.v.name.scrollWidth, px: parseFloat(r.v.name.style.fontSize) || r.px }));
+    for (const { r, ratio, px } of over) {
+      const smaller = px * ratio * 0.98;
+      const short = shortName(r.v.full, r.v.players);
+      if (smaller >= r.px * r.min) {
+        r.v.name.style.fontSize = `${smaller.toFixed(2)}px`;
+      } else if (r.v.name.textContent === r.v.full && short !== r.v.full) {
+        r.v.name.textContent = short;
+        const w = width(r)(short);
+        r.v.name.style.fontSize = `${(r.px * Math.max(r.min, Math.min(1, (r.room / w) * 0.97))).toFixed(2)}px`;
+      } else {
+        r.v.name.style.fontSize = `${(r.px * r.min).toFixed(2)}px`;
+        r.v.name.classList.add("cut");
+      }
+    }
   }
 }

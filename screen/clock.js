@@ -42,6 +42,16 @@ export function clockAt(state, skew, now) {
   return null;
 }
 
+// Whether the audience sees a clock at all: only when the match has one and it is in use, running,
+// stopped part-way through a shot, or out of time. A clock that has not started on this shot
+// (left == length) says nothing ("◷ 60" on every idle table), and a state with only its
+// `shot_clock` setting (a daemon from before `clock` was published) has no clock to show.
+export function clockShown(view) {
+  if (!view || view.still) return null;
+  if (view.running || view.expired || view.called) return view;
+  return typeof view.length === "number" && view.seconds >= Math.ceil(view.length) ? null : view;
+}
+
 // Milliseconds until what a running clock shows next changes: its next whole second or its call.
 export function nextChangeMs(view) {
   if (!view || !view.running || view.expired) return Infinity;

@@ -7,7 +7,6 @@ import { LANGUAGES } from "./i18n.js";
 export const VIEWS = ["grid", "list", "single", "overlay"];
 export const CORNERS = ["bl", "br", "tl", "tr", "bc", "tc"];
 export const SIZES = { s: 0.75, m: 1, l: 1.35 };
-const DEFAULT_PER_PAGE = { grid: 8, list: 12 };
 const MAX_PER_PAGE = 64;
 
 // `tables`: a comma-separated list of table names and ranges. "1-8" takes every table whose name
@@ -106,8 +105,8 @@ export function readOptions(search, config, host) {
     if (parsed.items.length) o.tables = parsed;
   }
   o.rotate = number(params, config, "rotate", { min: 0, max: 3600, integer: false }, problems) ?? 10;
-  o.perPage = number(params, config, "per_page", { min: 1, max: MAX_PER_PAGE, integer: true }, problems)
-    ?? DEFAULT_PER_PAGE[view] ?? 1;
+  // Not given: chosen from the number of tables and the screen (screen.js, perPage).
+  o.perPage = number(params, config, "per_page", { min: 1, max: MAX_PER_PAGE, integer: true }, problems) ?? null;
   if (view === "single" || view === "overlay") o.perPage = 1;
   o.page = (number(params, config, "page", { min: 1, max: 10000, integer: true }, problems) ?? 1) - 1;
   return o;

@@ -71,7 +71,7 @@ function record(venue, name) {
   const key = `${venue}/${name}`;
   let tb = tables.get(key);
   if (!tb) {
-    tb = { key, venue, name, state: null, status: null, worm: new Map(), wormVersion: 0, frame: null,
+    tb = { key, venue, name, state: null, status: null, next: null, worm: new Map(), wormVersion: 0, frame: null,
       dirty: true, skew: 0, skews: [], receivedAt: 0 };
     tables.set(key, tb);
     order = null;
@@ -156,6 +156,18 @@ function onMessage(topic, payload, packet) {
       stats.handled.push([now, lag]);
       tb.pendingTs = tb.pendingTs || state.ts;
     }
+  } else if (kind === "next") {
+    // The match the desk handed the table (shared/contract/mqtt.md), empty when none.
+    const text = decoder.decode(payload).trim();
+    let next = null;
+    if (text) {
+      try { next = JSON.parse(text); } catch (e) { problem(`Ignored a message on ${topic}: it is not JSON (${text.slice(0, 40)})`); return; }
+      if (!next || typeof next !== "object" || !Array.isArray(next.sides)) { problem(`Ignored a message on ${topic}: no "sides" list`); return; }
+    }
+    const tb = tables.get(`${venue}/${name}`) || (next ? record(venue, name) : null);
+    if (!tb) return;
+    tb.next = next;
+    tb.dirty = true;
   } else {
     return;
   }
@@ -167,19 +179,49 @@ const collator = new Intl.Collator(undefined, { numeric: true });
 
 function pages() {
   if (!order) order = [...tables.keys()].sort((a, b) => collator.compare(a, b));
+  const per = perPage(order.length);
   const out = [];
-  for (let i = 0; i < order.length; i += opts.perPage) out.push(order.slice(i, i + opts.perPage));
+  for (let i = 0; i < order.length; i += per) out.push(order.slice(i, i + per));
   return out;
 }
 
-// Columns and rows for n cards, on this screen's shape: the layout with the largest cards.
+// Cards a page (docs/screen.md, "Any number of tables"): `per_page` when given; else as many as
+// the screen holds while the scores' digits stay at least 1/16 of its height, up to 16 (a grid's
+// card must be at least GRID_MIN_H of the screen's height and GRID_MIN_W of its width: its
+// compact layout draws the digits at 0.3 of the card's height), and the list's rows at least
+// LIST_MIN_H (digits 0.86 x 0.73 of a row). Then the tables are spread evenly over the pages
+// that need: 24 tables are 12 + 12, not 16 + 8.
+const MAX_AUTO = 16, GRID_MIN_H = 0.215, GRID_MIN_W = 0.17, LIST_MIN_H = 0.0935;
+function fits(n) {
+  const w = window.innerWidth, h = window.innerHeight;
+  if (opts.view === "list") return (h * 0.94) / n >= LIST_MIN_H * h;
+  const [cols, rows] = gridShape(n);
+  return (h * 0.94) / rows >= GRID_MIN_H * h && w / cols >= GRID_MIN_W * w;
+}
+function listRows() {
+  let most = 1;
+  for (let n = 2; n <= MAX_AUTO; n++) if (fits(n)) most = n;
+  return most;
+}
+function perPage(count) {
+  if (opts.perPage) return opts.perPage;
+  let most = 1;
+  for (let n = 2; n <= MAX_AUTO; n++) if (fits(n)) most = n;
+  const pagesNeeded = Math.max(1, Math.ceil(count / most));
+  return Math.max(1, Math.ceil(count / pagesNeeded));
+}
+
+// Columns and rows for n cards, on this screen's shape: the layout with the largest cards. Up
+// to 8, a card a little wider than high reads best (the worm below the scores); more, a wide
+// one (the compact card: each name beside its score, as large as the card is high).
 function gridShape(n) {
   const w = window.innerWidth, h = window.innerHeight;
+  const aspect = n > 8 ? 1.8 : 1.05;
   let best = [1, 1], bestSize = 0;
   for (let cols = 1; cols <= n; cols++) {
     const rows = Math.ceil(n / cols);
     const cw = w / cols, ch = h / rows;
-    const size = Math.min(cw / 1.05, ch); // a card a little wider than high reads best
+    const size = Math.min(cw / aspect, ch);
     if (size > bestSize + 0.5) { bestSize = size; best = [cols, rows]; }
   }
   return best;
@@ -206,7 +248,12 @@ function layout() {
   }
   main.classList.toggle("solo", opts.view === "grid" && keys.length === 1); // one table: as large as the TV view
   // Where each card goes: column --c and row --r of --cols by --rows (screen.css places them).
-  const [cols, rows] = opts.view === "grid" ? gridShape(Math.max(1, keys.length)) : [1, Math.max(opts.perPage, 1)];
+  const [cols, rows] = opts.view === "grid" ? gridShape(Math.max(1, keys.length))
+    : [1, opts.perPage || listRows()];
+  // Cards wider than high by a quarter (12 or 16 on a page) are drawn compact: the scores fill
+  // the card's height (screen.css, .compact).
+  main.classList.toggle("compact", opts.view === "grid" && keys.length > 1
+    && (window.innerWidth / cols) / ((window.innerHeight * 0.94) / rows) > 1.25);
   main.style.setProperty("--cols", cols);
   main.style.setProperty("--rows", rows);
   const slot = `${opts.view} ${cols}x${rows} ${window.innerWidth}x${window.innerHeight}`;
@@ -267,7 +314,7 @@ function flush() {
   clearTimeout(fallbackTimer);
   if (layoutDirty) layout();
   const now = Date.now();
-  const ctx = { t, connected, worm: opts.view === "grid" || opts.view === "single", now };
+  const ctx = { t, connected, worm: opts.view === "grid" || opts.view === "single", list: opts.view === "list", now };
   const fit = [];
   for (const key of shown) {
     const tb = tables.get(key);
@@ -349,7 +396,8 @@ function connect() {
   const exact = opts.table ? [opts.table] : opts.tables && opts.tables.items.every((it) => it.lo === undefined)
     ? opts.tables.items.map((it) => it.name) : null;
   const names = exact && exact.every((n) => !/[+#/]/.test(n)) ? exact : ["+"]; // a name MQTT would read as a wildcard: all
-  const topics = names.flatMap((name) => [`${opts.prefix}/${opts.venue}/${name}/state`, `${opts.prefix}/${opts.venue}/${name}/status`]);
+  const topics = names.flatMap((name) => [`${opts.prefix}/${opts.venue}/${name}/state`, `${opts.prefix}/${opts.venue}/${name}/status`,
+    `${opts.prefix}/${opts.venue}/${name}/next`]);
   client.on("connect", () => {
     everConnected = true;
     setConnected(true, `${t("live")} · ${opts.broker}`, "connected");

@@ -49,8 +49,8 @@ export async function ask(what) {
 export const closeInput = () => lines.close();
 
 // A page with its errors collected; `query` after the broker and venue.
-export async function openPage(browser, plan, query = "", viewport = { width: 1920, height: 1080 }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+export async function openPage(browser, plan, query = "", viewport = { width: 1920, height: 1080 }, more = {}) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, ...more });
   // Anything the server's Content-Security-Policy refuses is an error too (docs/security.md).
   await context.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) =>
@@ -84,7 +84,9 @@ export async function shown(page, table) {
       sides: [...card.querySelectorAll(".side")].map((s) => ({
         name: s.querySelector(".name").title, shownName: s.querySelector(".name").textContent,
         score: visible(s.querySelector(".score")) ? s.querySelector(".score").textContent : null,
-        group: visible(s.querySelector(".group")) ? s.querySelector(".group").textContent : null,
+        // The group as read: its disc's letter, its name, the balls left ("R Reds · 3 left").
+        group: visible(s.querySelector(".group")) ? [s.querySelector(".group .disc").textContent, s.querySelector(".group .gtext").textContent]
+          .join(" ") + (s.querySelector(".group .gleft").textContent ? ` · ${s.querySelector(".group .gleft").textContent}` : "") : null,
         frames: s.querySelector(".frames b").textContent,
         atTable: s.classList.contains("at-table"),
       })),
@@ -140,6 +142,7 @@ export async function sizes(page) {
         add(big ? "score" : "frames", s.querySelector(".frames b"), big ? ink : cap);
         add("name", s.querySelector(".name"), cap);
         add("group", s.querySelector(".group"), cap);
+        add("label", s.querySelector(".frames small"), cap); // drawn over nothing either
       }
       for (const f of card.querySelectorAll(".fact")) add(`fact:${[...f.classList].find((k) => k !== "fact")}`, f.querySelector("b"), cap);
       add("clock", card.querySelector(".clock b"), ink);
@@ -153,7 +156,22 @@ export async function sizes(page) {
             overlaps.push(`${items[i].kind} "${items[i].text}" and ${items[j].kind} "${items[j].text}"`);
         }
       }
-      return { table: card.dataset.table, game: card.dataset.game, whole: onScreen(c), w: c.width, h: c.height, items, overlaps };
+      // Names: shrunk before cut (card.js fitName). Whether the full name would fit its room at
+      // the card's smallest name size, measured here in the name's own font.
+      const names = [...card.querySelectorAll(".side .name")].filter(shownEl).map((e) => {
+        const cs = getComputedStyle(e);
+        const minPx = parseFloat(e.dataset.minPx);
+        ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${minPx}px ${cs.fontFamily}`;
+        const row = e.closest(".side");
+        const extra = (row.classList.contains("winner") ? 1.3 : 0) + (document.body.classList.contains("view-list") && row.classList.contains("at-table") ? 0.9 : 0);
+        const fullAtMin = ctx.measureText(e.title).width + extra * parseFloat(e.dataset.fullPx);
+        return { full: e.title, shown: e.textContent, px: parseFloat(cs.fontSize), minPx, fullPx: parseFloat(e.dataset.fullPx), room: e.clientWidth,
+          fullAtMin, cut: e.classList.contains("cut"), clipped: e.scrollWidth > e.clientWidth + 1 };
+      });
+      // The labels (BREAK, FRAMES, SHOT CLOCK): their capitals, measured as the words'.
+      const labels = [...card.querySelectorAll(".fact small, .frames small, .clock small")].filter((e) => shownEl(e) && e.textContent && parseFloat(getComputedStyle(e).fontSize) > 0)
+        .map((e) => ({ text: e.textContent, px: cap(e) }));
+      return { table: card.dataset.table, game: card.dataset.game, whole: onScreen(c), w: c.width, h: c.height, items, overlaps, names, labels };
     });
   });
 }
@@ -172,6 +190,53 @@ export async function everyPage(page) {
     out.push({ page: i + 1, sizes: await sizes(page) });
   }
   return out;
+}
+
+// The contrast of every text on the page against what is drawn behind it (WCAG 2 relative
+// luminance), from the computed colours: the text's colour over the backgrounds of its
+// ancestors composited (a gradient's stops each tried: the worst counts), over `backdrop` where
+// the page itself is transparent (the overlay: white, the worst case for light text). Texts
+// greyed on purpose (a table offline, a page without its broker: opacity below 1) are left out.
+export async function contrasts(page, backdrop = [11, 29, 19]) {
+  return page.evaluate((backdrop) => {
+    const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null; const p = m[1].split(/[ ,/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+    const over = (top, under) => [0, 1, 2].map((k) => top[k] * top[3] + under[k] * (1 - top[3]));
+    const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+    const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+    const out = [];
+    const all = [...document.querySelectorAll("body *")].filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()));
+    for (const e of all) {
+      if (!shown(e) || e.closest("[hidden]")) continue;
+      let opacity = 1;
+      const layers = []; // backgrounds from the element up: each a list of possible colours
+      for (let a = e; a; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        opacity *= Number(cs.opacity);
+        const stops = (cs.backgroundImage.match(/rgba?\([^)]+\)/g) || []).map(parse);
+        const bg = parse(cs.backgroundColor);
+        layers.push({ bg, stops });
+      }
+      if (opacity < 0.99) continue;
+      const cs = getComputedStyle(e);
+      const fg = parse(cs.color);
+      // Composite from the page's backdrop up to the element; each gradient stop tried.
+      let under = [[...backdrop]];
+      for (const layer of layers.reverse()) {
+        let next = under;
+        if (layer.bg && layer.bg[3] > 0) next = next.map((u) => over(layer.bg, u));
+        if (layer.stops.length) next = next.flatMap((u) => layer.stops.map((s) => over(s, u)));
+        under = next;
+      }
+      const worst = Math.min(...under.map((u) => ratio(over(fg, u), u)));
+      const px = parseFloat(cs.fontSize);
+      const bold = Number(cs.fontWeight) >= 700;
+      const large = px >= 24 || (bold && px >= 18.66); // WCAG "large text": 18 pt, or 14 pt bold
+      out.push({ text: e.textContent.trim().slice(0, 30), ratio: Math.round(worst * 100) / 100, large, need: large ? 3 : 4.5,
+        where: e.className || e.tagName });
+    }
+    return out;
+  }, backdrop);
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -2,9 +2,9 @@
 // (test_screen_units). Imports the page's modules as they are served (screen/*.js).
 import { parseTables, readOptions } from "../screen/options.js";
 import { translator } from "../screen/i18n.js";
-import { clockAt, nextChangeMs } from "../screen/clock.js";
+import { clockAt, clockShown, nextChangeMs } from "../screen/clock.js";
 import { validate } from "../screen/validate.js";
-import { shortName } from "../screen/card.js";
+import { fitName, nextMatch, shortName } from "../screen/card.js";
 import { readFileSync } from "node:fs";
 
 let failures = 0;
@@ -26,17 +26,17 @@ check(parseTables("8-1").errors[0] === 'tables: the range "8-1" runs backwards',
 
 // options: defaults, the config from `cueboard screen`, refusals
 let o = readOptions("", {}, "screen.lan");
-check(o.broker === "ws://screen.lan:9001" && o.view === "grid" && o.perPage === 8 && o.rotate === 10 && o.lang === "en",
-  "defaults: the page's host, the grid, 8 a page, 10 s a page, English");
+check(o.broker === "ws://screen.lan:9001" && o.view === "grid" && o.perPage === null && o.rotate === 10 && o.lang === "en",
+  "defaults: the page's host, the grid, cards a page chosen by the page, 10 s a page, English");
 o = readOptions("?table=t1", {}, "h");
 check(o.view === "single" && o.perPage === 1, "table=NAME: the TV view");
 o = readOptions("?view=list", { lang: "sv", rotate: 20, tables: "1-20" }, "h");
-check(o.view === "list" && o.perPage === 12 && o.lang === "sv" && o.rotate === 20 && o.tables.match("table-20") && !o.tables.match("table-21"),
+check(o.view === "list" && o.perPage === null && o.lang === "sv" && o.rotate === 20 && o.tables.match("table-20") && !o.tables.match("table-21"),
   "config.js settings (cueboard screen --lang --rotate --tables) with the address's view=list");
 o = readOptions("?lang=sv", { lang: "de" }, "h");
 check(o.lang === "sv", "the address wins over config.js");
 o = readOptions("?lang=xx&rotate=-1&per_page=0&view=wall&overlay=maybe&size=huge&corner=middle", {}, "h");
-check(o.lang === "en" && o.rotate === 10 && o.perPage === 8 && o.view === "grid" && !o.overlay && o.scale === 1 && o.corner === "bl",
+check(o.lang === "en" && o.rotate === 10 && o.perPage === null && o.view === "grid" && !o.overlay && o.scale === 1 && o.corner === "bl",
   "nonsense values fall back to the defaults");
 check(o.problems.length === 7, `each is refused with its reason:\n    ${o.problems.join("\n    ")}`);
 o = readOptions("?overlay=1&table=t2&corner=tr&size=l", {}, "h");
@@ -92,5 +92,26 @@ check(validate(schema, { ...base, clock: paused.clock }).length === 0, "with a p
 check(validate(schema, { ...base, clock: null }).length === 0, "with clock null");
 check(validate(schema, { ...base, clock: { running: true, left: 3, length: 60 } }).some((e) => /clock matches 0 of its 3 forms/.test(e)),
   "a running clock without ends_at is refused");
+
+
+// names: shrink before shortening, shortening before cutting (card.js fitName)
+const w10 = (text) => text.length * 10; // 10 px a character
+check(JSON.stringify(fitName("Ronnie O'Sullivan", null, w10, 200, 0.7)) === JSON.stringify(["Ronnie O'Sullivan", 1, false]), "a name that fits stays whole and full size");
+check(JSON.stringify(fitName("Ronnie O'Sullivan", null, w10, 140, 0.7)) === JSON.stringify(["Ronnie O'Sullivan", 0.816, false]), "a name a little too long is drawn smaller, whole");
+check(JSON.stringify(fitName("Ronnie O'Sullivan", null, w10, 100, 0.7)) === JSON.stringify(["R. O'Sullivan", 0.76, false]), "too long even at the smallest size: shortened, as large as fits");
+check(JSON.stringify(fitName("Ronnie O'Sullivan", null, w10, 60, 0.7)) === JSON.stringify(["R. O'Sullivan", 0.7, true]), "only then cut, at the smallest size");
+check(fitName("赵心童赵心童赵心童", null, w10, 50, 0.7)[2] === true, "a name without spaces: cut as its last resort");
+
+// the clock shown only when the match has one in use
+check(clockShown(clockAt({ clock: { running: false, left: 60, length: 60 } }, 0, t0)) === null, "a clock not started on this shot: nothing shown");
+check(clockShown(clockAt({ shot_clock: 60 }, 0, t0)) === null, "only the shot_clock setting: nothing shown");
+check(clockShown(clockAt(paused, 0, t0)).seconds === 43, "stopped part-way through a shot: shown");
+check(clockShown(clockAt(running, 0, t0)).seconds === 60, "running: shown from its first second");
+
+// the next match, in the language's words
+const tn = translator("nl", JSON.parse(readFileSync(new URL("../screen/i18n/nl.json", import.meta.url))), null);
+check(nextMatch({ fixture: "f1", sides: ["Ann", { name: "Bob" }], format: { best_of: 7 }, competition: "Clubcompetitie" }, tn)
+  === "Volgende: Ann – Bob · Beste uit 7 · Clubcompetitie", "the next match: its sides, its length, its competition");
+check(nextMatch({ sides: [] }, tn) === null, "a next match without two sides: nothing");
 
 process.exit(failures ? 1 : 0);

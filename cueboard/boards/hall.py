@@ -101,8 +101,11 @@ class Hall(Layout):
 
     # -- pieces ----------------------------------------------------------------------------
 
-    def _names(self, view: BoardView, marks: Sequence[Colour | None], tints: Sequence[Colour]) -> list[Item]:
-        """Each side's name at its end, ``marks[side]``: the colour of the ball drawn beside it."""
+    def _names(self, view: BoardView, marks: Sequence[Colour | None], tints: Sequence[Colour],
+               letters: Sequence[str] = ("", "")) -> list[Item]:
+        """Each side's name at its end, ``marks[side]``: the colour of the ball drawn beside it,
+        ``letters[side]`` cut out of it (the ball on's or the group's initial, in the board's
+        language: never colour alone)."""
         u, w = self.u, self.width
         d = 7 * u
         half = w // 2 - 2 * u
@@ -114,10 +117,20 @@ class Hall(Layout):
             font = self._name_font(name, half - inset)
             y = (7 * u - font.height) // 2
             if mark is not None:
-                items.append(Disc(0 if side == 0 else w - d, 0, d, mark))
+                letter = letters[side]
+                items.append(Disc(0 if side == 0 else w - d, 0, d, mark, letter, self._letter_font(letter, d)))
             x = inset if side == 0 else w - half
             items.append(self.text(x, y, half - inset, name, font, tints[side], "left" if side == 0 else "right"))
         return items
+
+    def _letter_font(self, letter: str, d: int) -> Font | None:
+        """The largest font whose ``letter`` fits inside a disc ``d`` across (None: none does)."""
+        fonts = (NORMAL, TINY) if self.u == 1 else (caps_at(d - 2 * self.u), caps_at(d - 3 * self.u), NORMAL, TINY)
+        for font in fonts:
+            glyph = font.render(letter)
+            if glyph.height <= d - 2 and glyph.width <= d - 2:
+                return font
+        return None
 
     def _name_font(self, name: str, w: int) -> Font:
         fonts = self.line_fonts if self.u == 1 else self.line_fonts[:-1]
@@ -176,10 +189,13 @@ class HallSnooker(Hall):
     def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
         u = self.u
         marks: list[Colour | None] = [None, None]
+        letters = ["", ""]
         if view.striker is not None:
             marks[view.striker] = ball_colour(view.ball_on) if view.ball_on else "text"
+            if view.ball_on is not None:
+                letters[view.striker] = self.words(f"ball.{view.ball_on}")[-1][:1]
         tints: list[Colour] = ["win" if view.frame_over and view.frame_winner == s else "text" for s in (0, 1)]
-        items = self._names(view, marks, tints)
+        items = self._names(view, marks, tints, letters)
         items += self._numbers([number(s.score) for s in view.sides], ["score", "score"])
         # The middle: the frames, then the shot clock (or the frame and the match's length).
         x, cw = self.middle
@@ -261,11 +277,15 @@ class HallBlackball(Hall):
     def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
         u = self.u
         marks: list[Colour | None] = [None, None]
+        letters = ["", ""]
         if view.striker is not None:
             marks[view.striker] = group_colour(view, view.striker, colour, "text")
+            group = view.sides[view.striker].group
+            if group in GROUPS:
+                letters[view.striker] = self.words(f"group.{group}")[0][:1]
         tints: list[Colour] = ["win" if view.frame_over and view.frame_winner == s
                                else group_colour(view, s, colour, "text") for s in (0, 1)]
-        items = self._names(view, marks, tints)
+        items = self._names(view, marks, tints, letters)
         items += self._numbers([number(s.frames) for s in view.sides],
                                [group_colour(view, s, colour) for s in (0, 1)])
         if shot is not None:
@@ -298,12 +318,19 @@ class HallBlackball(Hall):
                 count = max(0, min(s.balls_left, 7))
                 tint = group_colour(view, side, colour, "text")
                 y = 25 * u + (7 * u - d) // 2
+                # The group's letter at the end of its balls (R, Y: the language's): not colour alone.
+                letter = self.words(f"group.{s.group}")[0][:1]
+                lfont = self.small_fonts[0]
+                lw = lfont.width(letter)
+                ly = 25 * u + (7 * u - lfont.height) // 2 + (0 if u == 1 else u)
+                start = lw + u
+                items.append(Text(0 if side == 0 else w - lw, ly, lw, letter, lfont, tint, "left", False))
                 for i in range(count):
-                    items.append(Disc(step * i if side == 0 else w - d - step * i, y, d, tint))
+                    items.append(Disc(start + step * i if side == 0 else w - start - d - step * i, y, d, tint))
                 if side == 0:
-                    left = max(left, step * count + u)
+                    left = max(left, start + step * count + u)
                 else:
-                    right = min(right, w - step * count - u)
+                    right = min(right, w - start - step * count - u)
         said: list[tuple[str, list[str], Colour, int | None]] = []
         for side in winners:
             said.append((f"wins{side}", winner_texts(view, side, self.words, named=True) or [], "win", None))

@@ -70,12 +70,17 @@ class Shape:
 @dataclass(frozen=True)
 class Disc:
     """A ball ``d`` pixels across with its top-left corner at (``x``, ``y``), its edge
-    anti-aliased (the big RGB boards); ``"colours"``: striped in the colours (any colour on)."""
+    anti-aliased (the big RGB boards); ``"colours"``: striped in the colours (any colour on).
+    ``letter`` (in ``font``) is cut out of it, unlit, in its middle: the ball or group named,
+    not told by its colour alone (red and brown, green and brown look alike to about one man
+    in twelve)."""
 
     x: int
     y: int
     d: int
     colour: Colour = "text"
+    letter: str = ""
+    font: Font | None = None
 
 
 @dataclass(frozen=True)
@@ -366,6 +371,11 @@ def _draw(draw: ImageDraw.ImageDraw, item: Item, t: int, palette: Palette, motio
                             fill=palette(name))
         else:
             draw.bitmap((ox + item.x, oy + item.y), mask, fill=palette(item.colour))
+        if item.letter and item.font is not None:
+            glyph = item.font.render(item.letter)
+            gx = item.x + (item.d - glyph.width + 1) // 2
+            gy = item.y + (item.d - glyph.height + 1) // 2
+            draw.bitmap((ox + gx, oy + gy), glyph, fill=palette("off") if not palette.inverted else palette("text"))
     elif isinstance(item, Pages) and item.pages:
         index, local, _ = _page_at(item, t, motion)
         for inner in item.pages[index]:

@@ -43,7 +43,10 @@ CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; c
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'none'",
     "script-src 'self'",  # index.html's scripts are files: no inline script, no eval
-    "style-src 'self'",
+    # OBS adds a Browser source's custom CSS as a <style> element (docs/screen.md, the overlay's
+    # --bug-* variables): inline styles are allowed, inline scripts never. The pages set text with
+    # textContent only, so an injected style cannot come from a player's name.
+    "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     # The schemas (fetch) from here; the broker over WebSockets, on whatever host ?broker= names.
     "connect-src 'self' ws: wss:",

@@ -214,16 +214,21 @@ SAME_AS_ENGLISH = {
         "ball_on": "ball on (2.11)", "free_ball": "free ball (2.13)",
         "snookers_label": "snookers (2.16, 'snookers nodig')", "snookers": "snookers (2.16)",
         "miss": "miss (3.14, 'Foul and a Miss')",
-        "frame_n": "frame (2.1)", "letter.red": "R: Rood", "group.red": "R: Rood"},
+        "frame_n": "frame (2.1)", "letter.red": "R: Rood", "group.red": "R: Rood",
+        "event.foul": "foul (3.10, 'Foul')", "event.foul_miss": "foul, miss (3.14)", "event.foul_plain": "foul (3.10)",
+        "event.claim": "claimen (3.11(c), 'succesvol geclaimd')"},
     "sv": {"frame": "frame (regel 2.1)", "frame_n": "frame (2.1)", "miss": "miss (3.14, 'Foul och miss')",
-           "letter.red": "R: Röd", "group.red": "R: Röd"},
+           "letter.red": "R: Röd", "group.red": "R: Röd", "event.foul": "foul (regel 15, 'Foul')",
+           "event.foul_miss": "foul, miss (14, 'Foul och miss')", "event.foul_plain": "foul (15)"},
     "de": {"frame": "Frame (2.1, 'Anzahl von Frames')", "frames": "Frames (2.1)", "frame_n": "Frame (2.1)",
            "best_of": "Best of: the German federations' term for the format",
-           "race_to": "Race to: the German pool federations' term", "letter.red": "R: Rot", "group.red": "R: Rot"},
+           "race_to": "Race to: the German pool federations' term", "letter.red": "R: Rot", "group.red": "R: Rot",
+           "event.foul": "Foul (2.14, 'Verstoß (Foul)')", "event.foul_miss": "Foul, Miss (3.14)",
+           "event.foul_plain": "Foul (2.14)"},
     "fr": {"frame": "frame: French snooker's word (blackball says partie)", "frames": "frames, as frame",
            "frame_n": "frame", "break": "break: French snooker's word for a break",
            "snookers": "snooker: the French word", "snookers_label": "snookers", "letter.red": "R: Rouge",
-           "group.red": "R: Rouge"},
+           "group.red": "R: Rouge", "event.amend": "correction: the French word"},
 }
 
 
@@ -513,9 +518,6 @@ def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_serv
     picture.convert("RGB").save(screenshots / "screen-overlay-next.png")
 
 
-@pytest.mark.xfail(strict=True, reason="cueboard/screen.py's policy is style-src 'self' (issue 26 owns the "
-                   "server): OBS's custom CSS, a <style> element obs-browser adds by script, is refused until "
-                   "it allows 'unsafe-inline' styles (docs/screen.md, 'The live-stream overlay')")
 def test_obs_custom_css_is_allowed_by_the_policy(screen_server: str) -> None:
     """OBS injects a Browser source's custom CSS as a <style> element (obs-browser's
     OnLoadEnd): the page's Content-Security-Policy must allow inline styles (never scripts)."""

@@ -1,0 +1,192 @@
+"""``cueboard archive run``: every table's record from a broker into the archive, once each.
+
+An MQTT client (paho) with a persistent session (``clean_session`` false, a fixed client
+id) subscribed at QoS 1 to ``cueboard/+/+/record`` (``--topic``, as many as wanted), on a
+venue's broker or on the league's, which the venues' bridges feed. Nothing is lost:
+
+- a message is acknowledged only once its record is committed (paho's manual
+  acknowledgement): killed before that, even in the middle of the transaction, the broker
+  still holds the message for the session and sends it again when the archive is back;
+- while the archive is down the broker queues the session's messages (and a venue's
+  bridge queues for the league while the venue's link is down);
+- on every connect the archive subscribes again, so the broker also sends the record each
+  table holds retained: whatever a queue could not hold, a broker restarted without its
+  persistence file, is caught up with the latest record of every table;
+- a database that fails a write (PostgreSQL restarting) leaves the message unacknowledged;
+  the archive drops the connection and takes the message again on reconnecting.
+
+Nothing is stored twice: every record is keyed by its ``match_id`` (``store.py``).
+A record refused (not JSON, too big, not a record) is acknowledged and logged with the
+topic and the reason, never tried forever.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .records import RecordError, parse_payload
+from .store import Archive, Stored
+
+log = logging.getLogger(__name__)
+
+TOPIC = "cueboard/+/+/record"
+CLIENT_ID = "cueboard-archive"
+"""The session's name at the broker: it must stay the same from run to run (a venue broker
+takes client ids that start with ``cueboard-``)."""
+
+
+@dataclass
+class Connection:
+    host: str = "127.0.0.1"
+    port: int = 1883
+    client_id: str = CLIENT_ID
+    username: str | None = None
+    password: str | None = None
+    ca: str | None = None  # TLS with this CA file
+    topics: Sequence[str] = field(default_factory=lambda: [TOPIC])
+    keepalive: int = 30
+
+
+def where(topic: str) -> tuple[str | None, str | None]:
+    """The venue and table of a ``.../<venue>/<table>/record`` topic (the default prefix
+    ``cueboard/<venue>/<table>``, mqtt.md).
+
+    >>> where("cueboard/club/t3/record")
+    ('club', 't3')
+    """
+    parts = topic.split("/")
+    if len(parts) < 3:
+        return None, parts[-2] if len(parts) == 2 else None
+    return parts[-3] or None, parts[-2] or None
+
+
+class ArchiveService:
+    """The subscriber. :meth:`run` blocks until :meth:`stop` (or SIGTERM under ``run``)."""
+
+    def __init__(self, archive: Archive, connection: Connection,
+                 on_stored: Callable[[Stored], None] | None = None) -> None:
+        self.archive = archive
+        self.connection = connection
+        self.on_stored = on_stored
+        self.counts: Counter[str] = Counter()
+        self.connected = threading.Event()
+        self.subscribed = threading.Event()
+        self._stopping = False
+        self._broken = threading.Event()  # a write failed: this connection is given up
+        self._pause = 1.0  # before the next connection after a failed write; doubles to 30 s
+        self._client = self._new_client()
+
+    def _new_client(self) -> Any:
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.connection.client_id,
+                             clean_session=False, manual_ack=True)
+        if self.connection.username is not None:
+            client.username_pw_set(self.connection.username, self.connection.password)
+        if self.connection.ca is not None:
+            client.tls_set(self.connection.ca)
+        client.reconnect_delay_set(1, 30)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
+        client.on_message = self._on_message
+        return client
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.error("the broker %s:%s refused the archive: %s", self.connection.host, self.connection.port, reason)
+            return
+        log.info("connected to %s:%s (session %s, %s)", self.connection.host, self.connection.port,
+                 self.connection.client_id, "resumed" if flags.session_present else "new")
+        self.connected.set()
+        # Again on every connect, even with the session resumed: the broker then sends every
+        # table's retained record too, the catch-up for whatever a queue could not hold.
+        client.subscribe([(t, 1) for t in self.connection.topics])
+
+    def _on_subscribe(self, *args: Any) -> None:
+        self.subscribed.set()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self.connected.clear()
+        self.subscribed.clear()
+        if not self._stopping:
+            log.warning("lost the broker %s:%s (%s); reconnecting", self.connection.host, self.connection.port,
+                        reason)
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if self._broken.is_set():
+            return  # not acknowledged: it comes again on the next connection
+        if self.handle(message.topic, bytes(message.payload)):
+            client.ack(message.mid, message.qos)
+        else:
+            # Not acknowledged, and this connection given up (run() makes a new one after a
+            # pause): MQTT 3.1.1 sends unacknowledged messages again on the session's next
+            # connection, so the record is stored once the database is back.
+            self._broken.set()
+
+    def handle(self, topic: str, payload: bytes) -> bool:
+        """Store one message's record; False when the database failed (try it again later)."""
+        if not payload:
+            self.counts["empty"] += 1  # a retained record cleared: nothing to store
+            return True
+        venue, table = where(topic)
+        try:
+            record = parse_payload(payload, venue=venue, table=table)
+        except RecordError as exc:
+            self.counts["refused"] += 1
+            log.warning("%s: record refused, not stored: %s", topic, exc)
+            return True
+        log.debug("storing %s from %s", record.match_id, topic)
+        try:
+            stored = self.archive.put(record, source=topic)
+        except Exception as exc:  # the database is down or failing: keep the message
+            self.counts["failed"] += 1
+            log.error("%s: the database failed storing %s (%s); the message will come again", topic,
+                      record.match_id, exc)
+            return False
+        self.counts[stored.outcome] += 1
+        self._pause = 1.0
+        if stored.outcome in ("stored", "replaced"):
+            log.info("%s %s (%s)", stored.outcome, stored.match_id, topic)
+        if self.on_stored is not None:
+            self.on_stored(stored)
+        return True
+
+    def start(self) -> None:
+        """Connect and run the network loop in a thread of its own."""
+        self._stopping = False
+        self._client.connect_async(self.connection.host, self.connection.port, keepalive=self.connection.keepalive)
+        self._client.loop_start()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def run(self) -> None:
+        """Connect and serve until SIGTERM or SIGINT."""
+        done = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: done.set())
+        self.start()
+        try:
+            while not done.is_set():
+                if not self._broken.wait(0.5):
+                    continue
+                self.stop()  # the failed write's message stays at the broker, unacknowledged
+                if done.wait(self._pause):
+                    break
+                self._pause = min(self._pause * 2, 30.0)
+                self._client = self._new_client()
+                self._broken.clear()
+                self.start()
+        finally:
+            self.stop()
+            log.info("stopped: %s", dict(self.counts))

@@ -215,13 +215,13 @@ def _fixture(row: dict[str, Any], competition: str | None) -> Fixture:
 def _text(value: Any, key: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{key!r} must be text")
-    value = value.strip()
-    if len(value) > MAX_FIELD:
-        raise ValueError(f"{key!r} is {len(value)} characters; at most {MAX_FIELD}")
-    bad = next((ch for ch in value if not ch.isprintable()), None)
+    text = value.strip()
+    if len(text) > MAX_FIELD:
+        raise ValueError(f"{key!r} is {len(text)} characters; at most {MAX_FIELD}")
+    bad = next((ch for ch in text if not ch.isprintable()), None)
     if bad is not None:
         raise ValueError(f"{key!r} has a control character (U+{ord(bad):04X})")
-    return value
+    return text
 
 
 def _number(value: Any, key: str) -> int:

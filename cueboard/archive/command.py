@@ -7,6 +7,7 @@
     cueboard archive breaks --db URL [--from 50] [--csv | --json]     the break list
     cueboard archive matches --db URL [--player NAME]                 a player's matches (JSON)
     cueboard archive export --db URL MATCH_ID [--cuescore]            one stored record
+    cueboard archive serve --db URL [--host H --port P]               the tables over HTTP (http.py)
 
 Exit status: 0 done, 1 a database or file that cannot be used, 2 refused input (a log's
 refused line, a fixture file's bad line), with the file, line and reason on standard error.
@@ -82,6 +83,11 @@ def add_parser(sub: Any) -> None:
     ma.add_argument("--player", help="only this player's matches")
     ma.add_argument("--competition")
     ma.set_defaults(func=_matches)
+
+    sv = action("serve", "serve the league's tables over HTTP: a standings page, and JSON and CSV")
+    sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=8090, help="the port (default 8090)")
+    sv.set_defaults(func=_serve)
 
     ex = action("export", "print one stored match's record")
     ex.add_argument("match_id", metavar="MATCH_ID")
@@ -241,6 +247,18 @@ def _export(args: argparse.Namespace) -> int:
         if record is None:
             return _fail(sys.stderr, f"no match {args.match_id!r} in {args.db}")
         print(json.dumps(cuescore_match(record) if args.cuescore else record, ensure_ascii=False))
+        return 0
+
+    return _guarded(args, body)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .http import serve
+
+    def body() -> int:
+        with _open(args):  # opened (and migrated) once here, so a bad URL is said at once
+            pass
+        serve(args.db, args.host, args.port)
         return 0
 
     return _guarded(args, body)

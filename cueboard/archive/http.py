@@ -156,11 +156,13 @@ PAGE = """<!doctype html>
 <style>
 body {{ font: 16px/1.4 system-ui, sans-serif; margin: 2rem auto; max-width: 56rem; color: #111; padding: 0 1rem; }}
 h1 {{ font-size: 1.6rem; margin-bottom: .2rem; }} h2 {{ font-size: 1.2rem; margin-top: 2rem; }}
+h2 small {{ font-weight: 400; color: #0b5d2a; font-size: .9rem; }}
 p.sub {{ color: #555; margin-top: 0; }}
 table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ padding: .35rem .6rem; border-bottom: 1px solid #ddd; text-align: right; }}
 th {{ background: #0b5d2a; color: #fff; font-weight: 600; }}
-td.name, th.name {{ text-align: left; }}
+td.name, th.name {{ text-align: left; width: 34%; }}
+th:first-child, td:first-child {{ width: 3.5rem; }}
 tr:nth-child(even) td {{ background: #f3f7f4; }}
 td.pts {{ font-weight: 700; }}
 .century {{ color: #0b5d2a; font-weight: 700; }}
@@ -170,7 +172,7 @@ td.pts {{ font-weight: 700; }}
 <th>Frames against</th><th>+/-</th><th>Points</th></tr></thead><tbody>
 {rows}
 </tbody></table>
-<h2>Breaks of 50 and over</h2>
+<h2>Breaks of 50 and over <small>(centuries in green)</small></h2>
 <table><thead><tr><th>Break</th><th class="name">Player</th><th class="name">Against</th><th>Date</th></tr></thead>
 <tbody>
 {breaks}

@@ -198,7 +198,8 @@ def floor_rate(url: str, pool: list[list[dict[str, Any]]], count: int) -> float:
         return len(items) / (time.perf_counter() - t0)
 
 
-def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms: float, drain: float) -> dict[str, Any]:
+def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms: float,
+        drain: float) -> dict[str, Any]:
     from mosquitto import Mosquitto
     from postgres import Postgres
 

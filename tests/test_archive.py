@@ -67,6 +67,22 @@ def test_a_later_record_of_the_match_replaces_it_and_the_standings_follow(db_url
     assert rows[0].name == winner and rows[0].won == 1 and rows[1].lost == 1
 
 
+def test_an_imported_log_does_not_undo_the_tables_own_record(db_url: str) -> None:
+    log = match_log("Ann", "Bob", seed=12, best_of=3)
+    end_of_first = next(i for i in range(1, len(log)) if record(log[:i + 1])["frames"])
+    partial, final = record(log[:end_of_first + 1]), record(log)
+    with Archive.open(db_url) as archive:
+        def put(rec: dict[str, Any], ts: str | None = None) -> str:
+            return archive.put(checked({**rec, **({"ts": ts} if ts else {})}, venue="club", table="t1"),
+                               source="t").outcome
+
+        assert put(partial, "2026-11-18T19:30:00.000Z") == "stored"  # the table's, after frame 1
+        assert put(final) == "replaced"  # a journal imported: it has the end the archive missed
+        assert put(final, "2026-11-18T20:00:00.000Z") == "same"  # the table's own final record
+        assert put(partial) == "older"  # a stale copy of the journal imported later: kept out
+        assert archive.records(finished_only=True)[0]["frames"] == final["frames"]
+
+
 def test_a_correction_after_the_match_replaces_the_record_and_the_table_follows(db_url: str) -> None:
     rec = record(match_log("Ann", "Bob", seed=3), venue="club", table="t2", ts="2026-11-18T20:00:00.000Z")
     loser = 1 - rec["winner"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -91,7 +91,8 @@ class Database:
             try:
                 yield self
             except BaseException:
-                self._connection.execute("ROLLBACK")
+                with suppress(Exception):  # a connection gone: the server rolls back itself
+                    self._connection.execute("ROLLBACK")
                 raise
             self._connection.execute("COMMIT")
         finally:

@@ -11,7 +11,8 @@ arrives:
   the row and its frames, breaks and corrections replaced, ``revision`` counted up
   (``"replaced"``), so the standings follow;
 - an older one arriving late (its feed ``ts`` before the stored one's): kept out
-  (``"older"``). A record with no ``ts`` (an import) is taken as the newest.
+  (``"older"``). A record with no ``ts`` (an import of a log) replaces another import, but
+  not a record a table published, unless that one is unfinished and the import finished.
 
 A transaction another writer beat to the row (two archives on one PostgreSQL database) is
 tried again, and then finds the row.
@@ -70,7 +71,8 @@ class Archive:
         for attempt in range(TRIES):
             try:
                 with self.db.transaction():
-                    return Stored(record.match_id, self._put(record, source))
+                    outcome = self._put(record, source)
+                return Stored(record.match_id, outcome)
             except self.db.conflict_errors():
                 if attempt == TRIES - 1:
                     raise
@@ -79,13 +81,22 @@ class Archive:
     def _put(self, record: Record, source: str) -> Outcome:
         db = self.db
         lock = " FOR UPDATE" if db.dialect == "postgresql" else ""
-        rows = db.query(f"SELECT digest, published, revision FROM matches WHERE match_id = ?{lock}",
+        rows = db.query(f"SELECT digest, published, revision, finished FROM matches WHERE match_id = ?{lock}",
                         (record.match_id,))
         if rows:
-            digest, published, revision = rows[0]
+            digest, published, revision, finished = rows[0]
             if digest == record.digest:
+                if published is None and record.published is not None:
+                    # The table's own record of what a log's import brought: now it is known
+                    # to come from the table (a later import no longer replaces it).
+                    db.execute("UPDATE matches SET published = ? WHERE match_id = ?",
+                               (record.published, record.match_id))
                 return "same"
             if published is not None and record.published is not None and record.published < published:
+                return "older"
+            if published is not None and record.published is None and (finished or not record.finished):
+                # A log imported after its table's records came (a journal on a stick): the
+                # table's own record stands, unless the import has the end the archive missed.
                 return "older"
             for child in ("match_players", "frames", "breaks", "corrections"):
                 db.execute(f"DELETE FROM {child} WHERE match_id = ?", (record.match_id,))

@@ -82,6 +82,36 @@ def test_records_from_a_broker_are_stored_once_however_often_they_come(mosquitto
     assert sorted(r["match_id"] for r in stored) == sorted(f"club/{r['table']}/{r['started']}" for r in sent)
 
 
+def test_the_archive_carries_on_through_a_broker_restart(mosquitto_factory: Callable[..., Mosquitto],
+                                                         tmp_path: Path) -> None:
+    """The broker restarted (its persistence kept, as Debian's mosquitto runs): the archive
+    reconnects by itself, its session and subscription still there, and stores what comes."""
+    broker = mosquitto_factory(persistence=True)
+    sent = records(4)
+    with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive:
+        service = ArchiveService(archive, Connection(port=broker.port, client_id="cueboard-archive-restart"))
+        service.start()
+        try:
+            assert service.subscribed.wait(WAIT)
+            client = publisher(broker)
+            topic = f"cueboard/club/{sent[0]['table']}/record"
+            client.publish(topic, json.dumps(sent[0]), qos=1).wait_for_publish(WAIT)
+            wait_until(lambda: service.counts["stored"] == 1, "the first record stored")
+            client.disconnect()
+            client.loop_stop()
+            broker.restart()
+            assert service.subscribed.wait(WAIT)  # reconnected and subscribed again
+            client = publisher(broker)
+            for rec in sent[1:]:
+                client.publish(f"cueboard/club/{rec['table']}/record", json.dumps(rec), qos=1).wait_for_publish(WAIT)
+            wait_until(lambda: service.counts["stored"] == 4, "all four stored")
+            client.disconnect()
+            client.loop_stop()
+        finally:
+            service.stop()
+        assert archive.counts()["matches"] == 4 and set(archive.revisions().values()) == {1}
+
+
 @pytest.mark.parametrize("db", ["sqlite", "postgresql"])
 def test_an_archive_killed_in_the_middle_of_writing_loses_nothing_and_doubles_nothing(
         db: str, mosquitto_factory: Callable[..., Mosquitto], tmp_path: Path, request: pytest.FixtureRequest,

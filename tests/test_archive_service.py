@@ -3,11 +3,14 @@ middle of writing, and through a venue's link to the league pulled for three mat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -110,6 +113,55 @@ def test_the_archive_carries_on_through_a_broker_restart(mosquitto_factory: Call
         finally:
             service.stop()
         assert archive.counts()["matches"] == 4 and set(archive.revisions().values()) == {1}
+
+
+def test_postgresql_restarting_under_the_archive_loses_nothing(mosquitto_factory: Callable[..., Mosquitto],
+                                                               finding: Finding) -> None:
+    """The league's PostgreSQL stopped while records come in, then started again: the writes
+    that failed are not acknowledged, the archive takes a new connection to the broker and to
+    the database after a pause, and every record is stored once."""
+    from postgres import Postgres, require_postgres
+
+    require_postgres()
+    broker = mosquitto_factory()
+    directory = Path(tempfile.mkdtemp(prefix="cueboard-pg-restart-"))
+    server = Postgres(directory)
+    done = threading.Event()
+    try:
+        url = server.database()
+        sent = records(6)
+        with Archive.open(url) as archive:
+            service = ArchiveService(archive, Connection(port=broker.port, client_id="cueboard-archive-pg"))
+            serving = threading.Thread(target=service.serve, args=(done,), daemon=True)
+            serving.start()
+            assert service.subscribed.wait(WAIT)
+            client = publisher(broker)
+
+            def send(rec: dict[str, Any]) -> None:
+                client.publish(f"cueboard/club/{rec['table']}/record", json.dumps(rec), qos=1).wait_for_publish(WAIT)
+
+            for rec in sent[:3]:
+                send(rec)
+            wait_until(lambda: service.counts["stored"] == 3, "three stored")
+            server.stop()
+            for rec in sent[3:]:
+                send(rec)
+            wait_until(lambda: service.counts["failed"] >= 1, "a write failed")
+            server.start()
+            wait_until(lambda: service.counts["stored"] == 6, "all six stored")
+            client.disconnect()
+            client.loop_stop()
+            done.set()
+            serving.join(WAIT)
+            counts, revisions = archive.counts(), archive.revisions()
+    finally:
+        done.set()
+        with contextlib.suppress(RuntimeError):
+            server.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+    finding(f"PostgreSQL stopped with 3 records still to come, started again: {counts['matches']} of 6 stored, "
+            f"{service.counts['failed']} failed writes tried again", failed=service.counts["failed"])
+    assert counts["matches"] == 6 and set(revisions.values()) == {1}
 
 
 @pytest.mark.parametrize("db", ["sqlite", "postgresql"])

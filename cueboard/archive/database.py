@@ -108,6 +108,14 @@ class Database:
         return (psycopg.errors.UniqueViolation, psycopg.errors.SerializationFailure,
                 psycopg.errors.DeadlockDetected)
 
+    def reconnect(self) -> None:
+        """A new connection in place of one that failed (PostgreSQL restarted)."""
+        with suppress(Exception):
+            self._connection.close()
+        self._in_transaction = False
+        self._connection = (_connect_postgresql(self.url) if self.dialect == "postgresql"
+                            else _connect_sqlite(self.url))
+
     def close(self) -> None:
         self._connection.close()
 

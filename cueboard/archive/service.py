@@ -175,15 +175,24 @@ class ArchiveService:
         done = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: done.set())
+        self.serve(done)
+
+    def serve(self, done: threading.Event) -> None:
+        """Connect and serve until ``done`` is set; after a failed write, a new connection (and
+        a new connection to the database) after a pause that doubles up to 30 s."""
         self.start()
         try:
             while not done.is_set():
-                if not self._broken.wait(0.5):
+                if not self._broken.wait(0.2):
                     continue
                 self.stop()  # the failed write's message stays at the broker, unacknowledged
                 if done.wait(self._pause):
                     break
                 self._pause = min(self._pause * 2, 30.0)
+                try:
+                    self.archive.db.reconnect()
+                except Exception as exc:  # still down: the next message's write will say so
+                    log.error("the database is still out of reach: %s", exc)
                 self._client = self._new_client()
                 self._broken.clear()
                 self.start()

@@ -41,6 +41,7 @@ import os
 import random
 import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -221,9 +222,11 @@ def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms
         for v in range(venues):
             league.wait_for_log(lambda line, v=v: f"venue-{venue_name(v)}" in line and "connected" in line.lower())
         Archive.open(url).close()  # migrated before the service starts
+        # Its log to a file: a pipe nobody reads while it runs would fill and stop it.
+        service_log = stack.enter_context(open(tmp / "archive.log", "w+"))
         service = subprocess.Popen([sys.executable, "-m", "cueboard.cli", "archive", "run", "--db", url,
                                     "--port", str(league.port), "--client-id", "cueboard-archive-bench"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                                   stdout=subprocess.DEVNULL, stderr=service_log, text=True, cwd=ROOT)
         stack.callback(lambda: service.poll() is None and (service.terminate(), service.wait(WAIT)))
         league.wait_for_log(lambda line: "cueboard-archive-bench" in line and "SUBSCRIBE" in line.upper())
         pool = match_pool()
@@ -277,7 +280,7 @@ def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms
         writes = sum(revisions.values())
         span = (max(seen.values()) - start_ns) / 1e9 if seen else float("nan")
         floor = floor_rate(floor_url, pool, 300)
-        service_err = (service.stderr.read() if service.stderr else "")[-1500:]
+        service_err = (tmp / "archive.log").read_text()[-1500:]
         return {
             "command": " ".join(["python", "bench/archive.py", *sys.argv[1:]]),
             "topology": f"{venues} venue brokers x {tables} tables bridged to one league broker; "
@@ -303,6 +306,8 @@ def main() -> int:
         v, venues, port, tables, matches = map(int, sys.argv[2:7])
         tables_worker(v, venues, port, tables, matches, float(sys.argv[7]), Path(sys.argv[8]), Path(sys.argv[9]))
         return 0
+    # SIGTERM (a CI timeout) ends the run through its clean-up: brokers, PostgreSQL, workers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="16 venues x 64 tables (1,024 tables), 60 s")
     p.add_argument("--venues", type=int, default=4)

@@ -313,13 +313,16 @@ def main() -> int:
     p.add_argument("--venues", type=int, default=4)
     p.add_argument("--tables", type=int, default=8, help="tables a venue")
     p.add_argument("--matches", type=int, default=3, help="matches a table")
-    p.add_argument("--seconds", type=float, default=20.0, help="the matches' ends spread over this long")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="the matches' ends spread over this long (default 20 s; 60 s with --full)")
     p.add_argument("--db", choices=("postgresql", "sqlite"), default="postgresql")
     p.add_argument("--poll-ms", type=float, default=20.0, help="the standings reader's poll")
     p.add_argument("--drain", type=float, default=60.0, help="seconds to wait for the last matches")
     args = p.parse_args()
     if args.full:
-        args.venues, args.tables, args.seconds = 16, 64, max(args.seconds, 60.0)
+        args.venues, args.tables = 16, 64
+    if args.seconds is None:
+        args.seconds = 60.0 if args.full else 20.0
     print(json.dumps(run(args.venues, args.tables, args.matches, args.seconds, args.db, args.poll_ms, args.drain),
                      indent=1))
     return 0

@@ -85,6 +85,27 @@ def test_records_from_a_broker_are_stored_once_however_often_they_come(mosquitto
     assert sorted(r["match_id"] for r in stored) == sorted(f"club/{r['table']}/{r['started']}" for r in sent)
 
 
+def test_the_archive_subscribes_again_now_and_then_to_catch_up_with_every_tables_record(
+        mosquitto_broker: Mosquitto, tmp_path: Path) -> None:
+    """A record the league broker dropped (its queue for a client that fell behind is
+    bounded) is caught up from the table's retained record at the next subscription again."""
+    rec = records(1)[0]
+    with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive:
+        service = ArchiveService(archive, Connection(port=mosquitto_broker.port, client_id="cueboard-archive-rs",
+                                                     resync=0.5))
+        client = publisher(mosquitto_broker)
+        client.publish(f"cueboard/club/{rec['table']}/record", json.dumps(rec), qos=1, retain=True).wait_for_publish(
+            WAIT)
+        service.start()
+        try:
+            wait_until(lambda: service.counts["same"] >= 2, "the retained record sent again twice")
+        finally:
+            service.stop()
+            client.disconnect()
+            client.loop_stop()
+        assert service.counts["stored"] == 1 and archive.counts()["matches"] == 1
+
+
 def test_the_archive_carries_on_through_a_broker_restart(mosquitto_factory: Callable[..., Mosquitto],
                                                          tmp_path: Path) -> None:
     """The broker restarted (its persistence kept, as Debian's mosquitto runs): the archive

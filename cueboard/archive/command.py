@@ -50,6 +50,9 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--username", help="the broker's user name for the archive")
     run.add_argument("--password-file", metavar="FILE", help="a file holding its password (one line)")
     run.add_argument("--ca", metavar="FILE", help="speak TLS, trusting this CA certificate")
+    run.add_argument("--resync", type=float, default=60.0, metavar="SECONDS",
+                     help="subscribe again this often, to catch up with every table's retained record "
+                     "(default 60; 0: never)")
     run.add_argument("-v", "--verbose", action="store_true", help="log every record stored")
     run.set_defaults(func=_run)
 
@@ -136,7 +139,8 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _fail(sys.stderr, f"--password-file {args.password_file}: {exc.strerror or exc}")
     connection = Connection(host=args.host, port=args.port, client_id=args.client_id, username=args.username,
-                            password=password, ca=args.ca, topics=args.topics or ["cueboard/+/+/record"])
+                            password=password, ca=args.ca, topics=args.topics or ["cueboard/+/+/record"],
+                            resync=args.resync)
 
     def body() -> int:
         with _open(args) as archive:

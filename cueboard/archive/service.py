@@ -23,6 +23,7 @@ topic and the reason, never tried forever.
 from __future__ import annotations
 
 import logging
+import queue
 import signal
 import threading
 from collections import Counter
@@ -30,12 +31,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .records import RecordError, parse_payload
+from .records import Record, RecordError, parse_payload
 from .store import Archive, Stored
 
 log = logging.getLogger(__name__)
 
 TOPIC = "cueboard/+/+/record"
+BATCH = 100
+"""Records stored in one transaction at most: a commit costs a disk flush, shared by the batch
+(the league broker's in-flight window, ``max_inflight_messages 100``, is the most that can be
+waiting at once)."""
+RESYNC = 60.0
+"""Seconds between two subscriptions again (every table's retained record: the catch-up)."""
 CLIENT_ID = "cueboard-archive"
 """The session's name at the broker: it must stay the same from run to run (a venue broker
 takes client ids that start with ``cueboard-``)."""
@@ -51,6 +58,18 @@ class Connection:
     ca: str | None = None  # TLS with this CA file
     topics: Sequence[str] = field(default_factory=lambda: [TOPIC])
     keepalive: int = 30
+    resync: float = RESYNC
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A message received, to store and then acknowledge on the client that received it."""
+
+    client: Any
+    topic: str
+    payload: bytes
+    mid: int
+    qos: int
 
 
 def where(topic: str) -> tuple[str | None, str | None]:
@@ -80,6 +99,9 @@ class ArchiveService:
         self._stopping = False
         self._broken = threading.Event()  # a write failed: this connection is given up
         self._pause = 1.0  # before the next connection after a failed write; doubles to 30 s
+        self._inbox: queue.Queue[_Item] = queue.Queue()
+        self._writer_stop = threading.Event()
+        self._threads: list[threading.Thread] = []
         self._client = self._new_client()
 
     def _new_client(self) -> Any:
@@ -123,52 +145,97 @@ class ArchiveService:
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         if self._broken.is_set():
             return  # not acknowledged: it comes again on the next connection
-        if self.handle(message.topic, bytes(message.payload)):
-            client.ack(message.mid, message.qos)
-        else:
-            # Not acknowledged, and this connection given up (run() makes a new one after a
-            # pause): MQTT 3.1.1 sends unacknowledged messages again on the session's next
-            # connection, so the record is stored once the database is back.
-            self._broken.set()
+        self._inbox.put(_Item(client, message.topic, bytes(message.payload), message.mid, message.qos))
 
-    def handle(self, topic: str, payload: bytes) -> bool:
-        """Store one message's record; False when the database failed (try it again later)."""
-        if not payload:
-            self.counts["empty"] += 1  # a retained record cleared: nothing to store
-            return True
-        venue, table = where(topic)
+    def _write(self) -> None:
+        """The writer thread: the messages waiting, up to :data:`BATCH`, stored in one
+        transaction, then each acknowledged. A batch the database fails is not acknowledged,
+        and the connection is given up (:meth:`serve` makes a new one after a pause): MQTT
+        sends a session's unacknowledged messages again on its next connection."""
+        while not self._writer_stop.is_set():
+            try:
+                first = self._inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            batch = [first]
+            while len(batch) < BATCH:
+                try:
+                    batch.append(self._inbox.get_nowait())
+                except queue.Empty:
+                    break
+            if self._broken.is_set():
+                continue  # the connection is given up: these come again on the next one
+            if self.store(batch):
+                for item in batch:
+                    item.client.ack(item.mid, item.qos)
+            else:
+                self._broken.set()
+
+    def store(self, batch: list[_Item]) -> bool:
+        """Store the records of a batch of messages in one transaction; False when the
+        database failed (the batch is to come again)."""
+        records: list[tuple[Record, str]] = []
+        for item in batch:
+            if not item.payload:
+                self.counts["empty"] += 1  # a retained record cleared: nothing to store
+                continue
+            venue, table = where(item.topic)
+            try:
+                records.append((parse_payload(item.payload, venue=venue, table=table), item.topic))
+            except RecordError as exc:
+                self.counts["refused"] += 1
+                log.warning("%s: record refused, not stored: %s", item.topic, exc)
+        for record, topic in records:
+            log.debug("storing %s from %s", record.match_id, topic)
         try:
-            record = parse_payload(payload, venue=venue, table=table)
-        except RecordError as exc:
-            self.counts["refused"] += 1
-            log.warning("%s: record refused, not stored: %s", topic, exc)
-            return True
-        log.debug("storing %s from %s", record.match_id, topic)
-        try:
-            stored = self.archive.put(record, source=topic)
-        except Exception as exc:  # the database is down or failing: keep the message
+            results = self.archive.put_many(records)
+        except Exception as exc:  # the database is down or failing: keep the messages
             self.counts["failed"] += 1
-            log.error("%s: the database failed storing %s (%s); the message will come again", topic,
-                      record.match_id, exc)
+            log.error("the database failed storing %d records (%s); they will come again", len(records), exc)
             return False
-        self.counts[stored.outcome] += 1
         self._pause = 1.0
-        if stored.outcome in ("stored", "replaced"):
-            log.info("%s %s (%s)", stored.outcome, stored.match_id, topic)
-        if self.on_stored is not None:
-            self.on_stored(stored)
+        for stored, (_, topic) in zip(results, records, strict=True):
+            self.counts[stored.outcome] += 1
+            if stored.outcome in ("stored", "replaced"):
+                log.info("%s %s (%s)", stored.outcome, stored.match_id, topic)
+            if self.on_stored is not None:
+                self.on_stored(stored)
         return True
 
+    def handle(self, topic: str, payload: bytes) -> bool:
+        """Store one message's record (as the writer thread does); False when the database failed."""
+        return self.store([_Item(None, topic, payload, 0, 0)])
+
+    def _resync(self) -> None:
+        """Subscribe again every ``resync`` seconds: the broker sends every table's retained
+        record, so a record a full queue dropped (the league broker keeps at most
+        ``max_queued_messages`` for a client that falls behind) is caught up while its table's
+        match is still the retained one. The same records cost a digest comparison each."""
+        while not self._writer_stop.wait(self.connection.resync):
+            if self.connected.is_set():
+                self._client.subscribe([(t, 1) for t in self.connection.topics])
+
     def start(self) -> None:
-        """Connect and run the network loop in a thread of its own."""
+        """Connect, and run the network loop and the writer in threads of their own."""
         self._stopping = False
+        self._inbox = queue.Queue()
+        self._writer_stop.clear()
+        self._threads = [threading.Thread(target=self._write, name="archive-writer", daemon=True)]
+        if self.connection.resync > 0:
+            self._threads.append(threading.Thread(target=self._resync, name="archive-resync", daemon=True))
+        for thread in self._threads:
+            thread.start()
         self._client.connect_async(self.connection.host, self.connection.port, keepalive=self.connection.keepalive)
         self._client.loop_start()
 
     def stop(self) -> None:
+        """Disconnect; what was received and not yet stored is not acknowledged (it comes again)."""
         self._stopping = True
         self._client.disconnect()
         self._client.loop_stop()
+        self._writer_stop.set()
+        for thread in self._threads:
+            thread.join()
 
     def run(self) -> None:
         """Connect and serve until SIGTERM or SIGINT."""

@@ -78,6 +78,20 @@ class Archive:
                     raise
         raise AssertionError("unreachable")
 
+    def put_many(self, items: list[tuple[Record, str]]) -> list[Stored]:
+        """Store records (each with its source) in one transaction: all or none."""
+        if not items:
+            return []
+        for attempt in range(TRIES):
+            try:
+                with self.db.transaction():
+                    outcomes = [self._put(record, source) for record, source in items]
+                return [Stored(r.match_id, o) for (r, _), o in zip(items, outcomes, strict=True)]
+            except self.db.conflict_errors():
+                if attempt == TRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
     def _put(self, record: Record, source: str) -> Outcome:
         db = self.db
         lock = " FOR UPDATE" if db.dialect == "postgresql" else ""

@@ -299,8 +299,12 @@ def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms
         span = (max(seen.values()) - start_ns) / 1e9 if seen else float("nan")
         floor = floor_rate(floor_url, pool, 300)
         service_err = (tmp / "archive.log").read_text()[-1500:]
+        # mosquitto says so when its queue for a client is full and it drops messages for it.
+        dropping = [line for line in league.log if "dropped" in line and "cueboard-archive-bench" in line]
         return {
             "command": " ".join(["python", "bench/archive.py", *sys.argv[1:]]),
+            "load_average": os.getloadavg(),
+            "league_broker_dropped_for_the_archive": bool(dropping),
             "topology": f"{venues} venue brokers x {tables} tables bridged to one league broker; "
                         f"cueboard archive run on the league broker into {db}",
             "tables": venues * tables, "matches": expected, "records_published": sum(published_versions.values()),

@@ -21,9 +21,10 @@ import paho.mqtt.client as mqtt
 import pytest
 from archive_helpers import EPOCH, match_log, record
 from conftest import Finding
-from mosquitto import Mosquitto
+from mosquitto import Mosquitto, TlsFiles, free_port, make_password_file
 from paho.mqtt.enums import CallbackAPIVersion
-from test_league import BRIDGE_STATE, League, league  # noqa: F401  (the fixture)
+from test_league import BRIDGE_STATE, Cable, League, league, league_config  # noqa: F401  (the fixture)
+from venue_broker import venue_config
 
 from cueboard.archive.service import ArchiveService, Connection
 from cueboard.archive.store import Archive
@@ -326,3 +327,83 @@ def test_a_venue_link_pulled_for_three_matches_brings_all_three_to_the_league_on
     assert all(v <= 2 for v in revisions.values())
     assert counts["frames"] == sum(len(r["frames"]) for r in [before, *away])
     assert service.counts["refused"] == 0
+
+
+RESULTS_BRIDGE = ROOT / "examples" / "mosquitto" / "results-bridge.conf"
+
+
+@pytest.fixture
+def league_with_results_bridge(mosquitto_factory: Callable[..., Mosquitto], tls_files: TlsFiles,
+                               tmp_path: Path) -> Iterator[League]:
+    """test_league's league, the venue running examples/mosquitto/results-bridge.conf too (as
+    shipped but for the league's address, its CA and the password), both bridges through the
+    one cable."""
+    league_port, league_ws = free_port(), free_port()
+    passwords = make_password_file(tmp_path / "league-passwords", {"venue-club": "change-me", "results": "results-pw"})
+    league_broker = mosquitto_factory(port=league_port, config=league_config(league_port, league_ws, tls_files,
+                                                                                passwords))
+    cable = Cable(league_broker.port)
+    port, ws_port = free_port(), free_port()
+    venue_passwords = make_password_file(tmp_path / "venue-passwords", {"t1": "t1-pw"})
+    results_bridge = RESULTS_BRIDGE.read_text().replace("mqtt.league.example:8883", f"127.0.0.1:{cable.port}").replace(
+        "/etc/mosquitto/certs/league-ca.crt", str(tls_files.ca))
+    config = venue_config(port, ws_port, tls_files, venue_passwords, league_broker) + "\n" + results_bridge
+    config = config.replace("THE-LEAGUES-PASSWORD-FOR-THIS-VENUE", "change-me").replace(
+        f"127.0.0.1:{league_broker.port}", f"127.0.0.1:{cable.port}") + "restart_timeout 1 2\n"
+    venue = mosquitto_factory(port=port, config=config)
+    for client_id in ("venue-club", "venue-club-results"):
+        league_broker.wait_for_log(lambda line, c=client_id: "connected from" in line and f" as {c} " in line)
+    try:
+        yield League(league_broker, league_ws, venue, cable, tls_files)
+    finally:
+        cable.pull()
+
+
+def test_a_venue_link_down_for_an_evening_brings_every_match_with_the_results_bridge(
+        league_with_results_bridge: League, tmp_path: Path, finding: Finding) -> None:
+    """Longer away than venue.conf's bridge can queue (3,000 events and their states, more
+    than its 1,000 messages) with three matches ended meanwhile: the records' own bridge
+    (results-bridge.conf) brings all three to the league's archive, once each. (Without it the
+    second match is lost: the bridge's full queue drops it, and only each table's newest
+    record comes back retained; tried when this test was written.)"""
+    venue_league = league_with_results_bridge
+    feed = venue_league.table("t1")
+    with Archive.open(f"sqlite:///{tmp_path}/league.db") as archive:
+        service = ArchiveService(archive, Connection(host=venue_league.league.host, port=venue_league.league.port,
+                                                     client_id="cueboard-archive-evening", username="results",
+                                                     password="results-pw", ca=str(venue_league.tls.ca)))
+        service.start()
+        feed.start()
+        try:
+            assert service.subscribed.wait(WAIT)
+            state = {"schema": 1, "seq": 0}
+            with venue_league.screen(BRIDGE_STATE) as bridge:
+                bridge.wait_topic(BRIDGE_STATE, b"1")
+                venue_league.cable.pull()
+                bridge.wait_topic(BRIDGE_STATE, b"0")
+                finals = []
+                for n in range(1, 3001):
+                    feed.publish_state({**state, "seq": n})
+                    feed.publish_event(n, {"type": "no_pot", "n": n})
+                    if n in (100, 1500, 2900):  # a match ends: its record, as the daemon publishes it
+                        k = len(finals)
+                        rec = record(match_log(f"Home{k}", f"Away{k}", seed=300 + k, best_of=1,
+                                               start=EPOCH + 3600 * k))
+                        feed.publish_record(rec)
+                        finals.append(rec)
+                    if n % 50 == 0:
+                        assert feed.flush(WAIT)
+                assert feed.flush(WAIT)
+                assert archive.counts()["matches"] == 0
+                venue_league.cable.plug()
+                bridge.wait_topic(BRIDGE_STATE, b"1")
+            wait_until(lambda: archive.counts()["matches"] == 3, "the three matches at the league")
+        finally:
+            feed.stop()
+            service.stop()
+        revisions = archive.revisions()
+    finding(f"venue link down while t1 published 3,000 events and states and ended 3 matches; back: the league's "
+            f"archive had {len(revisions)} of 3, each written {sorted(set(revisions.values()))} time(s); "
+            f"handled {dict(service.counts)}", matches=len(revisions))
+    assert set(revisions) == {f"club/t1/{r['started']}" for r in finals}
+    assert set(revisions.values()) == {1}

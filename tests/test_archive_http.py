@@ -70,6 +70,7 @@ def test_standings_breaks_and_matches_as_json_and_csv(league_db: tuple[str, list
         seen["missing"] = (await client.get("/league/matches/club/t9/nothing")).status
         bad = await client.get("/league/standings?win=lots")
         seen["bad"] = (bad.status, await bad.text())
+        seen["worse"] = [(await client.get(f"/league/standings?win={v}")).status for v in ("--5", "1e3", "99999")]
         page = await client.get("/league/?competition=Division%201")
         seen["page"] = await page.text()
 
@@ -84,6 +85,7 @@ def test_standings_breaks_and_matches_as_json_and_csv(league_db: tuple[str, list
     assert seen["cuescore"]["matchstatus"] == "finished"
     assert seen["missing"] == 404
     assert seen["bad"][0] == 400 and "?win=" in seen["bad"][1]
+    assert seen["worse"] == [400, 400, 400]
     assert "<h1>Division 1</h1>" in seen["page"] and "<script" not in seen["page"]
 
 

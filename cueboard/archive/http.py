@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import re
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -90,7 +91,7 @@ def _int(request: web.Request, name: str, default: int, low: int = 0, high: int 
     raw = request.query.get(name)
     if raw is None:
         return default
-    if not (raw.lstrip("-").isdigit() and len(raw) <= 5 and low <= int(raw) <= high):
+    if not (re.fullmatch(r"-?[0-9]{1,5}", raw) and low <= int(raw) <= high):
         raise web.HTTPBadRequest(text=f"?{name}= must be a whole number from {low} to {high}\n")
     return int(raw)
 

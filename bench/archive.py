@@ -7,7 +7,8 @@ The topology of ``bench/league.py`` on 127.0.0.1: one league broker (the general
 :class:`cueboard.feed.Feed` each, a venue's tables in one worker process). The league's
 archive is ``cueboard archive run`` as a process of its own, subscribed on the league broker
 to ``cueboard/+/+/record``, writing to a throwaway PostgreSQL cluster (``tests/postgres.py``;
-``--db sqlite`` for a SQLite file on /var/tmp instead).
+``--db sqlite`` for a SQLite file on /var/tmp instead), with ``fsync`` on (a commit is on the
+disk, as on a real server; the tests' clusters run without).
 
 Each table plays ``matches`` best-of-3 snooker matches (records of real matches played by the
 engine, ``cueboard.simulate.realistic_log``), and publishes the record as the daemon does: at
@@ -223,7 +224,7 @@ def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms
         if db == "postgresql":
             pg_dir = Path(tempfile.mkdtemp(prefix="cueboard-pg-", dir="/var/tmp"))
             stack.callback(shutil.rmtree, pg_dir, True)
-            server = Postgres(pg_dir)
+            server = Postgres(pg_dir, fsync=True)  # commits on the disk, as a league's server
             stack.callback(server.stop)
             url, floor_url = server.database(), server.database()
         else:

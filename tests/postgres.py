@@ -56,7 +56,9 @@ class Postgres:
     """A cluster in ``directory`` on ``127.0.0.1:port``; :meth:`database` makes a fresh
     database and gives its URL."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, fsync: bool = False) -> None:
+        """``fsync``: commits flushed to the disk, as a real server does (the benches); the
+        tests leave it off, their data is thrown away."""
         self.bin = require_postgres()
         self.directory = directory
         self.data = directory / "data"
@@ -72,7 +74,8 @@ class Postgres:
                   "--no-sync", "--locale=C.UTF-8")
         with open(self.data / "postgresql.conf", "a") as f:
             f.write(f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
-                    f"unix_socket_directories = '{directory}'\nfsync = off\nmax_connections = 200\n"
+                    f"unix_socket_directories = '{directory}'\nfsync = {'on' if fsync else 'off'}\n"
+                    "max_connections = 200\n"
                     "shared_buffers = 32MB\n")
         self.start()
 

@@ -279,6 +279,9 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--tz", help="the time zone of the sheet's times, e.g. Europe/London (default: this "
                     "machine's)")
     rp.set_defaults(func=_report)
+    from .archive.command import add_parser as add_archive
+
+    add_archive(sub)  # cueboard archive ...: the results archive (docs/league.md)
     k = sub.add_parser("keypad-sim", help="a marker's keypad in the terminal, speaking the real protocol",
                        description="Simulate the marker's keypad on PORT: type a key's label as the "
                        "legend shows it ('black', 'foul', 'free ball'; a shifted action presses SHIFT "

@@ -44,6 +44,8 @@ ensure_debian_packages() {
     # docs/hardware.md's wiring diagrams are rendered to check them.
     command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
     command -v openssl >/dev/null || missing+=(openssl)
+    # The results archive's tests run a throwaway PostgreSQL cluster (initdb, pg_ctl).
+    compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
     # The venue screen's end-to-end tests: Debian's Chromium driven by playwright-core under node.
     [ -x /usr/bin/chromium ] || missing+=(chromium)
     command -v node >/dev/null || missing+=(nodejs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import sys
 import threading
@@ -142,16 +143,57 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         yield table
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
 def run(config: Config, *, pin_factory: Any = None) -> int:
-    """``cueboard run``: serve the table until SIGTERM or SIGINT."""
+    """``cueboard run``: serve the table until SIGTERM or SIGINT.
+
+    The kernel may deliver the signal to any of the process's threads (luma's pool, the
+    MQTT client's ...). Python runs its handler in the main thread, but only once that
+    thread runs again: asleep on the engine's queue with no deadline (no watchdog, no clock
+    running) it would sleep on, and a stop waited for its SIGKILL. So the signal is also
+    written to a pipe (``signal.set_wakeup_fd``) whose reader stops the table from its own
+    thread, which wakes the engine loop whatever thread took the signal."""
     stop = threading.Event()
     with open_table(config, pin_factory=pin_factory) as table:
         def on_signal(signum: int, frame: Any) -> None:
             stop.set()
             table.stop()
 
-        signal.signal(signal.SIGTERM, on_signal)
-        signal.signal(signal.SIGINT, on_signal)
-        log.info("cueboard serving %s/%s", config.venue, config.table)
-        table.run(stop)
+        for number in STOP_SIGNALS:
+            signal.signal(number, on_signal)
+        with _stop_on_signal(table, stop):
+            log.info("cueboard serving %s/%s", config.venue, config.table)
+            table.run(stop)
     return 0
+
+
+@contextlib.contextmanager
+def _stop_on_signal(table: Table, stop: threading.Event) -> Iterator[None]:
+    """While inside, a stop signal taken by any thread stops ``table`` (see :func:`run`)."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+
+    def relay() -> None:
+        while True:
+            try:
+                got = os.read(read_end, 16)
+            except OSError:
+                return
+            if not got:
+                return
+            if any(number in STOP_SIGNALS for number in got):
+                stop.set()
+                table.stop()
+
+    thread = threading.Thread(target=relay, name="signals", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(write_end)  # the reader sees the end of the pipe and returns
+        thread.join(5)
+        os.close(read_end)

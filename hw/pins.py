@@ -154,7 +154,10 @@ def uart_claims(key: str, port: str) -> list[Claim]:
 
 
 def board_claims(key: str, board: DisplayConfig) -> list[Claim]:
-    """The GPIO a configured board takes (none for an emulator)."""
+    """The GPIO a configured board takes (none for an emulator, nor for a HUB75 board drawn by
+    RGBMatrixEmulator: ``backend = "emulator"``)."""
+    if board.device == "hub75" and board.backend == "emulator":
+        return []
     if board.device == "hub75":
         return hub75_claims(key, board.hat, int(board.panel.split("x")[1]), board.parallel)
     if board.device == "ws2812" and board.driver == "pwm":

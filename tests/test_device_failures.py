@@ -116,6 +116,11 @@ def test_a_keypad_port_that_is_not_there_is_lost_while_scoring_goes_on(tmp_path:
     config = table_config(tmp_path, keypad={"port": str(tmp_path / "no-such-port"), "keymap": str(keymap)})
     with Daemon(config, boards=[], control=False) as daemon:
         assert daemon.send({"type": "pot", "balls": ["red"]})["ok"]
+        # The link's thread tries the port once it runs: wait for its first try (its health
+        # callback republishes the devices), as the other tests here wait for a retry.
+        deadline = time.monotonic() + 30
+        while daemon.on_engine(daemon.table.device_health)["keypad"] == "lost" and time.monotonic() < deadline:
+            threading.Event().wait(0.05)  # not a wall-clock limit: a poll step
         health = daemon.on_engine(daemon.table.device_health)["keypad"]
         # Which path was tried, and what to do (issue 24: a missing keypad was never said).
         assert health.startswith(f"lost: {tmp_path / 'no-such-port'} cannot be opened (") and \

@@ -119,6 +119,8 @@ def test_every_device_s_pins_are_checked_against_the_others(tmp_path: Path, body
     + box("pins = [2, 3, 7, 8, 9, 10, 11, 14, 15, 24, 19, 25]"),
     '[display]\ndevice = "hub75"\nwidth = 64\nheight = 32\nhat = "regular"\n'
     + box("pins = [2, 3, 5, 6, 12, 13, 14, 15, 16, 19, 20, 21]"),
+    # A HUB75 board the emulator draws (the demo's) drives no GPIO.
+    '[display]\ndevice = "hub75"\nwidth = 64\nheight = 32\nbackend = "emulator"\n' + box(),
     # The example box beside the example MAX7219 board, and a keypad on USB.
     '[display]\ndevice = "max7219"\ncascaded = 4\n[keypad]\nport = "/dev/cueboard-keypad"\n'
     'keymap = "keymaps/keypad-4x5.toml"\n' + box(),

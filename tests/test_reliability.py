@@ -477,7 +477,10 @@ def test_a_full_disk_refuses_inputs_until_space_is_freed(tmp_path: Path, mosquit
     assert [e["event"]["type"] for e in events] == [obj["type"] for obj in applied]
     assert sum(r["source"] == "referee_box:0" for r in rejected) == fills
     assert len(rejected) == 5 * fills and all("the journal cannot be written" in r["reason"] for r in rejected)
-    assert journal_health == ["failed: No space left on device", "ok"] * fills
+    # Each failure says what to do about it (issue 24), and each is over once there is room.
+    assert [h.split(":")[0] + (": " + h.split(": ")[1] if h != "ok" else "") for h in journal_health] == [
+        "failed: No space left on device", "ok"] * fills, journal_health
+    assert all("until there is room on the disk again" in h for h in journal_health if h != "ok")
     assert live == expected and recovered == expected
 
 

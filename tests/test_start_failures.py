@@ -137,3 +137,31 @@ def test_off_a_pi_the_referee_boxes_say_once_how_to_run_without_gpio(
     said = [r.getMessage() for r in caplog.records if "referee boxes" in r.getMessage()]
     assert len(said) == 1 and "GPIOZERO_PIN_FACTORY=mock" in said[0], said
     assert not [w for w in recwarn if type(w.message).__name__ == "PinFactoryFallback"]
+
+
+def test_a_stop_signal_taken_by_any_thread_stops_cueboard_run(tmp_path: Path) -> None:
+    """SIGTERM handed by the kernel to a thread other than the main one (luma's pool, say)
+    left the engine asleep on its queue when it had no deadline: `systemctl stop` waited for
+    its SIGKILL (found by the read-only test above under load). Sent here to each of the
+    daemon's other threads in turn, as tgkill(2) does."""
+    import ctypes
+
+    config = tmp_path / "cueboard.toml"
+    config.write_text(f'[table]\nname = "t1"\n[journal]\ndir = "{tmp_path / "journal"}"\n'
+                      f'[control]\nsocket = "{tmp_path / "control.sock"}"\n')
+    libc = ctypes.CDLL(None, use_errno=True)
+    proc = subprocess.Popen([sys.executable, "-m", "cueboard.cli", "run", "--config", str(config)], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # serving: the handlers are in place
+            if "cueboard serving" in line:
+                break
+        assert ask_daemon(tmp_path / "control.sock", {"type": "state"}, timeout=WAIT)["ok"]
+        others = [int(t.name) for t in Path(f"/proc/{proc.pid}/task").iterdir() if int(t.name) != proc.pid]
+        assert others, "the daemon has threads besides the main one"
+        assert libc.tgkill(proc.pid, others[-1], signal.SIGTERM) == 0, ctypes.get_errno()
+        assert proc.wait(timeout=WAIT) == 0
+    finally:
+        proc.kill()
+        proc.wait()

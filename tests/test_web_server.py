@@ -34,7 +34,9 @@ TIMEOUT = 30.0
 
 @pytest.fixture
 def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[WebServer]:
-    limits = getattr(request, "param", Limits(connections=64, header_timeout=1.0, header_bytes=16384))
+    limits = getattr(request, "param", Limits(
+        connections=64, header_bytes=16384,
+        header_timeout=1.0))  # not a wall-clock limit: the server's deadline under test (busy: closes later)
     server = make_server("127.0.0.1", 0, directory=fake_page(tmp_path), limits=limits)
     serve_in_thread(server)
     try:

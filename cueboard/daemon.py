@@ -510,7 +510,18 @@ class Table:
     def _publish_record(self) -> None:
         feed, recorder = self.feed, self.recorder
         if feed is not None and recorder is not None:
-            self._guard(lambda: feed.publish_record(recorder.record()))
+            self._guard(lambda: feed.publish_record(self._placed(recorder.record())))
+
+    def _placed(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` with where it was played and its ``match_id`` (record.md): the venue, the
+        table and the match's first event's time, the same after a restart and on every broker a
+        record crosses, so an archive stores the match once. ``fixture`` and ``competition`` are
+        null until the desk hands the table a match."""
+        venue, table = self.config.venue, self.config.table
+        started = record.get("started")
+        match_id = None if started is None else f"{venue}/{table}/{started}"
+        return {**record, "match_id": match_id, "venue": venue, "table": table,
+                "fixture": record.get("fixture"), "competition": record.get("competition")}
 
     def _new_match(self, fields: dict[str, Any], source: str, reply: Reply | None, ident: str | None = None) -> None:
         try:

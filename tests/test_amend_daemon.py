@@ -137,6 +137,11 @@ def test_an_amend_through_the_mqtt_command_topic(tmp_path: Path, broker: Mosquit
 
             record = next((m for m in list(listen.seen) if corrected(m)), None) or listen.wait_for(corrected)
             assert record.json()["corrections"][0]["user"] == "desk"
+            # record.md: where it was played, and the id an archive stores it once by.
+            placed = record.json()
+            assert (placed["venue"], placed["table"], placed["fixture"], placed["competition"]) == (
+                "test-venue", "t1", None, None)
+            assert placed["match_id"] == f"test-venue/t1/{placed['started']}" and placed["started"]
             assert board.notices == [("CORRECTED", "EVENT 4: POT PINK")]
             line = json.loads(read_lines(daemon.table.journal.path)[-1])  # type: ignore[arg-type]
             assert (line["type"], line["user"], line["id"]) == ("amend", "desk", "mqtt-fix")

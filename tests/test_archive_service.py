@@ -339,7 +339,8 @@ def league_with_results_bridge(mosquitto_factory: Callable[..., Mosquitto], tls_
     shipped but for the league's address, its CA and the password), both bridges through the
     one cable."""
     league_port, league_ws = free_port(), free_port()
-    passwords = make_password_file(tmp_path / "league-passwords", {"venue-club": "change-me", "venue-club-results": "change-me", "results": "results-pw"})
+    passwords = make_password_file(tmp_path / "league-passwords", {
+        "venue-club": "change-me", "venue-club-results": "change-me", "results": "results-pw"})
     league_broker = mosquitto_factory(port=league_port, config=league_config(league_port, league_ws, tls_files,
                                                                                 passwords))
     cable = Cable(league_broker.port)

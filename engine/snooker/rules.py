@@ -275,16 +275,22 @@ class Snooker(Game[Position]):
                              colours=p.colours, ball_on=ball_on_at_turn_start(p.reds, p.colours))
         return after._replace(loses_turn=lost)
 
-    def _foul(self, p: Position, e: Foul) -> Position:
-        if e.non_striker is not None or e.out_of_turn is not None:
-            return self._foul_by_another(p, e)
-        side = self._at_table(p, "foul")
+    @staticmethod
+    def _check_penalty(p: Position, e: Foul) -> None:
+        """Section 3 Rule 10: a foul is 4 to 7 points and at least the value of the ball on (7 on
+        a re-spotted black), whoever committed it."""
         least = 7 if p.respotted_black else least_penalty(p.ball_on)
         if not 4 <= e.points <= 7:
             raise IllegalEvent(f"a foul is 4 to 7 points, not {e.points} (Section 3 Rule 10)", short="foul_points")
         if e.points < least:
             raise IllegalEvent(f"{p.ball_on} is on: a foul is at least {least} (Section 3 Rule 10)",
                                short="foul_at_least", ball=p.ball_on, n=least)
+
+    def _foul(self, p: Position, e: Foul) -> Position:
+        if e.non_striker is not None or e.out_of_turn is not None:
+            return self._foul_by_another(p, e)
+        side = self._at_table(p, "foul")
+        self._check_penalty(p, e)
         if e.reds_off < 0:
             raise IllegalEvent("foul: 'reds_off' counts reds that left the table, from 0", short="invalid")
         if e.reds_off > p.reds:
@@ -349,12 +355,7 @@ class Snooker(Game[Position]):
             raise IllegalEvent(f"foul: {name} is the striker: a striker's foul is entered without {field!r}",
                                short="is_striker")
         offender_side = p.rotation[who][0]
-        least = 7 if p.respotted_black else least_penalty(p.ball_on)
-        if not 4 <= e.points <= 7:
-            raise IllegalEvent(f"a foul is 4 to 7 points, not {e.points} (Section 3 Rule 10)", short="foul_points")
-        if e.points < least:
-            raise IllegalEvent(f"{p.ball_on} is on: a foul is at least {least} (Section 3 Rule 10)",
-                               short="foul_at_least", ball=p.ball_on, n=least)
+        self._check_penalty(p, e)
         if e.miss or e.before_stroke:
             raise IllegalEvent(f"foul: {field!r} is not a miss nor a foul before a stroke from a replaced "
                                "position (Section 3 Rule 14)", short="no_miss")

@@ -1,0 +1,174 @@
+// The desk end to end (driven by tests/test_desk.py, which runs the broker, the tables and the
+// server, and acts on the tables when asked: "need: press-red t1", "need: stop t3").
+// node tests/desk_e2e.mjs plan.json
+import { readFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { check, launch, ask, closeInput } from "./screen_lib.mjs";
+
+const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const WAIT = { timeout: 60000 };
+mkdirSync(plan.screenshots, { recursive: true });
+
+async function open(browser, viewport, lang = "en") {
+  // The venue's CA is not in this headless browser's store: certificate errors are ignored for
+  // the page and its wss:// broker alike (a venue's laptops trust venue-ca.crt: docs/desk.md).
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, ignoreHTTPSErrors: true });
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`Content-Security-Policy refused ${e.violatedDirective}: ${e.blockedURI || "inline"}`));
+  });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") page.errors.push(m.text()); });
+  await page.goto(`${plan.url}?lang=${lang}`);
+  return page;
+}
+
+async function signIn(page, who, password = who.password) {
+  await page.fill("input[name=user]", who.user);
+  await page.fill("input[name=password]", password);
+  await page.click("form.signin button[type=submit]");
+}
+
+const row = (page, table) => page.evaluate((table) => {
+  const r = document.querySelector(`tr.table[data-table="${table}"]`);
+  if (!r) return null;
+  return { status: r.querySelector(".status").dataset.status, sides: [...r.querySelectorAll(".side")].map((s) =>
+    [s.querySelector(".who").textContent, s.querySelector(".score").textContent, s.classList.contains("at-table")]),
+  rejected: r.querySelector(".rejected").textContent, devices: [...r.querySelectorAll(".dev")].map((d) => d.textContent) };
+}, table);
+
+const answers = (page, scope) => page.evaluate((scope) => [...document.querySelectorAll(`${scope} .answer`)]
+  .map((a) => ({ table: a.dataset.table, state: a.dataset.state, text: a.textContent })), scope);
+
+async function waitFor(page, what, fn, arg) {
+  try {
+    await page.waitForFunction(fn, arg, WAIT);
+  } catch (e) {
+    throw new Error(`FAILED: ${what}: ${e.message.split("\n")[0]}`);
+  }
+  check(true, what);
+}
+
+const browser = await launch(plan.chromium);
+try {
+  const page = await open(browser, { width: 1366, height: 768 });
+  check(!page.url().includes(plan.desk.password), "the address carries no credentials");
+  // A wrong password: the broker refuses, the page says so.
+  await signIn(page, plan.desk, "not-the-password");
+  await waitFor(page, "a wrong password is refused by the broker", () => document.querySelector(".signin .refused"));
+  await signIn(page, plan.desk);
+  await waitFor(page, "every table is listed, online", () => ["t1", "t2", "t3"].every((t) =>
+    document.querySelector(`tr.table[data-table="${t}"] .status`)?.dataset.status === "online"));
+  const order = await page.$$eval("tr.table", (rows) => rows.map((r) => r.dataset.table));
+  check(JSON.stringify(order) === JSON.stringify(["t1", "t2", "t3"]), `sorted by table: ${order}`);
+  const devices = (await row(page, "t1")).devices;
+  check(devices.length >= 2 && devices.every((d) => !d.includes(":")), `t1's devices healthy: ${devices}`);
+  check(await page.evaluate(() => sessionStorage.length) === 0, "an untrusted device keeps no login");
+
+  // Start the same match on two tables at once.
+  await page.check('tr.table[data-table="t1"] input[type=checkbox]');
+  await page.check('tr.table[data-table="t2"] input[type=checkbox]');
+  await page.fill("form.start input[name=a]", "Cath");
+  await page.fill("form.start input[name=b]", "Dave");
+  await page.fill("form.start input[name=frames]", "3");
+  await page.click("form.start button[type=submit]");
+  await waitFor(page, "both tables answered the match line: applied", () => {
+    const a = [...document.querySelectorAll("form.start .answer")];
+    return a.length === 2 && a.every((x) => x.dataset.state === "applied");
+  });
+  for (const t of ["t1", "t2"]) {
+    const r = await row(page, t);
+    check(JSON.stringify(r.sides.map((s) => s[0])) === '["Cath","Dave"]', `${t} shows Cath and Dave`);
+  }
+  await page.screenshot({ path: join(plan.screenshots, "desk-laptop-en.png") });
+
+  // A referee's press on t1 arrives.
+  await ask("press-red t1");
+  await waitFor(page, "the referee's red on t1 is shown", () =>
+    document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "1");
+
+  // Undo from the desk, with a confirmation first.
+  await page.click('tr.table[data-table="t1"] button.name');
+  await page.click('section.panel button[data-action="undo"]');
+  await page.waitForSelector("section.panel .confirm", WAIT);
+  check(await page.$eval('tr.table[data-table="t1"] .side .score', (e) => e.textContent) === "1", "nothing is sent before the confirmation");
+  await page.click('section.panel button[data-confirm="yes"]');
+  await waitFor(page, "the undo is applied by t1", () => document.querySelector("section.panel .answer")?.dataset.state === "applied");
+  await waitFor(page, "t1's score is back to 0", () =>
+    document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "0");
+  await waitFor(page, "the history shows the referee's red", () =>
+    [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("pot red")));
+  await page.screenshot({ path: join(plan.screenshots, "desk-table-en.png") });
+
+  // A set-up the table refuses: the table's reason in the form.
+  await page.click("nav.tabs button:first-child");
+  await page.uncheck('tr.table[data-table="t1"] input[type=checkbox]');
+  await page.uncheck('tr.table[data-table="t2"] input[type=checkbox]');
+  await page.check('tr.table[data-table="t3"] input[type=checkbox]');
+  await page.fill("form.start input[name=a]", "Ann");
+  await page.fill("form.start input[name=b]", "Ann");
+  await page.click("form.start button[type=submit]");
+  await waitFor(page, "t3 refuses two players of one name, and the form shows its reason", () => {
+    const a = document.querySelector('form.start .answer[data-table="t3"]');
+    return a && a.dataset.state === "refused" && a.textContent.includes("every player needs a different name");
+  });
+  await waitFor(page, "the refusal is t3's latest, on its line", () =>
+    document.querySelector('tr.table[data-table="t3"] .rejected').textContent.includes("different name"));
+
+  // A table going offline (its will) and coming back.
+  await ask("stop t3");
+  await waitFor(page, "t3 is shown offline", () =>
+    document.querySelector('tr.table[data-table="t3"] .status').dataset.status === "offline");
+  await page.screenshot({ path: join(plan.screenshots, "desk-offline-en.png") });
+  await ask("start t3");
+  await waitFor(page, "t3 is shown online again", () =>
+    document.querySelector('tr.table[data-table="t3"] .status').dataset.status === "online");
+
+  // Filtering: a player's name keeps the tables they play at.
+  await page.fill("input.filter", "dave");
+  await waitFor(page, "the filter keeps t1 and t2 (Dave plays there)", () =>
+    [...document.querySelectorAll("tr.table")].map((r) => r.dataset.table).join() === "t1,t2");
+  await page.fill("input.filter", "");
+  check(page.errors.length === 0, `no errors on the desk's page: ${page.errors.join(" | ")}`);
+
+  // The tablet, and German.
+  const tablet = await open(browser, { width: 1280, height: 800 }, "de");
+  await signIn(tablet, plan.desk);
+  await waitFor(tablet, "the tablet in German lists the tables", () => document.querySelectorAll("tr.table").length === 3
+    && document.querySelector("thead").textContent.includes("Tisch"));
+  await tablet.click('tr.table[data-table="t2"] button.name');
+  await tablet.waitForSelector("section.panel", WAIT);
+  const fits = await tablet.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1);
+  check(fits, "the tablet's page is no wider than the tablet");
+  await tablet.screenshot({ path: join(plan.screenshots, "desk-tablet-de.png") });
+  const laptopDe = await open(browser, { width: 1366, height: 768 }, "de");
+  await signIn(laptopDe, plan.desk);
+  await laptopDe.waitForSelector('tr.table[data-table="t3"]', WAIT);
+  await laptopDe.check('tr.table[data-table="t1"] input[type=checkbox]');
+  await laptopDe.screenshot({ path: join(plan.screenshots, "desk-laptop-de.png") });
+  const tabletEn = await open(browser, { width: 1280, height: 800 });
+  await signIn(tabletEn, plan.desk);
+  await tabletEn.waitForSelector('tr.table[data-table="t3"]', WAIT);
+  await tabletEn.screenshot({ path: join(plan.screenshots, "desk-tablet-en.png") });
+
+  // A scorer's login: the broker lets it read its own table only, and refuses its match line for
+  // another table ("Not authorized" in the PUBACK): the page shows the broker's denial.
+  const scorer = await open(browser, { width: 1366, height: 768 });
+  await signIn(scorer, plan.scorer);
+  await waitFor(scorer, "the scorer's page shows t1 only", () => document.querySelector('tr.table[data-table="t1"]'));
+  check(await scorer.$$eval("tr.table", (r) => r.length) === 1, "the broker gives a scorer no other table");
+  const denied = await scorer.evaluate(() => new Promise((resolve) => {
+    const link = window.cueboardDesk;
+    const p = link.send("t2", { type: "match", game: "snooker", sides: ["Eve", "Mallory"], best_of: 1 }, "new match", "desk-scorer-test-1");
+    const poll = () => (p.state === "sent" ? setTimeout(poll, 50) : resolve({ state: p.state, reason: p.reason }));
+    poll();
+  }));
+  check(denied.state === "denied" && /not authori[sz]ed/i.test(denied.reason), `a scorer's match line for t2 is denied by the broker: ${JSON.stringify(denied)}`);
+  const t2 = await row(page, "t2");
+  check(JSON.stringify(t2.sides.map((s) => s[0])) === '["Cath","Dave"]', "t2's match is still Cath v Dave on the desk");
+} finally {
+  await browser.close();
+  closeInput();
+}

@@ -1,0 +1,155 @@
+"""The desk (issue 28, docs/desk.md) end to end: ``/desk`` served by ``cueboard screen`` over
+HTTPS with the venue's certificate, in real Chromium (tests/desk_e2e.mjs), signed in as the
+desk's login over secure WebSockets to a real mosquitto running the files ``cueboard venue
+init`` writes (TLS, passwords, ACL), with three real table daemons on mock pins.
+
+The scenario: a wrong password is refused by the broker; a match started on two tables at once,
+each table's answer shown in the form; a referee's press on t1 arrives; undo from the desk;
+a set-up the table refuses shows the table's reason in the form; a scorer's login is refused
+the desk's powers by the broker (it sees its own table only, and a match line for another is
+"Not authorized"); a table going offline and coming back is shown. Screenshots at 1366x768 and
+1280x800 in English and German (docs/img/desk-*.png with ``CUEBOARD_DESK_SHOTS=docs/img``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_helpers import table_config
+from gpiozero.pins.mock import MockFactory
+from mosquitto import Mosquitto, free_port, require_mosquitto
+from test_reliability import KEYMAP, PINS, Daemon
+from test_screen import CHROMIUM, _require_browser
+
+from cueboard.cli import parser
+from cueboard.hw.clock import ManualClock
+from cueboard.screen import make_server, serve_in_thread
+from cueboard.venue.command import run as venue_tool
+from cueboard.web_server import tls_context
+
+pytest_plugins = ["mosquitto"]
+
+E2E = Path(__file__).with_name("desk_e2e.mjs")
+TABLES = ("t1", "t2", "t3")
+RED = 0  # referee-box-12.toml: button 0 is RED
+
+
+def cli(*argv: str) -> None:
+    out = io.StringIO()
+    assert venue_tool(parser().parse_args(["venue", *argv]), out) == 0, out.getvalue()
+
+
+class Table:
+    """A table's daemon on mock pins, connected with its login from ``cueboard venue``; it can
+    be stopped (the broker publishes its will: offline) and started again."""
+
+    def __init__(self, name: str, directory: Path, venue: Path, port: int) -> None:
+        self.name = name
+        self.pins = MockFactory()
+        self.clock = ManualClock(start=1000.0)
+        password = (venue / "logins" / f"{name}.password").read_text().strip()
+        mqtt = {"host": "localhost", "port": port, "username": name, "password": password, "command": True,
+                "tls": {"ca": str(venue / "ca" / "venue-ca.crt")}}
+        self.config = table_config(directory, table={"venue": "club", "name": name}, mqtt=mqtt,
+                                   referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP)}])
+        self.daemon: Daemon | None = None
+
+    def start(self) -> None:
+        self.daemon = Daemon(self.config, boards=[], control=False, pin_factory=self.pins, button_clock=self.clock)
+        self.daemon.__enter__()
+
+    def stop(self) -> None:
+        if self.daemon is not None:
+            self.daemon.__exit__(None, None, None)
+            self.daemon = None
+
+    def press(self, button: int) -> None:
+        pin = self.pins.pin(PINS[0][button])
+        pin.drive_low()
+        self.clock.advance(0.05)
+        pin.drive_high()
+        self.clock.advance(0.05)
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    require_mosquitto()
+    _require_browser()
+    ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
+    directory = tmp_path / "venue"
+    cli("init", "--dir", str(directory), "--venue", "club", "--tables", str(len(TABLES)), "--host", "localhost",
+        "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports["tables"]),
+        "--people-port", str(ports["people"]), "--pages-port", str(ports["pages"]),
+        "--screens-port", str(ports["screens"]))
+    cli("add-user", "scorer-t1", "--role", "scorer", "--table", "t1", "--dir", str(directory), "--no-reload")
+    config = (directory / "mosquitto" / "venue.conf").read_text()
+    with ExitStack() as stack:
+        broker = stack.enter_context(Mosquitto(tmp_path / "broker", port=ports["tables"], config=config))
+        tables = {name: Table(name, tmp_path / name, directory, ports["tables"]) for name in TABLES}
+        for table in tables.values():
+            table.start()
+            stack.callback(table.stop)
+        certs = directory / "certs"
+        tls = tls_context(str(certs / "server.crt"), str(certs / "server.key"))
+        server = make_server("127.0.0.1", 0, venue="club", tls=tls,
+                             page={"desk_broker": f"wss://localhost:{ports['pages']}"})
+        serve_in_thread(server)
+        stack.callback(server.server_close)
+        stack.callback(server.shutdown)
+        yield {"broker": broker, "tables": tables, "venue": directory, "ports": ports,
+               "url": f"https://localhost:{server.server_address[1]}/desk"}
+
+
+def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> None:
+    venue: Path = club["venue"]
+    tables: dict[str, Table] = club["tables"]
+    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
+    plan = {"url": club["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
+            "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
+            "scorer": {"user": "scorer-t1", "password": (venue / "logins" / "scorer-t1.password").read_text().strip()},
+            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots")}
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan))
+    node = subprocess.Popen(["node", str(E2E), str(plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(300, node.kill)
+    timer.start()
+    out: list[str] = []
+    try:
+        assert node.stdout is not None and node.stdin is not None
+        for line in node.stdout:
+            out.append(line)
+            print(line, end="")
+            if line.startswith("need: "):
+                verb, name = line.split(": ", 1)[1].split()
+                if verb == "press-red":
+                    tables[name].press(RED)
+                elif verb == "stop":
+                    tables[name].stop()
+                elif verb == "start":
+                    tables[name].start()
+                node.stdin.write("done\n")
+                node.stdin.flush()
+        node.wait()
+    finally:
+        timer.cancel()
+    err = node.stderr.read() if node.stderr else ""
+    assert node.returncode == 0, "".join(out[-8:]) + err
+    # What the desk did is the tables' own: t1's match was started by the desk, its press undone.
+    daemon = tables["t1"].daemon
+    assert daemon is not None
+    state = daemon.state()
+    assert [s["name"] for s in state["sides"]] == ["Cath", "Dave"] and state["sides"][0]["score"] == 0
+    journal = sorted(Path(tables["t1"].config.journal_dir).glob("match-*.jsonl"))[-1].read_text().splitlines()
+    assert json.loads(journal[0])["user"] == "desk"
+    lines = [json.loads(line) for line in journal[1:]]
+    assert any(line.get("type") == "undo" and line.get("user") == "desk" for line in lines)

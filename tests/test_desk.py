@@ -31,7 +31,9 @@ from test_reliability import KEYMAP, PINS, Daemon
 from test_screen import CHROMIUM, _require_browser
 
 from cueboard.cli import parser
+from cueboard.engine import decode
 from cueboard.hw.clock import ManualClock
+from cueboard.journal import read_lines
 from cueboard.screen import make_server, serve_in_thread
 from cueboard.venue.command import run as venue_tool
 from cueboard.web_server import tls_context
@@ -149,7 +151,7 @@ def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> Non
     assert daemon is not None
     state = daemon.state()
     assert [s["name"] for s in state["sides"]] == ["Cath", "Dave"] and state["sides"][0]["score"] == 0
-    journal = sorted(Path(tables["t1"].config.journal_dir).glob("match-*.jsonl"))[-1].read_text().splitlines()
-    assert json.loads(journal[0])["user"] == "desk"
-    lines = [json.loads(line) for line in journal[1:]]
+    journal = read_lines(sorted(Path(tables["t1"].config.journal_dir).glob("match-*.jsonl"))[-1])
+    assert decode(journal[0])["user"] == "desk"
+    lines = [decode(line) for line in journal[1:]]
     assert any(line.get("type") == "undo" and line.get("user") == "desk" for line in lines)

@@ -57,12 +57,12 @@ function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: numb
     <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}</td>
     <td><${Devices} devices=${tb.devices} /></td>
     <td class="match">${sides.length ? sides.map((side, i) => html`<div class=${`side${s.striker === i && !s.frame_over ? " at-table" : ""}`}>
-        <span class="who">${side.name}</span><b class="score">${side.score}</b><span class="frames">${side.frames}</span></div>`)
+        <span class="who">${side.name}</span><b class="score" title=${t("col.points")}>${side.score}</b><span class="frames" title=${t("frames")}>(${side.frames})</span></div>`)
       : html`<span class="none">${t("no_match")}</span>`}</td>
     <td class="frame">${s ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
     <td class="clock">${clock ? html`<span class=${clock.how}>${clock.s}s</span>` : ""}</td>
     <td class="input">${tb.input ? tb.input.keys.join(" ") : ""}</td>
-    <td class="rejected" title=${tb.rejected ? tb.rejected.reason : ""}>${tb.rejected ? `${tb.rejected.user ? `${tb.rejected.user}: ` : ""}${tb.rejected.reason}` : ""}</td>
+    <td class="rejected" title=${tb.rejected ? tb.rejected.reason : ""}><div>${tb.rejected ? `${tb.rejected.user ? `${tb.rejected.user}: ` : ""}${tb.rejected.reason}` : ""}</div></td>
   </tr>`;
 }
 
@@ -250,11 +250,11 @@ function App() {
       <span class="user">${link.user}</span>
       <button type="button" onClick=${() => { sessionStorage.removeItem(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>
     <main class="desk">
-      <table class="tables"><thead><tr><th></th><th>${t("col.table")}</th><th>${t("col.status")}</th><th>${t("col.devices")}</th>
+      <div class="list"><table class="tables"><thead><tr><th></th><th>${t("col.table")}</th><th>${t("col.status")}</th><th>${t("col.devices")}</th>
         <th>${t("col.match")}</th><th>${t("col.frame")}</th><th>${t("col.clock")}</th><th>${t("col.input")}</th><th>${t("col.refusal")}</th></tr></thead>
         <tbody>${rows.map((r) => html`<${TableRow} key=${r.name} tb=${r} now=${now} picked=${picked.has(r.name)} open=${open === r.name}
           toggle=${() => { if (picked.has(r.name)) picked.delete(r.name); else picked.add(r.name); draw(); }}
-          show=${() => { open = r.name; panel = "table"; draw(); }} />`)}</tbody></table>
+          show=${() => { open = r.name; panel = "table"; draw(); }} />`)}</tbody></table></div>
       <aside class="side-panel">
         <nav class="tabs"><button type="button" class=${panel === "start" ? "on" : ""} onClick=${() => { panel = "start"; draw(); }}>${t("start")}</button>
           <button type="button" class=${panel === "table" ? "on" : ""} disabled=${!tb} onClick=${() => { panel = "table"; draw(); }}>${tb ? t("table", { table: tb.name }) : t("pick_table")}</button></nav>

@@ -1,5 +1,5 @@
 // The desk end to end (driven by tests/test_desk.py, which runs the broker, the tables and the
-// server, and acts on the tables when asked: "need: press-red t1", "need: stop t3").
+// server, and acts on the tables when asked: "need: press t1:0" (buttons of its referee box), "need: stop t3").
 // node tests/desk_e2e.mjs plan.json
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -73,6 +73,7 @@ try {
   await page.fill("form.start input[name=a]", "Cath");
   await page.fill("form.start input[name=b]", "Dave");
   await page.fill("form.start input[name=frames]", "3");
+  await page.fill("form.start input[name=clock]", "60");
   await page.click("form.start button[type=submit]");
   await waitFor(page, "both tables answered the match line: applied", () => {
     const a = [...document.querySelectorAll("form.start .answer")];
@@ -85,7 +86,7 @@ try {
   await page.screenshot({ path: join(plan.screenshots, "desk-laptop-en.png") });
 
   // A referee's press on t1 arrives.
-  await ask("press-red t1");
+  await ask("press t1:0");
   await waitFor(page, "the referee's red on t1 is shown", () =>
     document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "1");
 
@@ -100,7 +101,46 @@ try {
     document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "0");
   await waitFor(page, "the history shows the referee's red", () =>
     [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("pot red")));
+
+  // The shot clock: started, then held, each confirmed and answered by the table's state.
+  const act = async (action, what) => {
+    const before = await page.$$eval("section.panel .answer", (a) => a.length);
+    await page.click(`section.panel button[data-action="${action}"]`);
+    await page.click('section.panel button[data-confirm="yes"]');
+    await waitFor(page, what, (before) => {
+      const a = document.querySelectorAll("section.panel .answer");
+      return a.length > before && a[0].dataset.state === "applied";
+    }, Math.min(before, 5));
+  };
+  await act("clock", "t1 starts its shot clock for the desk");
+  await waitFor(page, "t1's clock is shown running", () => document.querySelector('tr.table[data-table="t1"] .clock .running'));
+  await act("hold", "t1 holds its shot clock for the desk");
+  await waitFor(page, "t1's clock is shown held", () => document.querySelector('tr.table[data-table="t1"] .clock .held'));
+  await act("resume", "t1 resumes its shot clock");
+
+  // A stroke five strokes back corrected: seven strokes (red, black, ...), the first black made a pink.
+  await ask("press t1:0,6,0,6,0,6,0");
+  await waitFor(page, "seven strokes on t1: 25", () =>
+    document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "25");
+  await page.click('section.panel .history li[data-seq="2"] button');
+  check(await page.inputValue("section.panel input[name=amend]") === '{"type":"pot","balls":["black"]}', "the stroke picked is the black of seq 2");
+  await page.fill("section.panel input[name=amend]", '{"type":"pot","balls":["pink"]}');
+  await act("amend", "t1 applies the correction of stroke 2");
+  await waitFor(page, "t1's score is 24 after the correction", () =>
+    document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "24");
   await page.screenshot({ path: join(plan.screenshots, "desk-table-en.png") });
+
+  // A frame awarded with its reason, on t2; a message for t2's boards.
+  await page.click('tr.table[data-table="t2"] button.name');
+  await page.selectOption("section.panel select[name=award_side]", "1");
+  await page.selectOption("section.panel select[name=award_reason]", "conduct");
+  await act("award", "t2 applies the award of the frame to Dave for conduct");
+  await waitFor(page, "t2 shows Dave a frame up", () =>
+    document.querySelectorAll('tr.table[data-table="t2"] .side .frames')[1]?.textContent === "(1)");
+  await page.fill("section.panel input[name=message]", "Table 2: your next match starts in 5 minutes");
+  await page.click("section.panel form.message button[type=submit]");
+  await waitFor(page, "the message is on t2's retained topic, read back", () =>
+    document.querySelector("section.panel form.message small")?.textContent.includes("5 minutes"));
 
   // A set-up the table refuses: the table's reason in the form.
   await page.click("nav.tabs button:first-child");

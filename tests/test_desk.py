@@ -5,6 +5,8 @@ init`` writes (TLS, passwords, ACL), with three real table daemons on mock pins.
 
 The scenario: a wrong password is refused by the broker; a match started on two tables at once,
 each table's answer shown in the form; a referee's press on t1 arrives; undo from the desk;
+the shot clock started and held; a frame awarded with its reason; a stroke five strokes back
+corrected (``amend``); a message for a table's boards;
 a set-up the table refuses shows the table's reason in the form; a scorer's login is refused
 the desk's powers by the broker (it sees its own table only, and a match line for another is
 "Not authorized"); a table going offline and coming back is shown. Screenshots at 1366x768 and
@@ -42,7 +44,6 @@ pytest_plugins = ["mosquitto"]
 
 E2E = Path(__file__).with_name("desk_e2e.mjs")
 TABLES = ("t1", "t2", "t3")
-RED = 0  # referee-box-12.toml: button 0 is RED
 
 
 def cli(*argv: str) -> None:
@@ -133,8 +134,10 @@ def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> Non
             print(line, end="")
             if line.startswith("need: "):
                 verb, name = line.split(": ", 1)[1].split()
-                if verb == "press-red":
-                    tables[name].press(RED)
+                if verb == "press":
+                    name, buttons = name.split(":")
+                    for button in buttons.split(","):
+                        tables[name].press(int(button))
                 elif verb == "stop":
                     tables[name].stop()
                 elif verb == "start":
@@ -146,12 +149,14 @@ def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> Non
         timer.cancel()
     err = node.stderr.read() if node.stderr else ""
     assert node.returncode == 0, "".join(out[-8:]) + err
-    # What the desk did is the tables' own: t1's match was started by the desk, its press undone.
+    # What the desk did is the tables' own, in their journals under the desk's name: t1's match
+    # started by the desk, the referee's first red undone, the black of stroke 2 made a pink.
     daemon = tables["t1"].daemon
     assert daemon is not None
     state = daemon.state()
-    assert [s["name"] for s in state["sides"]] == ["Cath", "Dave"] and state["sides"][0]["score"] == 0
+    assert [s["name"] for s in state["sides"]] == ["Cath", "Dave"] and state["sides"][0]["score"] == 24
     journal = read_lines(sorted(Path(tables["t1"].config.journal_dir).glob("match-*.jsonl"))[-1])
     assert decode(journal[0])["user"] == "desk"
     lines = [decode(line) for line in journal[1:]]
     assert any(line.get("type") == "undo" and line.get("user") == "desk" for line in lines)
+    assert any(line.get("type") == "amend" and line.get("seq") == 2 and line.get("user") == "desk" for line in lines)

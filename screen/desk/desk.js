@@ -121,6 +121,10 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
 // -- act on one table --------------------------------------------------------------------------
 function describe(/** @type {any} */ e) {
   const ev = e.event || {};
+  if (ev.type === "amend") {
+    const what = ev.insert ? `+ ${describe({ event: ev.insert })}` : ev.event ? describe({ event: ev.event }) : "—";
+    return `${t("amend_what", { seq: ev.seq })}: ${what}`;
+  }
   const bits = [ev.type];
   if (ev.balls) bits.push(ev.balls.join("+"));
   if (ev.points) bits.push(String(ev.points));
@@ -173,7 +177,7 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
     <div class="actions">
       ${button("undo", ACTIONS.undo())}${button("redo", ACTIONS.redo())}${button("rerack", ACTIONS.rerack())}
       ${button("next_frame", ACTIONS.next_frame())}${button("concede", ACTIONS.concede())}${button("concede_match", ACTIONS.concede_match())}
-      ${button("hold", ACTIONS.hold(game))}${button("resume", ACTIONS.resume(game))}
+      ${button("clock", ACTIONS.clock())}${button("hold", ACTIONS.hold(game))}${button("resume", ACTIONS.resume(game))}
     </div>
     <div class="row award"><label>${t("award_to")}<select name="award_side" value=${awardSide} onChange=${(/** @type {any} */ e) => setAwardSide(e.target.value)}>
       ${((s && s.sides) || [{ name: "1" }, { name: "2" }]).map((/** @type {any} */ x, /** @type {number} */ i) => html`<option value=${String(i)}>${x.name}</option>`)}</select></label>
@@ -188,7 +192,7 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
     <h3>${t("history")}</h3>
     <ol class="history">${history.map((/** @type {any} */ e) => html`<li data-seq=${e.seq} class=${amendSeq === e.seq ? "picked" : ""}>
       <button type="button" onClick=${() => pickAmend(e)}>#${e.seq}</button> ${describe(e)}
-      <small>${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
+      <small> ${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
     ${amendSeq !== null ? html`<div class="amend"><label>${t("amend_label", { seq: amendSeq })}
       <input name="amend" value=${amendText} onInput=${(/** @type {any} */ e) => setAmendText(e.target.value)} /></label>
       <button type="button" data-action="amend" onClick=${() => askAmend(false)}>${t("action.amend")}</button>

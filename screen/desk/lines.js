@@ -67,6 +67,7 @@ export const ACTIONS = {
   next_frame: () => ({ type: "next_frame" }),
   concede: () => ({ type: "concede" }),
   concede_match: () => ({ type: "concede", match: true }),
+  clock: () => ({ type: "clock" }),
   hold: (/** @type {string} */ game) => (game === "blackball" ? { type: "clock_hold" } : { type: "clock", action: "hold" }),
   resume: (/** @type {string} */ game) => (game === "blackball" ? { type: "clock_resume" } : { type: "clock", action: "resume" }),
 };

@@ -128,6 +128,11 @@ export class Link {
         tb.fresh = false;
         if (!(body.seq === 0 && body.event && body.event.type === "undo")) tb.events = [];
       }
+      // A stroke keyed after an undo takes the undone one's place: the history shows what is in effect.
+      const kind = body.event && body.event.type;
+      if (kind !== "undo" && kind !== "redo" && kind !== "amend" && typeof body.seq === "number") {
+        tb.events = tb.events.filter((e) => !(typeof e.seq === "number" && e.seq >= body.seq));
+      }
       tb.events.push(body);
       if (tb.events.length > HISTORY) tb.events.splice(0, tb.events.length - HISTORY);
       this.answer(body.id, "applied", "");
@@ -145,11 +150,20 @@ export class Link {
     p.reason = reason;
   }
 
-  /** A match line is answered by the new match's state (seq 0, its sides as sent), or on `rejected`. */
+  /** A match line and the daemon's `clock` command are answered by the table's state (the new
+   * match's, seq 0 with its sides as sent; the clock's, running or held as asked), or on `rejected`. */
   settleMatch(/** @type {string} */ name, /** @type {any} */ state) {
-    if (!state || state.seq !== 0) return;
+    if (!state) return;
     for (const p of this.pending.values()) {
-      if (p.table !== name || p.line.type !== "match" || (p.state !== "sent" && p.state !== "delivered")) continue;
+      if (p.table !== name || (p.state !== "sent" && p.state !== "delivered")) continue;
+      if (p.line.type === "clock") {
+        const c = state.clock || {};
+        const action = p.line.action || "start";
+        if ((action === "hold" && c.paused) || ((action === "start" || action === "resume") && c.running)
+          || (action === "stop" && !c.running)) { p.state = "applied"; p.reason = ""; }
+        continue;
+      }
+      if (p.line.type !== "match" || state.seq !== 0) continue;
       const sent = p.line.sides.map((/** @type {string | string[]} */ s) => (Array.isArray(s) ? s.join(" & ") : s));
       const got = (state.sides || []).map((/** @type {any} */ s) => s.name);
       if (JSON.stringify(sent) === JSON.stringify(got)) { p.state = "applied"; p.reason = ""; }

@@ -36,7 +36,7 @@ from cueboard.cli import parser
 from cueboard.engine import decode
 from cueboard.hw.clock import ManualClock
 from cueboard.journal import read_lines
-from cueboard.screen import make_server, serve_in_thread
+from cueboard.screen import SCREEN_DIR, make_server, serve_in_thread
 from cueboard.venue.command import run as venue_tool
 from cueboard.web_server import tls_context
 
@@ -160,3 +160,22 @@ def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> Non
     lines = [decode(line) for line in journal[1:]]
     assert any(line.get("type") == "undo" and line.get("user") == "desk" for line in lines)
     assert any(line.get("type") == "amend" and line.get("seq") == 2 and line.get("user") == "desk" for line in lines)
+
+
+def test_the_desks_javascript_is_type_checked_and_linted() -> None:
+    """tsc over the desk's JSDoc (screen/tsconfig.json) and eslint (screen/eslint.config.mjs):
+    ``npm run check`` in screen/, as scripts/test runs it."""
+    _require_browser()
+    if not (SCREEN_DIR / "node_modules" / "typescript").is_dir():
+        pytest.skip("screen/node_modules has no typescript: (cd screen && npm ci)")
+    run = subprocess.run(["npm", "run", "--silent", "check"], cwd=SCREEN_DIR, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_vendored_ui_library_is_the_pinned_one() -> None:
+    """screen/vendor/htm-preact.js is htm's Preact bundle of the version package-lock.json pins."""
+    _require_browser()
+    bundle = SCREEN_DIR / "node_modules" / "htm" / "preact" / "standalone.module.js"
+    assert (SCREEN_DIR / "vendor" / "htm-preact.js").read_bytes() == bundle.read_bytes(), \
+        "screen/vendor/htm-preact.js is stale: run `node screen/vendor.mjs`"
+

@@ -1,3 +1,4 @@
+// @ts-check
 // cueboard desk (docs/desk.md): every table of the venue at a glance, a match started on one
 // table or several, and a table acted on (undo, redo, concede, award, the clock, re-rack,
 // amend), each a line the table applies or refuses; the desk shows the table's answer.
@@ -56,7 +57,7 @@ function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: numb
     <th scope="row"><button class="name" onClick=${p.show}>${tb.name}</button></th>
     <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}</td>
     <td><${Devices} devices=${tb.devices} /></td>
-    <td class="match">${sides.length ? sides.map((side, i) => html`<div class=${`side${s.striker === i && !s.frame_over ? " at-table" : ""}`}>
+    <td class="match">${sides.length ? sides.map((/** @type {any} */ side, /** @type {number} */ i) => html`<div class=${`side${s.striker === i && !s.frame_over ? " at-table" : ""}`}>
         <span class="who">${side.name}</span><b class="score" title=${t("col.points")}>${side.score}</b><span class="frames" title=${t("frames")}>(${side.frames})</span></div>`)
       : html`<span class="none">${t("no_match")}</span>`}</td>
     <td class="frame">${s ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
@@ -112,13 +113,14 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
       <label>${t("handicap", { n: 2 })}<input name="handicapB" type="number" min="0" value=${f.handicapB} onInput=${set("handicapB")} /></label></div>` : ""}
     <div class="row"><label>${t("shot_clock")}<input name="clock" type="number" min="5" max="600" placeholder=${t("table_default")}
       value=${f.clock} onInput=${set("clock")} /></label></div>
-    ${errors.length ? html`<ul class="errors">${errors.map((x) => html`<li>${x}</li>`)}</ul>` : ""}
+    ${errors.length ? html`<ul class="errors">${errors.map((/** @type {string} */ x) => html`<li>${x}</li>`)}</ul>` : ""}
     <button type="submit" class="primary">${t("start_button", { n: tables.length })}</button>
     <${Answers} ids=${ids} />
   </form>`;
 }
 
 // -- act on one table --------------------------------------------------------------------------
+/** @returns {string} */
 function describe(/** @type {any} */ e) {
   const ev = e.event || {};
   if (ev.type === "amend") {
@@ -167,7 +169,7 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
   };
   const sendMessage = (/** @type {Event} */ e) => {
     e.preventDefault();
-    const body = message.trim() ? { schema: 1, text: message.trim().slice(0, 120), until: null } : null;
+    const body = message.trim() ? { schema: 1, text: message.trim().slice(0, 120), until: /** @type {string | null} */ (null) } : null;
     link.publishRetained(tb.name, "message", body, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_sent")));
   };
   const button = (/** @type {string} */ key, /** @type {any} */ line) => html`<button type="button" data-action=${key}

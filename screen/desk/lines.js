@@ -1,3 +1,4 @@
+// @ts-check
 // The lines the desk sends to a table (docs/events.md), built from its forms, and what the page
 // checks before sending. The table's engine decides: a line that passes here may still be
 // refused, and the desk then shows the table's reason. Nothing here talks to the network.

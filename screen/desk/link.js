@@ -1,3 +1,4 @@
+// @ts-check
 // The desk's link to the venue broker: one MQTT 5 session over secure WebSockets as the desk's
 // login, every table's topics read into one store, and each line sent on the table's
 // `command/<user>` topic with an id whose answer (`event` or `rejected`, or for a match line
@@ -6,7 +7,8 @@
 
 import { byTable } from "./lines.js";
 
-/* global mqtt */
+/** mqtt.js's browser bundle (vendor/mqtt.min.js), loaded before the modules. */
+const mqtt = /** @type {any} */ (window).mqtt;
 
 const decoder = new TextDecoder();
 const HISTORY = 500; // events kept a table (a long frame is ~150)

@@ -142,6 +142,25 @@ try {
   await waitFor(page, "the message is on t2's retained topic, read back", () =>
     document.querySelector("section.panel form.message small")?.textContent.includes("5 minutes"));
 
+  // t2's match finished (the next frame, then conceded by its striker): tonight's results, and
+  // its sheet printed (Chromium's PDF of the page in print media: the sheet alone, A4).
+  await act("next_frame", "t2 goes on to its next frame");
+  await act("concede_match", "t2's striker concedes the match");
+  await page.click('nav.tabs button[data-tab="results"]');
+  await page.click('.results button[data-sheet="t2"]');
+  await page.waitForSelector('.sheet[data-table="t2"]', WAIT);
+  const sheet = await page.$eval('.sheet[data-table="t2"]', (e) => e.textContent);
+  check(sheet.includes("club") && sheet.includes("t2") && sheet.includes("Cath") && sheet.includes("Dave")
+    && /awarded/.test(sheet) && /Winner: (Cath|Dave)/.test(sheet), `t2's sheet names the venue, the table, both players, the award and the winner`);
+  await page.screenshot({ path: join(plan.screenshots, "desk-results-en.png") });
+  await page.emulateMedia({ media: "print" });
+  const printed = await page.evaluate(() => ({
+    bar: getComputedStyle(document.querySelector(".bar")).display, sheet: getComputedStyle(document.querySelector(".sheet")).display }));
+  check(printed.bar === "none" && printed.sheet !== "none", "printing shows the sheet alone");
+  const pdf = await page.pdf({ path: plan.pdf, format: "A4", printBackground: true });
+  check(pdf.length > 1000 && pdf.subarray(0, 5).toString() === "%PDF-", `the sheet prints as an A4 PDF (${pdf.length} bytes)`);
+  await page.emulateMedia({ media: "screen" });
+
   // A set-up the table refuses: the table's reason in the form.
   await page.click("nav.tabs button:first-child");
   await page.uncheck('tr.table[data-table="t1"] input[type=checkbox]');

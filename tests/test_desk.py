@@ -6,7 +6,7 @@ init`` writes (TLS, passwords, ACL), with three real table daemons on mock pins.
 The scenario: a wrong password is refused by the broker; a match started on two tables at once,
 each table's answer shown in the form; a referee's press on t1 arrives; undo from the desk;
 the shot clock started and held; a frame awarded with its reason; a stroke five strokes back
-corrected (``amend``); a message for a table's boards;
+corrected (``amend``); a message for a table's boards; a finished match's sheet printed (A4 PDF);
 a set-up the table refuses shows the table's reason in the form; a scorer's login is refused
 the desk's powers by the broker (it sees its own table only, and a match line for another is
 "Not authorized"); a table going offline and coming back is shown. Screenshots at 1366x768 and
@@ -119,7 +119,8 @@ def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> Non
     plan = {"url": club["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
             "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
             "scorer": {"user": "scorer-t1", "password": (venue / "logins" / "scorer-t1.password").read_text().strip()},
-            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots")}
+            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots"),
+            "pdf": str(tmp_path / "sheet-t2.pdf")}
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(plan))
     node = subprocess.Popen(["node", str(E2E), str(plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -206,6 +206,40 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
   </section>`;
 }
 
+// -- tonight's results, and a match's sheet (A4, printed from the browser) ----------------------
+/** @param {{table: string, record: any}} props */
+function Sheet({ table, record }) {
+  const r = record;
+  const names = (r.sides || []).map((/** @type {any} */ x) => x.name);
+  const when = (/** @type {string | null} */ ts) => (ts ? new Date(ts).toLocaleString(opts.lang) : "");
+  return html`<article class="sheet" data-table=${table}>
+    <h2>${t("sheet_title", { venue: opts.venue, table })}</h2>
+    <p class="sheet-match"><b>${names[0]}</b> ${(r.frames_won || [0, 0])[0]} – ${(r.frames_won || [0, 0])[1]} <b>${names[1]}</b></p>
+    <p>${t(r.game)} · ${r.race_to ? t("race_to") + " " + r.race_to : t("best_of") + " " + r.best_of} · ${when(r.started)} – ${when(r.ended)}</p>
+    <p>${t("winner", { name: r.winner !== null ? names[r.winner] : "—" })}${r.how && r.how !== "played" ? ` (${t(`how.${r.how}`)})` : ""}</p>
+    <table class="frames-table"><thead><tr><th>${t("col.frame")}</th><th>${names[0]}</th><th>${names[1]}</th><th>${t("won_by")}</th><th>${t("how")}</th><th>${t("breaks")}</th></tr></thead>
+      <tbody>${(r.frames || []).map((/** @type {any} */ f) => html`<tr><td>${f.frame}</td><td>${f.scores ? f.scores[0] : ""}</td><td>${f.scores ? f.scores[1] : ""}</td>
+        <td>${f.winner !== null ? names[f.winner] : "—"}</td><td>${f.how}${f.rule ? ` (${f.rule})` : ""}</td>
+        <td>${(f.breaks || []).map((/** @type {any} */ b) => `${b.player} ${b.points}`).join(", ")}</td></tr>`)}</tbody></table>
+    ${r.corrections && r.corrections.length ? html`<p>${t("corrections", { n: r.corrections.length })}</p>` : ""}
+    <div class="signatures">${[names[0], names[1], t("referee")].map((n) => html`<span>${n}</span>`)}</div>
+  </article>`;
+}
+
+function Results() {
+  const [shown, setShown] = useState(/** @type {string | null} */ (null));
+  const items = [...link.results.entries()];
+  const picked = shown ? link.results.get(shown) : null;
+  return html`<section class="results"><h2>${t("results")}</h2>
+    ${items.length ? "" : html`<p class="none">${t("no_results")}</p>`}
+    <ul>${items.map(([key, { table, record }]) => html`<li data-table=${table}><b>${table}</b>
+      ${(record.sides || []).map((/** @type {any} */ x) => x.name).join(" – ")} ${(record.frames_won || []).join("–")}
+      <button type="button" data-sheet=${table} onClick=${() => setShown(key)}>${t("sheet")}</button></li>`)}</ul>
+    ${picked ? html`<div class="sheet-box"><button type="button" class="primary" data-print="yes" onClick=${() => window.print()}>${t("print")}</button>
+      <${Sheet} table=${picked.table} record=${picked.record} /></div>` : ""}
+  </section>`;
+}
+
 // -- signing in --------------------------------------------------------------------------------
 function SignIn() {
   const [user, setUser] = useState("");
@@ -263,8 +297,10 @@ function App() {
           show=${() => { open = r.name; panel = "table"; draw(); }} />`)}</tbody></table></div>
       <aside class="side-panel">
         <nav class="tabs"><button type="button" class=${panel === "start" ? "on" : ""} onClick=${() => { panel = "start"; draw(); }}>${t("start")}</button>
-          <button type="button" class=${panel === "table" ? "on" : ""} disabled=${!tb} onClick=${() => { panel = "table"; draw(); }}>${tb ? t("table", { table: tb.name }) : t("pick_table")}</button></nav>
-        ${panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />` : html`<${StartForm} tables=${[...picked].sort()} />`}
+          <button type="button" class=${panel === "table" ? "on" : ""} disabled=${!tb} onClick=${() => { panel = "table"; draw(); }}>${tb ? t("table", { table: tb.name }) : t("pick_table")}</button>
+          <button type="button" data-tab="results" class=${panel === "results" ? "on" : ""} onClick=${() => { panel = "results"; draw(); }}>${t("results")} (${link.results.size})</button></nav>
+        ${panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />` : panel === "results" ? html`<${Results} />`
+          : html`<${StartForm} tables=${[...picked].sort()} />`}
       </aside>
     </main>`;
 }

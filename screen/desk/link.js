@@ -32,6 +32,8 @@ export class Link {
     this.pending = new Map();
     /** @type {Set<string>} */
     this.names = new Set(); // players seen this session: the forms' typeahead
+    /** @type {Map<string, {table: string, record: any}>} */
+    this.results = new Map();
     this.connection = "signed-out"; // signed-out, connecting, online, offline, refused
     this.refusal = "";
     this.user = "";
@@ -123,7 +125,11 @@ export class Link {
       this.settleMatch(name, body);
     } else if (kind === "devices") tb.devices = body;
     else if (kind === "input") tb.input = body && body.keys && body.keys.length ? body : null;
-    else if (kind === "record") tb.record = body;
+    else if (kind === "record") {
+      tb.record = body;
+      // Tonight's results: every finished match seen, kept by table and start (a reprint of any).
+      if (body && body.winner !== null && body.winner !== undefined) this.results.set(`${name} ${body.started || ""} ${(body.sides || []).map((/** @type {any} */ s) => s.name).join(" v ")}`, { table: name, record: body });
+    }
     else if (kind === "message") tb.message = body;
     else if (kind === "event" && body) {
       if (tb.fresh) {

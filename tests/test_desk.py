@@ -20,6 +20,8 @@ import json
 import os
 import subprocess
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -180,3 +182,28 @@ def test_the_vendored_ui_library_is_the_pinned_one() -> None:
     assert (SCREEN_DIR / "vendor" / "htm-preact.js").read_bytes() == bundle.read_bytes(), \
         "screen/vendor/htm-preact.js is stale: run `node screen/vendor.mjs`"
 
+
+
+def test_cueboard_screen_serves_the_desk_and_its_broker() -> None:
+    """``/desk`` is the desk's page (with the screen's security headers), its files beside it;
+    ``--desk-broker`` reaches the page in config.js; the folder's tooling is never served."""
+    args = parser().parse_args(["screen", "--desk-broker", "wss://broker.club.lan:8885"])
+    server = make_server("127.0.0.1", 0, venue="club", page={"desk_broker": args.desk_broker})
+    serve_in_thread(server)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with urllib.request.urlopen(f"{base}/desk") as answer:
+            assert answer.status == 200 and "desk/desk.js" in answer.read().decode()
+            assert "script-src 'self'" in answer.headers["Content-Security-Policy"]
+        for path in ("/desk/desk.js", "/desk/link.js", "/desk/lines.js", "/desk/desk.css", "/vendor/htm-preact.js"):
+            with urllib.request.urlopen(base + path) as answer:
+                assert answer.status == 200, path
+        with urllib.request.urlopen(f"{base}/config.js") as answer:
+            assert '"desk_broker": "wss://broker.club.lan:8885"' in answer.read().decode()
+        for path in ("/tsconfig.json", "/eslint.config.mjs", "/desk/globals.d.ts", "/package.json"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(base + path)
+            assert refused.value.code == 404, path
+    finally:
+        server.shutdown()
+        server.server_close()

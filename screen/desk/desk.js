@@ -215,7 +215,7 @@ function Sheet({ table, record }) {
   return html`<article class="sheet" data-table=${table}>
     <h2>${t("sheet_title", { venue: opts.venue, table })}</h2>
     <p class="sheet-match"><b>${names[0]}</b> ${(r.frames_won || [0, 0])[0]} – ${(r.frames_won || [0, 0])[1]} <b>${names[1]}</b></p>
-    <p>${t(r.game)} · ${r.race_to ? t("race_to") + " " + r.race_to : t("best_of") + " " + r.best_of} · ${when(r.started)} – ${when(r.ended)}</p>
+    <p>${t(r.game)} · ${r.best_of ? t("best_of") + " " + r.best_of : t("race_to") + " " + r.race_to} · ${when(r.started)} – ${when(r.ended)}</p>
     <p>${t("winner", { name: r.winner !== null ? names[r.winner] : "—" })}${r.how && r.how !== "played" ? ` (${t(`how.${r.how}`)})` : ""}</p>
     <table class="frames-table"><thead><tr><th>${t("col.frame")}</th><th>${names[0]}</th><th>${names[1]}</th><th>${t("won_by")}</th><th>${t("how")}</th><th>${t("breaks")}</th></tr></thead>
       <tbody>${(r.frames || []).map((/** @type {any} */ f) => html`<tr><td>${f.frame}</td><td>${f.scores ? f.scores[0] : ""}</td><td>${f.scores ? f.scores[1] : ""}</td>

@@ -207,9 +207,14 @@ try {
   await laptopDe.waitForSelector('tr.table[data-table="t3"]', WAIT);
   await laptopDe.check('tr.table[data-table="t1"] input[type=checkbox]');
   await laptopDe.screenshot({ path: join(plan.screenshots, "desk-laptop-de.png") });
+  // A trusted device keeps the login for the tab's session: a reload signs in again by itself.
   const tabletEn = await open(browser, { width: 1280, height: 800 });
+  await tabletEn.check("form.signin input[name=trust]");
   await signIn(tabletEn, plan.desk);
   await tabletEn.waitForSelector('tr.table[data-table="t3"]', WAIT);
+  await tabletEn.reload();
+  await waitFor(tabletEn, "a trusted tablet is signed in again after a reload", () => document.querySelectorAll("tr.table").length === 3);
+  check(!tabletEn.url().includes(plan.desk.password), "the address still carries no credentials");
   await tabletEn.screenshot({ path: join(plan.screenshots, "desk-tablet-en.png") });
 
   // A scorer's login: the broker lets it read its own table only, and refuses its match line for

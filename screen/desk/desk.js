@@ -114,7 +114,7 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
     <div class="row"><label>${t("shot_clock")}<input name="clock" type="number" min="5" max="600" placeholder=${t("table_default")}
       value=${f.clock} onInput=${set("clock")} /></label></div>
     ${errors.length ? html`<ul class="errors">${errors.map((/** @type {string} */ x) => html`<li>${x}</li>`)}</ul>` : ""}
-    <button type="submit" class="primary">${t("start_button", { n: tables.length })}</button>
+    <button type="submit" class="primary" disabled=${!tables.length}>${t("start_button", { n: tables.length })}</button>
     <${Answers} ids=${ids} />
   </form>`;
 }

@@ -181,6 +181,13 @@ try {
   await waitFor(page, "t3 is shown offline", () =>
     document.querySelector('tr.table[data-table="t3"] .status').dataset.status === "offline");
   await page.screenshot({ path: join(plan.screenshots, "desk-offline-en.png") });
+  // A line for an offline table gets no answer, and the desk says so (never "applied").
+  await page.click('tr.table[data-table="t3"] button.name');
+  await page.click('section.panel button[data-action="redo"]');
+  await page.click('section.panel button[data-confirm="yes"]');
+  await waitFor(page, "the offline t3 leaves the desk's redo unanswered, said as such", () =>
+    document.querySelector('section.panel[data-table="t3"] .answer')?.dataset.state === "unanswered");
+  await page.click("nav.tabs button:first-child");
   await ask("start t3");
   await waitFor(page, "t3 is shown online again", () =>
     document.querySelector('tr.table[data-table="t3"] .status').dataset.status === "online");

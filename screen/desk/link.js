@@ -12,6 +12,7 @@ const mqtt = /** @type {any} */ (window).mqtt;
 
 const decoder = new TextDecoder();
 const HISTORY = 500; // events kept a table (a long frame is ~150)
+const UNANSWERED_MS = 15000; // a table answers in well under a second; an offline one never
 
 /**
  * @typedef {{name: string, status: string | null, devices: Record<string, string> | null,
@@ -193,6 +194,14 @@ export class Link {
       this.changed();
       return p;
     }
+    // A table that is offline never hears the line (sessions are clean: it is not applied later).
+    setTimeout(() => {
+      if (p.state === "sent" || p.state === "delivered") {
+        p.state = "unanswered";
+        p.reason = `no answer from ${table} in ${UNANSWERED_MS / 1000} s: is it online?`;
+        this.changed();
+      }
+    }, UNANSWERED_MS);
     this.client.publish(topic, JSON.stringify(p.line), { qos: 1, retain: false }, (/** @type {any} */ err) => {
       if (err) {
         p.state = "denied";

@@ -215,7 +215,7 @@ def _screen(args: argparse.Namespace) -> int:
     from .screen import run_screen
 
     page = {"tables": args.tables, "view": args.view, "per_page": args.per_page, "rotate": args.rotate,
-            "lang": args.lang}
+            "lang": args.lang, "desk_broker": args.desk_broker}
     return run_screen(host=args.host, port=args.port, broker_ws=args.broker_ws, venue=args.venue, table=args.table,
                       page={k: v for k, v in page.items() if v is not None}, tls_cert=args.tls_cert,
                       tls_key=args.tls_key)
@@ -367,6 +367,9 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--tls-key", dest="tls_key", metavar="FILE", help="its key (certs/server.key)")
     sc.add_argument("--broker-ws", dest="broker_ws", metavar="URL",
                     help="the broker's WebSockets URL (default ws://<the page's host>:9001)")
+    sc.add_argument("--desk-broker", dest="desk_broker", metavar="URL",
+                    help="the broker's secure WebSockets URL for the desk's page at /desk, where the desk signs in "
+                    "(default wss://<the page's host>:8885, the pages' listener of cueboard venue init; docs/desk.md)")
     sc.add_argument("--venue", help="show this venue's tables (default: every venue)")
     sc.add_argument("--table", help="show this table only, large (the TV view)")
     sc.add_argument("--tables", type=_screen_tables, metavar="LIST",

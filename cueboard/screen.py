@@ -1,4 +1,5 @@
-"""``cueboard screen``: serve the venue screen page (``screen/`` at the repo root).
+"""``cueboard screen``: serve the venue screen page (``screen/`` at the repo root), and the
+desk's at ``/desk`` (``screen/desk/``, docs/desk.md).
 
 The page is static (HTML, CSS, JavaScript, the vendored mqtt.js bundle and the JSON
 Schemas), so any web server can serve ``screen/`` as well; this one adds a ``config.js``
@@ -32,9 +33,12 @@ from .web_server import Handler, Limits, WebServer, tls_context
 SCREEN_DIR = screen_dir()
 
 PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
-              "i18n/*.json")
+              "i18n/*.json", "desk/*.html", "desk/*.js", "desk/*.css")
 """The page's files, as globs in its folder (one level each): what the package installs as
 ``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
+
+PAGE_ROUTES = {"desk": "desk/index.html"}
+"""Addresses that name a page of the folder rather than a file: ``/desk`` (the venue's desk)."""
 
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
@@ -114,6 +118,9 @@ def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, st
         path = request_path("/" + request.raw_path.lstrip("/"))
         if path == "config.js":
             return _send(config, "text/javascript; charset=utf-8", cache="no-store")
+        # The desk (docs/desk.md) at /desk: its page's relative paths (i18n/, config.js) are the
+        # screen's own, so the two share the catalogues, the settings and the vendored libraries.
+        path = PAGE_ROUTES.get(path or "", path)
         if path is None or path not in files:
             return web.Response(status=404, text="404: not part of the page\n")
         try:

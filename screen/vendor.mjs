@@ -1,5 +1,5 @@
 // Copy what the page needs into vendor/, so venues need no npm and no CDN:
-// mqtt.js's browser bundle (pinned in package-lock.json) and the project's JSON Schemas.
+// mqtt.js's browser bundle and htm's Preact bundle (pinned in package-lock.json) and the project's JSON Schemas.
 // Run after `npm ci`: `node vendor.mjs` (or `npm run vendor`); commit vendor/.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,6 +11,10 @@ mkdirSync(out, { recursive: true });
 const version = JSON.parse(readFileSync(join(here, "node_modules/mqtt/package.json"), "utf8")).version;
 copyFileSync(join(here, "node_modules/mqtt/dist/mqtt.min.js"), join(out, "mqtt.min.js"));
 console.log(`vendor/mqtt.min.js: mqtt ${version}`);
+// The desk's UI library (desk/): Preact with htm's tagged templates, one ES module, no build step.
+const htm = JSON.parse(readFileSync(join(here, "node_modules/htm/package.json"), "utf8")).version;
+copyFileSync(join(here, "node_modules/htm/preact/standalone.module.js"), join(out, "htm-preact.js"));
+console.log(`vendor/htm-preact.js: htm ${htm} (Preact and its hooks bundled)`);
 const schemas = join(here, "..", "schema");
 for (const name of readdirSync(schemas).filter((n) => n.endsWith(".schema.json"))) {
   copyFileSync(join(schemas, name), join(out, name));

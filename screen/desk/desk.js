@@ -1,0 +1,326 @@
+// @ts-check
+// cueboard desk (docs/desk.md): every table of the venue at a glance, a match started on one
+// table or several, and a table acted on (undo, redo, concede, award, the clock, re-rack,
+// amend), each a line the table applies or refuses; the desk shows the table's answer.
+// The page only shows and sends: the table's engine decides, the broker's ACL decides who may.
+// Options (query parameters over config.js): broker (the desk's wss:// listener), venue,
+// prefix, lang. Credentials are typed in the form, never taken from the address.
+
+import { html, render, useState, useEffect, useRef } from "../vendor/htm-preact.js";
+import { LANGUAGES, translator } from "../i18n.js";
+import { Link } from "./link.js";
+import { matchLine, newId, ACTIONS, awardLine, amendLine } from "./lines.js";
+
+const config = /** @type {any} */ (window).CUEBOARD_SCREEN || {};
+const query = new URLSearchParams(location.search);
+const opts = {
+  broker: query.get("broker") || config.desk_broker || `wss://${location.hostname || "localhost"}:8885`,
+  venue: query.get("venue") || config.venue || "",
+  prefix: (query.get("prefix") || config.prefix || "cueboard").replace(/\/+$/, ""),
+  lang: query.get("lang") || config.lang || "en",
+};
+if (!LANGUAGES.includes(opts.lang)) opts.lang = "en";
+const TRUST_KEY = "cueboard-desk-login";
+
+/** @type {(key: string, vars?: Record<string, unknown>) => string} */
+let t = (key) => key;
+
+const link = new Link(opts, () => draw());
+/** @type {any} */ (window).cueboardDesk = link; // for tests and the bench: the store, read only
+
+function draw() {
+  render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("desk")));
+}
+
+// -- the parts of a table's line ---------------------------------------------------------------
+function clockText(/** @type {any} */ clock, /** @type {number} */ now) {
+  if (!clock || clock.length === null || clock.length === undefined) return null;
+  if (clock.running && clock.ends_at) return { s: Math.max(0, Math.ceil((Date.parse(clock.ends_at) - now) / 1000)), how: "running" };
+  return { s: Math.round(clock.left ?? clock.length), how: clock.paused ? "held" : "stopped" };
+}
+
+function Devices(/** @type {{devices: Record<string, string> | null}} */ { devices }) {
+  if (!devices) return html`<span class="devices unknown">${t("devices_unknown")}</span>`;
+  const items = Object.entries(devices).filter(([k]) => !["schema", "ts"].includes(k));
+  return html`<span class="devices">${items.map(([k, v]) => html`<span class=${`dev ${v === "ok" ? "ok" : "bad"}`}
+    data-device=${k} title=${`${k}: ${v}`}>${t(`device.${k.replace(/\d+$/, "")}`)}${v === "ok" ? "" : `: ${v}`}</span>`)}</span>`;
+}
+
+function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: number, toggle: () => void, show: () => void}} */ p) {
+  const { tb, now } = p;
+  const s = tb.state;
+  const online = tb.status === "online";
+  const clock = s && clockText(s.clock, now);
+  const sides = (s && s.sides) || [];
+  return html`<tr class=${`table ${online ? "online" : "offline"}${p.open ? " open" : ""}`} data-table=${tb.name}>
+    <td><input type="checkbox" aria-label=${t("pick", { table: tb.name })} checked=${p.picked} onChange=${p.toggle} /></td>
+    <th scope="row"><button class="name" onClick=${p.show}>${tb.name}</button></th>
+    <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}</td>
+    <td><${Devices} devices=${tb.devices} /></td>
+    <td class="match">${sides.length ? sides.map((/** @type {any} */ side, /** @type {number} */ i) => html`<div class=${`side${s.striker === i && !s.frame_over ? " at-table" : ""}`}>
+        <span class="who">${side.name}</span><b class="score" title=${t("col.points")}>${side.score}</b><span class="frames" title=${t("frames")}>(${side.frames})</span></div>`)
+      : html`<span class="none">${t("no_match")}</span>`}</td>
+    <td class="frame">${s ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
+    <td class="clock">${clock ? html`<span class=${clock.how}>${clock.s}s</span>` : ""}</td>
+    <td class="input">${tb.input ? tb.input.keys.join(" ") : ""}</td>
+    <td class="rejected" title=${tb.rejected ? tb.rejected.reason : ""}><div>${tb.rejected ? `${tb.rejected.user ? `${tb.rejected.user}: ` : ""}${tb.rejected.reason}` : ""}</div></td>
+  </tr>`;
+}
+
+// -- what the tables answered ------------------------------------------------------------------
+function Answers(/** @type {{ids: string[]}} */ { ids }) {
+  const shown = ids.map((id) => link.pending.get(id)).filter(Boolean);
+  if (!shown.length) return null;
+  return html`<ul class="answers" aria-live="polite">${shown.map((p) => html`<li class="answer" data-table=${p.table}
+      data-state=${p.state}><b>${p.table}</b> ${p.what}: ${t(`answer.${p.state}`)}${p.reason ? html` <q>${p.reason}</q>` : ""}</li>`)}</ul>`;
+}
+
+// -- start a match -----------------------------------------------------------------------------
+function StartForm(/** @type {{tables: string[]}} */ { tables }) {
+  const [f, setF] = useState({ game: "snooker", a: "", b: "", a2: "", b2: "", format: "best_of", frames: 3, reds: 15,
+    handicapA: 0, handicapB: 0, clock: "", four: false });
+  const [errors, setErrors] = useState(/** @type {string[]} */ ([]));
+  const [ids, setIds] = useState(/** @type {string[]} */ ([]));
+  const set = (/** @type {string} */ k) => (/** @type {any} */ e) => setF({ ...f, [k]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+  const submit = (/** @type {Event} */ e) => {
+    e.preventDefault();
+    if (!tables.length) { setErrors([t("pick_first")]); return; }
+    const made = matchLine({ ...f, a2: f.four ? f.a2 : "", b2: f.four ? f.b2 : "", frames: Number(f.frames),
+      reds: Number(f.reds), handicapA: Number(f.handicapA), handicapB: Number(f.handicapB),
+      clock: f.clock === "" ? undefined : Number(f.clock) });
+    setErrors(made.errors);
+    if (!made.line) return;
+    const line = made.line;
+    setIds(tables.map((table) => link.send(table, line, t("start_what"), newId(link.user)).id));
+  };
+  return html`<form class="start" onSubmit=${submit} aria-label=${t("start")}>
+    <h2>${t("start_on", { tables: tables.join(", ") || "—" })}</h2>
+    <datalist id="players">${[...link.names].sort().map((n) => html`<option value=${n} />`)}</datalist>
+    <div class="row"><label>${t("game")}<select name="game" value=${f.game} onChange=${set("game")}>
+      <option value="snooker">${t("snooker")}</option><option value="blackball">${t("blackball")}</option></select></label>
+      <label class="check"><input type="checkbox" name="four" checked=${f.four} onChange=${set("four")} />${t("four_handed")}</label></div>
+    <div class="row"><label>${t("side", { n: 1 })}<input name="a" list="players" autocomplete="off" value=${f.a} onInput=${set("a")} /></label>
+      <label>${t("side", { n: 2 })}<input name="b" list="players" autocomplete="off" value=${f.b} onInput=${set("b")} /></label></div>
+    ${f.four ? html`<div class="row"><label>${t("partner", { n: 1 })}<input name="a2" list="players" value=${f.a2} onInput=${set("a2")} /></label>
+      <label>${t("partner", { n: 2 })}<input name="b2" list="players" value=${f.b2} onInput=${set("b2")} /></label></div>` : ""}
+    <div class="row"><label>${t("format")}<select name="format" value=${f.format} onChange=${set("format")}>
+        <option value="best_of">${t("best_of")}</option><option value="race_to">${t("race_to")}</option>
+        <option value="aggregate">${t("aggregate")}</option></select></label>
+      <label>${t("frames")}<input name="frames" type="number" min="1" max="99" value=${f.frames} onInput=${set("frames")} /></label></div>
+    ${f.game === "snooker" ? html`<div class="row"><label>${t("reds")}<select name="reds" value=${f.reds} onChange=${set("reds")}>
+        <option value="15">15</option><option value="10">10</option><option value="6">6</option></select></label>
+      <label>${t("handicap", { n: 1 })}<input name="handicapA" type="number" min="0" value=${f.handicapA} onInput=${set("handicapA")} /></label>
+      <label>${t("handicap", { n: 2 })}<input name="handicapB" type="number" min="0" value=${f.handicapB} onInput=${set("handicapB")} /></label></div>` : ""}
+    <div class="row"><label>${t("shot_clock")}<input name="clock" type="number" min="5" max="600" placeholder=${t("table_default")}
+      value=${f.clock} onInput=${set("clock")} /></label></div>
+    ${errors.length ? html`<ul class="errors">${errors.map((/** @type {string} */ x) => html`<li>${x}</li>`)}</ul>` : ""}
+    <button type="submit" class="primary" disabled=${!tables.length}>${t("start_button", { n: tables.length })}</button>
+    <${Answers} ids=${ids} />
+  </form>`;
+}
+
+// -- act on one table --------------------------------------------------------------------------
+/** @returns {string} */
+function describe(/** @type {any} */ e) {
+  const ev = e.event || {};
+  if (ev.type === "amend") {
+    const what = ev.insert ? `+ ${describe({ event: ev.insert })}` : ev.event ? describe({ event: ev.event }) : "—";
+    return `${t("amend_what", { seq: ev.seq })}: ${what}`;
+  }
+  const bits = [ev.type];
+  if (ev.balls) bits.push(ev.balls.join("+"));
+  if (ev.points) bits.push(String(ev.points));
+  if (ev.side !== undefined) bits.push(`→ ${ev.side + 1}`);
+  if (ev.reason) bits.push(ev.reason);
+  return bits.join(" ");
+}
+
+function TablePanel(/** @type {{tb: any}} */ { tb }) {
+  const [asking, setAsking] = useState(/** @type {null | {what: string, line: any}} */ (null));
+  const [ids, setIds] = useState(/** @type {string[]} */ ([]));
+  const [amendSeq, setAmendSeq] = useState(/** @type {number | null} */ (null));
+  const [amendText, setAmendText] = useState("");
+  const [awardSide, setAwardSide] = useState("0");
+  const [awardReason, setAwardReason] = useState("conduct");
+  const [message, setMessage] = useState("");
+  const [messageAnswer, setMessageAnswer] = useState("");
+  const s = tb.state;
+  const game = (s && s.game) || "snooker";
+  const ask = (/** @type {string} */ what, /** @type {any} */ line) => setAsking({ what, line });
+  const confirm = () => {
+    if (!asking) return;
+    const p = link.send(tb.name, asking.line, asking.what, newId(link.user));
+    setIds([p.id, ...ids].slice(0, 6));
+    setAsking(null);
+  };
+  const history = tb.events.filter((/** @type {any} */ e) => e.event && !["undo", "redo"].includes(e.event.type)).slice(-30).reverse();
+  const pickAmend = (/** @type {any} */ e) => {
+    setAmendSeq(e.seq);
+    const { t: _t, id: _id, user: _u, ...rest } = e.event;
+    setAmendText(JSON.stringify(rest));
+  };
+  const askAmend = (/** @type {boolean} */ remove) => {
+    if (amendSeq === null) return;
+    let event = null;
+    if (!remove) {
+      try { event = JSON.parse(amendText); } catch (err) { setAsking(null); setMessageAnswer(t("amend_not_json")); return; }
+    }
+    ask(t("amend_what", { seq: amendSeq }), amendLine(amendSeq, event));
+  };
+  const sendMessage = (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const body = message.trim() ? { schema: 1, text: message.trim().slice(0, 120), until: /** @type {string | null} */ (null) } : null;
+    link.publishRetained(tb.name, "message", body, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_sent")));
+  };
+  const button = (/** @type {string} */ key, /** @type {any} */ line) => html`<button type="button" data-action=${key}
+    onClick=${() => ask(t(`action.${key}`), line)}>${t(`action.${key}`)}</button>`;
+  return html`<section class="panel" data-table=${tb.name} aria-label=${tb.name}>
+    <h2>${t("table", { table: tb.name })} <small>${s && s.sides ? s.sides.map((/** @type {any} */ x) => x.name).join(" – ") : ""}</small></h2>
+    <div class="actions">
+      ${button("undo", ACTIONS.undo())}${button("redo", ACTIONS.redo())}${button("rerack", ACTIONS.rerack())}
+      ${button("next_frame", ACTIONS.next_frame())}${button("concede", ACTIONS.concede())}${button("concede_match", ACTIONS.concede_match())}
+      ${button("clock", ACTIONS.clock())}${button("hold", ACTIONS.hold(game))}${button("resume", ACTIONS.resume(game))}
+    </div>
+    <div class="row award"><label>${t("award_to")}<select name="award_side" value=${awardSide} onChange=${(/** @type {any} */ e) => setAwardSide(e.target.value)}>
+      ${((s && s.sides) || [{ name: "1" }, { name: "2" }]).map((/** @type {any} */ x, /** @type {number} */ i) => html`<option value=${String(i)}>${x.name}</option>`)}</select></label>
+      <label>${t("reason")}<select name="award_reason" value=${awardReason} onChange=${(/** @type {any} */ e) => setAwardReason(e.target.value)}>
+        <option value="conduct">${t("reason.conduct")}</option><option value="miss">${t("reason.miss")}</option></select></label>
+      <button type="button" data-action="award" onClick=${() => ask(t("action.award"), awardLine(Number(awardSide), awardReason, false))}>${t("action.award")}</button></div>
+    ${asking ? html`<div class="confirm" role="alertdialog"><span>${t("confirm", { what: asking.what, table: tb.name })}</span>
+      <code>${JSON.stringify(asking.line)}</code>
+      <button type="button" class="primary" data-confirm="yes" onClick=${confirm}>${t("yes")}</button>
+      <button type="button" data-confirm="no" onClick=${() => setAsking(null)}>${t("no")}</button></div>` : ""}
+    <${Answers} ids=${ids} />
+    <h3>${t("history")}</h3>
+    <ol class="history">${history.map((/** @type {any} */ e) => html`<li data-seq=${e.seq} class=${amendSeq === e.seq ? "picked" : ""}>
+      <button type="button" onClick=${() => pickAmend(e)}>#${e.seq}</button> ${describe(e)}
+      <small> ${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
+    ${amendSeq !== null ? html`<div class="amend"><label>${t("amend_label", { seq: amendSeq })}
+      <input name="amend" value=${amendText} onInput=${(/** @type {any} */ e) => setAmendText(e.target.value)} /></label>
+      <button type="button" data-action="amend" onClick=${() => askAmend(false)}>${t("action.amend")}</button>
+      <button type="button" data-action="amend_remove" onClick=${() => askAmend(true)}>${t("action.amend_remove")}</button></div>` : ""}
+    <form class="message" onSubmit=${sendMessage}><label>${t("message")}<input name="message" maxlength="120" value=${message}
+      onInput=${(/** @type {any} */ e) => setMessage(e.target.value)} /></label><button type="submit">${t("send")}</button>
+      ${tb.message && tb.message.text ? html`<small>${t("message_now", { text: tb.message.text })}</small>` : ""}
+      ${messageAnswer ? html`<small class="message-answer">${messageAnswer}</small>` : ""}</form>
+  </section>`;
+}
+
+// -- tonight's results, and a match's sheet (A4, printed from the browser) ----------------------
+/** @param {{table: string, record: any}} props */
+function Sheet({ table, record }) {
+  const r = record;
+  const names = (r.sides || []).map((/** @type {any} */ x) => x.name);
+  const when = (/** @type {string | null} */ ts) => (ts ? new Date(ts).toLocaleString(opts.lang) : "");
+  return html`<article class="sheet" data-table=${table}>
+    <h2>${t("sheet_title", { venue: opts.venue, table })}</h2>
+    <p class="sheet-match"><b>${names[0]}</b> ${(r.frames_won || [0, 0])[0]} – ${(r.frames_won || [0, 0])[1]} <b>${names[1]}</b></p>
+    <p>${t(r.game)} · ${r.best_of ? t("best_of") + " " + r.best_of : t("race_to") + " " + r.race_to} · ${when(r.started)} – ${when(r.ended)}</p>
+    <p>${t("winner", { name: r.winner !== null ? names[r.winner] : "—" })}${r.how && r.how !== "played" ? ` (${t(`how.${r.how}`)})` : ""}</p>
+    <table class="frames-table"><thead><tr><th>${t("col.frame")}</th><th>${names[0]}</th><th>${names[1]}</th><th>${t("won_by")}</th><th>${t("how")}</th><th>${t("breaks")}</th></tr></thead>
+      <tbody>${(r.frames || []).map((/** @type {any} */ f) => html`<tr><td>${f.frame}</td><td>${f.scores ? f.scores[0] : ""}</td><td>${f.scores ? f.scores[1] : ""}</td>
+        <td>${f.winner !== null ? names[f.winner] : "—"}</td><td>${f.how}${f.rule ? ` (${f.rule})` : ""}</td>
+        <td>${(f.breaks || []).map((/** @type {any} */ b) => `${b.player} ${b.points}`).join(", ")}</td></tr>`)}</tbody></table>
+    ${r.corrections && r.corrections.length ? html`<p>${t("corrections", { n: r.corrections.length })}</p>` : ""}
+    <div class="signatures">${[names[0], names[1], t("referee")].map((n) => html`<span>${n}</span>`)}</div>
+  </article>`;
+}
+
+function Results() {
+  const [shown, setShown] = useState(/** @type {string | null} */ (null));
+  const items = [...link.results.entries()];
+  const picked = shown ? link.results.get(shown) : null;
+  return html`<section class="results"><h2>${t("results")}</h2>
+    ${items.length ? "" : html`<p class="none">${t("no_results")}</p>`}
+    <ul>${items.map(([key, { table, record }]) => html`<li data-table=${table}><b>${table}</b>
+      ${(record.sides || []).map((/** @type {any} */ x) => x.name).join(" – ")} ${(record.frames_won || []).join("–")}
+      <button type="button" data-sheet=${table} onClick=${() => setShown(key)}>${t("sheet")}</button></li>`)}</ul>
+    ${picked ? html`<div class="sheet-box"><button type="button" class="primary" data-print="yes" onClick=${() => window.print()}>${t("print")}</button>
+      <${Sheet} table=${picked.table} record=${picked.record} /></div>` : ""}
+  </section>`;
+}
+
+// -- signing in --------------------------------------------------------------------------------
+function SignIn() {
+  const [user, setUser] = useState("");
+  const [password, setPassword] = useState("");
+  const [trust, setTrust] = useState(false);
+  const submit = (/** @type {Event} */ e) => {
+    e.preventDefault();
+    if (trust) sessionStorage.setItem(TRUST_KEY, JSON.stringify({ user, password }));
+    else sessionStorage.removeItem(TRUST_KEY);
+    link.signIn(user.trim(), password);
+  };
+  return html`<form class="signin" onSubmit=${submit}>
+    <h1>${t("title")}</h1><p>${t("venue", { venue: opts.venue || "?" })}</p>
+    <label>${t("user")}<input name="user" autocomplete="username" required value=${user} onInput=${(/** @type {any} */ e) => setUser(e.target.value)} /></label>
+    <label>${t("password")}<input name="password" type="password" autocomplete="current-password" required value=${password}
+      onInput=${(/** @type {any} */ e) => setPassword(e.target.value)} /></label>
+    <label class="check"><input type="checkbox" name="trust" checked=${trust} onChange=${(/** @type {any} */ e) => setTrust(e.target.checked)} />${t("trust")}</label>
+    ${link.connection === "refused" ? html`<p class="refused" role="alert">${t("refused", { reason: link.refusal })}</p>` : ""}
+    ${link.connection === "connecting" ? html`<p class="connecting">${t("connecting")}</p>` : ""}
+    <button type="submit" class="primary">${t("sign_in")}</button>
+  </form>`;
+}
+
+// -- the page ----------------------------------------------------------------------------------
+/** @type {Set<string>} */
+const picked = new Set();
+let open = /** @type {string | null} */ (null);
+let filter = "";
+let panel = "start";
+
+function App() {
+  const [now, setNow] = useState(Date.now());
+  const filterRef = useRef(null);
+  useEffect(() => { const id = setInterval(() => setNow(Date.now()), 1000); return () => clearInterval(id); }, []);
+  if (link.connection === "signed-out" || link.connection === "refused" || (link.connection === "connecting" && !link.tables.size)) {
+    return html`<${SignIn} />`;
+  }
+  const words = filter.toLowerCase();
+  const rows = link.sorted().filter((tb) => !words || tb.name.toLowerCase().includes(words)
+    || ((tb.state && tb.state.sides) || []).some((/** @type {any} */ s) => s.name.toLowerCase().includes(words)));
+  const online = rows.filter((tb) => tb.status === "online").length;
+  const tb = open ? link.tables.get(open) : null;
+  return html`<header class="bar"><h1>${t("title")}</h1><span class="venue">${opts.venue}</span>
+      <span class="conn" data-state=${link.connection}>${t(`conn.${link.connection}`)}</span>
+      <span class="count">${t("online_count", { n: online, of: rows.length })}</span>
+      <input ref=${filterRef} class="filter" type="search" name="filter" placeholder=${t("filter")} value=${filter}
+        onInput=${(/** @type {any} */ e) => { filter = e.target.value; draw(); }} />
+      <span class="user">${link.user}</span>
+      <button type="button" onClick=${() => { sessionStorage.removeItem(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>
+    <main class="desk">
+      <div class="list"><table class="tables"><thead><tr><th></th><th>${t("col.table")}</th><th>${t("col.status")}</th><th>${t("col.devices")}</th>
+        <th>${t("col.match")}</th><th>${t("col.frame")}</th><th>${t("col.clock")}</th><th>${t("col.input")}</th><th>${t("col.refusal")}</th></tr></thead>
+        <tbody>${rows.map((r) => html`<${TableRow} key=${r.name} tb=${r} now=${now} picked=${picked.has(r.name)} open=${open === r.name}
+          toggle=${() => { if (picked.has(r.name)) picked.delete(r.name); else picked.add(r.name); draw(); }}
+          show=${() => { open = r.name; panel = "table"; draw(); }} />`)}</tbody></table></div>
+      <aside class="side-panel">
+        <nav class="tabs"><button type="button" class=${panel === "start" ? "on" : ""} onClick=${() => { panel = "start"; draw(); }}>${t("start")}</button>
+          <button type="button" class=${panel === "table" ? "on" : ""} disabled=${!tb} onClick=${() => { panel = "table"; draw(); }}>${tb ? t("table", { table: tb.name }) : t("pick_table")}</button>
+          <button type="button" data-tab="results" class=${panel === "results" ? "on" : ""} onClick=${() => { panel = "results"; draw(); }}>${t("results")} (${link.results.size})</button></nav>
+        ${panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />` : panel === "results" ? html`<${Results} />`
+          : html`<${StartForm} tables=${[...picked].sort()} />`}
+      </aside>
+    </main>`;
+}
+
+async function start() {
+  document.documentElement.lang = opts.lang;
+  const load = async (/** @type {string} */ lang) => (await fetch(`i18n/${lang}.json`)).json();
+  try {
+    const english = await load("en");
+    const own = opts.lang === "en" ? english : await load(opts.lang);
+    t = translator(opts.lang, { screen: own.desk }, { screen: english.desk });
+  } catch (e) {
+    console.error(`the desk's words could not be loaded: ${e}`);
+  }
+  document.title = t("title");
+  const kept = sessionStorage.getItem(TRUST_KEY);
+  if (kept) {
+    try { const { user, password } = JSON.parse(kept); link.signIn(user, password); } catch (e) { sessionStorage.removeItem(TRUST_KEY); }
+  }
+  draw();
+}
+
+start();

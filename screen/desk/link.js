@@ -1,0 +1,222 @@
+// @ts-check
+// The desk's link to the venue broker: one MQTT 5 session over secure WebSockets as the desk's
+// login, every table's topics read into one store, and each line sent on the table's
+// `command/<user>` topic with an id whose answer (`event` or `rejected`, or for a match line
+// the new match's state) is matched back to it. The broker's ACL decides who may: a login that
+// may not write the topic gets "Not authorized" in its PUBACK, shown as such.
+
+import { byTable } from "./lines.js";
+
+/** mqtt.js's browser bundle (vendor/mqtt.min.js), loaded before the modules. */
+const mqtt = /** @type {any} */ (window).mqtt;
+
+const decoder = new TextDecoder();
+const HISTORY = 500; // events kept a table (a long frame is ~150)
+const UNANSWERED_MS = 15000; // a table answers in well under a second; an offline one never
+
+/**
+ * @typedef {{name: string, status: string | null, devices: Record<string, string> | null,
+ *   state: any, rejected: any, input: any, record: any, events: any[], message: any, seen: number, fresh: boolean}} Table
+ * @typedef {{id: string, table: string, what: string, line: any, state: string, reason?: string, sentAt: number}} Pending
+ */
+
+export class Link {
+  /**
+   * @param {{broker: string, venue: string, prefix: string}} where
+   * @param {() => void} changed called (at most once a frame) when anything shown changed
+   */
+  constructor(where, changed) {
+    this.where = where;
+    /** @type {Map<string, Table>} */
+    this.tables = new Map();
+    /** @type {Map<string, Pending>} */
+    this.pending = new Map();
+    /** @type {Set<string>} */
+    this.names = new Set(); // players seen this session: the forms' typeahead
+    /** @type {Map<string, {table: string, record: any}>} */
+    this.results = new Map();
+    this.connection = "signed-out"; // signed-out, connecting, online, offline, refused
+    this.refusal = "";
+    this.user = "";
+    /** @type {any} */
+    this.client = null;
+    this._changed = changed;
+    this._scheduled = false;
+  }
+
+  changed() {
+    if (this._scheduled) return;
+    this._scheduled = true;
+    requestAnimationFrame(() => { this._scheduled = false; this._changed(); });
+  }
+
+  /** Sign in: the session is the proof; a refused login is said with the broker's reason. */
+  signIn(/** @type {string} */ user, /** @type {string} */ password) {
+    this.signOut();
+    this.user = user;
+    this.connection = "connecting";
+    this.refusal = "";
+    const clientId = `cueboard-${user}-${Math.random().toString(36).slice(2, 10)}`;
+    const client = mqtt.connect(this.where.broker, { clientId, username: user, password, protocolVersion: 5,
+      clean: true, reconnectPeriod: 3000, connectTimeout: 10000 });
+    this.client = client;
+    const base = `${this.where.prefix}/${this.where.venue}/+`;
+    client.on("connect", () => {
+      this.connection = "online";
+      client.subscribe(["state", "status", "devices", "rejected", "event", "input", "record", "message"]
+        .map((t) => `${base}/${t}`), { qos: 1 });
+      this.changed();
+    });
+    client.on("error", (/** @type {any} */ e) => {
+      // CONNACK 134/135 (bad user name or password, not authorized): no retry with the same words.
+      if (e && (e.code === 134 || e.code === 135 || e.code === 4 || e.code === 5)) {
+        this.connection = "refused";
+        this.refusal = e.message || String(e);
+        client.end(true);
+      }
+      this.changed();
+    });
+    client.on("close", () => { if (this.connection === "online") this.connection = "offline"; this.changed(); });
+    client.on("message", (/** @type {string} */ topic, /** @type {Uint8Array} */ payload) => this.received(topic, payload));
+  }
+
+  signOut() {
+    if (this.client) this.client.end(true);
+    this.client = null;
+    this.connection = "signed-out";
+    this.tables.clear();
+    this.pending.clear();
+    this.changed();
+  }
+
+  table(/** @type {string} */ name) {
+    let tb = this.tables.get(name);
+    if (!tb) {
+      tb = { name, status: null, devices: null, state: null, rejected: null, input: null, record: null, events: [],
+        message: null, seen: 0, fresh: false };
+      this.tables.set(name, tb);
+    }
+    return tb;
+  }
+
+  /** The tables, in the venue's order. */
+  sorted() {
+    return [...this.tables.values()].sort((a, b) => byTable(a.name, b.name));
+  }
+
+  received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload) {
+    const parts = topic.split("/");
+    const kind = parts[parts.length - 1];
+    const name = parts[parts.length - 2];
+    const text = decoder.decode(payload);
+    const tb = this.table(name);
+    tb.seen = Date.now();
+    if (kind === "status") { tb.status = text || null; this.changed(); return; }
+    let body = null;
+    if (text) {
+      try { body = JSON.parse(text); } catch (e) { console.warn(`${topic}: not JSON`); return; }
+    }
+    if (kind === "state") {
+      tb.state = body;
+      for (const side of (body && body.sides) || []) for (const p of side.players || [side.name]) this.names.add(p);
+      // A new match (seq 0 not reached by an undo, whose event may come before or after this
+      // state): its history starts with its first event.
+      const last = tb.events[tb.events.length - 1];
+      if (body && body.seq === 0 && !(last && last.seq === 0 && last.event && last.event.type === "undo")) tb.fresh = true;
+      this.settleMatch(name, body);
+    } else if (kind === "devices") tb.devices = body;
+    else if (kind === "input") tb.input = body && body.keys && body.keys.length ? body : null;
+    else if (kind === "record") {
+      tb.record = body;
+      // Tonight's results: every finished match seen, kept by table and start (a reprint of any).
+      if (body && body.winner !== null && body.winner !== undefined) this.results.set(`${name} ${body.started || ""} ${(body.sides || []).map((/** @type {any} */ s) => s.name).join(" v ")}`, { table: name, record: body });
+    }
+    else if (kind === "message") tb.message = body;
+    else if (kind === "event" && body) {
+      if (tb.fresh) {
+        tb.fresh = false;
+        if (!(body.seq === 0 && body.event && body.event.type === "undo")) tb.events = [];
+      }
+      // A stroke keyed after an undo takes the undone one's place: the history shows what is in effect.
+      const kind = body.event && body.event.type;
+      if (kind !== "undo" && kind !== "redo" && kind !== "amend" && typeof body.seq === "number") {
+        tb.events = tb.events.filter((e) => !(typeof e.seq === "number" && e.seq >= body.seq));
+      }
+      tb.events.push(body);
+      if (tb.events.length > HISTORY) tb.events.splice(0, tb.events.length - HISTORY);
+      this.answer(body.id, "applied", "");
+    } else if (kind === "rejected" && body) {
+      tb.rejected = body;
+      this.answer(body.id, "refused", body.reason || "");
+    }
+    this.changed();
+  }
+
+  answer(/** @type {unknown} */ id, /** @type {string} */ state, /** @type {string} */ reason) {
+    const p = typeof id === "string" ? this.pending.get(id) : undefined;
+    if (!p || (p.state !== "sent" && p.state !== "delivered")) return;
+    p.state = state;
+    p.reason = reason;
+  }
+
+  /** A match line and the daemon's `clock` command are answered by the table's state (the new
+   * match's, seq 0 with its sides as sent; the clock's, running or held as asked), or on `rejected`. */
+  settleMatch(/** @type {string} */ name, /** @type {any} */ state) {
+    if (!state) return;
+    for (const p of this.pending.values()) {
+      if (p.table !== name || (p.state !== "sent" && p.state !== "delivered")) continue;
+      if (p.line.type === "clock") {
+        const c = state.clock || {};
+        const action = p.line.action || "start";
+        if ((action === "hold" && c.paused) || ((action === "start" || action === "resume") && c.running)
+          || (action === "stop" && !c.running)) { p.state = "applied"; p.reason = ""; }
+        continue;
+      }
+      if (p.line.type !== "match" || state.seq !== 0) continue;
+      const sent = p.line.sides.map((/** @type {string | string[]} */ s) => (Array.isArray(s) ? s.join(" & ") : s));
+      const got = (state.sides || []).map((/** @type {any} */ s) => s.name);
+      if (JSON.stringify(sent) === JSON.stringify(got)) { p.state = "applied"; p.reason = ""; }
+    }
+  }
+
+  /**
+   * Send a line to a table under an id; its answer lands in `pending`.
+   * @param {string} table @param {Record<string, unknown>} line @param {string} what @param {string} id
+   */
+  send(table, line, what, id) {
+    /** @type {Pending} */
+    const p = { id, table, what, line: { ...line, id }, state: "sent", sentAt: Date.now() };
+    this.pending.set(id, p);
+    const topic = `${this.where.prefix}/${this.where.venue}/${table}/command/${this.user}`;
+    if (!this.client || this.connection !== "online") {
+      p.state = "failed";
+      p.reason = "not connected to the broker";
+      this.changed();
+      return p;
+    }
+    // A table that is offline never hears the line (sessions are clean: it is not applied later).
+    setTimeout(() => {
+      if (p.state === "sent" || p.state === "delivered") {
+        p.state = "unanswered";
+        p.reason = `no answer from ${table} in ${UNANSWERED_MS / 1000} s: is it online?`;
+        this.changed();
+      }
+    }, UNANSWERED_MS);
+    this.client.publish(topic, JSON.stringify(p.line), { qos: 1, retain: false }, (/** @type {any} */ err) => {
+      if (err) {
+        p.state = "denied";
+        p.reason = err.message || String(err);
+      } else if (p.state === "sent") p.state = "delivered";
+      this.changed();
+    });
+    this.changed();
+    return p;
+  }
+
+  /** Publish the desk's own retained topic for a table (`message`). */
+  publishRetained(/** @type {string} */ table, /** @type {string} */ kind, /** @type {any} */ body, /** @type {(e: any) => void} */ done) {
+    if (!this.client) { done(new Error("not connected to the broker")); return; }
+    this.client.publish(`${this.where.prefix}/${this.where.venue}/${table}/${kind}`, body === null ? "" : JSON.stringify(body),
+      { qos: 1, retain: true }, done);
+  }
+}

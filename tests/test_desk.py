@@ -1,0 +1,209 @@
+"""The desk (issue 28, docs/desk.md) end to end: ``/desk`` served by ``cueboard screen`` over
+HTTPS with the venue's certificate, in real Chromium (tests/desk_e2e.mjs), signed in as the
+desk's login over secure WebSockets to a real mosquitto running the files ``cueboard venue
+init`` writes (TLS, passwords, ACL), with three real table daemons on mock pins.
+
+The scenario: a wrong password is refused by the broker; a match started on two tables at once,
+each table's answer shown in the form; a referee's press on t1 arrives; undo from the desk;
+the shot clock started and held; a frame awarded with its reason; a stroke five strokes back
+corrected (``amend``); a message for a table's boards; a finished match's sheet printed (A4 PDF);
+a set-up the table refuses shows the table's reason in the form; a scorer's login is refused
+the desk's powers by the broker (it sees its own table only, and a match line for another is
+"Not authorized"); a table going offline and coming back is shown. Screenshots at 1366x768 and
+1280x800 in English and German (docs/img/desk-*.png with ``CUEBOARD_DESK_SHOTS=docs/img``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_helpers import table_config
+from gpiozero.pins.mock import MockFactory
+from mosquitto import Mosquitto, free_port, require_mosquitto
+from test_reliability import KEYMAP, PINS, Daemon
+from test_screen import CHROMIUM, _require_browser
+
+from cueboard.cli import parser
+from cueboard.engine import decode
+from cueboard.hw.clock import ManualClock
+from cueboard.journal import read_lines
+from cueboard.screen import SCREEN_DIR, make_server, serve_in_thread
+from cueboard.venue.command import run as venue_tool
+from cueboard.web_server import tls_context
+
+pytest_plugins = ["mosquitto"]
+
+E2E = Path(__file__).with_name("desk_e2e.mjs")
+TABLES = ("t1", "t2", "t3")
+
+
+def cli(*argv: str) -> None:
+    out = io.StringIO()
+    assert venue_tool(parser().parse_args(["venue", *argv]), out) == 0, out.getvalue()
+
+
+class Table:
+    """A table's daemon on mock pins, connected with its login from ``cueboard venue``; it can
+    be stopped (the broker publishes its will: offline) and started again."""
+
+    def __init__(self, name: str, directory: Path, venue: Path, port: int) -> None:
+        self.name = name
+        self.pins = MockFactory()
+        self.clock = ManualClock(start=1000.0)
+        password = (venue / "logins" / f"{name}.password").read_text().strip()
+        mqtt = {"host": "localhost", "port": port, "username": name, "password": password, "command": True,
+                "tls": {"ca": str(venue / "ca" / "venue-ca.crt")}}
+        self.config = table_config(directory, table={"venue": "club", "name": name}, mqtt=mqtt,
+                                   referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP)}])
+        self.daemon: Daemon | None = None
+
+    def start(self) -> None:
+        self.daemon = Daemon(self.config, boards=[], control=False, pin_factory=self.pins, button_clock=self.clock)
+        self.daemon.__enter__()
+
+    def stop(self) -> None:
+        if self.daemon is not None:
+            self.daemon.__exit__(None, None, None)
+            self.daemon = None
+
+    def press(self, button: int) -> None:
+        pin = self.pins.pin(PINS[0][button])
+        pin.drive_low()
+        self.clock.advance(0.05)
+        pin.drive_high()
+        self.clock.advance(0.05)
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    require_mosquitto()
+    _require_browser()
+    ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
+    directory = tmp_path / "venue"
+    cli("init", "--dir", str(directory), "--venue", "club", "--tables", str(len(TABLES)), "--host", "localhost",
+        "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports["tables"]),
+        "--people-port", str(ports["people"]), "--pages-port", str(ports["pages"]),
+        "--screens-port", str(ports["screens"]))
+    cli("add-user", "scorer-t1", "--role", "scorer", "--table", "t1", "--dir", str(directory), "--no-reload")
+    config = (directory / "mosquitto" / "venue.conf").read_text()
+    with ExitStack() as stack:
+        broker = stack.enter_context(Mosquitto(tmp_path / "broker", port=ports["tables"], config=config))
+        tables = {name: Table(name, tmp_path / name, directory, ports["tables"]) for name in TABLES}
+        for table in tables.values():
+            table.start()
+            stack.callback(table.stop)
+        certs = directory / "certs"
+        tls = tls_context(str(certs / "server.crt"), str(certs / "server.key"))
+        server = make_server("127.0.0.1", 0, venue="club", tls=tls,
+                             page={"desk_broker": f"wss://localhost:{ports['pages']}"})
+        serve_in_thread(server)
+        stack.callback(server.server_close)
+        stack.callback(server.shutdown)
+        yield {"broker": broker, "tables": tables, "venue": directory, "ports": ports,
+               "url": f"https://localhost:{server.server_address[1]}/desk"}
+
+
+def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> None:
+    venue: Path = club["venue"]
+    tables: dict[str, Table] = club["tables"]
+    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
+    plan = {"url": club["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
+            "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
+            "scorer": {"user": "scorer-t1", "password": (venue / "logins" / "scorer-t1.password").read_text().strip()},
+            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots"),
+            "pdf": str(tmp_path / "sheet-t2.pdf")}
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan))
+    node = subprocess.Popen(["node", str(E2E), str(plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(300, node.kill)
+    timer.start()
+    out: list[str] = []
+    try:
+        assert node.stdout is not None and node.stdin is not None
+        for line in node.stdout:
+            out.append(line)
+            print(line, end="")
+            if line.startswith("need: "):
+                verb, name = line.split(": ", 1)[1].split()
+                if verb == "press":
+                    name, buttons = name.split(":")
+                    for button in buttons.split(","):
+                        tables[name].press(int(button))
+                elif verb == "stop":
+                    tables[name].stop()
+                elif verb == "start":
+                    tables[name].start()
+                node.stdin.write("done\n")
+                node.stdin.flush()
+        node.wait()
+    finally:
+        timer.cancel()
+    err = node.stderr.read() if node.stderr else ""
+    assert node.returncode == 0, "".join(out[-8:]) + err
+    # What the desk did is the tables' own, in their journals under the desk's name: t1's match
+    # started by the desk, the referee's first red undone, the black of stroke 2 made a pink.
+    daemon = tables["t1"].daemon
+    assert daemon is not None
+    state = daemon.state()
+    assert [s["name"] for s in state["sides"]] == ["Cath", "Dave"] and state["sides"][0]["score"] == 24
+    journal = read_lines(sorted(Path(tables["t1"].config.journal_dir).glob("match-*.jsonl"))[-1])
+    assert decode(journal[0])["user"] == "desk"
+    lines = [decode(line) for line in journal[1:]]
+    assert any(line.get("type") == "undo" and line.get("user") == "desk" for line in lines)
+    assert any(line.get("type") == "amend" and line.get("seq") == 2 and line.get("user") == "desk" for line in lines)
+
+
+def test_the_desks_javascript_is_type_checked_and_linted() -> None:
+    """tsc over the desk's JSDoc (screen/tsconfig.json) and eslint (screen/eslint.config.mjs):
+    ``npm run check`` in screen/, as scripts/test runs it."""
+    _require_browser()
+    if not (SCREEN_DIR / "node_modules" / "typescript").is_dir():
+        pytest.skip("screen/node_modules has no typescript: (cd screen && npm ci)")
+    run = subprocess.run(["npm", "run", "--silent", "check"], cwd=SCREEN_DIR, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_vendored_ui_library_is_the_pinned_one() -> None:
+    """screen/vendor/htm-preact.js is htm's Preact bundle of the version package-lock.json pins."""
+    _require_browser()
+    bundle = SCREEN_DIR / "node_modules" / "htm" / "preact" / "standalone.module.js"
+    assert (SCREEN_DIR / "vendor" / "htm-preact.js").read_bytes() == bundle.read_bytes(), \
+        "screen/vendor/htm-preact.js is stale: run `node screen/vendor.mjs`"
+
+
+
+def test_cueboard_screen_serves_the_desk_and_its_broker() -> None:
+    """``/desk`` is the desk's page (with the screen's security headers), its files beside it;
+    ``--desk-broker`` reaches the page in config.js; the folder's tooling is never served."""
+    args = parser().parse_args(["screen", "--desk-broker", "wss://broker.club.lan:8885"])
+    server = make_server("127.0.0.1", 0, venue="club", page={"desk_broker": args.desk_broker})
+    serve_in_thread(server)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with urllib.request.urlopen(f"{base}/desk") as answer:
+            assert answer.status == 200 and "desk/desk.js" in answer.read().decode()
+            assert "script-src 'self'" in answer.headers["Content-Security-Policy"]
+        for path in ("/desk/desk.js", "/desk/link.js", "/desk/lines.js", "/desk/desk.css", "/vendor/htm-preact.js"):
+            with urllib.request.urlopen(base + path) as answer:
+                assert answer.status == 200, path
+        with urllib.request.urlopen(f"{base}/config.js") as answer:
+            assert '"desk_broker": "wss://broker.club.lan:8885"' in answer.read().decode()
+        for path in ("/tsconfig.json", "/eslint.config.mjs", "/desk/globals.d.ts", "/package.json"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(base + path)
+            assert refused.value.code == 404, path
+    finally:
+        server.shutdown()
+        server.server_close()

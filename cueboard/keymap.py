@@ -48,11 +48,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .errors import ConfigError
+from .games import KITS
 from .key_sequences import (
     CLEAR,
     CLOCK_COMMANDS,
     COMMON_ACTIONS,
-    GRAMMARS,
     NEW_MATCH,
     REDO,
     SHIFT,
@@ -140,7 +140,7 @@ class Keymap:
 
     @property
     def grammar(self) -> Grammar:
-        return GRAMMARS[self.game]
+        return KITS[self.game].keys
 
     def action(self, index: int) -> str:
         """The action of key ``index`` ("" for a key that has none)."""
@@ -221,8 +221,8 @@ def load_keymap(path: str | Path) -> Keymap:
 
 def _parse(table: Mapping[str, Any], source: str) -> Keymap:
     s = Section(table, error=KeymapError, kind="a keymap", source=source)
-    game = s.getchoice("game", tuple(sorted(GRAMMARS)))
-    grammar = GRAMMARS[game]
+    game = s.getchoice("game", tuple(sorted(KITS)))
+    grammar = KITS[game].keys
     known = grammar.actions | COMMON_ACTIONS
 
     def check_action(section: Section, key: str, action: Any) -> str:

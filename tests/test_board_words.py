@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from cueboard.boards import LayoutOptions, render
-from cueboard.boards.layout import find_layout
+from cueboard.boards.catalogue import find_layout
 from cueboard.boards.scene import Item, Pages, Text
 from cueboard.boards.view import board_view, shot_clock
 from cueboard.boards.words import CatalogueError, Words, catalogue_path, parse_board_section, words_for

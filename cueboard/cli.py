@@ -84,11 +84,12 @@ def _logging(verbose: bool) -> None:
 
 
 def _load(path: str) -> Any:
-    from .config import ConfigError, load_config
+    from .config import load_config
+    from .errors import ConfigFileError
 
     try:
         return load_config(path)
-    except ConfigError as exc:
+    except ConfigFileError as exc:
         print(f"cueboard: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from . import errors
 from .engine import IllegalEvent, MatchSetup, parse_match
+from .errors import ConfigFileError
 from .feed import parse_mqtt
 from .hw.box_config import parse_boxes
 from .hw.display_config import parse_displays
@@ -34,15 +35,6 @@ from .private_files import exposure
 from .settings import Required, Section, refusal
 
 T = TypeVar("T")
-
-
-class ConfigError(errors.ConfigError):
-    """The daemon's configuration file cannot be used; the message names the key, and from
-    :func:`load_config` the file first (``/etc/cueboard/cueboard.toml: journal.dri: ...``).
-
-    The errors of the sections' own parsers (:class:`~cueboard.feed.MqttConfigError`, ...:
-    every :class:`cueboard.errors.ConfigError`) are raised again as this one; nothing else
-    is (a ``ValueError`` from a bug stays what it is)."""
 
 
 DEFAULT_MATCH: dict[str, Any] = {"game": "snooker", "sides": ["Player 1", "Player 2"]}
@@ -86,9 +78,9 @@ def _topic_part(section: Section, key: str, value: str) -> str:
 
 
 def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
-    """Check a decoded configuration; ConfigError naming the key when it is wrong."""
+    """Check a decoded configuration; ConfigFileError naming the key when it is wrong."""
     base = path.parent
-    root = Section(raw, error=ConfigError, kind="the configuration")
+    root = Section(raw, error=ConfigFileError, kind="the configuration")
     table = root.getsection("table", {})
     venue = _topic_part(table, "venue", table.getstr("venue", "venue"))
     name = _topic_part(table, "name", table.getstr("name", Required("the table's name, e.g. \"table-1\": "
@@ -141,13 +133,13 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         stripped = []
         for i, t in enumerate(tables if isinstance(tables, list) else []):
             if isinstance(t, Mapping):
-                box = Section(t, f"referee_box[{i}]", error=ConfigError)
+                box = Section(t, f"referee_box[{i}]", error=ConfigFileError)
                 keymaps.add(box.getpath("keymap", Required('e.g. "keymaps/referee-box-12.toml"'), base=base))
                 referee_keymap_named = str(t["keymap"])
                 t = {k: v for k, v in t.items() if k != "keymap"}
             stripped.append(t)
         if len(keymaps) > 1:
-            raise ConfigError(refusal("referee_box.keymap", "the boxes of one table share one keymap"))
+            raise ConfigFileError(refusal("referee_box.keymap", "the boxes of one table share one keymap"))
         boxes = _section(partial(parse_boxes, stripped if isinstance(tables, list) else value))
         referee_keymap = keymaps.pop() if keymaps else None
 
@@ -170,12 +162,12 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
             try:
                 words_for(language)
             except CatalogueError as exc:
-                raise ConfigError(f"display.language = {language!r}: {exc}") from None
+                raise ConfigFileError(f"display.language = {language!r}: {exc}") from None
     root.check_unused()
     # One GPIO, one device: the boxes' buttons, the boards' buses and HATs, a keypad on the UART.
     clash = check_spi_devices(displays) or check_pins(table_claims(boxes, displays, keypad_port))
     if clash is not None:
-        raise ConfigError(clash)
+        raise ConfigFileError(clash)
 
     config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir,
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
@@ -191,8 +183,8 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
             # pins[n] is button n of the keymap's layout: a key without a pin cannot be pressed,
             # a pin without a key would only ever be refused.
             if len(box.pins) != keymap.size:
-                raise ConfigError(refusal(f"referee_box[{i}].pins", f"{len(box.pins)} pins for a keymap of "
-                                          f"{keymap.size} keys ({named})"))
+                raise ConfigFileError(refusal(f"referee_box[{i}].pins", f"{len(box.pins)} pins for a keymap of "
+                                              f"{keymap.size} keys ({named})"))
         _same_game(keymap, game, "referee_box[0].keymap", named)
     if keypad_keymap is not None:
         keymap = _section(partial(load_keymap, keypad_keymap))
@@ -208,8 +200,8 @@ def _home_assistant(table: Any, mqtt: Any) -> Any:
 
     ha = _section(partial(parse_home_assistant, table))
     if ha.discovery and mqtt is None:
-        raise ConfigError(refusal("home_assistant.discovery", "needs [mqtt]: the table announces itself to Home "
-                                  "Assistant on its MQTT broker"))
+        raise ConfigFileError(refusal("home_assistant.discovery", "needs [mqtt]: the table announces itself to Home "
+                                      "Assistant on its MQTT broker"))
     return ha if ha.discovery else None
 
 
@@ -217,34 +209,34 @@ def _same_game(keymap: Keymap, game: str, where: str, named: str) -> None:
     """A device's keymap is of the table's game: a snooker box on a blackball table would
     refuse every key."""
     if keymap.game != game:
-        raise ConfigError(refusal(where, f"{named} is a {keymap.game} keymap and the table's [match] game is "
-                                  f"{game}"))
+        raise ConfigFileError(refusal(where, f"{named} is a {keymap.game} keymap and the table's [match] game is "
+                                      f"{game}"))
 
 
 def _section(parse: Callable[[], T]) -> T:
-    """Run a section's own parser: its ConfigError (only) becomes this file's."""
+    """Run a section's own parser: its ConfigFileError (only) becomes this file's."""
     try:
         return parse()
-    except ConfigError:
+    except ConfigFileError:
         raise
     except errors.ConfigError as exc:
-        raise ConfigError(str(exc)) from None
+        raise ConfigFileError(str(exc)) from None
 
 
 def load_config(path: str | Path) -> Config:
-    """Read and check the configuration file; ConfigError naming the file and the key."""
+    """Read and check the configuration file; ConfigFileError naming the file and the key."""
     p = Path(path)
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
         _check_private(p, raw)
     except OSError as exc:
-        raise ConfigError(refusal("", f"cannot read: {exc.strerror or exc}", str(p))) from None
+        raise ConfigFileError(refusal("", f"cannot read: {exc.strerror or exc}", str(p))) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(refusal("", f"not valid TOML: {exc}", str(p))) from None
+        raise ConfigFileError(refusal("", f"not valid TOML: {exc}", str(p))) from None
     try:
         return parse_config(raw, p)
     except errors.ConfigError as exc:
-        raise ConfigError(refusal("", str(exc), str(p))) from None
+        raise ConfigFileError(refusal("", str(exc), str(p))) from None
 
 
 def _check_private(path: Path, raw: Mapping[str, Any]) -> None:
@@ -252,10 +244,10 @@ def _check_private(path: Path, raw: Mapping[str, Any]) -> None:
     broker, or let commands in), or that holds the MQTT password and others can read."""
     mode = stat.S_IMODE(os.stat(path).st_mode)
     if mode & 0o002:
-        raise ConfigError(refusal("", f"every user can change it (mode {mode:04o}): chmod o-w {path}", str(path)))
+        raise ConfigFileError(refusal("", f"every user can change it (mode {mode:04o}): chmod o-w {path}", str(path)))
     mqtt = raw.get("mqtt")
     if isinstance(mqtt, Mapping) and "password" in mqtt:
         why = exposure(path)
         if why is not None:
-            raise ConfigError(refusal("mqtt.password", f"the file holds the password and other users can read it: "
-                                      f"{why} (or move the password to mqtt.password_file)", str(path)))
+            raise ConfigFileError(refusal("mqtt.password", f"the file holds the password and other users can read it: "
+                                          f"{why} (or move the password to mqtt.password_file)", str(path)))

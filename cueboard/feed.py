@@ -53,7 +53,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from .errors import ConfigError
+from .errors import MqttConfigError
 from .private_files import exposure
 from .remote_lines import ECHO_BYTES, echo
 from .settings import Required, Section, key_path, refusal
@@ -71,10 +71,6 @@ QOS = 1
 RECONNECT_MIN = 1  # seconds; paho doubles it up to ``reconnect_max``
 
 Protocol = Literal["3.1.1", "5"]
-
-
-class MqttConfigError(ConfigError):
-    """A bad ``[mqtt]`` setting; the message starts with the key (``mqtt.port: ...``)."""
 
 
 def _fail(key: str, why: str) -> MqttConfigError:
@@ -251,7 +247,7 @@ def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttCon
     >>> parse_mqtt({"port": 0}, venue="club", table="t1")
     Traceback (most recent call last):
     ...
-    cueboard.feed.MqttConfigError: mqtt.port: must be a whole number from 1 to 65535, not 0
+    cueboard.errors.MqttConfigError: mqtt.port: must be a whole number from 1 to 65535, not 0
     """
     if isinstance(section, Mapping) and _is_five(section.get("protocol")):
         section = {**section, "protocol": "5"}  # protocol = 5, as a number

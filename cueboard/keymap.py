@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import ConfigError
+from .errors import KeymapError
 from .games import KITS
 from .key_sequences import (
     CLEAR,
@@ -72,11 +72,6 @@ __all__ = ["DEFAULT_GRACE", "Entry", "Event", "Keymap", "KeymapError", "Lapse", 
 DEFAULT_GRACE = 3.0
 """Seconds after a call lapsed during which a key is refused rather than read as a new call
 (the keymap's ``grace``): the referee who pressed it had not seen the lapse."""
-
-
-class KeymapError(ConfigError):
-    """A keymap file that cannot be used; the message names the file and the key
-    (``keymaps/referee-box-12.toml: hold.FOUL: ...``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,8 @@ import pytest
 
 import cueboard.errors
 import cueboard.settings
-from cueboard.config import ConfigError as ConfigFileError
 from cueboard.engine import IllegalEvent
-from cueboard.errors import ConfigError, CueboardError
+from cueboard.errors import ConfigError, ConfigFileError, CueboardError
 from cueboard.feed import MqttConfigError, parse_mqtt
 from cueboard.hw.buttons import BoxConfigError, parse_boxes
 from cueboard.hw.display_config import DisplayConfigError, parse_display

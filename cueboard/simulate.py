@@ -35,7 +35,7 @@ from .games import KITS, Candidate, CandidateFn, Event, SetupFn
 from .simulate_snooker import VALUE
 
 __all__ = ["CANDIDATES", "SETUPS", "Candidate", "CandidateFn", "Event", "SetupFn", "accepts", "blackball_log",
-           "candidates", "choose", "final_log", "legal_events", "play_log", "random_log", "random_setup",
+           "candidates", "choose", "final_log", "legal_events", "random_log", "random_setup",
            "realistic_log", "weighted_order"]
 
 CANDIDATES: Mapping[str, CandidateFn] = MappingProxyType({n: k.simulator.candidates for n, k in KITS.items()})
@@ -128,16 +128,6 @@ def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
         if len(log) > events:
             break
     return log
-
-
-def play_log(log: list[Event]) -> Match:
-    """The match a log (a match line, then events, ``undo``/``redo`` lines included) gives."""
-    match = Match.from_json(log[0])
-    for obj in log[1:]:
-        match.apply(match.parse(obj))
-    return match
-
-
 
 
 # -- a realistic snooker match, for the benchmark ----------------------------------------

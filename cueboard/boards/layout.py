@@ -144,10 +144,6 @@ def ball_colour(ball: str | None) -> Colour:
     return ball if ball in BALLS else "text"
 
 
-def centred(x: int, w: int, inner: int) -> int:
-    return x + (w - inner) // 2
-
-
 def clock_text(shot: ShotClock) -> str:
     return str(shot.seconds)
 

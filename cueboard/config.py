@@ -25,9 +25,10 @@ from typing import Any, TypeVar
 from . import errors
 from .engine import IllegalEvent, MatchSetup, parse_match
 from .errors import ConfigFileError
-from .feed import parse_mqtt
-from .hw.box_config import parse_boxes
-from .hw.display_config import parse_displays
+from .feed import MqttConfig, parse_mqtt
+from .home_assistant import HomeAssistantConfig, parse_home_assistant
+from .hw.box_config import BoxConfig, parse_boxes
+from .hw.display_config import DisplayConfig, parse_displays
 from .hw.pins import check_pins, check_spi_devices, table_claims
 from .keymap import Keymap, load_keymap
 from .limits import CommandLimits
@@ -51,15 +52,17 @@ class Config:
     control_socket: Path | None
     shot_clock_auto: bool
     """Start the shot clock at each new shot by itself; else the referee's CLOCK key starts it."""
-    mqtt: Any = None  # cueboard.feed.MqttConfig, or None: no feed
-    referee_boxes: tuple[Any, ...] = ()  # cueboard.hw.buttons.BoxConfig
+    mqtt: MqttConfig | None = None
+    """The feed's broker, or None: no feed."""
+    referee_boxes: tuple[BoxConfig, ...] = ()
     referee_keymap: Path | None = None
     keypad_port: str | None = None
     keypad_keymap: Path | None = None
-    displays: tuple[Any, ...] = ()  # cueboard.hw.display_config.DisplayConfig
+    displays: tuple[DisplayConfig, ...] = ()
     commands: CommandLimits = field(default_factory=CommandLimits)
     """How much the network (the command topic, the control socket) may ask of the table."""
-    home_assistant: Any = None  # cueboard.home_assistant.HomeAssistantConfig, or None: not asked for
+    home_assistant: HomeAssistantConfig | None = None
+    """Home Assistant's discovery, or None: not asked for."""
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:
         """The default match, with ``overrides`` (a match line's fields) on top."""
@@ -85,12 +88,13 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     venue = _topic_part(table, "venue", table.getstr("venue", "venue"))
     name = _topic_part(table, "name", table.getstr("name", Required("the table's name, e.g. \"table-1\": "
                                                                      "its MQTT topics")))
-    table.check_unused()
 
     match_section = root.getsection("match", {})
     if "type" in match_section:
         raise match_section.fail("type", "leave it out ([match] is the default match line's fields)")
-    match = {**DEFAULT_MATCH, **match_section.raw}  # the engine checks its keys
+    # The engine knows a match line's fields (each game its own) and refuses one it does not
+    # take, naming it: every key is read here as given, and checked by parse_match below.
+    match = {**DEFAULT_MATCH, **dict(match_section.items())}
     try:
         _setup({"type": "match", **match})
     except IllegalEvent as exc:
@@ -99,14 +103,11 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
 
     journal = root.getsection("journal", {})
     journal_dir = journal.getpath("dir", "/var/lib/cueboard/journal", base=base)
-    journal.check_unused()
     control = root.getsection("control", {})
     control_socket = control.getpath("socket", "/run/cueboard/control.sock", base=base)
-    control.check_unused()
     clock = root.getsection("shot_clock", {})
     # The referee controls the clock (blackball rule 8a: he starts it); auto only on request.
     auto = clock.getbool("auto", False)
-    clock.check_unused()
     section = root.getsection("commands", {})
     defaults = CommandLimits()
     commands = CommandLimits(
@@ -116,13 +117,12 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         new_match_every=section.getfloat("new_match_every", defaults.new_match_every, minval=0, maxval=86400,
                                          unit="seconds"),
         max_bytes=section.getint("max_bytes", defaults.max_bytes, minval=1024, maxval=1_000_000))
-    section.check_unused()
 
     mqtt_table = root.get("mqtt", None)
     mqtt = None if mqtt_table is None else _section(partial(parse_mqtt, mqtt_table, venue=venue, table=name))
     home_assistant = _home_assistant(root.get("home_assistant", None), mqtt)
 
-    boxes: tuple[Any, ...] = ()
+    boxes: tuple[BoxConfig, ...] = ()
     referee_keymap = None
     referee_keymap_named = ""  # as the file names it, for messages
     value = root.get("referee_box", None)
@@ -146,11 +146,8 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     keypad = root.getsection("keypad", {})
     keypad_port = keypad.getstr("port", None)
     keypad_keymap = keypad.getpath("keymap", None, base=base)
-    keypad.check_unused()
-    if keypad.raw and (keypad_port is None or keypad_keymap is None):
-        raise keypad.fail(None, "needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
 
-    displays: tuple[Any, ...] = ()
+    displays: tuple[DisplayConfig, ...] = ()
     value = root.get("display", None)
     if value is not None:
         displays = _section(partial(parse_displays, value))
@@ -163,7 +160,10 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
                 words_for(language)
             except CatalogueError as exc:
                 raise ConfigFileError(f"display.language = {language!r}: {exc}") from None
-    root.check_unused()
+    root.check_unused()  # every option of the file read above: an unknown key anywhere is refused here
+    # After the typos: "needs both" for a misspelt key would hide the misspelling.
+    if keypad.raw and (keypad_port is None or keypad_keymap is None):
+        raise keypad.fail(None, "needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
     # One GPIO, one device: the boxes' buttons, the boards' buses and HATs, a keypad on the UART.
     clash = check_spi_devices(displays) or check_pins(table_claims(boxes, displays, keypad_port))
     if clash is not None:
@@ -179,11 +179,11 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         # A keymap that cannot be read or used is a KeymapError naming its file.
         keymap = _section(partial(load_keymap, referee_keymap))
         named = referee_keymap_named
-        for i, box in enumerate(boxes):
+        for i, box_config in enumerate(boxes):
             # pins[n] is button n of the keymap's layout: a key without a pin cannot be pressed,
             # a pin without a key would only ever be refused.
-            if len(box.pins) != keymap.size:
-                raise ConfigFileError(refusal(f"referee_box[{i}].pins", f"{len(box.pins)} pins for a keymap of "
+            if len(box_config.pins) != keymap.size:
+                raise ConfigFileError(refusal(f"referee_box[{i}].pins", f"{len(box_config.pins)} pins for a keymap of "
                                               f"{keymap.size} keys ({named})"))
         _same_game(keymap, game, "referee_box[0].keymap", named)
     if keypad_keymap is not None:
@@ -192,12 +192,10 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     return config
 
 
-def _home_assistant(table: Any, mqtt: Any) -> Any:
+def _home_assistant(table: Any, mqtt: MqttConfig | None) -> HomeAssistantConfig | None:
     """``[home_assistant]`` (cueboard.home_assistant); discovery needs the table's ``[mqtt]``."""
     if table is None:
         return None
-    from .home_assistant import parse_home_assistant
-
     ha = _section(partial(parse_home_assistant, table))
     if ha.discovery and mqtt is None:
         raise ConfigFileError(refusal("home_assistant.discovery", "needs [mqtt]: the table announces itself to Home "

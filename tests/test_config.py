@@ -36,6 +36,11 @@ name = "t1"
 @pytest.mark.parametrize(("extra", "message"), [
     ("[jornal]\ndir = '/tmp'\n", "jornal: unknown key (the configuration takes: table, match, journal"),
     ("[journal]\ndri = '/tmp'\n", "journal.dri: unknown key (journal takes: dir)"),
+    ("[control]\nsoket = 'c.sock'\n", "control.soket: unknown key (control takes: socket)"),
+    ("[shot_clock]\nautomatic = true\n", "shot_clock.automatic: unknown key (shot_clock takes: auto)"),
+    ("[commands]\nrates = 3\n", "commands.rates: unknown key (commands takes: rate, burst"),
+    ("[keypad]\nprot = 'x'\n", "keypad.prot: unknown key (keypad takes: port, keymap)"),
+    ("[match]\nbest_off = 3\n", "match: unknown field 'best_off'"),
     ("[match]\nbest_of = 4\n", "'best_of' must be odd"),
     ("[match]\ngame = 'pool'\n", "'game' must be one of"),
     ("[match]\nreds = 7\n", "'reds' must be 15, 10 or 6"),

@@ -90,10 +90,6 @@ class Answers:
             self._queued.add(ident)
             return True
 
-    def unqueue(self, ident: str) -> None:
-        with self._lock:
-            self._queued.discard(ident)
-
     def queued(self, ident: str) -> bool:
         with self._lock:
             return ident in self._queued

@@ -65,7 +65,7 @@ def _keypad_sim(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from .boards.render_command import run
+    from .render_command import run
 
     return run(args.state, args.out, layout=args.layout, size=args.size, game=args.game, mode=args.mode,
                clock=args.clock, at=args.at, scale=args.scale, pixels=args.pixels, flash=args.flash,
@@ -84,11 +84,12 @@ def _logging(verbose: bool) -> None:
 
 
 def _load(path: str) -> Any:
-    from .config import ConfigError, load_config
+    from .config import load_config
+    from .errors import ConfigFileError
 
     try:
         return load_config(path)
-    except ConfigError as exc:
+    except ConfigFileError as exc:
         print(f"cueboard: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 

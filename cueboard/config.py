@@ -24,9 +24,11 @@ from typing import Any, TypeVar
 
 from . import errors
 from .engine import IllegalEvent, MatchSetup, parse_match
-from .feed import parse_mqtt
-from .hw.box_config import parse_boxes
-from .hw.display_config import parse_displays
+from .errors import ConfigFileError
+from .feed import MqttConfig, parse_mqtt
+from .home_assistant import HomeAssistantConfig, parse_home_assistant
+from .hw.box_config import BoxConfig, parse_boxes
+from .hw.display_config import DisplayConfig, parse_displays
 from .hw.pins import check_pins, check_spi_devices, table_claims
 from .keymap import Keymap, load_keymap
 from .limits import CommandLimits
@@ -34,15 +36,6 @@ from .private_files import exposure
 from .settings import Required, Section, refusal
 
 T = TypeVar("T")
-
-
-class ConfigError(errors.ConfigError):
-    """The daemon's configuration file cannot be used; the message names the key, and from
-    :func:`load_config` the file first (``/etc/cueboard/cueboard.toml: journal.dri: ...``).
-
-    The errors of the sections' own parsers (:class:`~cueboard.feed.MqttConfigError`, ...:
-    every :class:`cueboard.errors.ConfigError`) are raised again as this one; nothing else
-    is (a ``ValueError`` from a bug stays what it is)."""
 
 
 DEFAULT_MATCH: dict[str, Any] = {"game": "snooker", "sides": ["Player 1", "Player 2"]}
@@ -59,15 +52,17 @@ class Config:
     control_socket: Path | None
     shot_clock_auto: bool
     """Start the shot clock at each new shot by itself; else the referee's CLOCK key starts it."""
-    mqtt: Any = None  # cueboard.feed.MqttConfig, or None: no feed
-    referee_boxes: tuple[Any, ...] = ()  # cueboard.hw.buttons.BoxConfig
+    mqtt: MqttConfig | None = None
+    """The feed's broker, or None: no feed."""
+    referee_boxes: tuple[BoxConfig, ...] = ()
     referee_keymap: Path | None = None
     keypad_port: str | None = None
     keypad_keymap: Path | None = None
-    displays: tuple[Any, ...] = ()  # cueboard.hw.display_config.DisplayConfig
+    displays: tuple[DisplayConfig, ...] = ()
     commands: CommandLimits = field(default_factory=CommandLimits)
     """How much the network (the command topic, the control socket) may ask of the table."""
-    home_assistant: Any = None  # cueboard.home_assistant.HomeAssistantConfig, or None: not asked for
+    home_assistant: HomeAssistantConfig | None = None
+    """Home Assistant's discovery, or None: not asked for."""
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:
         """The default match, with ``overrides`` (a match line's fields) on top."""
@@ -86,19 +81,20 @@ def _topic_part(section: Section, key: str, value: str) -> str:
 
 
 def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
-    """Check a decoded configuration; ConfigError naming the key when it is wrong."""
+    """Check a decoded configuration; ConfigFileError naming the key when it is wrong."""
     base = path.parent
-    root = Section(raw, error=ConfigError, kind="the configuration")
+    root = Section(raw, error=ConfigFileError, kind="the configuration")
     table = root.getsection("table", {})
     venue = _topic_part(table, "venue", table.getstr("venue", "venue"))
     name = _topic_part(table, "name", table.getstr("name", Required("the table's name, e.g. \"table-1\": "
                                                                      "its MQTT topics")))
-    table.check_unused()
 
     match_section = root.getsection("match", {})
     if "type" in match_section:
         raise match_section.fail("type", "leave it out ([match] is the default match line's fields)")
-    match = {**DEFAULT_MATCH, **match_section.raw}  # the engine checks its keys
+    # The engine knows a match line's fields (each game its own) and refuses one it does not
+    # take, naming it: every key is read here as given, and checked by parse_match below.
+    match = {**DEFAULT_MATCH, **dict(match_section.items())}
     try:
         _setup({"type": "match", **match})
     except IllegalEvent as exc:
@@ -107,14 +103,11 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
 
     journal = root.getsection("journal", {})
     journal_dir = journal.getpath("dir", "/var/lib/cueboard/journal", base=base)
-    journal.check_unused()
     control = root.getsection("control", {})
     control_socket = control.getpath("socket", "/run/cueboard/control.sock", base=base)
-    control.check_unused()
     clock = root.getsection("shot_clock", {})
     # The referee controls the clock (blackball rule 8a: he starts it); auto only on request.
     auto = clock.getbool("auto", False)
-    clock.check_unused()
     section = root.getsection("commands", {})
     defaults = CommandLimits()
     commands = CommandLimits(
@@ -124,13 +117,12 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         new_match_every=section.getfloat("new_match_every", defaults.new_match_every, minval=0, maxval=86400,
                                          unit="seconds"),
         max_bytes=section.getint("max_bytes", defaults.max_bytes, minval=1024, maxval=1_000_000))
-    section.check_unused()
 
     mqtt_table = root.get("mqtt", None)
     mqtt = None if mqtt_table is None else _section(partial(parse_mqtt, mqtt_table, venue=venue, table=name))
     home_assistant = _home_assistant(root.get("home_assistant", None), mqtt)
 
-    boxes: tuple[Any, ...] = ()
+    boxes: tuple[BoxConfig, ...] = ()
     referee_keymap = None
     referee_keymap_named = ""  # as the file names it, for messages
     value = root.get("referee_box", None)
@@ -141,24 +133,21 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         stripped = []
         for i, t in enumerate(tables if isinstance(tables, list) else []):
             if isinstance(t, Mapping):
-                box = Section(t, f"referee_box[{i}]", error=ConfigError)
+                box = Section(t, f"referee_box[{i}]", error=ConfigFileError)
                 keymaps.add(box.getpath("keymap", Required('e.g. "keymaps/referee-box-12.toml"'), base=base))
                 referee_keymap_named = str(t["keymap"])
                 t = {k: v for k, v in t.items() if k != "keymap"}
             stripped.append(t)
         if len(keymaps) > 1:
-            raise ConfigError(refusal("referee_box.keymap", "the boxes of one table share one keymap"))
+            raise ConfigFileError(refusal("referee_box.keymap", "the boxes of one table share one keymap"))
         boxes = _section(partial(parse_boxes, stripped if isinstance(tables, list) else value))
         referee_keymap = keymaps.pop() if keymaps else None
 
     keypad = root.getsection("keypad", {})
     keypad_port = keypad.getstr("port", None)
     keypad_keymap = keypad.getpath("keymap", None, base=base)
-    keypad.check_unused()
-    if keypad.raw and (keypad_port is None or keypad_keymap is None):
-        raise keypad.fail(None, "needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
 
-    displays: tuple[Any, ...] = ()
+    displays: tuple[DisplayConfig, ...] = ()
     value = root.get("display", None)
     if value is not None:
         displays = _section(partial(parse_displays, value))
@@ -170,12 +159,15 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
             try:
                 words_for(language)
             except CatalogueError as exc:
-                raise ConfigError(f"display.language = {language!r}: {exc}") from None
-    root.check_unused()
+                raise ConfigFileError(f"display.language = {language!r}: {exc}") from None
+    root.check_unused()  # every option of the file read above: an unknown key anywhere is refused here
+    # After the typos: "needs both" for a misspelt key would hide the misspelling.
+    if keypad.raw and (keypad_port is None or keypad_keymap is None):
+        raise keypad.fail(None, "needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
     # One GPIO, one device: the boxes' buttons, the boards' buses and HATs, a keypad on the UART.
     clash = check_spi_devices(displays) or check_pins(table_claims(boxes, displays, keypad_port))
     if clash is not None:
-        raise ConfigError(clash)
+        raise ConfigFileError(clash)
 
     config = Config(path=path, venue=venue, table=name, match=match, journal_dir=journal_dir,
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
@@ -187,12 +179,12 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
         # A keymap that cannot be read or used is a KeymapError naming its file.
         keymap = _section(partial(load_keymap, referee_keymap))
         named = referee_keymap_named
-        for i, box in enumerate(boxes):
+        for i, box_config in enumerate(boxes):
             # pins[n] is button n of the keymap's layout: a key without a pin cannot be pressed,
             # a pin without a key would only ever be refused.
-            if len(box.pins) != keymap.size:
-                raise ConfigError(refusal(f"referee_box[{i}].pins", f"{len(box.pins)} pins for a keymap of "
-                                          f"{keymap.size} keys ({named})"))
+            if len(box_config.pins) != keymap.size:
+                raise ConfigFileError(refusal(f"referee_box[{i}].pins", f"{len(box_config.pins)} pins for a keymap of "
+                                              f"{keymap.size} keys ({named})"))
         _same_game(keymap, game, "referee_box[0].keymap", named)
     if keypad_keymap is not None:
         keymap = _section(partial(load_keymap, keypad_keymap))
@@ -200,16 +192,14 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     return config
 
 
-def _home_assistant(table: Any, mqtt: Any) -> Any:
+def _home_assistant(table: Any, mqtt: MqttConfig | None) -> HomeAssistantConfig | None:
     """``[home_assistant]`` (cueboard.home_assistant); discovery needs the table's ``[mqtt]``."""
     if table is None:
         return None
-    from .home_assistant import parse_home_assistant
-
     ha = _section(partial(parse_home_assistant, table))
     if ha.discovery and mqtt is None:
-        raise ConfigError(refusal("home_assistant.discovery", "needs [mqtt]: the table announces itself to Home "
-                                  "Assistant on its MQTT broker"))
+        raise ConfigFileError(refusal("home_assistant.discovery", "needs [mqtt]: the table announces itself to Home "
+                                      "Assistant on its MQTT broker"))
     return ha if ha.discovery else None
 
 
@@ -217,34 +207,34 @@ def _same_game(keymap: Keymap, game: str, where: str, named: str) -> None:
     """A device's keymap is of the table's game: a snooker box on a blackball table would
     refuse every key."""
     if keymap.game != game:
-        raise ConfigError(refusal(where, f"{named} is a {keymap.game} keymap and the table's [match] game is "
-                                  f"{game}"))
+        raise ConfigFileError(refusal(where, f"{named} is a {keymap.game} keymap and the table's [match] game is "
+                                      f"{game}"))
 
 
 def _section(parse: Callable[[], T]) -> T:
-    """Run a section's own parser: its ConfigError (only) becomes this file's."""
+    """Run a section's own parser: its ConfigFileError (only) becomes this file's."""
     try:
         return parse()
-    except ConfigError:
+    except ConfigFileError:
         raise
     except errors.ConfigError as exc:
-        raise ConfigError(str(exc)) from None
+        raise ConfigFileError(str(exc)) from None
 
 
 def load_config(path: str | Path) -> Config:
-    """Read and check the configuration file; ConfigError naming the file and the key."""
+    """Read and check the configuration file; ConfigFileError naming the file and the key."""
     p = Path(path)
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
         _check_private(p, raw)
     except OSError as exc:
-        raise ConfigError(refusal("", f"cannot read: {exc.strerror or exc}", str(p))) from None
+        raise ConfigFileError(refusal("", f"cannot read: {exc.strerror or exc}", str(p))) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(refusal("", f"not valid TOML: {exc}", str(p))) from None
+        raise ConfigFileError(refusal("", f"not valid TOML: {exc}", str(p))) from None
     try:
         return parse_config(raw, p)
     except errors.ConfigError as exc:
-        raise ConfigError(refusal("", str(exc), str(p))) from None
+        raise ConfigFileError(refusal("", str(exc), str(p))) from None
 
 
 def _check_private(path: Path, raw: Mapping[str, Any]) -> None:
@@ -252,10 +242,10 @@ def _check_private(path: Path, raw: Mapping[str, Any]) -> None:
     broker, or let commands in), or that holds the MQTT password and others can read."""
     mode = stat.S_IMODE(os.stat(path).st_mode)
     if mode & 0o002:
-        raise ConfigError(refusal("", f"every user can change it (mode {mode:04o}): chmod o-w {path}", str(path)))
+        raise ConfigFileError(refusal("", f"every user can change it (mode {mode:04o}): chmod o-w {path}", str(path)))
     mqtt = raw.get("mqtt")
     if isinstance(mqtt, Mapping) and "password" in mqtt:
         why = exposure(path)
         if why is not None:
-            raise ConfigError(refusal("mqtt.password", f"the file holds the password and other users can read it: "
-                                      f"{why} (or move the password to mqtt.password_file)", str(path)))
+            raise ConfigFileError(refusal("mqtt.password", f"the file holds the password and other users can read it: "
+                                          f"{why} (or move the password to mqtt.password_file)", str(path)))

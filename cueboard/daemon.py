@@ -99,7 +99,6 @@ class Table:
         self._prompts: dict[str, Prompt | None] = {}
         self.clock: ShotClock | None = None
         self._idle_shot: float | int | None = None
-        self._clock_ends_wall = 0.0
         self._clock_called_shown = False
         self.devices: dict[str, str] = {}
         self._journal_health = "ok"

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import __version__
-from .errors import ConfigError
+from .errors import HomeAssistantConfigError
 from .settings import Section
 
 log = logging.getLogger(__name__)
@@ -38,10 +38,6 @@ log = logging.getLogger(__name__)
 DEFAULT_PREFIX = "homeassistant"
 QOS = 1
 ORIGIN = {"name": "cueboard", "sw": __version__}
-
-
-class HomeAssistantConfigError(ConfigError):
-    """``[home_assistant]`` cannot be used; the message names the key."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +56,7 @@ def parse_home_assistant(section: Mapping[str, Any]) -> HomeAssistantConfig:
     >>> parse_home_assistant({"discovery": True, "prefix": "ha/"})
     Traceback (most recent call last):
     ...
-    cueboard.home_assistant.HomeAssistantConfigError: home_assistant.prefix: must be topic levels joined by '/', \
+    cueboard.errors.HomeAssistantConfigError: home_assistant.prefix: must be topic levels joined by '/', \
 without '+', '#' or empty levels, not 'ha/'
     """
     s = Section(section, "home_assistant", error=HomeAssistantConfigError)

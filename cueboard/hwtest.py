@@ -47,6 +47,7 @@ from typing import Any, Protocol, TextIO
 from PIL import Image, ImageDraw
 
 from .config import Config
+from .errors import DaemonRunning
 from .hw.box_config import BoxConfig, Pin
 from .hw.buttons import RefereeBox
 from .hw.clock import Clock, MonotonicClock
@@ -86,10 +87,6 @@ BEEP_SECONDS = 2.0
 """The keypad's beep is repeated this often while its step waits for Enter."""
 ANSWER_WAIT = 5.0
 """Seconds the keypad has to answer once its port is open (it beats every 0.25 s)."""
-
-
-class DaemonRunning(Exception):
-    """The daemon has the devices (its control socket answers, or a device is busy)."""
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from .engine import Match
-from .replay import RejectedLine, replay
+from .errors import RejectedLine
+from .replay import replay
 
 log = logging.getLogger(__name__)
 

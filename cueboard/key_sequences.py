@@ -7,7 +7,7 @@ with that key added (still a :class:`Draft`), the finished event as a dict of
 event here. The grammar only builds events; whether an event is allowed now is the
 engine's to say (it names the rule). The keys are in docs/keymaps.md.
 
->>> g = GRAMMARS["snooker"]
+>>> g = SnookerKeys()
 >>> d = g.step(None, "FOUL", {})
 >>> g.step(d, "BLUE", {})
 {'type': 'foul', 'points': 5}
@@ -20,12 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from .engine import Game, to_json
 from .engine.blackball import Blackball
 from .engine.snooker import Snooker
-from .games import PartView, kit
 
 Event = dict[str, Any]
 
@@ -209,18 +208,6 @@ class Grammar:
         return "the side: <1> or <2>"
 
 
-GRAMMARS: Mapping[str, Grammar] = PartView(lambda entry: entry.keys)
-"""The key grammar of each game (a view of ``cueboard.games``)."""
-
-G = TypeVar("G", bound=type[Grammar])
-
-
-def register(cls: G) -> G:
-    """Class decorator: the grammar of the game ``cls.game``, on its entry in ``cueboard.games``."""
-    kit(cls.game).keys = cls()
-    return cls
-
-
 def _time_foul(game: type[Game[Any]]) -> Event:
     """The event the game enters for a shot not played in time."""
     foul = game.time_foul()
@@ -238,7 +225,6 @@ SNOOKER_BALLS = Snooker.balls
 """By value, 1 to 7 (Section 3 Rule 1(a)): the digit keys of a keypad are these balls."""
 
 
-@register
 class SnookerKeys(Grammar):
     game = "snooker"
     _SIMPLE: ClassVar[dict[str, str]] = {
@@ -404,7 +390,6 @@ class SnookerKeys(Grammar):
 BLACKBALL_BALLS = Blackball.balls
 
 
-@register
 class BlackballKeys(Grammar):
     game = "blackball"
     _SIMPLE: ClassVar[dict[str, Event]] = {

@@ -47,12 +47,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import ConfigError
+from .errors import KeymapError
+from .games import KITS
 from .key_sequences import (
     CLEAR,
     CLOCK_COMMANDS,
     COMMON_ACTIONS,
-    GRAMMARS,
     NEW_MATCH,
     REDO,
     SHIFT,
@@ -72,11 +72,6 @@ __all__ = ["DEFAULT_GRACE", "Entry", "Event", "Keymap", "KeymapError", "Lapse", 
 DEFAULT_GRACE = 3.0
 """Seconds after a call lapsed during which a key is refused rather than read as a new call
 (the keymap's ``grace``): the referee who pressed it had not seen the lapse."""
-
-
-class KeymapError(ConfigError):
-    """A keymap file that cannot be used; the message names the file and the key
-    (``keymaps/referee-box-12.toml: hold.FOUL: ...``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +135,7 @@ class Keymap:
 
     @property
     def grammar(self) -> Grammar:
-        return GRAMMARS[self.game]
+        return KITS[self.game].keys
 
     def action(self, index: int) -> str:
         """The action of key ``index`` ("" for a key that has none)."""
@@ -221,8 +216,8 @@ def load_keymap(path: str | Path) -> Keymap:
 
 def _parse(table: Mapping[str, Any], source: str) -> Keymap:
     s = Section(table, error=KeymapError, kind="a keymap", source=source)
-    game = s.getchoice("game", tuple(sorted(GRAMMARS)))
-    grammar = GRAMMARS[game]
+    game = s.getchoice("game", tuple(sorted(KITS)))
+    grammar = KITS[game].keys
     known = grammar.actions | COMMON_ACTIONS
 
     def check_action(section: Section, key: str, action: Any) -> str:

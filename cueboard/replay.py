@@ -10,15 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from .engine import IllegalEvent, Match, decode
-
-
-class RejectedLine(Exception):
-    """A line of the log the engine refused: ``line`` is 1-based, the match line being 1."""
-
-    def __init__(self, line: int, reason: str) -> None:
-        super().__init__(f"line {line}: {reason}")
-        self.line = line
-        self.reason = reason
+from .errors import RejectedLine
 
 
 def lines_of(raw: Iterable[bytes]) -> Iterator[tuple[int, str]]:

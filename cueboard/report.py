@@ -20,17 +20,10 @@ from typing import Any, BinaryIO, TextIO
 
 from .engine import Match
 from .engine.record import BREAKS_FROM, record_of
-from .replay import RejectedLine, replay
+from .errors import RejectedLine, ReportError
+from .replay import replay
 
 STDIN = "-"
-
-
-class ReportError(Exception):
-    """A log that cannot be read (exit status 1) or has a refused line (exit status 2)."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def record_of_log(raw: Iterable[bytes], *, breaks_from: int = BREAKS_FROM) -> dict[str, Any]:

@@ -115,7 +115,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes)
         if feed is not None:
             holder.append(table)
-            if config.home_assistant is not None:
+            if config.home_assistant is not None and config.mqtt is not None:  # discovery needs [mqtt]
                 from .home_assistant import Discovery
 
                 feed.on_every_connect(Discovery(config.home_assistant, venue=config.venue, table=config.table,

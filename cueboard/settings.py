@@ -2,8 +2,11 @@
 
 A :class:`Section` wraps one table, named by its path in the file (``mqtt``, ``mqtt.tls``,
 ``display[1]``, ``referee_box[0]``). Each getter reads one key, checks its type, range or
-choices, and notes the key as one the section takes; :meth:`Section.check_unused` then
-refuses any key that no getter asked for (a typo never passes silently). Every refusal
+choices, and notes the key as one the section takes. Sub-tables are read through
+:meth:`Section.getsection`, so one section (the file's root) knows every option read in
+the file; :meth:`Section.check_unused`, called once on it at the end as Klipper's
+``check_unused_options``, refuses any key of the whole file that no getter asked for (a typo
+never passes silently). Every refusal
 has one shape, built by :func:`refusal`::
 
     [<file>: ]<section>.<key>: <reason>
@@ -103,6 +106,7 @@ class Section:
             raise self.fail(None, f"must be a table, not {table!r}")
         self.raw: Mapping[str, Any] = table
         self._taken: dict[str, None] = {}  # the keys asked for, in order (a dict is an ordered set)
+        self._sections: list[Section] = []  # the sub-tables read through getsection, in order
 
     def __contains__(self, key: str) -> bool:
         """Whether the table gives ``key`` (it is not noted as taken)."""
@@ -236,7 +240,9 @@ class Section:
             value: Any = default
         else:
             value = self.raw[key]
-        return Section(value, self.name(key), error=self.error, kind=kind, source=self.source)
+        section = Section(value, self.name(key), error=self.error, kind=kind, source=self.source)
+        self._sections.append(section)
+        return section
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """Every key and value as given, each noted as taken: for a table whose keys are data
@@ -248,8 +254,13 @@ class Section:
     # -- the end ----------------------------------------------------------------------
 
     def check_unused(self, hint: Callable[[str], str] | None = None) -> None:
-        """Refuse the first key no getter asked for, naming it and the keys this section takes;
-        ``hint(key)`` may add where such a key belongs ("it is a key of ws2812 boards")."""
+        """Refuse the first key no getter asked for, naming it and the keys its section takes:
+        in the sub-tables read through :meth:`getsection` first (in the order they were read,
+        and theirs in turn), then in this one; so once, on the file's root, checks the whole
+        file. ``hint(key)`` may add where such a key of this section belongs ("it is a key of
+        ws2812 boards")."""
+        for section in self._sections:
+            section.check_unused()
         for key in self.raw:
             if key not in self._taken:
                 more = hint(key) if hint is not None else ""

@@ -12,10 +12,8 @@ so a game's candidate function may be generous and need not re-implement the rul
 >>> log[0]["type"], len(log) <= 41
 ('match', True)
 
-Plugging in a game (blackball, say) is one line, next to its candidate function: its
-entry in ``cueboard.games`` gets a :class:`Simulator`::
-
-    kit("blackball").simulator = Simulator(blackball_candidates, blackball_setup)
+Each game's part (its candidate function and random match line, in ``simulate_snooker``
+and ``simulate_blackball``) is listed with the rest of the game in ``cueboard.games``.
 
 ``undo`` and ``redo`` are added by :func:`candidates` for every game (they are the
 engine's, not the game's). Weights are relative: keep the strokes heavy (pots, misses)
@@ -28,39 +26,23 @@ exchanges, fouls and misses, conceded frames) for the benchmark in ``bench/engin
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .engine import IllegalEvent, Match
-from .games import PartView, kit
-from .simulate_blackball import blackball_candidates, blackball_setup
+from .games import KITS, Candidate, CandidateFn, Event, SetupFn
+from .simulate_snooker import VALUE
 
-Event = dict[str, Any]
-"""An event as the JSON object of the log."""
+__all__ = ["CANDIDATES", "SETUPS", "Candidate", "CandidateFn", "Event", "SetupFn", "accepts", "blackball_log",
+           "candidates", "choose", "final_log", "legal_events", "random_log", "random_setup",
+           "realistic_log", "weighted_order"]
 
-Candidate = tuple[float, Event]
-"""A proposed event and its relative weight."""
+CANDIDATES: Mapping[str, CandidateFn] = MappingProxyType({n: k.simulator.candidates for n, k in KITS.items()})
+"""Game name -> candidate function (from ``cueboard.games``)."""
 
-CandidateFn = Callable[[dict[str, Any]], list[Candidate]]
-
-SetupFn = Callable[[random.Random], dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Simulator:
-    """A game's part of the simulator: ``candidates`` from the match's ``state()`` to weighted
-    candidate events, and ``setup`` from a ``random.Random`` to a random match line."""
-
-    candidates: CandidateFn
-    setup: SetupFn
-
-
-CANDIDATES: Mapping[str, CandidateFn] = PartView(lambda e: e.simulator.candidates if e.simulator else None)
-"""Game name -> candidate function (a view of ``cueboard.games``)."""
-
-SETUPS: Mapping[str, SetupFn] = PartView(lambda e: e.simulator.setup if e.simulator else None)
-"""Game name -> random match line (a view of ``cueboard.games``)."""
+SETUPS: Mapping[str, SetupFn] = MappingProxyType({n: k.simulator.setup for n, k in KITS.items()})
+"""Game name -> random match line (from ``cueboard.games``)."""
 
 UNDO_WEIGHT = 1.5
 REDO_WEIGHT = 6.0
@@ -148,117 +130,6 @@ def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
     return log
 
 
-def play_log(log: list[Event]) -> Match:
-    """The match a log (a match line, then events, ``undo``/``redo`` lines included) gives."""
-    match = Match.from_json(log[0])
-    for obj in log[1:]:
-        match.apply(match.parse(obj))
-    return match
-
-
-# -- snooker ---------------------------------------------------------------------------
-
-_COLOURS = ("yellow", "green", "brown", "blue", "pink", "black")
-_VALUE = {"red": 1, "yellow": 2, "green": 3, "brown": 4, "blue": 5, "pink": 6, "black": 7}
-_COLOUR_WEIGHT = {"yellow": 2.0, "green": 2.0, "brown": 3.0, "blue": 5.0, "pink": 8.0, "black": 20.0}
-
-
-def _orders(state: dict[str, Any]) -> list[list[str]]:
-    """Every order of play an ``order`` event may give in four-handed snooker (Rule 17(a))."""
-    sides = [s["players"] for s in state["sides"]]
-    if len(sides[0]) != 2:
-        return []
-    first, other = sides[state["breaker"]], sides[1 - state["breaker"]]
-    return [[a, b, c, d] for a, c in (first, first[::-1]) for b, d in (other, other[::-1])]
-
-
-def snooker_candidates(state: dict[str, Any]) -> list[Candidate]:
-    """Weighted snooker events for ``state``; mostly pots and misses, rarely anything drastic."""
-    out: list[Candidate] = []
-    sides = state["sides"]
-    if state["frame_over"]:
-        out.append((20.0, {"type": "next_frame"}))
-        out += [(0.05, {"type": "award", "side": i, "match": True}) for i in (0, 1)]
-        return out
-    if state["striker"] is None:  # a re-spotted black waits for the lot
-        for i in (0, 1):
-            out.append((5.0, {"type": "respotted_black", "striker": i}))
-            if len(sides[i]["players"]) > 1:
-                out += [(1.0, {"type": "respotted_black", "striker": i, "player": p})
-                        for p in sides[i]["players"]]
-        out += [(0.1, {"type": "award", "side": i}) for i in (0, 1)]
-        out.append((0.05, {"type": "rerack"}))
-        return out
-
-    on, reds, free = state["ball_on"], state["reds"], state["free_ball"]
-    out.append((25.0, {"type": "no_pot"}))
-    if on == "red":
-        out += [(40.0, {"type": "pot", "balls": ["red"]}), (3.0, {"type": "pot", "balls": ["red", "red"]}),
-                (0.5, {"type": "pot", "balls": ["red"] * 3})]
-        if free:
-            out += [(20.0, {"type": "pot", "balls": ["free"]}),
-                    (3.0, {"type": "pot", "balls": ["free", "red"]})]
-    elif on == "colour":
-        out += [(_COLOUR_WEIGHT[c] * 2, {"type": "pot", "balls": [c]}) for c in _COLOURS]
-    elif on is not None:
-        out.append((40.0, {"type": "pot", "balls": [on]}))
-        # Steer towards a tie on the last black now and then (the re-spotted black, Rule 4):
-        # clear the colours when that would leave the scores level.
-        lead = sides[state["striker"]]["score"] - sides[1 - state["striker"]]["score"]
-        if lead + sum(_VALUE[c] for c in state["colours"]) == 0:
-            out.append((100.0, {"type": "pot", "balls": [on]}))
-        if state["colours"] == ["black"] and lead == 7:
-            out.append((40.0, {"type": "foul", "points": 7}))
-        if free:
-            out += [(20.0, {"type": "pot", "balls": ["free"]}),
-                    (3.0, {"type": "pot", "balls": ["free", on]})]
-    # Fouls: the engine refuses a penalty below the ball on's value, so offer 4 to 7. Once a
-    # miss has been called, more misses and replacements: sequences of misses (Rule 14(c)).
-    misses = 8.0 if state["misses"] else 1.0
-    for points in range(4, 8):
-        foul: Event = {"type": "foul", "points": points}
-        out += [(0.5, foul), (0.25 * misses, {**foul, "miss": True}), (0.15, {**foul, "free_ball": True}),
-                (0.05, {**foul, "miss": True, "free_ball": True})]
-        if reds:
-            out += [(0.1, {**foul, "reds_off": 1}), (0.03, {**foul, "reds_off": min(reds, 2)}),
-                    (0.05 * misses, {**foul, "reds_off": 1, "miss": True})]
-    out += [(4.0, {"type": "play_again"}), (6.0 * misses, {"type": "replace"})]
-    # Ending a frame: concede when snookers are needed, claim with only the black left.
-    needs = state["snookers_required"]
-    behind = needs is not None and needs["side"] == state["striker"]
-    out.append((4.0 if behind else 0.1, {"type": "concede"}))
-    out.append((0.01, {"type": "concede", "match": True}))
-    out.append((10.0, {"type": "claim"}))
-    out += [(0.05, {"type": "award", "side": i}) for i in (0, 1)]
-    out += [(0.01, {"type": "award", "side": i, "match": True}) for i in (0, 1)]
-    out.append((0.05, {"type": "rerack"}))
-    out += [(0.5, {"type": "order", "players": order}) for order in _orders(state)]
-    return out
-
-
-def snooker_setup(rng: random.Random) -> dict[str, Any]:
-    """A random snooker match line: 15/10/6 reds, best of/race to, handicap, aggregate, doubles."""
-    setup: dict[str, Any] = {"type": "match", "game": "snooker"}
-    setup["sides"] = [["A1", "A2"], ["B1", "B2"]] if rng.random() < 0.25 else ["A", "B"]
-    aggregate = rng.random() < 0.2
-    if aggregate:
-        setup["best_of"] = rng.randint(1, 4)
-        setup["aggregate"] = True
-    elif rng.random() < 0.5:
-        setup["race_to"] = rng.randint(1, 3)
-    else:
-        setup["best_of"] = rng.choice((1, 3, 5))
-    setup["reds"] = rng.choice((6, 6, 10, 15))
-    if rng.random() < 0.3:
-        setup["handicap"] = [rng.choice((0, 7, 21)), rng.choice((0, 14, 40))]
-    if rng.random() < 0.3:
-        setup["first"] = 1
-    return setup
-
-
-kit("snooker").simulator = Simulator(snooker_candidates, snooker_setup)
-
-
 # -- a realistic snooker match, for the benchmark ----------------------------------------
 
 
@@ -287,7 +158,7 @@ def _realistic_stroke(state: dict[str, Any], rng: random.Random, last: Event | N
             return {"type": "claim"}
     u = rng.random()
     if u < (0.035 if brk == 0 else 0.008):
-        least = 4 if on in ("red", "colour") else max(4, _VALUE[on])
+        least = 4 if on in ("red", "colour") else max(4, VALUE[on])
         foul: Event = {"type": "foul", "points": rng.choice((least, least, max(least, 5), 7))}
         if reds and rng.random() < 0.1:
             foul["reds_off"] = 1
@@ -342,11 +213,6 @@ def final_log(best_of: int = 35, seed: int = 2025) -> list[Event]:
     """A deterministic synthetic snooker final, best of ``best_of`` frames, played to its end."""
     setup = {"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": best_of}
     return realistic_log(setup, random.Random(seed))
-
-
-# Blackball: its candidates live beside this module (they read only the state).
-
-kit("blackball").simulator = Simulator(blackball_candidates, blackball_setup)
 
 
 def blackball_log(race_to: int = 25, seed: int = 2025) -> list[Event]:

@@ -1,10 +1,9 @@
 """Candidate blackball events for a state, for random walks (property tests, fuzzing, the benchmark);
-registered in :mod:`cueboard.simulate`.
+listed in :data:`cueboard.games.KITS`.
 
 Engine-free: it reads only the state of ``shared/contract/state.md`` (Blackball) and
 proposes event objects of ``events.md`` with relative weights, in the shape
-``cueboard.simulate`` takes (``kit("blackball").simulator = Simulator(blackball_candidates,
-blackball_setup)``). Proposing an illegal event is harmless: the
+``cueboard.simulate`` takes. Proposing an illegal event is harmless: the
 walker asks the engine (``match.check``) and skips it; a few are proposed on purpose.
 Weights keep the strokes heavy and the frame-ending oddities rare, so frames finish.
 """

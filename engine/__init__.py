@@ -8,14 +8,14 @@ Traceback (most recent call last):
 cueboard.engine.errors.IllegalEvent: a foul is 4 to 7 points, not 3 (Section 3 Rule 10)
 """
 
-from . import blackball, snooker  # noqa: F401  (registers the games)
 from .errors import IllegalEvent
 from .events import Event, parse_event, to_json
+from .game import Game
 from .match import Match, decode
 from .match_setup import MatchSetup, parse_setup
-from .registry import GAMES, Game, find_game, parse_match, register
+from .registry import GAMES, find_game, parse_match
 
 __all__ = [
     "GAMES", "Event", "Game", "IllegalEvent", "Match", "MatchSetup", "decode", "find_game",
-    "parse_event", "parse_match", "parse_setup", "register", "to_json",
+    "parse_event", "parse_match", "parse_setup", "to_json",
 ]

@@ -21,8 +21,9 @@ from typing import Any, NamedTuple
 
 from .errors import IllegalEvent
 from .events import Amend, Event, Pot, Redo, Undo, parse_amend, to_json
+from .game import Game
 from .match_setup import MatchSetup
-from .registry import Game, find_game, parse_match
+from .registry import find_game, parse_match
 from .shot_clock import ShotTime
 
 NOT_GAME_EVENTS = (Undo, Redo, Amend)

@@ -137,7 +137,7 @@ class _Ending(NamedTuple):
 
 
 class Sheet:
-    """What the record needs to know of one game; subclasses registered in :data:`SHEETS`."""
+    """What the record needs to know of one game; one subclass a game, listed in :data:`SHEETS`."""
 
     game: ClassVar[str]
     points: ClassVar[bool]

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import BoxConfigError
 from ..settings import Required, Section, key_path, refusal
 from .debounce import DEBOUNCE, HOLD_TIME
 from .pins import gpio_number
@@ -18,10 +18,6 @@ __all__ = ["BoxConfig", "BoxConfigError", "Pin", "parse_boxes"]
 
 Pin = int | str
 """A GPIO pin as gpiozero names it: 17, "GPIO17", "BOARD11"."""
-
-
-class BoxConfigError(ConfigError):
-    """A referee box's configuration is wrong; the message names the key (``referee_box[0].pins: ...``)."""
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import DisplayConfigError
 from ..languages import LANGUAGES
 from ..settings import Section, refusal
 from .power import cap_brightness, draw_amps
@@ -55,10 +55,6 @@ from .power import cap_brightness, draw_amps
 log = logging.getLogger("cueboard")
 
 __all__ = ["DEVICES", "DisplayConfig", "DisplayConfigError", "parse_display", "parse_displays"]
-
-
-class DisplayConfigError(ConfigError):
-    """A board's configuration is wrong; the message names the key (``display[1].width: ...``)."""
 
 
 COMMON = ("device", "name", "width", "height", "layout", "rotate", "brightness", "page_seconds",

@@ -16,6 +16,7 @@ from typing import Any
 
 from PIL import Image
 
+from ..errors import SpiUnavailable
 from .display_config import DisplayConfig
 from .max7219 import Max7219Chain
 from .pixels import pixel_values
@@ -66,10 +67,6 @@ def hub75_setup(config: DisplayConfig) -> Any:
                       parallel=c.parallel, hat=c.hat, gpio_slowdown=c.gpio_slowdown, pwm_bits=c.pwm_bits,
                       brightness=c.brightness, night_brightness=c.night_brightness, night_hours=c.night_hours,
                       rotate=c.rotate, backend=c.backend, emulator=c.emulator)
-
-
-class SpiUnavailable(OSError):
-    """A board's SPI bus cannot be had; the message says what to do (the board retries)."""
 
 
 def _spi_trouble(exc: BaseException, config: DisplayConfig) -> SpiUnavailable | None:

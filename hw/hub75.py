@@ -40,6 +40,8 @@ from typing import Any, Protocol
 
 from PIL import Image
 
+from ..errors import MissingLibrary
+
 __all__ = [
     "BACKENDS",
     "HATS",
@@ -81,10 +83,6 @@ def pi_model(compatible: Path = DEVICE_TREE_COMPATIBLE) -> int | None:
         if soc in names:
             return model
     return None
-
-
-class MissingLibrary(RuntimeError):
-    """The library this Pi drives a HUB75 panel with is not installed; the message says how."""
 
 
 def choose_backend(model: int | None, backend: str = "auto") -> str:

@@ -51,6 +51,8 @@ from typing import Any, Protocol
 from luma.core.device import device as luma_device  # type: ignore[import-untyped]
 from PIL import Image
 
+from ..errors import UnsupportedDriver
+
 __all__ = ["CLOCKS", "LED_BYTES", "RESET_BYTES", "SPI_HZ", "WINDOWS", "SpiBus", "UnsupportedDriver", "Ws2812Spi",
            "bcm2835_spi_hz", "check_pwm_supported", "dw_spi_hz", "encode_frame", "encode_leds", "pulse_widths"]
 
@@ -144,10 +146,6 @@ def encode_frame(grb: bytes) -> bytes:
     """A whole transfer: the reset, the LEDs, the reset that latches them."""
     reset = bytes(RESET_BYTES)
     return reset + encode_leds(grb) + reset
-
-
-class UnsupportedDriver(RuntimeError):
-    """This Pi cannot drive the board the way its configuration says; the message says what to do."""
 
 
 def check_pwm_supported(compatible: Path = DEVICE_TREE_COMPATIBLE) -> None:

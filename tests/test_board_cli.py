@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from cueboard.boards import render
-from cueboard.boards.render_command import RenderError, read_state
 from cueboard.cli import main
+from cueboard.render_command import RenderError, read_state
 
 ROOT = Path(__file__).parent.parent
 STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))

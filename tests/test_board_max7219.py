@@ -141,9 +141,13 @@ def test_the_shot_clock_sends_only_the_rows_of_the_digit_that_changed() -> None:
 def test_an_spi_error_is_health_not_an_exception_and_the_chain_is_set_up_again() -> None:
     serial, clock = SerialRecorder(), ManualClock()
     board = max7219_board({"cascaded": 4}, serial, clock)
+    device = board.device
     serial.failing = OSError(121, "Remote I/O error")
     assert not board.show(BREAK)
     assert board.health == "failed: OSError: [Errno 121] Remote I/O error"
+    # The failed chain is let go through luma's public interface: persist, then cleanup,
+    # which closes the bus without sending (a failing bus gets nothing more).
+    assert serial.closed == 1 and device.persist and board.device is None
     assert not board.show(GROUPS)  # still failed: nothing raised, nothing sent
     serial.failing = None
     serial.take()

@@ -12,8 +12,9 @@ import pytest
 from PIL import ImageChops
 
 from cueboard.boards import LayoutOptions, Motion, Renderer, layout_for, render
+from cueboard.boards.catalogue import find_layout
 from cueboard.boards.fonts import LARGE, NARROW, NORMAL, TINY, ascii_text
-from cueboard.boards.layout import TinyLayout, find_layout
+from cueboard.boards.layout import TinyLayout
 from cueboard.boards.scene import Pages, Text, duration, next_change, phase
 from cueboard.boards.view import board_view, shot_clock
 

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from cueboard.boards import LayoutOptions, render
-from cueboard.boards.layout import find_layout
+from cueboard.boards.catalogue import find_layout
 from cueboard.boards.scene import Item, Pages, Text
 from cueboard.boards.view import board_view, shot_clock
 from cueboard.boards.words import CatalogueError, Words, catalogue_path, parse_board_section, words_for
@@ -218,7 +218,7 @@ def test_a_broken_catalogue_stops_the_start_naming_the_file_and_the_word(tmp_pat
     """A translator's slip in a board's language is a configuration error at start-up (exit 2
     from ``cueboard run``), with the catalogue's file and the word named."""
     from cueboard.boards import words as words_module
-    from cueboard.config import ConfigError, load_config
+    from cueboard.config import ConfigFileError, load_config
 
     broken = json.loads(catalogue_path("nl").read_text(encoding="utf-8"))
     broken["board"]["remaining"] = "RESTEREND"
@@ -243,7 +243,7 @@ language = "nl"
 """, encoding="utf-8")
         config.chmod(0o600)
         named = r"display\.language = 'nl': .*nl\.json: board\.remaining: a list of forms"
-        with pytest.raises(ConfigError, match=named):
+        with pytest.raises(ConfigFileError, match=named):
             load_config(config)
     finally:
         words_for.cache_clear()

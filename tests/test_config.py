@@ -12,7 +12,7 @@ from daemon_helpers import EXAMPLES
 
 import cueboard.config as config_module
 from cueboard import errors
-from cueboard.config import ConfigError, load_config
+from cueboard.config import ConfigFileError, load_config
 
 
 @pytest.mark.parametrize("name", ["snooker-table.toml", "blackball-table.toml"])
@@ -36,6 +36,11 @@ name = "t1"
 @pytest.mark.parametrize(("extra", "message"), [
     ("[jornal]\ndir = '/tmp'\n", "jornal: unknown key (the configuration takes: table, match, journal"),
     ("[journal]\ndri = '/tmp'\n", "journal.dri: unknown key (journal takes: dir)"),
+    ("[control]\nsoket = 'c.sock'\n", "control.soket: unknown key (control takes: socket)"),
+    ("[shot_clock]\nautomatic = true\n", "shot_clock.automatic: unknown key (shot_clock takes: auto)"),
+    ("[commands]\nrates = 3\n", "commands.rates: unknown key (commands takes: rate, burst"),
+    ("[keypad]\nprot = 'x'\n", "keypad.prot: unknown key (keypad takes: port, keymap)"),
+    ("[match]\nbest_off = 3\n", "match: unknown field 'best_off'"),
     ("[match]\nbest_of = 4\n", "'best_of' must be odd"),
     ("[match]\ngame = 'pool'\n", "'game' must be one of"),
     ("[match]\nreds = 7\n", "'reds' must be 15, 10 or 6"),
@@ -47,7 +52,7 @@ name = "t1"
 def test_a_bad_key_names_the_key_and_the_file(tmp_path: Path, extra: str, message: str) -> None:
     path = tmp_path / "cueboard.toml"
     path.write_text(GOOD + extra)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     assert str(info.value).startswith(f"{path}: ")
     assert message in str(info.value)
@@ -56,19 +61,19 @@ def test_a_bad_key_names_the_key_and_the_file(tmp_path: Path, extra: str, messag
 def test_the_table_name_is_required_and_fit_for_topics(tmp_path: Path) -> None:
     path = tmp_path / "cueboard.toml"
     path.write_text("[table]\nvenue = 'v'\n")
-    with pytest.raises(ConfigError, match=r"table\.name: required"):
+    with pytest.raises(ConfigFileError, match=r"table\.name: required"):
         load_config(path)
     path.write_text("[table]\nname = 'a/b'\n")
-    with pytest.raises(ConfigError, match=r"table\.name: .a/b. is part of MQTT topics"):
+    with pytest.raises(ConfigFileError, match=r"table\.name: .a/b. is part of MQTT topics"):
         load_config(path)
 
 
 def test_bad_toml_and_a_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "cueboard.toml"
     path.write_text("[table\n")
-    with pytest.raises(ConfigError, match="not valid TOML"):
+    with pytest.raises(ConfigFileError, match="not valid TOML"):
         load_config(path)
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(ConfigFileError, match="cannot read"):
         load_config(tmp_path / "none.toml")
 
 
@@ -91,7 +96,7 @@ def test_cueboard_run_stops_with_status_2_naming_the_key(tmp_path: Path) -> None
 def test_a_section_parsers_error_becomes_the_files(tmp_path: Path, extra: str, message: str) -> None:
     path = tmp_path / "cueboard.toml"
     path.write_text(GOOD + extra)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     assert str(info.value).startswith(f"{path}: {message}"), str(info.value)
     assert isinstance(info.value, errors.ConfigError) and isinstance(info.value, ValueError)
@@ -117,11 +122,11 @@ def test_a_keymap_that_cannot_be_read_names_its_file(tmp_path: Path) -> None:
     path = tmp_path / "cueboard.toml"
     keymap = tmp_path / "keypad.toml"
     path.write_text(GOOD + "[keypad]\nport = '/dev/ttyACM0'\nkeymap = 'keypad.toml'\n")
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     assert str(info.value) == f"{path}: {keymap}: cannot read: No such file or directory"
     keymap.write_bytes(b'game = "snooker"\ndescription = "caf\xe9"\n')  # Latin-1, not UTF-8
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     assert str(info.value).startswith(f"{path}: {keymap}: cannot read: not UTF-8")
 
@@ -139,7 +144,7 @@ def _table(tmp_path: Path, extra: str) -> Path:
 def test_a_referee_box_with_fewer_pins_than_its_keymap_has_keys(tmp_path: Path) -> None:
     path = _table(tmp_path, "[[referee_box]]\npins = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17]\n"
                             "keymap = 'keymaps/referee-box-12.toml'\n")
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     assert str(info.value) == (f"{path}: referee_box[0].pins: 11 pins for a keymap of 12 keys "
                                "(keymaps/referee-box-12.toml)")
@@ -150,7 +155,7 @@ def test_the_second_box_is_named_and_a_pin_too_many_is_refused_too(tmp_path: Pat
     path = _table(tmp_path, f"[[referee_box]]\npins = {pins}\nkeymap = 'keymaps/referee-box-12.toml'\n"
                             "[[referee_box]]\npins = [2, 3, 7, 8, 9, 10, 11, 14, 15, 18, 22, 23, 24]\n"
                             "keymap = 'keymaps/referee-box-12.toml'\n")
-    with pytest.raises(ConfigError, match=r"referee_box\[1\]\.pins: 13 pins for a keymap of 12 keys"):
+    with pytest.raises(ConfigFileError, match=r"referee_box\[1\]\.pins: 13 pins for a keymap of 12 keys"):
         load_config(path)
 
 
@@ -168,6 +173,6 @@ def test_the_second_box_is_named_and_a_pin_too_many_is_refused_too(tmp_path: Pat
 ])
 def test_a_keymap_of_the_other_game_is_refused(tmp_path: Path, extra: str, message: str) -> None:
     path = _table(tmp_path, extra)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     assert str(info.value) == f"{path}: {message}"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from mosquitto import Mosquitto, Subscriber
 
-from cueboard.config import ConfigError, parse_config
+from cueboard.config import ConfigFileError, parse_config
 from cueboard.daemon import ask_daemon
 from cueboard.home_assistant import HomeAssistantConfigError, device_id, discovery_payload, parse_home_assistant
 from cueboard.replay import replay
@@ -60,9 +60,9 @@ def test_discovery_is_opt_in_and_its_section_is_checked(tmp_path: Path) -> None:
         ("discovery = true\nprefx = \"ha\"", "prefx"),
     ]
     for body, why in refused:
-        with pytest.raises(ConfigError, match=re.escape(why)):
+        with pytest.raises(ConfigFileError, match=re.escape(why)):
             parse_config(_config(f"[home_assistant]\n{body}\n"), path)
-    with pytest.raises(ConfigError, match=r"home_assistant.discovery: needs \[mqtt\]"):
+    with pytest.raises(ConfigFileError, match=r"home_assistant.discovery: needs \[mqtt\]"):
         parse_config(_config("[home_assistant]\ndiscovery = true\n", mqtt=False), path)
     with pytest.raises(HomeAssistantConfigError):
         parse_home_assistant({"prefix": ""})

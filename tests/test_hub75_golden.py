@@ -15,8 +15,8 @@ import pytest
 from board_pictures import TALK_CASES, hub75_sheet, hub75_talk_sheet, load_cases, pages
 from golden_helpers import compare_sheet
 
+from cueboard.boards.catalogue import find_layout
 from cueboard.boards.hall import HALL_SIZES
-from cueboard.boards.layout import find_layout
 from cueboard.boards.view import board_view
 
 GOLDEN = Path(__file__).parent / "golden"

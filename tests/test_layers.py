@@ -157,7 +157,7 @@ def test_hw_imports_no_board_and_no_daemon(name: str) -> None:
 
 
 OPENERS = {"cueboard.devices", "cueboard.referee_boxes", "cueboard.service", "cueboard.demo", "cueboard.cli",
-           "cueboard.keypad_sim", "cueboard.hwtest", "cueboard.boards.render_command"}
+           "cueboard.keypad_sim", "cueboard.hwtest", "cueboard.render_command"}
 """The modules that open hardware (or its stand-ins) above ``cueboard.hw``."""
 DEVICE_MODULES = {"cueboard.hw.display_devices", "cueboard.hw.buttons", "cueboard.hw.keypad_link",
                   "cueboard.hw.max7219", "cueboard.hw.ws2812_spi"}

@@ -18,7 +18,7 @@ import pytest
 from daemon_helpers import table_config
 from test_daemon import Running
 
-from cueboard.config import ConfigError, load_config
+from cueboard.config import ConfigFileError, load_config
 from cueboard.daemon import ControlServer, Table
 from cueboard.engine import IllegalEvent, Match
 
@@ -125,6 +125,6 @@ def test_the_configuration_refuses_it_naming_the_file(tmp_path: Path, name: str,
     path = tmp_path / "cueboard.toml"
     # JSON's string escapes (\\n, \\t, \\uXXXX) are TOML's too.
     path.write_text(f'[table]\nname = "t1"\n[match]\nsides = ["Ann", {json.dumps(name)}]\n')
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     assert str(info.value).startswith(f"{path}: ") and "side 1" in str(info.value) and why in str(info.value)

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from cueboard.config import ConfigError, load_config
+from cueboard.config import ConfigFileError, load_config
 from cueboard.hw.pins import HEADER, gpio_number
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +44,7 @@ def box(pins: str = EXAMPLE_BOX) -> str:
 
 def refusal(tmp_path: Path, body: str) -> str:
     path = write(tmp_path, body)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     message = str(info.value)
     assert message.startswith(f"{path}: "), message  # the file, first

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cueboard.config import ConfigError, load_config
+from cueboard.config import ConfigFileError, load_config
 from cueboard.feed import MqttConfigError, parse_mqtt
 from cueboard.private_files import exposure
 
@@ -150,7 +150,7 @@ WITH_PASSWORD = '[mqtt]\nhost = "127.0.0.1"\nusername = "t1"\npassword = "s3cret
 
 def test_a_config_with_the_password_that_others_can_read_is_refused(tmp_path: Path) -> None:
     path = table_config(tmp_path, 0o644, WITH_PASSWORD)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigFileError) as info:
         load_config(path)
     message = str(info.value)
     assert message.startswith(f"{path}: mqtt.password: the file holds the password and other users can read it: "
@@ -172,7 +172,7 @@ def test_a_config_without_a_secret_may_be_read_by_anyone(tmp_path: Path) -> None
 
 def test_a_config_anyone_can_change_is_refused(tmp_path: Path) -> None:
     path = table_config(tmp_path, 0o666)
-    with pytest.raises(ConfigError, match=rf"^{path}: every user can change it \(mode 0666\): chmod o-w {path}$"):
+    with pytest.raises(ConfigFileError, match=rf"^{path}: every user can change it \(mode 0666\): chmod o-w {path}$"):
         load_config(path)
 
 

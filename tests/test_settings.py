@@ -13,9 +13,8 @@ import pytest
 
 import cueboard.errors
 import cueboard.settings
-from cueboard.config import ConfigError as ConfigFileError
 from cueboard.engine import IllegalEvent
-from cueboard.errors import ConfigError, CueboardError
+from cueboard.errors import ConfigError, ConfigFileError, CueboardError
 from cueboard.feed import MqttConfigError, parse_mqtt
 from cueboard.hw.buttons import BoxConfigError, parse_boxes
 from cueboard.hw.display_config import DisplayConfigError, parse_display
@@ -259,3 +258,17 @@ def test_items_take_every_key_and_a_section_with_no_getter_takes_nothing() -> No
     assert list(s.items()) == [("x", 1), ("y", 2)]
     s.check_unused()
     assert refused(section(x=1).check_unused) == "board.x: unknown key (a board takes: nothing)"
+
+
+def test_one_check_on_the_root_refuses_an_unknown_key_anywhere_in_the_file() -> None:
+    """Klipper's check_unused_options: every option read is recorded, through the sub-tables
+    read with getsection; one check at the end covers the whole file, sub-tables first."""
+    root = Section({"a": {"b": {"typo": 1, "ok": 2}}, "c": 3}, error=BoardError, kind="the file")
+    b = root.getsection("a").getsection("b")
+    assert b.getint("ok") == 2 and root.getint("c") == 3
+    assert refused(root.check_unused) == "a.b.typo: unknown key (a.b takes: ok)"
+    assert refused(Section({"x": {}, "y": 1}, error=BoardError, kind="the file").check_unused) == \
+        "x: unknown key (the file takes: nothing)"
+    clean = Section({"a": {"k": 1}})
+    assert clean.getsection("a").getint("k") == 1
+    clean.check_unused()  # nothing unread: nothing refused

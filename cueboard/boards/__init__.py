@@ -21,7 +21,8 @@ reason and when that goes.
 from __future__ import annotations
 
 from .board import FLASH, Board, Device, DeviceFactory
-from .layout import LAYOUTS, SIZES, Layout, LayoutOptions, parse_size
+from .catalogue import LAYOUTS
+from .layout import SIZES, Layout, LayoutOptions, parse_size
 from .render import Renderer, layout_for, render
 from .scene import Motion
 

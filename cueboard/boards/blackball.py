@@ -28,7 +28,6 @@ from .layout import (
     line,
     marked_side,
     number,
-    register,
     result_texts,
     rule,
     shot_clock_items,
@@ -82,7 +81,6 @@ def winner_texts(view: BoardView, side: int, say: Say, *, named: bool = False) -
     return result_texts(view, side, say, named=named)
 
 
-@register
 class Blackball32x8(Layout):
     game = "blackball"
     width = 32
@@ -145,7 +143,6 @@ class Blackball32x8(Layout):
         return items
 
 
-@register
 class Blackball64x16(Layout):
     game = "blackball"
     width = 64
@@ -220,7 +217,6 @@ class Blackball64x16(Layout):
         return self.pages(("field", side, tuple(kinds)), pages)
 
 
-@register
 class Blackball128x32(Layout):
     game = "blackball"
     width = 128

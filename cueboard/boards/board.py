@@ -76,6 +76,16 @@ two short blinks, seen from across the hall, over in 0.4 s."""
 RETRY_FIRST = 1.0
 RETRY_MAX = 30.0
 
+
+@runtime_checkable
+class _Persisting(Protocol):
+    """A luma device: ``persist`` (its public attribute) keeps ``cleanup`` from sending anything."""
+
+    persist: bool
+
+    def cleanup(self) -> None: ...
+
+
 class Device(Protocol):
     """What a board needs of a device: luma's device interface, as far as the board uses it."""
 
@@ -366,10 +376,13 @@ class Board:
             if cleanup:
                 gate.device.cleanup()
             else:
-                # A failing bus: release it without sending anything more.
-                serial = getattr(gate.device, "_serial_interface", None)
-                if serial is not None:
-                    serial.cleanup()
+                # A failing bus: release it without sending anything more. luma's public
+                # ``persist`` makes its ``cleanup`` neither hide nor clear the device, only close
+                # its serial interface; a device that is not luma's has nothing of the kind.
+                device = gate.device
+                if isinstance(device, _Persisting):
+                    device.persist = True
+                    device.cleanup()
         except Exception:
             log.debug("%s: closing the failed device", self.config.label, exc_info=True)
 

@@ -93,9 +93,6 @@ class Font:
     def __repr__(self) -> str:
         return f"<Font {self.name} {self.height}px>"
 
-    def has(self, ch: str) -> bool:
-        return (ch.upper() if self.upper else ch) in self._glyphs
-
     def _glyph_list(self, text: str) -> list[Image.Image]:
         text = unicodedata.normalize("NFC", text.upper() if self.upper else text)
         out = []
@@ -124,9 +121,6 @@ class Font:
             image.paste(g, (x, 0))
             x += g.width + self.spacing
         return image
-
-    def fits(self, text: str, width: int) -> bool:
-        return self.width(text) <= width
 
 
 def _luma_font(name: str, font: Sequence[Sequence[int]], rows: range, *, proportional: bool,

@@ -34,7 +34,6 @@ from .layout import (
     ball_colour,
     fit,
     number,
-    register,
     shot_clock_items,
     side_name,
     toward,
@@ -346,7 +345,6 @@ class HallBlackball(Hall):
 def _sized(base: type[Hall], w: int, h: int) -> type[Hall]:
     cls = type(f"{base.__name__}{w}x{h}", (base,), {"width": w, "height": h, "u": h // 32,
                                                     "__doc__": f"{base.game} on a {w}x{h} hall board."})
-    register(cls)
     return cls
 
 
@@ -354,4 +352,8 @@ HALL_SIZES = ((64, 32), (128, 64), (192, 96))
 """The hall boards: one 64x32 panel, four in a 2x2 square, nine in a 3x3 (or chains of 64x32
 and 128x64 modules making those sizes)."""
 
-HALL_LAYOUTS = [_sized(base, w, h) for base in (HallSnooker, HallBlackball) for w, h in HALL_SIZES]
+HALL_SNOOKER = tuple(_sized(HallSnooker, w, h) for w, h in HALL_SIZES)
+"""Snooker on each hall board."""
+
+HALL_BLACKBALL = tuple(_sized(HallBlackball, w, h) for w, h in HALL_SIZES)
+"""Blackball on each hall board."""

@@ -1,22 +1,18 @@
 """Layouts: a game and a board size, turning a :class:`~.view.BoardView` into a scene.
 
-Each layout is a subclass of :class:`Layout` registered for its game and size in
-:data:`LAYOUTS` (``@register``); :func:`find_layout` picks one for a board: the layout
-of the board's size, else the largest that fits (drawn in the middle), else
-:class:`TinyLayout`, which shows the two numbers in the 3x5 font on anything from 8x5 up.
-A game the boards do not know is drawn by the snooker layouts when its sides have
-scores, by the blackball ones when they have only frames.
+Each layout is a subclass of :class:`Layout` for one game and size, listed in
+:mod:`.catalogue`, which picks one for a board; :class:`TinyLayout` shows the two numbers
+in the 3x5 font on anything from 8x5 up.
 
 Layouts read nothing but the view, the shot clock and their options: no time, no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..games import PartView, kit
 from .bar import Box
 from .fonts import NARROW, NORMAL, TINY, Font
 from .scene import Colour, Fill, Item, Pages, Shape, Text
@@ -24,7 +20,7 @@ from .smooth import Smooth
 from .view import BoardView, ShotClock
 from .words import Words, words_for
 
-__all__ = ["LAYOUTS", "SIZES", "Layout", "LayoutOptions", "Say", "TinyLayout", "find_layout", "register"]
+__all__ = ["SIZES", "Layout", "LayoutOptions", "Say", "TinyLayout", "fitting_size", "parse_size"]
 
 Say = Callable[..., list[str]]
 """A layout's :meth:`Layout.words`: a board word's forms, long to short, in the board's language."""
@@ -83,24 +79,8 @@ class Layout:
         return Pages(key, kept, self.options.page_seconds)
 
 
-LAYOUTS: Mapping[str, dict[tuple[int, int], type[Layout]]] = PartView(lambda entry: entry.layouts or None)
-"""game -> {(width, height): layout class}: a view of ``cueboard.games``."""
-
 SIZES: tuple[tuple[int, int], ...] = ((32, 8), (64, 16), (128, 32), (64, 32), (128, 64), (192, 96))
 """The board sizes with layouts of their own; others are drawn by the largest that fits."""
-
-
-def register(cls: type[Layout]) -> type[Layout]:
-    """Class decorator: a layout of the game ``cls.game``, on its entry in ``cueboard.games``."""
-    kit(cls.game).layouts[(cls.width, cls.height)] = cls
-    return cls
-
-
-def family(view: BoardView) -> str:
-    """The game whose layouts draw ``view``: its own, or the nearest for a game we don't know."""
-    if view.game in LAYOUTS:
-        return view.game
-    return "snooker" if view.has_scores else "blackball"
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -118,16 +98,6 @@ def fitting_size(width: int, height: int) -> tuple[int, int] | None:
     """The largest size of :data:`SIZES` that fits on a ``width`` x ``height`` board."""
     fitting = [s for s in SIZES if s[0] <= width and s[1] <= height]
     return max(fitting, key=lambda s: s[0] * s[1]) if fitting else None
-
-
-def find_layout(view: BoardView, width: int, height: int,
-                options: LayoutOptions | None = None) -> Layout:
-    """The layout for ``view`` on a ``width`` x ``height`` board (see the module's doc)."""
-    size = fitting_size(width, height)
-    if size is None:
-        return TinyLayout(width, height, options)
-    cls = LAYOUTS.get(family(view), {}).get(size)
-    return cls(options) if cls is not None else TinyLayout(width, height, options)
 
 
 # -- small pieces the layouts share -----------------------------------------------------
@@ -172,10 +142,6 @@ def ball_colour(ball: str | None) -> Colour:
     if ball == "colour":
         return "colours"
     return ball if ball in BALLS else "text"
-
-
-def centred(x: int, w: int, inner: int) -> int:
-    return x + (w - inner) // 2
 
 
 def clock_text(shot: ShotClock) -> str:

@@ -13,9 +13,9 @@ from luma.core.render import canvas  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw
 
 from ..seams import Notice, Prompt, Reason
-from . import blackball, hall, snooker  # noqa: F401  (registers the layouts)
 from .bar import Talk, bar_item, reading_seconds
-from .layout import LAYOUTS, Layout, LayoutOptions, Say, TinyLayout, family, find_layout
+from .catalogue import LAYOUTS, family, find_layout
+from .layout import Layout, LayoutOptions, Say, TinyLayout
 from .notices import notice_words, refusal_forms
 from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
 from .view import BoardView, ShotClock, board_view, shot_clock

@@ -74,9 +74,6 @@ class Smooth(Font):
         _, top, _, bottom = _face(size).getbbox(probe, anchor="la")
         return int(top), int(bottom)
 
-    def has(self, ch: str) -> bool:
-        return True
-
     def _width(self, text: str) -> int:
         return max(0, round(self.face.getlength(text)))
 

@@ -31,7 +31,6 @@ from .layout import (
     line,
     marked_side,
     number,
-    register,
     result_texts,
     rule,
     shot_clock_items,
@@ -85,7 +84,6 @@ def wins_texts(view: BoardView, side: int, say: Say, *, named: bool) -> list[str
     return result_texts(view, side, say, named=named)
 
 
-@register
 class Snooker32x8(Layout):
     game = "snooker"
     width = 32
@@ -186,7 +184,6 @@ class Snooker32x8(Layout):
         return items
 
 
-@register
 class Snooker64x16(Layout):
     game = "snooker"
     width = 64
@@ -270,7 +267,6 @@ class Snooker64x16(Layout):
         return self.pages(("field", side, tuple(kinds)), pages)
 
 
-@register
 class Snooker128x32(Layout):
     game = "snooker"
     width = 128

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import CatalogueError
 from ..languages import LANGUAGES, plural
 from ..resources import screen_dir
 
@@ -78,11 +78,6 @@ class Words:
                 form = form.replace("{ball}", ball)
             out.append(form)
         return out
-
-
-class CatalogueError(ConfigError):
-    """A catalogue's ``board`` section is not what the boards read (names the file and key):
-    a board in that language cannot start, so the daemon's configuration is refused."""
 
 
 def catalogue_path(language: str) -> Path:

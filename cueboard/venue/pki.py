@@ -15,14 +15,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..errors import PkiError
+
 __all__ = ["PkiError", "make_ca", "make_server_cert"]
 
 CA_DAYS = 3650
 SERVER_DAYS = 825  # what browsers accept for a certificate from a private CA
-
-
-class PkiError(RuntimeError):
-    """openssl is missing or refused: the message says which and why."""
 
 
 def _openssl(*args: str, cwd: Path) -> None:

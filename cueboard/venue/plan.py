@@ -9,7 +9,7 @@ the files written again.
 >>> venue.add_user("scorer-t2", "scorer", "t2")
 Traceback (most recent call last):
 ...
-cueboard.venue.plan.VenueError: --table: no table t2 at club (tables: t1); cueboard venue add-table t2 first
+cueboard.errors.VenueError: --table: no table t2 at club (tables: t1); cueboard venue add-table t2 first
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import ConfigError
+from ..errors import VenueError
 from .passwords import hashed, new_password
 
 __all__ = ["ROLES", "Login", "Ports", "Venue", "VenueError"]
@@ -30,10 +30,6 @@ ROLES: tuple[Role, ...] = ("table", "desk", "scorer")
 RECORD = "venue.json"
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-
-
-class VenueError(ConfigError):
-    """A change the venue's record refuses; the message names the option and the rule."""
 
 
 def check_name(option: str, name: str) -> str:

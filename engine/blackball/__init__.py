@@ -1,4 +1,4 @@
-"""Blackball: the pool game of ``shared/rules/blackball-fr.txt``, registered as ``"blackball"``."""
+"""Blackball: the pool game of ``shared/rules/blackball-fr.txt``, listed as ``"blackball"`` in ``registry.GAMES``."""
 
 from .position import Position
 from .rules import Blackball

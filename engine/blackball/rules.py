@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 
 from ..errors import IllegalEvent
 from ..events import Award, Concede, Event, NextFrame, Pot
+from ..game import Game
 from ..match_setup import MatchSetup
 from ..order import next_of_side
-from ..registry import Game, register
 from ..shot_clock import STANDARD, ShotClockRules, ShotTime
 from . import groups
 from .balls import BALLS, FULL_RACK, GROUPS, NINE_BALL_RACK, tally
@@ -42,7 +42,6 @@ def _seconds(value: float | None) -> float | int | None:
     return int(value) if value is not None and value.is_integer() else value
 
 
-@register
 class Blackball(Game[Position]):
     name: ClassVar[str] = "blackball"
     events = BLACKBALL_EVENTS

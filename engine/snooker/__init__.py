@@ -1,4 +1,4 @@
-"""Snooker: the WPBSA rules, registered as the game ``"snooker"``."""
+"""Snooker: the WPBSA rules, listed as the game ``"snooker"`` in ``registry.GAMES``."""
 
 from .position import Position
 from .rules import Snooker

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 from ..errors import IllegalEvent
 from ..events import Award, Concede, Event, NextFrame, Pot
+from ..game import Game
 from ..match_setup import MatchSetup
 from ..order import next_of_side
-from ..registry import Game, register
 from ..shot_clock import ShotTime
 from .ball_on import ball_on_at_turn_start, least_penalty
 from .balls import BALL_NAMES, BY_VALUE, COLOURS, FREE, REDS_ALLOWED, VALUE
@@ -82,7 +82,6 @@ def _ordinal(n: int) -> str:
     return f"{n} red" if n == 1 else f"{n} reds"
 
 
-@register
 class Snooker(Game[Position]):
     name: ClassVar[str] = "snooker"
     events = SNOOKER_EVENTS

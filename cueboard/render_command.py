@@ -18,16 +18,13 @@ from typing import Any, BinaryIO, TextIO
 
 from PIL import Image
 
-from ..seams import Prompt
-from . import SIZES, LayoutOptions, parse_size, render
-from .preview import leds
-from .words import words_for
+from .boards import SIZES, LayoutOptions, parse_size, render
+from .boards.preview import leds
+from .boards.words import words_for
+from .errors import RenderError
+from .seams import Prompt
 
 __all__ = ["RenderError", "read_prompt", "read_state", "run"]
-
-
-class RenderError(ValueError):
-    """The input is not a state or a log the command can draw."""
 
 
 def read_state(data: bytes, source: str = "input") -> dict[str, Any]:
@@ -54,7 +51,8 @@ def read_state(data: bytes, source: str = "input") -> dict[str, Any]:
     if not objects or not all(isinstance(o, dict) for o in objects):
         raise RenderError(f"{source}: expected a state (a JSON object) or an event log")
     if objects[0].get("type") == "match":
-        from ..replay import RejectedLine, replay
+        from .errors import RejectedLine
+        from .replay import replay
 
         try:
             matches = [m for m, _ in replay(line.encode() for line in text.splitlines())]

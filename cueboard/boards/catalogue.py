@@ -1,0 +1,64 @@
+"""Which layout draws which game on which board: the layouts of each game, listed.
+
+Nothing registers itself: :data:`SNOOKER_LAYOUTS` and :data:`BLACKBALL_LAYOUTS` name every
+layout, and ``cueboard.games`` gives each game its list. :func:`find_layout` picks one for a
+board: the layout of the board's size, else the largest that fits (drawn in the middle),
+else :class:`~.layout.TinyLayout`, which shows the two numbers in the 3x5 font on anything
+from 8x5 up. A game the boards do not know is drawn by the snooker layouts when its sides
+have scores, by the blackball ones when they have only frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from .blackball import Blackball32x8, Blackball64x16, Blackball128x32
+from .hall import HALL_BLACKBALL, HALL_SNOOKER
+from .layout import Layout, LayoutOptions, TinyLayout, fitting_size
+from .snooker import Snooker32x8, Snooker64x16, Snooker128x32
+from .view import BoardView
+
+__all__ = ["BLACKBALL_LAYOUTS", "LAYOUTS", "SNOOKER_LAYOUTS", "by_size", "family", "find_layout"]
+
+LayoutsBySize = Mapping[tuple[int, int], type[Layout]]
+
+SNOOKER_LAYOUTS: tuple[type[Layout], ...] = (Snooker32x8, Snooker64x16, Snooker128x32, *HALL_SNOOKER)
+BLACKBALL_LAYOUTS: tuple[type[Layout], ...] = (Blackball32x8, Blackball64x16, Blackball128x32, *HALL_BLACKBALL)
+
+
+def by_size(game: str, layouts: tuple[type[Layout], ...]) -> LayoutsBySize:
+    """``layouts`` by (width, height); ValueError on a layout of another game or two of one size."""
+    out: dict[tuple[int, int], type[Layout]] = {}
+    for cls in layouts:
+        size = (cls.width, cls.height)
+        if cls.game != game:
+            raise ValueError(f"layout {cls.__name__} draws {cls.game!r}, listed for {game!r}")
+        if size in out:
+            raise ValueError(f"two {game} layouts of {size[0]}x{size[1]}: {out[size].__name__}, {cls.__name__}")
+        out[size] = cls
+    return MappingProxyType(out)
+
+
+LAYOUTS: Mapping[str, LayoutsBySize] = MappingProxyType({
+    "snooker": by_size("snooker", SNOOKER_LAYOUTS),
+    "blackball": by_size("blackball", BLACKBALL_LAYOUTS),
+})
+"""game -> {(width, height): layout class}."""
+
+
+def family(view: BoardView) -> str:
+    """The game whose layouts draw ``view``: its own, or the nearest for a game we don't know."""
+    if view.game in LAYOUTS:
+        return view.game
+    return "snooker" if view.has_scores else "blackball"
+
+
+def find_layout(view: BoardView, width: int, height: int,
+                options: LayoutOptions | None = None) -> Layout:
+    """The layout for ``view`` on a ``width`` x ``height`` board (see the module's doc)."""
+    size = fitting_size(width, height)
+    if size is None:
+        return TinyLayout(width, height, options)
+    cls = LAYOUTS.get(family(view), {}).get(size)
+    return cls(options) if cls is not None else TinyLayout(width, height, options)

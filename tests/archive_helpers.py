@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from cueboard.draw import round_robin
+from cueboard.engine import Match
 from cueboard.engine.record import record_of
-from cueboard.simulate import play_log, realistic_log
+from cueboard.simulate import realistic_log
 
 EPOCH = 1_795_000_000.0  # 2026-11-18: the events' "t", so each match has its start time
 
@@ -26,7 +27,10 @@ def match_log(home: str | list[str], away: str | list[str], *, seed: int, best_o
 
 
 def record(log: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    return {**record_of(play_log(log)), **extra}
+    match = Match.from_json(log[0])
+    for obj in log[1:]:
+        match.apply(match.parse(obj))
+    return {**record_of(match), **extra}
 
 
 def write_log(path: Path, log: list[dict[str, Any]]) -> Path:

@@ -12,7 +12,8 @@ played, replaces its earlier import.
 from __future__ import annotations
 
 from ..engine.record import BREAKS_FROM
-from ..replay import RejectedLine, lines_of
+from ..errors import RejectedLine
+from ..replay import lines_of
 from ..report import record_of_log
 from .records import Record, RecordError, checked, log_id
 

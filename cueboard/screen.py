@@ -32,7 +32,7 @@ from .web_server import Handler, Limits, WebServer, tls_context
 SCREEN_DIR = screen_dir()
 
 PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
-              "i18n/*.json")
+              "i18n/*.json", "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg")
 """The page's files, as globs in its folder (one level each): what the package installs as
 ``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
 
@@ -64,6 +64,10 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+FOLDER_PAGES = {"score": "score/index.html"}
+"""Pages in a folder of their own, by the address they are opened at (``/score``)."""
 
 
 def page_files(directory: Path, patterns: Iterable[str] = PAGE_FILES) -> frozenset[str]:
@@ -112,6 +116,8 @@ def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, st
             return web.Response(status=501, text="501: GET and HEAD only\n")
         # The target as sent; leading slashes are one ("//x" is a path here, not a host).
         path = request_path("/" + request.raw_path.lstrip("/"))
+        if path in FOLDER_PAGES:  # /score: the scorer's page (docs/scorer.md)
+            path = FOLDER_PAGES[path]
         if path == "config.js":
             return _send(config, "text/javascript; charset=utf-8", cache="no-store")
         if path is None or path not in files:

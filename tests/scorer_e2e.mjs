@@ -111,7 +111,7 @@ for (const c of ["yellow", "green", "brown", "blue", "pink", "black"]) offline.p
 offline.push(await tap(page, { type: "next_frame" }), await tap(page, NO_POT));
 check(offline.length === 20, "20 taps made offline");
 check((await statuses(page, offline)).every((s) => s === "waiting" || s === "sent"), "all 20 wait while offline");
-check((await page.locator(".pending li").count()) === 20, "the page lists the 20 waiting taps");
+check((await page.locator(".pending li").count()) === 20 && /20 taps waiting/.test(await page.locator(".waiting b").textContent()), "the page lists the 20 waiting taps");
 await page.screenshot({ path: join(plan.shots, "scorer-offline-en.png") });
 const rest = plan.offline_seconds * 1000 - (Date.now() - startedAt);
 if (rest > 0) await page.waitForTimeout(rest); // the scenario: the Wi-Fi is gone this long
@@ -174,6 +174,7 @@ await online(wide.page);
 const wideSizes = await wide.page.evaluate(() => [...document.querySelectorAll("button.key")].map((b) => b.getBoundingClientRect())
   .map((r) => [r.width, r.height, r.bottom]));
 check(wideSizes.every(([w, h]) => w >= 48 && h >= 48), "landscape: every key at least 48x48 px");
+check(wideSizes.every(([, , bottom]) => bottom <= 390), "landscape: every key on the screen, none below the fold");
 await wide.page.screenshot({ path: join(plan.shots, "scorer-snooker-fr-landscape.png") });
 const portraitFr = await wide.context.newPage();
 await portraitFr.setViewportSize(PHONE);

@@ -30,6 +30,7 @@ from test_screen import CHROMIUM, _require_browser
 
 from cueboard.cli import parser
 from cueboard.inputs import Call
+from cueboard.journal import read_lines
 from cueboard.screen import make_server, serve_in_thread
 from cueboard.venue.command import run as venue_command
 from cueboard.web_server import tls_context
@@ -111,7 +112,7 @@ def journal(daemon: Daemon) -> list[dict[str, Any]]:
     for path in sorted(Path(daemon.table.config.journal_dir).glob("match-*.jsonl")):
         if path.name.endswith(".refused.jsonl"):
             continue
-        lines += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        lines += [json.loads(line) for line in read_lines(path)]
     return lines
 
 

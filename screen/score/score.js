@@ -233,7 +233,7 @@ function Header() {
     <span class="where">${settings.table}</span>
     <span class=${`conn ${conn}`} data-connection=${conn}>${t(`conn.${conn}`)}</span>
     <span class="who">${model.login ? model.login.user : ""}</span>
-    ${s ? "" : html`<span class="hint">${t("waiting_state")}</span>`}
+    ${model.state ? "" : html`<span class="hint">${t("waiting_state")}</span>`}
   </header>`;
 }
 
@@ -254,9 +254,14 @@ function Board() {
     facts.push(["break", t("break"), s.break]);
     facts.push(["remaining", t("remaining"), s.remaining]);
     if (s.ball_on) facts.push(["ball_on", t("ball_on"), s.ball_on === "colour" ? t("ball.colour") : ballName(s.ball_on)]);
-    if (s.snookers_required) facts.push(["snookers", t("snookers_label"), s.snookers_required]);
+    const need = s.snookers_required;
+    if (need) {
+      const name = s.sides[need.side].name;
+      facts.push(["snookers", "", need.count == null ? t("cannot_win", { name }) : t("snookers", { name, n: need.count })]);
+    }
     if (s.free_ball) facts.push(["free_ball", t("free_ball"), "✓"]);
   } else {
+    facts.push(["frame", "", t("frame", { n: s.frame })]);
     if (s.open_table) facts.push(["open", t("open_table"), "✓"]);
     if (s.visits) facts.push(["visits", t("visits"), s.visits]);
     if (s.free_shot) facts.push(["free_shot", t("free_shot"), "✓"]);
@@ -270,7 +275,7 @@ function Board() {
       ${s.sides.map((side, i) => html`<div class=${`side${s.striker === i ? " striker" : ""}`} data-side=${i}>
         <div class="name">${s.striker === i ? "▶ " : ""}${side.name}${!snooker && side.group ? html` <i class=${`group ${side.group}`}>${t(`group.${side.group}`)} ${side.balls_left}</i>` : ""}</div>
         <div class="score">${snooker ? side.score : side.frames}</div>
-        <div class="frames">${snooker ? `${t("frames")} ${side.frames}` : t("frame", { n: s.frame })}</div>
+        <div class="frames">${snooker ? `${t("frames")} ${side.frames}` : t("frames")}</div>
       </div>`)}
     </div>
     <div class="facts">${facts.map(([k, label, value]) => html`<span class=${`fact ${k}`}><small>${label}</small> <b>${value}</b></span>`)}</div>
@@ -365,10 +370,6 @@ function Answers() {
   const pending = book.taps.filter((x) => x.status === "waiting" || x.status === "sent");
   const last = [...book.taps].reverse().find((x) => x.status === "applied" || x.status === "refused");
   return html`<section class="answers">
-    <div class="corrections">
-      <${Key} cls="plain undo" line=${{ type: "undo" }} label=${`↶ ${t("tap.undo")}`} />
-      <${Key} cls="plain redo" line=${{ type: "redo" }} label=${`↷ ${t("tap.redo")}`} />
-    </div>
     ${last ? html`<div class=${`last ${last.status}`} data-status=${last.status} data-id=${last.id}>
       <b>${last.label}</b>: ${last.status === "applied"
         ? (last.answer ? t(last.line.type === "undo" ? "undid" : "redid", { what: last.answer }) : t("applied"))
@@ -379,9 +380,10 @@ function Answers() {
       <button type="button" class="key send" onClick=${() => changeBook((b) => b.release(true))}>${t("send_them")}</button>
       <button type="button" class="key drop" onClick=${() => changeBook((b) => b.release(false))}>${t("drop_them")}</button>
     </div>` : ""}
-    ${pending.length ? html`<ol class="pending" aria-label=${t("waiting_taps")}>
-      ${pending.map((x) => html`<li data-id=${x.id} data-status=${x.status}>${x.label} <small>${t(book.held ? "held" : "waiting")}</small></li>`)}
-    </ol>` : ""}
+    ${pending.length ? html`<div class="waiting"><b>${t("n_waiting", { n: pending.length })}</b>
+      <ol class="pending" aria-label=${t("waiting_taps")}>
+      ${pending.map((x) => html`<li data-id=${x.id} data-status=${x.status}>${x.label}</li>`)}
+    </ol></div>` : ""}
   </section>`;
 }
 
@@ -413,6 +415,10 @@ function App() {
       ${model.error ? html`<p class="error" role="alert">${model.error}</p>` : ""}
       <${Answers} />
       ${s && s.game === "blackball" ? html`<${BlackballKeys} s=${s} />` : s && s.sides ? html`<${SnookerKeys} s=${s} />` : ""}
+      <div class="corrections">
+        <${Key} cls="plain undo" line=${{ type: "undo" }} label=${`↶ ${t("tap.undo")}`} />
+        <${Key} cls="plain redo" line=${{ type: "redo" }} label=${`↷ ${t("tap.redo")}`} />
+      </div>
       <button type="button" class="signout" onClick=${signOut}>${t("sign_out")}</button>
     </main>`;
 }

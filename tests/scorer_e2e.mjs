@@ -111,7 +111,7 @@ for (const c of ["yellow", "green", "brown", "blue", "pink", "black"]) offline.p
 offline.push(await tap(page, { type: "next_frame" }), await tap(page, NO_POT));
 check(offline.length === 20, "20 taps made offline");
 check((await statuses(page, offline)).every((s) => s === "waiting" || s === "sent"), "all 20 wait while offline");
-check((await page.locator(".pending li").count()) === 20 && /20 taps waiting/.test(await page.locator(".waiting b").textContent()), "the page lists the 20 waiting taps");
+check((await page.locator(".pending li[data-id]").count()) === 20 && /20 taps waiting/.test(await page.locator(".pending .count").textContent()), "the page lists the 20 waiting taps");
 await page.screenshot({ path: join(plan.shots, "scorer-offline-en.png") });
 const rest = plan.offline_seconds * 1000 - (Date.now() - startedAt);
 if (rest > 0) await page.waitForTimeout(rest); // the scenario: the Wi-Fi is gone this long

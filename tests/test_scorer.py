@@ -12,6 +12,7 @@ import base64
 import hashlib
 import io
 import json
+import shutil
 import signal
 import ssl
 import subprocess
@@ -191,3 +192,13 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
     assert all(line.get("user") == "scorer-t1" for line in lines if "id" in line)
     for refused in reports["refused"]:
         assert refused not in ids
+
+
+def test_outbox_units() -> None:
+    """The outbox's own logic under node (tests/scorer_units.mjs): ids, order, holding, send, drop."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: apt-get install nodejs")
+    run = subprocess.run(["node", str(Path(__file__).with_name("scorer_units.mjs"))], capture_output=True, text=True,
+                         timeout=60)
+    print(run.stdout)
+    assert run.returncode == 0, run.stdout + run.stderr

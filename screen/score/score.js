@@ -105,7 +105,9 @@ function connect() {
     pump();
   });
   client.on("error", (e) => {
-    model.error = /Not authorized|Bad User Name or Password|bad user/i.test(String(e.message)) ? t("bad_login") : String(e.message);
+    // A refused login is the scorer's to act on; a lost connection is shown by the badge (and
+    // mqtt.js tries again by itself), not as a technical message.
+    if (/Not authorized|Bad User Name or Password|bad user/i.test(String(e.message))) model.error = t("bad_login");
     draw();
   });
   client.on("close", () => { model.connection = "offline"; inflight = null; draw(); });
@@ -380,8 +382,8 @@ function Answers() {
       <button type="button" class="key send" onClick=${() => changeBook((b) => b.release(true))}>${t("send_them")}</button>
       <button type="button" class="key drop" onClick=${() => changeBook((b) => b.release(false))}>${t("drop_them")}</button>
     </div>` : ""}
-    ${pending.length ? html`<div class="waiting"><b>${t("n_waiting", { n: pending.length })}</b>
-      <ol class="pending" aria-label=${t("waiting_taps")}>
+    ${pending.length ? html`<div class="waiting">
+      <ol class="pending" aria-label=${t("waiting_taps")}><li class="count">${t("n_waiting", { n: pending.length })}</li>
       ${pending.map((x) => html`<li data-id=${x.id} data-status=${x.status}>${x.label}</li>`)}
     </ol></div>` : ""}
   </section>`;

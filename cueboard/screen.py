@@ -51,8 +51,9 @@ CONTENT_SECURITY_POLICY = "; ".join([
     # The schemas (fetch) from here; the broker over WebSockets, on whatever host ?broker= names.
     "connect-src 'self' ws: wss:",
     # mqtt.js keeps its timers in a worker made from a blob (so a hidden tab's keepalive is not
-    # throttled); only the page's own scripts can make one.
-    "worker-src blob:",
+    # throttled); only the page's own scripts can make one. 'self': the scorer's service worker
+    # (screen/score/sw.js, docs/scorer.md).
+    "worker-src 'self' blob:",
     "base-uri 'none'",
     "form-action 'none'",
 ])
@@ -65,6 +66,8 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
+
+SCORER_WORKER = "score/sw.js"
 
 FOLDER_PAGES = {"score": "score/index.html"}
 """Pages in a folder of their own, by the address they are opened at (``/score``)."""
@@ -126,8 +129,11 @@ def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, st
             content = (directory / path).read_bytes()
         except OSError:  # gone since the server started
             return web.Response(status=404, text="404: not part of the page\n")
-        return _send(content, CONTENT_TYPES.get(posixpath.splitext(path)[1], "application/octet-stream"),
-                     cache="no-cache")
+        response = _send(content, CONTENT_TYPES.get(posixpath.splitext(path)[1], "application/octet-stream"),
+                         cache="no-cache")
+        if path == SCORER_WORKER:  # it serves /score too, one level above its own folder
+            response.headers["Service-Worker-Allowed"] = "/score"
+        return response
 
     return answer
 

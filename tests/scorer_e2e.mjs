@@ -137,9 +137,16 @@ check((await statuses(page, [held, fromSecond])).every((s) => s === "applied"), 
 report("applied-reload", [held, fromSecond]);
 await second.close();
 
-// ---- 4. A tap refused after a wait holds the later ones until the scorer decides.
+// ---- 4. The page loads with no connection (its service worker), and a tap refused after a
+// wait holds the later ones until the scorer decides.
+await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
 await phoneCtx.setOffline(true);
 await page.waitForFunction(() => window.cueboardScorer.model.connection !== "online", null, { timeout: 60000 });
+await page.reload();
+await page.waitForFunction(() => window.cueboardScorer && window.cueboardScorer.model.state, null, { timeout: 60000 });
+const offlineShown = await page.locator(".side .score").allTextContents();
+check(offlineShown.length === 2 && (await page.locator(".conn").getAttribute("data-connection")) !== "online",
+  `reloaded with no connection: the page and the last state shown (${offlineShown}), marked offline`);
 const wrong = await tap(page, pot("pink")); // red is on: a pink is a foul, not a pot
 const after = await tap(page, NO_POT);
 const seqBefore = await page.evaluate(() => window.cueboardScorer.model.state.seq);

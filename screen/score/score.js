@@ -10,16 +10,23 @@ const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (t
 // ---- settings: the address's query (never a password), config.js, then the QR card's fragment
 const query = new URLSearchParams(location.search);
 const defaults = window.CUEBOARD_SCREEN || {};
+// The installed app opens at /score with no query: the table it was installed for, kept here.
+const SETTINGS_KEY = "cueboard-score-settings";
+const remembered = (() => { try { return JSON.parse(localStorage.getItem(SETTINGS_KEY) || "{}"); } catch { return {}; } })();
+const fromQuery = query.get("broker") && query.get("venue") && query.get("table");
+const pick = (name, fallback) => query.get(name) || (fromQuery ? "" : remembered[name]) || fallback || "";
 const settings = {
-  broker: query.get("broker") || defaults.scorer_broker || "",
-  venue: query.get("venue") || defaults.venue || "",
-  table: query.get("table") || defaults.table || "",
-  lang: query.get("lang") || defaults.lang || (navigator.language || "en").slice(0, 2),
+  broker: pick("broker", defaults.scorer_broker),
+  venue: pick("venue", defaults.venue),
+  table: pick("table", defaults.table),
+  lang: pick("lang", defaults.lang) || (navigator.language || "en").slice(0, 2),
 };
+if (fromQuery) localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
 if (!LANGUAGES.includes(settings.lang)) settings.lang = "en";
 const prefix = `cueboard/${settings.venue}/${settings.table}`;
 const place = `${settings.venue}/${settings.table}`;
 const LOGIN_KEY = `cueboard-score-login:${place}`;
+const STATE_KEY = `cueboard-score-state:${place}`;
 
 function loginFromFragment() {
   // The QR card's link carries the login in the fragment (#user=..&pass=..): a fragment never
@@ -118,6 +125,8 @@ function connect() {
     const kind = topic.slice(prefix.length + 1);
     if (kind === "state" && msg && typeof msg === "object") {
       model.state = msg;
+      // Shown again at once after a reload with no connection (marked offline by the badge).
+      localStorage.setItem(STATE_KEY, payload.toString());
       model.clock = msg.clock || null;
     } else if (kind === "status") {
       model.status = typeof msg === "string" ? msg : String(payload);
@@ -292,6 +301,10 @@ function Key({ line, label, cls = "", offered = true, sub = "" }) {
 
 const COLOURS = [["yellow", 2, "Y"], ["green", 3, "G"], ["brown", 4, "Br"], ["blue", 5, "Bl"], ["pink", 6, "P"], ["black", 7, "Bk"]];
 
+// A ball's key: its letter and its name, never its colour alone (one line on a phone held
+// upright, two when the keys are narrow).
+const ballLabel = (letter, name) => html`<span class="lbl"><b>${letter}</b><span class="dot"> · </span><span class="bname">${name}</span></span>`;
+
 function SnookerKeys({ s }) {
   const allows = snookerAllows(s);
   const f = model.foul;
@@ -304,11 +317,11 @@ function SnookerKeys({ s }) {
   return html`<div class="keys snooker">
     <div class="row reds">
       ${[1, 2, 3].map((n) => html`<${Key} cls="ball red" line=${{ type: "pot", balls: Array(n).fill("red") }}
-        label=${n === 1 ? `R · ${ballName("red")}` : `${n} × R`} offered=${allows.red} />`)}
+        label=${n === 1 ? ballLabel("R", ballName("red")) : `${n} × R`} offered=${allows.red} />`)}
     </div>
     <div class="row colours">
       ${COLOURS.map(([c, v, letter]) => html`<${Key} cls=${`ball ${c}`} line=${{ type: "pot", balls: [c] }}
-        label=${`${letter} · ${ballName(c)}`} sub=${String(v)} offered=${allows.colour(c)} />`)}
+        label=${ballLabel(letter, ballName(c))} sub=${String(v)} offered=${allows.colour(c)} />`)}
     </div>
     <div class="row strokes">
       <${Key} cls="plain" line=${{ type: "no_pot" }} label=${t("tap.no_pot")} offered=${!s.frame_over} />
@@ -342,12 +355,12 @@ function BlackballKeys({ s }) {
   const mine = (s.sides[s.striker ?? 0] || {}).group;
   const theirs = mine === "red" ? "yellow" : mine === "yellow" ? "red" : null;
   const groupKey = (g, label) => html`<${Key} cls=${`ball ${g}`} line=${{ type: "pot", balls: [g] }}
-    label=${`${g === "red" ? "R" : "Y"} · ${label}`} offered=${!over && (!mine || g === mine || s.free_shot)} />`;
+    label=${ballLabel(g === "red" ? "R" : "Y", label)} offered=${!over && (!mine || g === mine || s.free_shot)} />`;
   return html`<div class="keys blackball">
     <div class="row colours">
       ${groupKey(mine || "red", mine ? `${t("own_ball")} (${ballName(mine)})` : ballName("red"))}
       ${groupKey(theirs || "yellow", theirs ? `${t("opponent_ball")} (${ballName(theirs)})` : ballName("yellow"))}
-      <${Key} cls="ball black" line=${{ type: "pot", balls: ["black"] }} label=${`Bk · ${ballName("black")}`} offered=${!over && s.black_on} />
+      <${Key} cls="ball black" line=${{ type: "pot", balls: ["black"] }} label=${ballLabel("Bk", ballName("black"))} offered=${!over && s.black_on} />
     </div>
     <div class="row strokes">
       <${Key} cls="plain" line=${{ type: "no_pot" }} label=${t("tap.no_pot")} offered=${!over} />
@@ -443,6 +456,7 @@ function signOut() {
 
 function start(login) {
   model.login = login;
+  try { model.state = JSON.parse(localStorage.getItem(STATE_KEY) || "null"); } catch { model.state = null; }
   keepLogin(login);
   outbox = new Outbox(localStorage, `cueboard-score-taps:${place}:${login.user}`);
   model.book = outbox.read();
@@ -465,6 +479,9 @@ async function keepAwake() {
 
 // The test drivers (tests/scorer_e2e.mjs) read what the page holds.
 window.cueboardScorer = { model, settings, outbox: () => outbox };
+
+// Installable, and loads with no connection once loaded (screen/score/sw.js).
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/score/sw.js", { scope: "/score" }).catch(() => {});
 
 await loadWords();
 const login = loginFromFragment() || storedLogin();

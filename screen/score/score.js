@@ -299,11 +299,12 @@ function Key({ line, label, cls = "", offered = true, sub = "" }) {
     onClick=${() => tap(line)}>${label}${sub ? html`<small>${sub}</small>` : ""}</button>`;
 }
 
-const COLOURS = [["yellow", 2, "Y"], ["green", 3, "G"], ["brown", 4, "Br"], ["blue", 5, "Bl"], ["pink", 6, "P"], ["black", 7, "Bk"]];
+const COLOURS = [["yellow", 2], ["green", 3], ["brown", 4], ["blue", 5], ["pink", 6], ["black", 7]];
+const letter = (ball) => t(`ball_letter.${ball}`); // the language's own initial (J for jaune)
 
 // A ball's key: its letter and its name, never its colour alone (one line on a phone held
 // upright, two when the keys are narrow).
-const ballLabel = (letter, name) => html`<span class="lbl"><b>${letter}</b><span class="dot"> · </span><span class="bname">${name}</span></span>`;
+const ballLabel = (initial, name) => html`<span class="lbl"><b>${initial}</b><span class="dot"> · </span><span class="bname">${name}</span></span>`;
 
 function SnookerKeys({ s }) {
   const allows = snookerAllows(s);
@@ -317,11 +318,11 @@ function SnookerKeys({ s }) {
   return html`<div class="keys snooker">
     <div class="row reds">
       ${[1, 2, 3].map((n) => html`<${Key} cls="ball red" line=${{ type: "pot", balls: Array(n).fill("red") }}
-        label=${n === 1 ? ballLabel("R", ballName("red")) : `${n} × R`} offered=${allows.red} />`)}
+        label=${n === 1 ? ballLabel(letter("red"), ballName("red")) : `${n} × ${letter("red")}`} offered=${allows.red} />`)}
     </div>
     <div class="row colours">
-      ${COLOURS.map(([c, v, letter]) => html`<${Key} cls=${`ball ${c}`} line=${{ type: "pot", balls: [c] }}
-        label=${ballLabel(letter, ballName(c))} sub=${String(v)} offered=${allows.colour(c)} />`)}
+      ${COLOURS.map(([c, v]) => html`<${Key} cls=${`ball ${c}`} line=${{ type: "pot", balls: [c] }}
+        label=${ballLabel(letter(c), ballName(c))} sub=${String(v)} offered=${allows.colour(c)} />`)}
     </div>
     <div class="row strokes">
       <${Key} cls="plain" line=${{ type: "no_pot" }} label=${t("tap.no_pot")} offered=${!s.frame_over} />
@@ -355,12 +356,12 @@ function BlackballKeys({ s }) {
   const mine = (s.sides[s.striker ?? 0] || {}).group;
   const theirs = mine === "red" ? "yellow" : mine === "yellow" ? "red" : null;
   const groupKey = (g, label) => html`<${Key} cls=${`ball ${g}`} line=${{ type: "pot", balls: [g] }}
-    label=${ballLabel(g === "red" ? "R" : "Y", label)} offered=${!over && (!mine || g === mine || s.free_shot)} />`;
+    label=${ballLabel(letter(g), label)} offered=${!over && (!mine || g === mine || s.free_shot)} />`;
   return html`<div class="keys blackball">
     <div class="row colours">
       ${groupKey(mine || "red", mine ? `${t("own_ball")} (${ballName(mine)})` : ballName("red"))}
       ${groupKey(theirs || "yellow", theirs ? `${t("opponent_ball")} (${ballName(theirs)})` : ballName("yellow"))}
-      <${Key} cls="ball black" line=${{ type: "pot", balls: ["black"] }} label=${ballLabel("Bk", ballName("black"))} offered=${!over && s.black_on} />
+      <${Key} cls="ball black" line=${{ type: "pot", balls: ["black"] }} label=${ballLabel(letter("black"), ballName("black"))} offered=${!over && s.black_on} />
     </div>
     <div class="row strokes">
       <${Key} cls="plain" line=${{ type: "no_pot" }} label=${t("tap.no_pot")} offered=${!over} />

@@ -223,6 +223,8 @@ function becomeSender() {
 async function tap(line) {
   if (!model.login) return;
   if (navigator.vibrate) navigator.vibrate(15);
+  // A foul's calls (miss, free ball, before the stroke) are for that foul only.
+  if (line.type === "foul") model.foul = { miss: false, free_ball: false, before_stroke: false };
   await changeBook((box) => { box.add(model.login.user, line, describe(line), Date.now()); });
 }
 
@@ -326,12 +328,12 @@ function SnookerKeys({ s }) {
     </div>
     <div class="row strokes">
       <${Key} cls="plain" line=${{ type: "no_pot" }} label=${t("tap.no_pot")} offered=${!s.frame_over} />
-      <${Key} cls="ball free" line=${{ type: "pot", balls: ["free"] }} label=${t("tap.free_ball")} offered=${allows.free} />
+      <${Key} cls="ball free" line=${{ type: "pot", balls: ["free"] }} label=${t("tap.pot_free")} offered=${allows.free} />
     </div>
     <div class="row foul">
-      <button type="button" class=${`toggle${f.miss ? " on" : ""}`} aria-pressed=${f.miss} onClick=${toggle("miss")}>${t("tap.miss")}</button>
-      <button type="button" class=${`toggle${f.free_ball ? " on" : ""}`} aria-pressed=${f.free_ball} onClick=${toggle("free_ball")}>${t("tap.free_ball")}</button>
-      <button type="button" class=${`toggle${f.before_stroke ? " on" : ""}`} aria-pressed=${f.before_stroke} onClick=${toggle("before_stroke")}>${t("tap.before_stroke")}</button>
+      <button type="button" class=${`toggle${f.miss ? " on" : ""}`} aria-pressed=${f.miss} onClick=${toggle("miss")}>${f.miss ? "✓" : "+"} ${t("tap.miss")}</button>
+      <button type="button" class=${`toggle${f.free_ball ? " on" : ""}`} aria-pressed=${f.free_ball} onClick=${toggle("free_ball")}>${f.free_ball ? "✓" : "+"} ${t("tap.free_ball")}</button>
+      <button type="button" class=${`toggle${f.before_stroke ? " on" : ""}`} aria-pressed=${f.before_stroke} onClick=${toggle("before_stroke")}>${f.before_stroke ? "✓" : "+"} ${t("tap.before_stroke")}</button>
     </div>
     <div class="row foul values">
       ${[4, 5, 6, 7].map((p) => html`<${Key} cls="foul" line=${foulLine(p)} label=${`${t("tap.foul")} ${p}`} offered=${!s.frame_over && p >= least} />`)}

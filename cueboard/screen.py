@@ -33,7 +33,8 @@ from .web_server import Handler, Limits, WebServer, tls_context
 SCREEN_DIR = screen_dir()
 
 PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
-              "i18n/*.json", "desk/*.html", "desk/*.js", "desk/*.css")
+              "i18n/*.json", "desk/*.html", "desk/*.js", "desk/*.css",
+              "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg")
 """The page's files, as globs in its folder (one level each): what the package installs as
 ``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
 
@@ -55,8 +56,9 @@ CONTENT_SECURITY_POLICY = "; ".join([
     # The schemas (fetch) from here; the broker over WebSockets, on whatever host ?broker= names.
     "connect-src 'self' ws: wss:",
     # mqtt.js keeps its timers in a worker made from a blob (so a hidden tab's keepalive is not
-    # throttled); only the page's own scripts can make one.
-    "worker-src blob:",
+    # throttled); only the page's own scripts can make one. 'self': the scorer's service worker
+    # (screen/score/sw.js, docs/scorer.md).
+    "worker-src 'self' blob:",
     "base-uri 'none'",
     "form-action 'none'",
 ])
@@ -68,6 +70,12 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+SCORER_WORKER = "score/sw.js"
+
+FOLDER_PAGES = {"score": "score/index.html"}
+"""Pages in a folder of their own, by the address they are opened at (``/score``)."""
 
 
 def page_files(directory: Path, patterns: Iterable[str] = PAGE_FILES) -> frozenset[str]:
@@ -116,6 +124,8 @@ def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, st
             return web.Response(status=501, text="501: GET and HEAD only\n")
         # The target as sent; leading slashes are one ("//x" is a path here, not a host).
         path = request_path("/" + request.raw_path.lstrip("/"))
+        if path in FOLDER_PAGES:  # /score: the scorer's page (docs/scorer.md)
+            path = FOLDER_PAGES[path]
         if path == "config.js":
             return _send(config, "text/javascript; charset=utf-8", cache="no-store")
         # The desk (docs/desk.md) at /desk: its page's relative paths (i18n/, config.js) are the
@@ -127,8 +137,11 @@ def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, st
             content = (directory / path).read_bytes()
         except OSError:  # gone since the server started
             return web.Response(status=404, text="404: not part of the page\n")
-        return _send(content, CONTENT_TYPES.get(posixpath.splitext(path)[1], "application/octet-stream"),
-                     cache="no-cache")
+        response = _send(content, CONTENT_TYPES.get(posixpath.splitext(path)[1], "application/octet-stream"),
+                         cache="no-cache")
+        if path == SCORER_WORKER:  # it serves /score too, one level above its own folder
+            response.headers["Service-Worker-Allowed"] = "/score"
+        return response
 
     return answer
 

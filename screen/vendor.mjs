@@ -15,6 +15,12 @@ console.log(`vendor/mqtt.min.js: mqtt ${version}`);
 const htm = JSON.parse(readFileSync(join(here, "node_modules/htm/package.json"), "utf8")).version;
 copyFileSync(join(here, "node_modules/htm/preact/standalone.module.js"), join(out, "htm-preact.js"));
 console.log(`vendor/htm-preact.js: htm ${htm} (Preact and its hooks bundled)`);
+// The scorer's page (score/): Preact and htm, pinned here too, as ES modules with no imports.
+for (const [pkg, file, name] of [["preact", "dist/preact.module.js", "preact.js"], ["htm", "dist/htm.module.js", "htm.js"]]) {
+  const v = JSON.parse(readFileSync(join(here, `node_modules/${pkg}/package.json`), "utf8")).version;
+  copyFileSync(join(here, `node_modules/${pkg}/${file}`), join(out, name));
+  console.log(`vendor/${name}: ${pkg} ${v}`);
+}
 const schemas = join(here, "..", "schema");
 for (const name of readdirSync(schemas).filter((n) => n.endsWith(".schema.json"))) {
   copyFileSync(join(schemas, name), join(out, name));

@@ -157,6 +157,32 @@ def test_vendored_files_are_current() -> None:
     installed = SCREEN_DIR / "node_modules" / "mqtt" / "dist" / "mqtt.min.js"
     if installed.exists():
         assert installed.read_text() == bundle, "screen/vendor/mqtt.min.js is stale: run `node screen/vendor.mjs`"
+    # The scorer's UI stack (screen/score/ui.js): Preact and htm, as the lock pins them.
+    stack = (("preact", "preact.js", "dist/preact.module.js"), ("htm", "htm.js", "dist/htm.module.js"))
+    for package, name, file in stack:
+        version = lock["packages"][f"node_modules/{package}"]["version"]
+        assert json.loads((SCREEN_DIR / "package.json").read_text())["dependencies"][package] == version
+        vendored = (SCREEN_DIR / "vendor" / name).read_text()
+        assert "import " not in vendored and "export" in vendored, name  # a module of its own: no CDN, no bare import
+        installed = SCREEN_DIR / "node_modules" / package / file
+        if installed.exists():
+            assert installed.read_text() == vendored, f"screen/vendor/{name} is stale: run `node screen/vendor.mjs`"
+
+
+def test_scorer_catalogues_have_every_word() -> None:
+    """The scorer's words (the ``scorer`` section) in every language: English's keys, placeholders
+    and plural forms, and every key the page asks for is there."""
+    english = json.loads((SCREEN_DIR / "i18n" / "en.json").read_text())["scorer"]
+    for lang in LANGUAGES:
+        words = json.loads((SCREEN_DIR / "i18n" / f"{lang}.json").read_text())["scorer"]
+        assert set(words) == set(english), f"{lang}: {set(words) ^ set(english)}"
+        for key, text in words.items():
+            assert _placeholders(text) == _placeholders(english[key]), f"{lang}: scorer {key}"
+            assert isinstance(text, str) == isinstance(english[key], str), f"{lang}: scorer {key}"
+    page = (SCREEN_DIR / "score" / "score.js").read_text()
+    screen = json.loads((SCREEN_DIR / "i18n" / "en.json").read_text())["screen"]
+    asked = set(re.findall(r"""\bt\("([a-z_.]+)"[,)]""", page))
+    assert asked and asked <= set(english) | set(screen), asked - set(english) - set(screen)
 
 
 def test_page_files_are_package_data() -> None:

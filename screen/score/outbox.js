@@ -1,0 +1,118 @@
+// The scorer's taps, kept in the page's storage until the table answers each (docs/scorer.md).
+//
+// Every tap gets an id the moment it is made (the login, this device's tag, a counter kept in
+// storage), so a tap sent twice (a retry, a reload in the middle of a send, a second tab) is
+// applied once: the table answers a known id again without applying it (docs/events.md, "Any
+// input: an id for retries"). Taps go one at a time, in the order they were made; a tap the
+// table refuses while later taps wait holds them until the scorer chooses to send or drop them,
+// since they were made on the understanding that the refused one counted.
+//
+// Pure logic over a Storage (localStorage in the page, a Map-like object in tests): the page
+// calls it under a Web Lock, so two tabs never interleave a read and a write.
+
+export const KEEP_ANSWERED = 40; // answered taps kept to show, newest last
+
+export function emptyBook(device) {
+  return { next: 1, device, taps: [], held: false };
+}
+
+export function randomTag() {
+  const bytes = new Uint8Array(4);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class Outbox {
+  constructor(storage, key) {
+    this.storage = storage;
+    this.key = key;
+  }
+
+  read() {
+    try {
+      const book = JSON.parse(this.storage.getItem(this.key) || "null");
+      if (book && Array.isArray(book.taps) && Number.isInteger(book.next)) return book;
+    } catch {
+      // unreadable: a new book below (the table still knows every id it answered)
+    }
+    return emptyBook(randomTag());
+  }
+
+  write(book) {
+    const answered = book.taps.filter((t) => t.status === "applied" || t.status === "refused" || t.status === "dropped");
+    const extra = answered.length - KEEP_ANSWERED;
+    if (extra > 0) {
+      const gone = new Set(answered.slice(0, extra).map((t) => t.id));
+      book.taps = book.taps.filter((t) => !gone.has(t.id));
+    }
+    this.storage.setItem(this.key, JSON.stringify(book));
+    return book;
+  }
+
+  // A new tap, waiting: its id is `<user>-<device>-<n>` (at most 64 characters).
+  add(user, line, label, now) {
+    const book = this.read();
+    const id = `${user}-${book.device}-${book.next}`.slice(-64);
+    book.next += 1;
+    const tap = { id, line: { ...line, id }, label, status: "waiting", made: now, reason: null, answer: null };
+    book.taps.push(tap);
+    this.write(book);
+    return tap;
+  }
+
+  // The tap to send next, or null: the first not answered, unless the book is held.
+  head(book = this.read()) {
+    if (book.held) return null;
+    return book.taps.find((t) => t.status === "waiting" || t.status === "sent") || null;
+  }
+
+  mark(id, status) {
+    const book = this.read();
+    const tap = book.taps.find((t) => t.id === id);
+    if (tap && (tap.status === "waiting" || tap.status === "sent")) tap.status = status;
+    return this.write(book);
+  }
+
+  // The table's answer to `id`: "applied" (with what it did) or "refused" (with the reason).
+  // A refusal while later taps wait holds them. An id not in the book (another device's, or an
+  // answer given again) changes nothing.
+  answer(id, verdict, reason, answer = null) {
+    const book = this.read();
+    const tap = book.taps.find((t) => t.id === id);
+    if (!tap || tap.status === "applied" || tap.status === "refused" || tap.status === "dropped") return null;
+    tap.status = verdict;
+    tap.reason = reason;
+    tap.answer = answer;
+    if (verdict === "refused" && book.taps.some((t) => t.status === "waiting" || t.status === "sent")) {
+      book.held = true;
+      tap.held = true;
+    }
+    this.write(book);
+    return tap;
+  }
+
+  // The scorer's choice after a refusal: send the held taps on, or drop them (never sent).
+  release(send) {
+    const book = this.read();
+    if (!send) {
+      for (const t of book.taps) if (t.status === "waiting" || t.status === "sent") t.status = "dropped";
+    }
+    book.held = false;
+    return this.write(book);
+  }
+
+  pending(book = this.read()) {
+    return book.taps.filter((t) => t.status === "waiting" || t.status === "sent");
+  }
+}
+
+// What a `rejected` answer to one of our ids means: a repeat of an id already applied is an
+// application (the first answer given again), a limit's "send it again later" is no answer yet.
+export function verdictOf(reason) {
+  const text = String(reason || "");
+  if (/^id .* was applied already/.test(text)) return { verdict: "applied", reason: null };
+  const refused = /^id .* was refused already: (.*)$/s.exec(text);
+  if (refused) return { verdict: "refused", reason: refused[1] };
+  if (/send it again later|will be applied or refused once/.test(text)) return { verdict: "later", reason: text };
+  return { verdict: "refused", reason: text };
+}

@@ -1,0 +1,492 @@
+// The scorer's page (/score, docs/scorer.md): one table, scored from a phone with a scorer's
+// login. The page only shows and sends: the table's engine decides every tap (its state and its
+// answers, read back here), the broker's ACL decides who may write the table's command topic.
+import { html, render } from "/score/ui.js";
+import { Outbox, verdictOf } from "/score/outbox.js";
+
+const LANGUAGES = ["en", "nl", "sv", "de", "fr"];
+const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (the table answers it once)
+
+// ---- settings: the address's query (never a password), config.js, then the QR card's fragment
+const query = new URLSearchParams(location.search);
+const defaults = window.CUEBOARD_SCREEN || {};
+// The installed app opens at /score with no query: the table it was installed for, kept here.
+const SETTINGS_KEY = "cueboard-score-settings";
+const remembered = (() => { try { return JSON.parse(localStorage.getItem(SETTINGS_KEY) || "{}"); } catch { return {}; } })();
+const fromQuery = query.get("broker") && query.get("venue") && query.get("table");
+const pick = (name, fallback) => query.get(name) || (fromQuery ? "" : remembered[name]) || fallback || "";
+const settings = {
+  broker: pick("broker", defaults.scorer_broker),
+  venue: pick("venue", defaults.venue),
+  table: pick("table", defaults.table),
+  lang: pick("lang", defaults.lang) || (navigator.language || "en").slice(0, 2),
+};
+if (fromQuery) localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
+if (!LANGUAGES.includes(settings.lang)) settings.lang = "en";
+const prefix = `cueboard/${settings.venue}/${settings.table}`;
+const place = `${settings.venue}/${settings.table}`;
+const LOGIN_KEY = `cueboard-score-login:${place}`;
+const STATE_KEY = `cueboard-score-state:${place}`;
+
+function loginFromFragment() {
+  // The QR card's link carries the login in the fragment (#user=..&pass=..): a fragment never
+  // leaves the phone (not sent to the server, not in its log). It is wiped from the address at once.
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const user = fragment.get("user");
+  const pass = fragment.get("pass");
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  return user && pass ? { user, pass, trusted: fragment.get("trust") === "1" } : null;
+}
+
+function storedLogin() {
+  for (const store of [localStorage, sessionStorage]) {
+    try {
+      const login = JSON.parse(store.getItem(LOGIN_KEY) || "null");
+      if (login && login.user && login.pass) return login;
+    } catch { /* unreadable: ask again */ }
+  }
+  return null;
+}
+
+function keepLogin(login) {
+  // Only a device its owner trusts keeps the password after the tab closes (localStorage);
+  // otherwise this tab keeps it until it closes (sessionStorage), so a reload does not sign out.
+  localStorage.removeItem(LOGIN_KEY);
+  sessionStorage.removeItem(LOGIN_KEY);
+  (login.trusted ? localStorage : sessionStorage).setItem(LOGIN_KEY, JSON.stringify(login));
+}
+
+// ---- words
+const model = {
+  login: null, connection: "idle", error: "", state: null, clock: null, status: null, sender: false,
+  book: null, last: null, foul: { miss: false, free_ball: false, before_stroke: false }, panel: null,
+  words: {}, english: {}, seen: new Map(), lastEventAt: null,
+};
+
+function t(key, vars) {
+  const lookup = (cat) => cat && ((cat.scorer && cat.scorer[key]) ?? (cat.screen && cat.screen[key]));
+  let v = lookup(model.words) ?? lookup(model.english) ?? key;
+  if (typeof v === "object") v = v[new Intl.PluralRules(settings.lang).select(vars && vars.n || 0)] ?? v.other;
+  return vars ? v.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : v;
+}
+
+async function loadWords() {
+  const get = async (lang) => (await fetch(`/i18n/${lang}.json`)).json();
+  model.english = await get("en");
+  model.words = settings.lang === "en" ? model.english : await get(settings.lang);
+  document.documentElement.lang = settings.lang;
+}
+
+// ---- the outbox, shared by the tabs of this login at this table under a Web Lock
+let outbox = null;
+const withLock = (name, fn) => (navigator.locks ? navigator.locks.request(name, fn) : Promise.resolve(fn()));
+const bookLock = () => `cueboard-score-book:${place}:${model.login.user}`;
+
+async function changeBook(fn) {
+  const result = await withLock(bookLock(), () => fn(outbox));
+  model.book = outbox.read();
+  draw();
+  pump();
+  return result;
+}
+
+// ---- MQTT
+let client = null;
+let inflight = null; // {id, at}: the tap this tab sent last and waits for
+let resendTimer = null;
+
+function connect() {
+  const { user, pass } = model.login;
+  model.connection = "connecting";
+  const id = `cueboard-${user}-${Math.random().toString(16).slice(2, 10)}`;
+  client = window.mqtt.connect(settings.broker, {
+    username: user, password: pass, clientId: id, protocolVersion: 5, clean: true,
+    reconnectPeriod: 2000, connectTimeout: 8000, keepalive: 20,
+  });
+  client.on("connect", () => {
+    model.connection = "online";
+    model.error = "";
+    inflight = null; // whatever was in flight is sent again, same id
+    client.subscribe([`${prefix}/state`, `${prefix}/event`, `${prefix}/rejected`, `${prefix}/status`], { qos: 1 });
+    draw();
+    pump();
+  });
+  client.on("error", (e) => {
+    // A refused login is the scorer's to act on; a lost connection is shown by the badge (and
+    // mqtt.js tries again by itself), not as a technical message.
+    if (/Not authorized|Bad User Name or Password|bad user/i.test(String(e.message))) model.error = t("bad_login");
+    draw();
+  });
+  client.on("close", () => { model.connection = "offline"; inflight = null; draw(); });
+  client.on("offline", () => { model.connection = "offline"; inflight = null; draw(); });
+  client.on("message", (topic, payload) => {
+    let msg;
+    try { msg = JSON.parse(payload.toString()); } catch { msg = payload.toString(); }
+    const kind = topic.slice(prefix.length + 1);
+    if (kind === "state" && msg && typeof msg === "object") {
+      model.state = msg;
+      // Shown again at once after a reload with no connection (marked offline by the badge).
+      localStorage.setItem(STATE_KEY, payload.toString());
+      model.clock = msg.clock || null;
+    } else if (kind === "status") {
+      model.status = typeof msg === "string" ? msg : String(payload);
+    } else if (kind === "event" && msg && msg.event) {
+      onEvent(msg);
+    } else if (kind === "rejected" && msg) {
+      onRejected(msg);
+    }
+    draw();
+  });
+}
+
+function describe(event) {
+  if (!event) return "";
+  const type = event.type;
+  if (type === "pot") {
+    const balls = event.balls || [];
+    const reds = balls.filter((b) => b === "red").length;
+    const rest = balls.filter((b) => b !== "red").map((b) => ballName(b));
+    return [t("tap.pot"), reds > 1 ? t("reds_n", { n: reds }) : reds ? ballName("red") : "", ...rest].filter(Boolean).join(" ");
+  }
+  if (type === "foul") {
+    const bits = [t("tap.foul")];
+    if (event.points) bits.push(String(event.points));
+    if (event.miss) bits.push(t("tap.miss"));
+    if (event.free_ball) bits.push(t("tap.free_ball"));
+    if (event.before_stroke) bits.push(t("tap.before_stroke"));
+    if (event.balls) bits.push(...event.balls.map(ballName));
+    return bits.join(" · ");
+  }
+  return t(`tap.${type}`);
+}
+
+const ballName = (b) => t(`ball.${b}`);
+
+function onEvent(msg) {
+  const event = msg.event;
+  const seq = msg.seq;
+  // What undo takes back: the event that made the state after `seq` (seen here as it was applied).
+  let answer = null;
+  if (event.type === "undo") answer = model.seen.get(seq + 1) || null;
+  else if (event.type === "redo") answer = model.seen.get(seq) || null;
+  else model.seen.set(seq, event);
+  if (msg.id && model.login && outbox) answered(msg.id, "applied", null, answer ? describe(answer) : null);
+}
+
+function onRejected(msg) {
+  if (!msg.id || !outbox) return;
+  const { verdict, reason } = verdictOf(msg.reason);
+  if (verdict === "later") {
+    if (inflight && inflight.id === msg.id) inflight = null; // not taken: sent again shortly, same id
+    scheduleResend();
+    return;
+  }
+  answered(msg.id, verdict, reason, null);
+}
+
+function answered(id, verdict, reason, tookBack) {
+  changeBook((box) => {
+    const tap = box.answer(id, verdict, reason, tookBack);
+    if (tap) model.last = tap;
+    if (inflight && inflight.id === id) inflight = null;
+  });
+}
+
+function scheduleResend() {
+  clearTimeout(resendTimer);
+  resendTimer = setTimeout(() => { inflight = null; pump(); }, RESEND_MS);
+}
+
+// One tab sends (the one holding the sender lock); the others show and add taps to the book.
+async function pump() {
+  if (!model.sender || !client || !client.connected || inflight) return;
+  await withLock(bookLock(), () => {
+    const head = outbox.head();
+    if (!head || inflight) return;
+    inflight = { id: head.id, at: Date.now() };
+    outbox.mark(head.id, "sent");
+    client.publish(`${prefix}/command/${model.login.user}`, JSON.stringify(head.line), { qos: 1 });
+    scheduleResend();
+  });
+  model.book = outbox.read();
+  draw();
+}
+
+function becomeSender() {
+  withLock(`cueboard-score-sender:${place}:${model.login.user}`, () => {
+    model.sender = true;
+    pump();
+    return new Promise(() => {}); // held while this tab lives
+  });
+}
+
+async function tap(line) {
+  if (!model.login) return;
+  if (navigator.vibrate) navigator.vibrate(15);
+  // A foul's calls (miss, free ball, before the stroke) are for that foul only.
+  if (line.type === "foul") model.foul = { miss: false, free_ball: false, before_stroke: false };
+  await changeBook((box) => { box.add(model.login.user, line, describe(line), Date.now()); });
+}
+
+// ---- what the table allows now (offered first; the rest stays reachable, the table decides)
+function snookerAllows(s) {
+  const over = s.frame_over;
+  return {
+    red: !over && (s.ball_on === "red" || (s.free_ball && s.reds > 0)),
+    colour: (c) => !over && (s.ball_on === "colour" || s.ball_on === c),
+    free: !over && s.free_ball,
+  };
+}
+
+// ---- drawing
+function Header() {
+  const s = model.state;
+  const conn = model.connection === "online" ? (model.status === "offline" ? "table_offline" : "online") : model.connection;
+  return html`<header class="bar">
+    <span class="where">${settings.table}</span>
+    <span class=${`conn ${conn}`} data-connection=${conn}>${t(`conn.${conn}`)}</span>
+    <span class="who">${model.login ? model.login.user : ""}</span>
+    ${model.state ? "" : html`<span class="hint">${t("waiting_state")}</span>`}
+  </header>`;
+}
+
+function clockText() {
+  const c = model.clock;
+  if (!c) return null;
+  if (c.running && c.ends_at) return `${Math.max(0, Math.ceil((Date.parse(c.ends_at) - Date.now()) / 1000))} s`;
+  if (c.paused) return `${Math.ceil(c.left)} s ${t("held")}`;
+  return c.left == null ? null : `${Math.ceil(c.left)} s`;
+}
+
+function Board() {
+  const s = model.state;
+  if (!s || !s.sides) return html`<section class="board empty">${t("no_match")}</section>`;
+  const snooker = s.game === "snooker";
+  const facts = [];
+  if (snooker) {
+    facts.push(["break", t("break"), s.break]);
+    facts.push(["remaining", t("remaining"), s.remaining]);
+    if (s.ball_on) facts.push(["ball_on", t("ball_on"), s.ball_on === "colour" ? t("ball.colour") : ballName(s.ball_on)]);
+    const need = s.snookers_required;
+    if (need) {
+      const name = s.sides[need.side].name;
+      facts.push(["snookers", "", need.count == null ? t("cannot_win", { name }) : t("snookers", { name, n: need.count })]);
+    }
+    if (s.free_ball) facts.push(["free_ball", t("free_ball"), "✓"]);
+  } else {
+    facts.push(["frame", "", t("frame", { n: s.frame })]);
+    if (s.open_table) facts.push(["open", t("open_table"), "✓"]);
+    if (s.visits) facts.push(["visits", t("visits"), s.visits]);
+    if (s.free_shot) facts.push(["free_shot", t("free_shot"), "✓"]);
+    if (s.black_on) facts.push(["black_on", t("black_on"), "✓"]);
+  }
+  const clock = clockText();
+  if (clock) facts.push(["clock", t("shot_clock"), clock]);
+  const ended = s.frame_over && s.frame_winner != null ? t("frame_won", { name: s.sides[s.frame_winner].name }) : null;
+  return html`<section class="board" data-game=${s.game}>
+    <div class="sides">
+      ${s.sides.map((side, i) => html`<div class=${`side${s.striker === i ? " striker" : ""}`} data-side=${i}>
+        <div class="name">${s.striker === i ? "▶ " : ""}${side.name}${!snooker && side.group ? html` <i class=${`group ${side.group}`}>${t(`group.${side.group}`)} ${side.balls_left}</i>` : ""}</div>
+        <div class="score">${snooker ? side.score : side.frames}</div>
+        <div class="frames">${snooker ? `${t("frames")} ${side.frames}` : t("frames")}</div>
+      </div>`)}
+    </div>
+    <div class="facts">${facts.map(([k, label, value]) => html`<span class=${`fact ${k}`}><small>${label}</small> <b>${value}</b></span>`)}</div>
+    ${ended ? html`<div class="ended">${ended}</div>` : ""}
+  </section>`;
+}
+
+function Key({ line, label, cls = "", offered = true, sub = "" }) {
+  return html`<button type="button" class=${`key ${cls}${offered ? "" : " later"}`} data-tap=${JSON.stringify(line)}
+    onClick=${() => tap(line)}>${label}${sub ? html`<small>${sub}</small>` : ""}</button>`;
+}
+
+const COLOURS = [["yellow", 2], ["green", 3], ["brown", 4], ["blue", 5], ["pink", 6], ["black", 7]];
+const letter = (ball) => t(`ball_letter.${ball}`); // the language's own initial (J for jaune)
+
+// A ball's key: its letter and its name, never its colour alone (one line on a phone held
+// upright, two when the keys are narrow).
+const ballLabel = (initial, name) => html`<span class="lbl"><b>${initial}</b><span class="dot"> · </span><span class="bname">${name}</span></span>`;
+
+function SnookerKeys({ s }) {
+  const allows = snookerAllows(s);
+  const f = model.foul;
+  const toggle = (k) => () => { model.foul = { ...f, [k]: !f[k] }; draw(); };
+  const foulLine = (points) => ({ type: "foul", points, ...(f.miss ? { miss: true } : {}),
+    ...(f.free_ball ? { free_ball: true } : {}), ...(f.before_stroke ? { before_stroke: true } : {}) });
+  const least = { yellow: 4, green: 4, brown: 4, blue: 5, pink: 6, black: 7 }[s.ball_on] || 4;
+  const lastSeen = model.seen.get(s.seq); // the event that made this state, when seen here
+  const afterFoul = !!lastSeen && lastSeen.type === "foul";
+  return html`<div class="keys snooker">
+    <div class="row reds">
+      ${[1, 2, 3].map((n) => html`<${Key} cls="ball red" line=${{ type: "pot", balls: Array(n).fill("red") }}
+        label=${n === 1 ? ballLabel(letter("red"), ballName("red")) : `${n} × ${letter("red")}`} offered=${allows.red} />`)}
+    </div>
+    <div class="row colours">
+      ${COLOURS.map(([c, v]) => html`<${Key} cls=${`ball ${c}`} line=${{ type: "pot", balls: [c] }}
+        label=${ballLabel(letter(c), ballName(c))} sub=${String(v)} offered=${allows.colour(c)} />`)}
+    </div>
+    <div class="row strokes">
+      <${Key} cls="plain" line=${{ type: "no_pot" }} label=${t("tap.no_pot")} offered=${!s.frame_over} />
+      <${Key} cls="ball free" line=${{ type: "pot", balls: ["free"] }} label=${t("tap.pot_free")} offered=${allows.free} />
+    </div>
+    <div class="row foul">
+      <button type="button" class=${`toggle${f.miss ? " on" : ""}`} aria-pressed=${f.miss} onClick=${toggle("miss")}>${f.miss ? "✓" : "+"} ${t("tap.miss")}</button>
+      <button type="button" class=${`toggle${f.free_ball ? " on" : ""}`} aria-pressed=${f.free_ball} onClick=${toggle("free_ball")}>${f.free_ball ? "✓" : "+"} ${t("tap.free_ball")}</button>
+      <button type="button" class=${`toggle${f.before_stroke ? " on" : ""}`} aria-pressed=${f.before_stroke} onClick=${toggle("before_stroke")}>${f.before_stroke ? "✓" : "+"} ${t("tap.before_stroke")}</button>
+    </div>
+    <div class="row foul values">
+      ${[4, 5, 6, 7].map((p) => html`<${Key} cls="foul" line=${foulLine(p)} label=${`${t("tap.foul")} ${p}`} offered=${!s.frame_over && p >= least} />`)}
+    </div>
+    <div class="row after">
+      <${Key} cls="plain" line=${{ type: "play_again" }} label=${t("tap.play_again")} offered=${afterFoul} />
+      <${Key} cls="plain" line=${{ type: "replace" }} label=${t("tap.replace")} offered=${afterFoul && !!lastSeen.miss} />
+    </div>
+    <div class="row end">
+      <${Key} cls="plain" line=${{ type: "concede" }} label=${t("tap.concede")} offered=${!s.frame_over} />
+      <${Key} cls="plain" line=${{ type: "claim" }} label=${t("tap.claim")} offered=${!s.frame_over && s.reds === 0 && (s.colours || []).length === 1} />
+      ${s.respotted_black && s.striker == null
+        ? s.sides.map((side, i) => html`<${Key} cls="plain" line=${{ type: "respotted_black", striker: i }} label=${`${t("tap.respotted_black")}: ${side.name}`} />`)
+        : ""}
+      <${Key} cls="plain next" line=${{ type: "next_frame" }} label=${t("tap.next_frame")} offered=${s.frame_over && !s.match_over} />
+    </div>
+  </div>`;
+}
+
+function BlackballKeys({ s }) {
+  const over = s.frame_over;
+  const mine = (s.sides[s.striker ?? 0] || {}).group;
+  const theirs = mine === "red" ? "yellow" : mine === "yellow" ? "red" : null;
+  const groupKey = (g, label) => html`<${Key} cls=${`ball ${g}`} line=${{ type: "pot", balls: [g] }}
+    label=${ballLabel(letter(g), label)} offered=${!over && (!mine || g === mine || s.free_shot)} />`;
+  return html`<div class="keys blackball">
+    <div class="row colours">
+      ${groupKey(mine || "red", mine ? `${t("own_ball")} (${ballName(mine)})` : ballName("red"))}
+      ${groupKey(theirs || "yellow", theirs ? `${t("opponent_ball")} (${ballName(theirs)})` : ballName("yellow"))}
+      <${Key} cls="ball black" line=${{ type: "pot", balls: ["black"] }} label=${ballLabel(letter("black"), ballName("black"))} offered=${!over && s.black_on} />
+    </div>
+    <div class="row strokes">
+      <${Key} cls="plain" line=${{ type: "no_pot" }} label=${t("tap.no_pot")} offered=${!over} />
+      <${Key} cls="foul" line=${{ type: "foul" }} label=${t("tap.foul")} offered=${!over} />
+      <${Key} cls="foul" line=${{ type: "loss" }} label=${t("tap.loss")} offered=${!over} />
+    </div>
+    <div class="row clock">
+      <${Key} cls="plain" line=${{ type: "clock" }} label=${t("tap.clock")} offered=${!over && !(model.clock && model.clock.running)} />
+      <${Key} cls="plain" line=${{ type: "clock_hold" }} label=${t("tap.clock_hold")} offered=${!!(model.clock && model.clock.running)} />
+      <${Key} cls="plain" line=${{ type: "clock_resume" }} label=${t("tap.clock_resume")} offered=${!!(model.clock && model.clock.paused)} />
+    </div>
+    <div class="row end">
+      <${Key} cls="plain" line=${{ type: "rerack" }} label=${t("tap.rerack")} offered=${!over} />
+      <${Key} cls="plain next" line=${{ type: "next_frame" }} label=${t("tap.next_frame")} offered=${over && !s.match_over} />
+    </div>
+  </div>`;
+}
+
+function Answers() {
+  const book = model.book;
+  if (!book) return "";
+  const pending = book.taps.filter((x) => x.status === "waiting" || x.status === "sent");
+  const last = [...book.taps].reverse().find((x) => x.status === "applied" || x.status === "refused");
+  return html`<section class="answers">
+    ${last ? html`<div class=${`last ${last.status}`} data-status=${last.status} data-id=${last.id}>
+      <b>${last.label}</b>: ${last.status === "applied"
+        ? (last.answer ? t(last.line.type === "undo" ? "undid" : "redid", { what: last.answer }) : t("applied"))
+        : `${t("refused")}: ${last.reason}`}
+    </div>` : ""}
+    ${book.held ? html`<div class="held" role="alert">
+      <p>${t("held_after_refusal", { n: pending.length })}</p>
+      <button type="button" class="key send" onClick=${() => changeBook((b) => b.release(true))}>${t("send_them")}</button>
+      <button type="button" class="key drop" onClick=${() => changeBook((b) => b.release(false))}>${t("drop_them")}</button>
+    </div>` : ""}
+    ${pending.length ? html`<div class="waiting">
+      <ol class="pending" aria-label=${t("waiting_taps")}><li class="count">${t("n_waiting", { n: pending.length })}</li>
+      ${pending.map((x) => html`<li data-id=${x.id} data-status=${x.status}>${x.label}</li>`)}
+    </ol></div>` : ""}
+  </section>`;
+}
+
+function Login() {
+  const submit = (e) => {
+    e.preventDefault();
+    const form = e.target;
+    start({ user: form.user.value.trim(), pass: form.pass.value, trusted: form.trusted.checked });
+  };
+  return html`<form class="login" onSubmit=${submit}>
+    <h1>${t("title", { table: settings.table })}</h1>
+    ${model.error ? html`<p class="error" role="alert">${model.error}</p>` : ""}
+    <label>${t("user")} <input name="user" autocomplete="username" required /></label>
+    <label>${t("password")} <input name="pass" type="password" autocomplete="current-password" required /></label>
+    <label class="check"><input name="trusted" type="checkbox" /> ${t("trust_device")}</label>
+    <button class="key" type="submit">${t("sign_in")}</button>
+  </form>`;
+}
+
+function App() {
+  if (!settings.broker || !settings.venue || !settings.table) {
+    return html`<p class="error" role="alert">${t("no_settings")}</p>`;
+  }
+  if (!model.login) return html`<${Login} />`;
+  const s = model.state;
+  return html`<${Header} />
+    <main class="scorer">
+      <${Board} />
+      ${model.error ? html`<p class="error" role="alert">${model.error}</p>` : ""}
+      <${Answers} />
+      ${s && s.game === "blackball" ? html`<${BlackballKeys} s=${s} />` : s && s.sides ? html`<${SnookerKeys} s=${s} />` : ""}
+      <div class="corrections">
+        <${Key} cls="plain undo" line=${{ type: "undo" }} label=${`↶ ${t("tap.undo")}`} />
+        <${Key} cls="plain redo" line=${{ type: "redo" }} label=${`↷ ${t("tap.redo")}`} />
+      </div>
+      <button type="button" class="signout" onClick=${signOut}>${t("sign_out")}</button>
+    </main>`;
+}
+
+let drawing = false;
+function draw() {
+  if (drawing) return;
+  drawing = true;
+  requestAnimationFrame(() => {
+    drawing = false;
+    render(html`<${App} />`, document.getElementById("app"));
+  });
+}
+
+function signOut() {
+  localStorage.removeItem(LOGIN_KEY);
+  sessionStorage.removeItem(LOGIN_KEY);
+  location.reload();
+}
+
+function start(login) {
+  model.login = login;
+  try { model.state = JSON.parse(localStorage.getItem(STATE_KEY) || "null"); } catch { model.state = null; }
+  keepLogin(login);
+  outbox = new Outbox(localStorage, `cueboard-score-taps:${place}:${login.user}`);
+  model.book = outbox.read();
+  window.addEventListener("storage", (e) => {
+    if (e.key === outbox.key) { model.book = outbox.read(); draw(); pump(); }
+  });
+  becomeSender();
+  connect();
+  keepAwake();
+  draw();
+}
+
+async function keepAwake() {
+  // A marker's phone must not sleep between strokes (Screen Wake Lock, where the browser has it).
+  if (!("wakeLock" in navigator)) return;
+  const ask = async () => { try { await navigator.wakeLock.request("screen"); } catch { /* refused: fine */ } };
+  await ask();
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") ask(); });
+}
+
+// The test drivers (tests/scorer_e2e.mjs) read what the page holds.
+window.cueboardScorer = { model, settings, outbox: () => outbox };
+
+// Installable, and loads with no connection once loaded (screen/score/sw.js).
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/score/sw.js", { scope: "/score" }).catch(() => {});
+
+await loadWords();
+const login = loginFromFragment() || storedLogin();
+if (login) start(login); else draw();
+setInterval(() => { if (model.clock && model.clock.running) draw(); }, 1000);

@@ -1,0 +1,32 @@
+// The scorer's service worker (docs/scorer.md): the page loads with no connection once it has
+// loaded once. Network first, so a new version of the page is taken as soon as the server is
+// reachable; the cached copy when it is not. Only the page's own files, never the broker.
+const CACHE = "cueboard-score-1";
+const SHELL = ["/score", "/score/score.js", "/score/outbox.js", "/score/ui.js", "/score/score.css",
+  "/score/manifest.json", "/vendor/preact.js", "/vendor/htm.js", "/vendor/mqtt.min.js", "/config.js",
+  "/favicon.svg", "/i18n/en.json", "/i18n/nl.json", "/i18n/sv.json", "/i18n/de.json", "/i18n/fr.json"];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  // The page itself under one key, whatever its query (?broker=&venue=&table=) says.
+  const key = request.mode === "navigate" ? "/score" : url.pathname;
+  event.respondWith(fetch(request).then((response) => {
+    if (response.ok) {
+      const copy = response.clone();
+      event.waitUntil(caches.open(CACHE).then((cache) => cache.put(key, copy)));
+    }
+    return response;
+  }).catch(() => caches.match(key).then((cached) => cached || Response.error())));
+});

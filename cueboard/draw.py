@@ -29,9 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-
-class DrawError(ValueError):
-    """A draw that cannot be made: the reason."""
+from .errors import DrawError
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,29 @@ True
 from __future__ import annotations
 
 __all__ = [
-    "BoxConfigError", "CatalogueError", "ConfigError", "ConfigFileError", "CueboardError", "DaemonRunning",
-    "DisplayConfigError", "HomeAssistantConfigError", "KeymapError", "MissingLibrary", "MqttConfigError",
-    "PkiError", "RejectedLine", "RenderError", "ReportError", "SpiUnavailable", "UnsupportedDriver", "VenueError",
+    "BoxConfigError",
+    "CatalogueError",
+    "ConfigError",
+    "ConfigFileError",
+    "CueboardError",
+    "DaemonRunning",
+    "DatabaseError",
+    "DisplayConfigError",
+    "DrawError",
+    "FixtureError",
+    "HomeAssistantConfigError",
+    "KeymapError",
+    "LogError",
+    "MissingLibrary",
+    "MqttConfigError",
+    "PkiError",
+    "RecordError",
+    "RejectedLine",
+    "RenderError",
+    "ReportError",
+    "SpiUnavailable",
+    "UnsupportedDriver",
+    "VenueError",
 ]
 
 
@@ -144,3 +164,36 @@ class MissingLibrary(CueboardError, RuntimeError):
 
 class SpiUnavailable(CueboardError, OSError):
     """A board's SPI bus cannot be had; the message says what to do (the board retries)."""
+
+
+# -- the league's side (fixtures, draws, the results archive) --------------------------------
+
+
+class FixtureError(CueboardError, ValueError):
+    """A fixture file refused: the file, the line (1: the header) and the reason."""
+
+    def __init__(self, where: str, line: int | None, reason: str) -> None:
+        at = f" line {line}" if line is not None else ""
+        super().__init__(f"{where}{at}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+class DrawError(CueboardError, ValueError):
+    """A draw that cannot be made: the reason."""
+
+
+class RecordError(CueboardError, ValueError):
+    """A record the archive refuses: which one and why."""
+
+
+class LogError(CueboardError):
+    """A log that cannot be read (status 1) or has a refused line (status 2), named."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class DatabaseError(CueboardError):
+    """A database that cannot be opened or used: the URL and the reason."""

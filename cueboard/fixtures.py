@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine import IllegalEvent, Match
-from .errors import CueboardError
+from .errors import FixtureError
 
 MAX_BYTES = 1024 * 1024
 """A match day's file is some kilobytes; a megabyte is a whole season. A bigger file is no
@@ -41,16 +41,6 @@ COLUMNS = ("competition", "day", "fixture", "home_team", "away_team", "home", "a
            "reds", "handicap_home", "handicap_away")
 REQUIRED = ("fixture", "home", "away")
 PAIR = " & "
-
-
-class FixtureError(CueboardError, ValueError):
-    """A fixture file refused: the file, the line (1: the header) and the reason."""
-
-    def __init__(self, where: str, line: int | None, reason: str) -> None:
-        at = f" line {line}" if line is not None else ""
-        super().__init__(f"{where}{at}: {reason}")
-        self.line = line
-        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def _open(args: argparse.Namespace) -> Any:
 
 
 def _guarded(args: argparse.Namespace, body: Any) -> int:
-    from .database import DatabaseError
+    from ..errors import DatabaseError
 
     try:
         status: int = body()
@@ -151,7 +151,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from .importer import LogError, read_log
+    from ..errors import LogError
+    from .importer import read_log
 
     try:
         records = [read_log(path, venue=args.venue, table=args.table, competition=args.competition)
@@ -171,7 +172,8 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _fixtures(args: argparse.Namespace) -> int:
-    from ..fixtures import FixtureError, read
+    from ..errors import FixtureError
+    from ..fixtures import read
 
     try:
         fixtures = read(args.file, competition=args.competition)

@@ -19,16 +19,12 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import CueboardError
+from ..errors import DatabaseError
 
 Row = tuple[Any, ...]
 
 BUSY_TIMEOUT = 30.0
 """Seconds a SQLite writer waits for another (an import beside the running service)."""
-
-
-class DatabaseError(CueboardError):
-    """A database that cannot be opened or used: the URL and the reason."""
 
 
 class _Cursor(Protocol):

@@ -12,18 +12,10 @@ played, replaces its earlier import.
 from __future__ import annotations
 
 from ..engine.record import BREAKS_FROM
-from ..errors import RejectedLine
+from ..errors import LogError, RecordError, RejectedLine
 from ..replay import lines_of
 from ..report import record_of_log
-from .records import Record, RecordError, checked, log_id
-
-
-class LogError(Exception):
-    """A log that cannot be read (status 1) or has a refused line (status 2), named."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
+from .records import Record, checked, log_id
 
 
 def read_log(path: str, *, venue: str | None = None, table: str | None = None, competition: str | None = None,

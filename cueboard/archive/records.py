@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CueboardError
+from ..errors import RecordError
 
 MAX_RECORD = 1024 * 1024
 """Bytes a record payload may have: a best-of-35 final's is some 30 KB."""
@@ -28,10 +28,6 @@ MAX_ID = 200
 FEED_FIELDS = ("ts",)
 """Fields the feed adds that do not change the match: left out of the digest, so the same
 record published again later is known as the same."""
-
-
-class RecordError(CueboardError, ValueError):
-    """A record the archive refuses: which one and why."""
 
 
 @dataclass(frozen=True)

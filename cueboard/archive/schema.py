@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .database import Database, DatabaseError
+from ..errors import DatabaseError
+from .database import Database
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .records import Record, RecordError, parse_payload
+from ..errors import RecordError
+from .records import Record, parse_payload
 from .store import Archive, Stored
 
 log = logging.getLogger(__name__)

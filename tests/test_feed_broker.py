@@ -244,6 +244,11 @@ def test_no_stale_states_after_a_restart(mosquitto_factory: Factory, feeds: Any,
     assert not stale and after[-1] == states[20]["seq"], after
 
 
+def _once(seqs: list[int]) -> list[int]:
+    """``seqs`` with a message repeated at once (QoS 1's resend) counted once."""
+    return [seq for i, seq in enumerate(seqs) if i == 0 or seq != seqs[i - 1]]
+
+
 def test_state_in_flight_when_the_network_breaks(mosquitto_broker: Mosquitto, feeds: Any) -> None:
     """The cable is pulled just after a state went out: paho resends that state (QoS 1) after
     the reconnect, and only then does the feed publish the newest one, so the retained state
@@ -267,8 +272,11 @@ def test_state_in_flight_when_the_network_breaks(mosquitto_broker: Mosquitto, fe
             assert feed.flush(30)
             feed.publish_event(4, {"type": "marker"})
             live.wait_for(lambda m: m.topic.endswith("/event") and m.json()["seq"] == 4)
-        states = [m.json()["seq"] for m in live.seen if m.topic.endswith("/state")]
-        events = [m.json()["seq"] for m in live.seen if m.topic.endswith("/event")]
+        # QoS 1 is at least once: a message that reached the broker just as the cable was held
+        # is sent again after the reconnect (seen once in CI under load), so a subscriber may get
+        # it twice in a row; what matters is the order and that the newest comes last.
+        states = _once([m.json()["seq"] for m in live.seen if m.topic.endswith("/state")])
+        events = _once([m.json()["seq"] for m in live.seen if m.topic.endswith("/event")])
         assert states == [1, 2, 3] and events == [2, 3, 4]
         with Subscriber(f"{PREFIX}/state", port=mosquitto_broker.port) as late:
             assert late.get().json()["seq"] == 3

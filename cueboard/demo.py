@@ -42,6 +42,7 @@ from typing import Any, TextIO
 
 from .config import parse_config
 from .daemon import Table
+from .games import kit
 from .local_broker import free_port, mosquitto_binary, mosquitto_broker
 from .resources import examples_dir
 
@@ -146,10 +147,9 @@ BOARDS = {"hub75-64x32": (64, 32), "hub75-128x64": (128, 64), "hub75-192x96": (1
 
 
 def keymap_names(game: str) -> tuple[str, str]:
-    """The shipped keymaps of the referee box and the keypad for ``game``."""
-    if game == "snooker":
-        return "referee-box-12.toml", "keypad-4x5.toml"
-    return "referee-box-12-blackball.toml", "keypad-4x5-blackball.toml"
+    """The shipped keymaps of the referee box and the keypad for ``game`` (its kit's demo)."""
+    demo = kit(game).demo
+    return demo.referee_box, demo.keypad
 
 
 def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x16", board: str | None = None,
@@ -162,8 +162,7 @@ def demo_config(work: Path, game: str, host: str, port: int, layout: str = "64x1
         display = {"device": "hub75", "width": width, "height": height, "backend": "emulator",
                    "emulator": "window" if window else "headless"}
     display["language"] = language
-    match = ({"game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": 7} if game == "snooker"
-             else {"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 5})
+    match = {"game": game, **kit(game).demo.match}
     raw = {
         "table": {"venue": "demo", "name": "table-1"},
         "match": match,
@@ -320,10 +319,9 @@ def _keyboard(factory: Any, keymap: Any, out: TextIO, status: list[str], below: 
 
 def _autoplay(table: Table, config: Any, events: int | None) -> None:
     """A realistic match, two events a second, through the daemon as if keyed in."""
-    from .simulate import blackball_log, realistic_log
+    from .simulate import realistic_log
 
-    setup = config.match_setup().to_json()
-    log = realistic_log(setup, random.Random(7)) if setup["game"] == "snooker" else blackball_log(5, seed=7)
+    log = realistic_log(config.match_setup().to_json(), random.Random(7))
     for n, obj in enumerate(log[1:]):
         if events is not None and n >= events:
             break

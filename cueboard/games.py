@@ -2,13 +2,17 @@
 
 Each game is one entry listing every part the product needs of it, in the manner of
 python-chess's variants: its rules (the engine's :class:`~cueboard.engine.Game`), the key
-grammar of its referee boxes and keypads (``cueboard.key_sequences``), its board layouts
-(``cueboard.boards.catalogue``), its simulator (``cueboard.simulate_snooker``,
-``cueboard.simulate_blackball``) and the sheet of its match record
-(``cueboard.engine.record``). Nothing registers itself on import: a new game is its folders
-and one entry here. Every part is required and checked when this module is imported
-(:class:`GameKit`), so a game missing a part is an error naming the game and the part, never
-a ``None`` later; a name the engine does not know is refused, naming the games there are.
+grammar of its referee boxes and keypads (``cueboard.key_sequences``), its simulator
+(``cueboard.simulate_snooker``, ``cueboard.simulate_blackball``), its printed result sheet
+(``cueboard.printed_sheet``) and its demo (``cueboard demo``'s keymaps and match). Two parts
+are listed below this registry, where the layer that uses them picks them by the game's
+name, and the entry reads them from there rather than listing them again: the board layouts
+(``LAYOUTS`` in ``cueboard.boards.catalogue``, the boards being below this module) and the
+sheet of the match record (``SHEETS`` in ``cueboard.engine.record``). Nothing registers
+itself on import: a new game is its folders and one entry here. Every part is required and
+checked when this module is imported (:class:`GameKit`, :func:`registry`), so a game missing
+a part is an error naming the game and the part, never a ``None`` later; a name the engine
+does not know is refused, naming the games there are.
 
 >>> kit("snooker").keys.game
 'snooker'
@@ -22,22 +26,23 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .boards.catalogue import BLACKBALL_LAYOUTS, LAYOUTS, SNOOKER_LAYOUTS
+from .boards.catalogue import LAYOUTS, LayoutsBySize
 from .boards.layout import Layout
 from .engine import GAMES, Game, find_game
 from .engine.blackball import Blackball
-from .engine.record import SHEETS, BlackballSheet, Sheet, SnookerSheet
+from .engine.record import SHEETS, Sheet
 from .engine.snooker import Snooker
 from .key_sequences import BlackballKeys, Grammar, SnookerKeys
+from .printed_sheet import BlackballPrinted, PrintedSheet, SnookerPrinted
 from .simulate_blackball import blackball_candidates, blackball_setup
-from .simulate_snooker import snooker_candidates, snooker_setup
+from .simulate_snooker import snooker_candidates, snooker_setup, snooker_stroke
 
-__all__ = ["KITS", "Candidate", "CandidateFn", "Event", "GameKit", "IncompleteGame", "SetupFn", "Simulator",
-           "kit"]
+__all__ = ["KITS", "Candidate", "CandidateFn", "Demo", "Event", "GameKit", "IncompleteGame", "SetupFn",
+           "Simulator", "StrokeFn", "kit", "registry"]
 
 Event = dict[str, Any]
 """An event as the JSON object of the log."""
@@ -49,6 +54,10 @@ CandidateFn = Callable[[dict[str, Any]], list[Candidate]]
 
 SetupFn = Callable[[random.Random], dict[str, Any]]
 
+StrokeFn = Callable[[dict[str, Any], random.Random, Event | None, tuple[float, float]], Event]
+"""From the state, the previous event and the striker's skill (a pot's chance at the start of
+a visit and within a break) to the next event a good player would make."""
+
 
 class IncompleteGame(TypeError):
     """A game's entry lacks a part, or a part is of another game: a programming error (not
@@ -59,11 +68,23 @@ class IncompleteGame(TypeError):
 @dataclass(frozen=True)
 class Simulator:
     """A game's part of the simulator (``cueboard.simulate``): ``candidates`` from the match's
-    ``state()`` to weighted candidate events, and ``setup`` from a ``random.Random`` to a
-    random match line."""
+    ``state()`` to weighted candidate events, ``setup`` from a ``random.Random`` to a random
+    match line, and ``stroke``, a model of good play for ``realistic_log`` (the demo, the
+    benches); a game without one is played there by weighted legal candidates."""
 
     candidates: CandidateFn
     setup: SetupFn
+    stroke: StrokeFn | None = None
+
+
+@dataclass(frozen=True)
+class Demo:
+    """What ``cueboard demo`` sets up for the game: the shipped keymaps of its referee box and
+    keypad (files in ``examples/keymaps``) and its match line's fields besides ``game``."""
+
+    referee_box: str
+    keypad: str
+    match: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -73,67 +94,79 @@ class GameKit:
     rules: type[Game[Any]]
     keys: Grammar
     """The key sequences of its referee boxes and keypads."""
-    layouts: tuple[type[Layout], ...]
-    """Its board layouts, one a size."""
     simulator: Simulator
     """Random legal matches, for the demo, the benches and the property tests."""
-    sheet: Sheet
-    """What its match record (``cueboard.engine.record``) writes of it."""
+    printed: PrintedSheet
+    """What its printed result sheet (``cueboard.sheet``) shows of it."""
+    demo: Demo
+    """What ``cueboard demo`` plays it with."""
+    layouts_by_size: LayoutsBySize = field(init=False, repr=False, compare=False)
+    """Its board layouts by (width, height): the boards' list (``cueboard.boards.catalogue``)."""
+    sheet: Sheet = field(init=False, repr=False, compare=False)
+    """What its match record writes of it: the engine's (``cueboard.engine.record``)."""
 
     def __post_init__(self) -> None:
         name = getattr(self.rules, "name", None)
         if not (isinstance(self.rules, type) and issubclass(self.rules, Game) and isinstance(name, str)):
             raise IncompleteGame(f"a game's rules are a named engine Game, not {self.rules!r}")
         parts: dict[str, tuple[object, type]] = {
-            "keys": (self.keys, Grammar), "simulator": (self.simulator, Simulator), "sheet": (self.sheet, Sheet)}
+            "keys": (self.keys, Grammar), "simulator": (self.simulator, Simulator),
+            "printed": (self.printed, PrintedSheet), "demo": (self.demo, Demo)}
         for part, (value, kind) in parts.items():
             if not isinstance(value, kind):
                 raise IncompleteGame(f"game {name!r}: its {part} must be a {kind.__name__}, not {value!r}")
-            game = getattr(value, "game", name)  # a simulator is the game's by where it is listed
+            game = getattr(value, "game", name)  # a simulator or a demo is the game's by where it is listed
             if game != name:
                 raise IncompleteGame(f"game {name!r}: its {part} are of the game {game!r}")
-        if not self.layouts:
-            raise IncompleteGame(f"game {name!r}: it has no board layouts")
-        for layout in self.layouts:
-            if layout.game != name:
-                raise IncompleteGame(f"game {name!r}: layout {layout.__name__} draws {layout.game!r}")
+        layouts = LAYOUTS.get(name)
+        if not layouts:
+            raise IncompleteGame(f"game {name!r}: it has no board layouts (LAYOUTS in cueboard/boards/catalogue.py)")
+        sheet = SHEETS.get(name)
+        if sheet is None:
+            raise IncompleteGame(f"game {name!r}: it has no record sheet (SHEETS in engine/record.py)")
+        object.__setattr__(self, "layouts_by_size", layouts)
+        object.__setattr__(self, "sheet", sheet)
 
     @property
     def name(self) -> str:
         return self.rules.name
 
     @property
-    def layouts_by_size(self) -> Mapping[tuple[int, int], type[Layout]]:
-        """Its layouts by (width, height)."""
-        return {(cls.width, cls.height): cls for cls in self.layouts}
+    def layouts(self) -> tuple[type[Layout], ...]:
+        """Its board layouts, one a size."""
+        return tuple(self.layouts_by_size.values())
 
 
 def registry(*kits: GameKit) -> Mapping[str, GameKit]:
     """The kits by game name: exactly the engine's games, each once; IncompleteGame naming the
-    game otherwise (a game of the engine with no kit, a kit of no engine game, one twice)."""
+    game otherwise (a game of the engine with no kit, a kit of no engine game, one twice, board
+    layouts or a record sheet for a game with no kit)."""
     out: dict[str, GameKit] = {}
     for entry in kits:
         if entry.name in out:
             raise IncompleteGame(f"game {entry.name!r} is listed twice")
         if GAMES.get(entry.name) is not entry.rules:
             raise IncompleteGame(f"game {entry.name!r} is not the engine's game of that name")
-        if LAYOUTS.get(entry.name, {}) != entry.layouts_by_size:
-            raise IncompleteGame(f"game {entry.name!r}: its layouts are not those the boards draw it with")
-        if type(SHEETS.get(entry.name)) is not type(entry.sheet):
-            raise IncompleteGame(f"game {entry.name!r}: its sheet is not the one its match record is written with")
         out[entry.name] = entry
     missing = sorted(set(GAMES) - set(out))
     if missing:
         raise IncompleteGame(f"no parts listed for the engine's game(s) {', '.join(map(repr, missing))}")
+    for where, listed in (("board layouts (cueboard/boards/catalogue.py)", LAYOUTS),
+                          ("record sheets (engine/record.py)", SHEETS)):
+        stray = sorted(set(listed) - set(out))
+        if stray:
+            raise IncompleteGame(f"{where} for {', '.join(map(repr, stray))}, which the registry does not list")
     return MappingProxyType(out)
 
 
 KITS: Mapping[str, GameKit] = registry(
-    GameKit(Snooker, SnookerKeys(), SNOOKER_LAYOUTS, Simulator(snooker_candidates, snooker_setup), SnookerSheet()),
-    GameKit(Blackball, BlackballKeys(), BLACKBALL_LAYOUTS, Simulator(blackball_candidates, blackball_setup),
-            BlackballSheet()),
+    GameKit(Snooker, SnookerKeys(), Simulator(snooker_candidates, snooker_setup, snooker_stroke), SnookerPrinted(),
+            Demo("referee-box-12.toml", "keypad-4x5.toml", {"sides": ["Ronnie", "Judd"], "best_of": 7})),
+    GameKit(Blackball, BlackballKeys(), Simulator(blackball_candidates, blackball_setup), BlackballPrinted(),
+            Demo("referee-box-12-blackball.toml", "keypad-4x5-blackball.toml",
+                 {"sides": ["Ann", "Bob"], "race_to": 5})),
 )
-"""Every game, one line each, with all its parts."""
+"""Every game, one entry each, with all its parts."""
 
 
 def kit(name: Any) -> GameKit:

@@ -5,7 +5,9 @@ name escaped. It shows both sides and the frames won, each frame's scores, winne
 ended, its breaks of 50 and over and its times, the match totals and high break, and lines
 for both sides and the referee to sign. Printed from any browser (``@page { size: A4 }``);
 one sheet a record, each on a new page. Times are shown in ``tz`` (the machine's own zone
-by default), and the sheet says which.
+by default), and the sheet says which. What a game adds (a snooker frame's points and breaks,
+a blackball frame's balls left) comes from its hooks, ``printed`` in its entry of
+:data:`cueboard.games.KITS` (:mod:`cueboard.printed_sheet`).
 
 >>> from cueboard.engine import Match
 >>> from cueboard.engine.record import record_of
@@ -19,8 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
-from html import escape
 from typing import Any
+
+from .games import kit
+from .printed_sheet import PrintedSheet, escaped
 
 __all__ = ["how_text", "result_sheet", "result_sheets"]
 
@@ -108,8 +112,12 @@ def short_names(record: Record) -> list[str]:
     return names
 
 
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
+_e = escaped
+
+
+def _printed(record: Record) -> PrintedSheet:
+    """The record's game's hooks on the sheet; IllegalEvent naming the games there are."""
+    return kit(record["game"]).printed
 
 
 def _when(iso: str | None, tz: tzinfo | None) -> datetime | None:
@@ -163,17 +171,7 @@ def _format_line(record: Record) -> str:
     elif record["race_to"] is not None:
         # "best of 1 frames" read as a slip on a league's sheet: one frame is said so.
         parts.append("one frame" if frames == 1 else f"best of {frames} frames (first to {record['race_to']})")
-    if game == "snooker":
-        if doubles:
-            parts.append("four-handed")
-        if record.get("reds", 15) != 15:
-            parts.append(f"{record['reds']} reds")
-        handicap = record.get("handicap") or [0, 0]
-        if any(handicap):
-            parts.append("handicap " + ", ".join(f"{s['name']} {h}" for s, h in zip(record["sides"], handicap,
-                                                                                   strict=True)))
-    elif doubles:
-        parts.append("doubles")
+    parts += _printed(record).format_parts(record, doubles)
     return " · ".join(parts)
 
 
@@ -196,34 +194,18 @@ def _verdict(record: Record, names: Sequence[str]) -> str:
     return f"{text} ({score} in frames)."
 
 
-def _high_break(record: Record) -> str:
-    best = record["high_break"]
-    if not best:
-        return "none"
-    return f"{best[0]['points']}: " + ", ".join(f"{b['player']} (frame {b['frame']})" for b in best)
-
-
 def _frame_row(record: Record, frame: Record, names: Sequence[str], tz: tzinfo | None) -> str:
-    snooker = record["game"] == "snooker"
+    printed = _printed(record)
     winner = frame["winner"]
     how, rule = how_text(frame, names)
     cells = [f'<td class="frame">{frame["frame"]}</td>', f"<td>{_e(names[frame['breaker']])}</td>"]
-    if snooker:
-        for side in (0, 1):
-            won = ' won' if winner == side else ''
-            cells.append(f'<td class="num{won}">{frame["scores"][side]}</td>')
+    cells += printed.score_cells(frame)
     cells.append(f'<td class="won">{_e(names[winner]) if winner is not None else "—"}</td>')
-    rule_html = f' <span class="rule">({_e(rule)})</span>' if rule and not snooker else ""
+    rule_html = f' <span class="rule">({_e(rule)})</span>' if rule and printed.shows_rule else ""
     corrected = frame["frame"] in _corrected_frames(record)
     mark = ' <span class="corrected">· corrected</span>' if corrected else ""
     cells.append(f'<td class="how">{_e(how)}{rule_html}{mark}</td>')
-    if snooker:
-        breaks = ", ".join(f"{b['player']} {b['points']}" for b in frame["breaks"])
-        cells.append(f'<td class="breaks">{_e(breaks)}</td>')
-    else:
-        left = frame.get("balls_left") or [None, None]
-        shown = [("–" if n is None else str(n)) for n in left]
-        cells.append(f'<td class="num">{shown[0]}</td><td class="num">{shown[1]}</td>')
+    cells += printed.tail_cells(frame)
     cells.append(f'<td class="time">{_clock(frame["started"], tz)}</td>')
     cells.append(f'<td class="time">{_clock(frame["ended"], tz)}</td>')
     return "<tr>" + "".join(cells) + "</tr>"
@@ -266,22 +248,16 @@ def _corrections(record: Record, tz: tzinfo | None) -> str:
 
 def _frames_table(record: Record, tz: tzinfo | None) -> str:
     names = short_names(record)
-    snooker = record["game"] == "snooker"
-    head = ['<th class="num">Frame</th>', "<th>Broke</th>"]
-    if snooker:
-        head += [f'<th class="num side-col">{_e(name)}</th>' for name in names]
-    head += ["<th>Winner</th>", "<th>How</th>"]
-    if snooker:
-        head.append(f"<th>Breaks of {record['breaks_from']}+</th>")
-    else:
-        head += [f'<th class="num side-col">{_e(name)}<br>balls left</th>' for name in names]
+    printed = _printed(record)
+    head = ['<th class="num">Frame</th>', "<th>Broke</th>", *printed.score_head(names), "<th>Winner</th>",
+            "<th>How</th>", *printed.tail_head(record, names)]
     head += ["<th>Start</th>", "<th>End</th>"]
     rows = [_frame_row(record, frame, names, tz) for frame in record["frames"]]
     if not rows:
         rows = [f'<tr><td colspan="{len(head)}">No frame finished.</td></tr>']
     won = record["frames_won"]
-    if snooker and record["totals"] is not None:
-        totals = record["totals"]
+    totals = printed.totals(record)
+    if totals is not None:
         foot = (f'<tr><th colspan="2">Totals</th><td class="num">{totals[0]}</td><td class="num">{totals[1]}</td>'
                 f'<td colspan="{len(head) - 4}">Frames won {won[0]}–{won[1]}</td></tr>')
     else:
@@ -309,11 +285,8 @@ def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None 
     won = record["frames_won"]
     result = (f'<div class="result">{sides[0]}<div class="frames-won"><span>{won[0]}</span>'
               f'<span class="dash">–</span><span>{won[1]}</span></div>{sides[1]}</div>')
-    notes = []
-    if record["game"] == "snooker":
-        notes.append(f"<b>High break</b> {_e(_high_break(record))}")
-        if record.get("handicap") and any(record["handicap"]):
-            notes.append("Scores include the handicap start.")
+    printed = _printed(record)
+    notes = printed.notes(record)
     agreed = (f"Signed as the correct result: {_e(names[0])} {won[0]}–{won[1]} {_e(names[1])}"
               if record["winner"] is not None else "Signed as the correct record of the frames played")
     zone = started.tzname() if started is not None else None
@@ -326,8 +299,7 @@ def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None 
     if zone:
         footer.append(f"times in {zone}")
     footer.append("re-racked frames are not listed")
-    if record["game"] == "snooker":
-        footer.append("a break is the points a player scores in one turn (Section 2 Rule 8)")
+    footer += printed.footer(record)
     notes_html = f'<p class="notes">{" · ".join(notes)}</p>' if notes else ""
     return (f'<section class="sheet"><header><div class="title"><h1>{_e(title or "Match result")}</h1>'
             f'<p class="format">{_e(_format_line(record))}</p></div><dl class="facts">{facts_html}</dl></header>'

@@ -32,7 +32,6 @@ from typing import Any
 
 from .engine import IllegalEvent, Match
 from .games import KITS, Candidate, CandidateFn, Event, SetupFn
-from .simulate_snooker import VALUE
 
 __all__ = ["CANDIDATES", "SETUPS", "Candidate", "CandidateFn", "Event", "SetupFn", "accepts", "blackball_log",
            "candidates", "choose", "final_log", "legal_events", "random_log", "random_setup",
@@ -130,79 +129,36 @@ def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
     return log
 
 
-# -- a realistic snooker match, for the benchmark ----------------------------------------
-
-
-def _realistic_stroke(state: dict[str, Any], rng: random.Random, last: Event | None,
-                      skill: tuple[float, float]) -> Event:
-    """The next event of a professional-looking frame: long pots at the start of a visit or
-    a safety, breaks of pots at ``skill`` per stroke, an occasional foul or miss."""
-    if state["frame_over"]:
-        return {"type": "next_frame"}
-    if state["striker"] is None:
-        return {"type": "respotted_black", "striker": rng.randrange(2)}
-    side = state["striker"]
-    on, reds, brk = state["ball_on"], state["reds"], state["break"]
-    needs = state["snookers_required"]
-    if last is not None and last["type"] == "foul":
-        if last.get("miss") and rng.random() < 0.7:
-            return {"type": "replace"}
-        if rng.random() < 0.08:
-            return {"type": "play_again"}
-    if (brk == 0 and needs is not None and needs["side"] == side
-            and (needs["count"] is None or needs["count"] > 1 or reds == 0 or rng.random() < 0.5)):
-        return {"type": "concede"}
-    if brk == 0 and state["colours"] == ["black"] and rng.random() < 0.5:
-        lead = state["sides"][side]["score"] - state["sides"][1 - side]["score"]
-        if lead > 7 and not state["aggregate"]:
-            return {"type": "claim"}
-    u = rng.random()
-    if u < (0.035 if brk == 0 else 0.008):
-        least = 4 if on in ("red", "colour") else max(4, VALUE[on])
-        foul: Event = {"type": "foul", "points": rng.choice((least, least, max(least, 5), 7))}
-        if reds and rng.random() < 0.1:
-            foul["reds_off"] = 1
-        if brk == 0 and state["colours"] != ["black"] and rng.random() < 0.4:
-            foul["miss"] = True
-        if state["colours"] != ["black"] and rng.random() < 0.1:
-            foul["free_ball"] = True
-        return foul
-    if brk == 0 and not state["free_ball"] and rng.random() < 0.6:
-        return {"type": "no_pot"}  # a safety
-    if rng.random() > (skill[0] if brk == 0 else skill[1]):
-        return {"type": "no_pot"}  # missed
-    if state["free_ball"] and rng.random() < 0.8:
-        return {"type": "pot", "balls": ["free"]}
-    if on == "red":
-        return {"type": "pot", "balls": ["red", "red"] if reds > 1 and rng.random() < 0.03 else ["red"]}
-    if on == "colour":
-        x = rng.random()
-        colour = "black" if x < 0.62 else "pink" if x < 0.85 else "blue" if x < 0.95 else "brown"
-        return {"type": "pot", "balls": [colour]}
-    return {"type": "pot", "balls": [on]}
+# -- a realistic match, for the demo and the benchmarks -----------------------------------
 
 
 def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None = None) -> list[Event]:
-    """A snooker match played to its end (or for ``events`` events) by two strong players.
+    """A match played to its end (or for ``events`` events) by two strong players: the game's
+    model of play (its simulator's ``stroke``), or weighted legal candidates for a game with
+    none.
 
     Every event is checked by the engine as it is made; should the model ever propose an
     illegal one, a random legal candidate is taken instead.
     """
+    stroke = KITS[setup["game"]].simulator.stroke
     match = Match.from_json(setup)
     log: list[Event] = [dict(setup)]
     skills = ((0.55, 0.9), (0.5, 0.88))
     last: Event | None = None
     while not match.position.match_over and (events is None or len(log) <= events):
-        state = match.state()
-        striker = state["striker"]
-        obj = _realistic_stroke(state, rng, last, skills[striker if striker is not None else 0])
-        try:
-            match.push(match.parse(obj))
-        except IllegalEvent:
-            fallback = choose(match, rng, undo=False)
-            if fallback is None:
+        obj: Event | None = None
+        if stroke is not None:
+            state = match.state()
+            striker = state["striker"]
+            obj = stroke(state, rng, last, skills[striker if striker is not None else 0])
+            try:
+                match.push(match.parse(obj))
+            except IllegalEvent:
+                obj = None
+        if obj is None:
+            obj = choose(match, rng, undo=False)
+            if obj is None:
                 break
-            obj = fallback
             match.push(match.parse(obj))
         log.append(obj)
         last = obj
@@ -218,13 +174,4 @@ def final_log(best_of: int = 35, seed: int = 2025) -> list[Event]:
 def blackball_log(race_to: int = 25, seed: int = 2025) -> list[Event]:
     """A deterministic blackball match, race to ``race_to``, played to its end: for the benchmark."""
     setup = {"type": "match", "game": "blackball", "sides": ["Ann", "Bob"], "race_to": race_to}
-    rng = random.Random(seed)
-    match = Match.from_json(setup)
-    log: list[Event] = [setup]
-    while not match.state()["match_over"]:
-        obj = choose(match, rng, undo=False)
-        if obj is None:
-            break
-        match.apply(match.parse(obj))
-        log.append(obj)
-    return log
+    return realistic_log(setup, random.Random(seed))

@@ -109,3 +109,52 @@ def snooker_setup(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.3:
         setup["first"] = 1
     return setup
+
+
+def snooker_stroke(state: dict[str, Any], rng: random.Random, last: Event | None,
+                      skill: tuple[float, float]) -> Event:
+    """The next event of a professional-looking frame: long pots at the start of a visit or
+    a safety, breaks of pots at ``skill`` per stroke, an occasional foul or miss."""
+    if state["frame_over"]:
+        return {"type": "next_frame"}
+    if state["striker"] is None:
+        return {"type": "respotted_black", "striker": rng.randrange(2)}
+    side = state["striker"]
+    on, reds, brk = state["ball_on"], state["reds"], state["break"]
+    needs = state["snookers_required"]
+    if last is not None and last["type"] == "foul":
+        if last.get("miss") and rng.random() < 0.7:
+            return {"type": "replace"}
+        if rng.random() < 0.08:
+            return {"type": "play_again"}
+    if (brk == 0 and needs is not None and needs["side"] == side
+            and (needs["count"] is None or needs["count"] > 1 or reds == 0 or rng.random() < 0.5)):
+        return {"type": "concede"}
+    if brk == 0 and state["colours"] == ["black"] and rng.random() < 0.5:
+        lead = state["sides"][side]["score"] - state["sides"][1 - side]["score"]
+        if lead > 7 and not state["aggregate"]:
+            return {"type": "claim"}
+    u = rng.random()
+    if u < (0.035 if brk == 0 else 0.008):
+        least = 4 if on in ("red", "colour") else max(4, VALUE[on])
+        foul: Event = {"type": "foul", "points": rng.choice((least, least, max(least, 5), 7))}
+        if reds and rng.random() < 0.1:
+            foul["reds_off"] = 1
+        if brk == 0 and state["colours"] != ["black"] and rng.random() < 0.4:
+            foul["miss"] = True
+        if state["colours"] != ["black"] and rng.random() < 0.1:
+            foul["free_ball"] = True
+        return foul
+    if brk == 0 and not state["free_ball"] and rng.random() < 0.6:
+        return {"type": "no_pot"}  # a safety
+    if rng.random() > (skill[0] if brk == 0 else skill[1]):
+        return {"type": "no_pot"}  # missed
+    if state["free_ball"] and rng.random() < 0.8:
+        return {"type": "pot", "balls": ["free"]}
+    if on == "red":
+        return {"type": "pot", "balls": ["red", "red"] if reds > 1 and rng.random() < 0.03 else ["red"]}
+    if on == "colour":
+        x = rng.random()
+        colour = "black" if x < 0.62 else "pink" if x < 0.85 else "blue" if x < 0.95 else "brown"
+        return {"type": "pot", "balls": [colour]}
+    return {"type": "pot", "balls": [on]}

@@ -1,7 +1,8 @@
 """Which layout draws which game on which board: the layouts of each game, listed.
 
-Nothing registers itself: :data:`SNOOKER_LAYOUTS` and :data:`BLACKBALL_LAYOUTS` name every
-layout, and ``cueboard.games`` gives each game its list. :func:`find_layout` picks one for a
+Nothing registers itself: :data:`LAYOUTS` names every layout of every game, once; the game
+registry (``cueboard.games``, above the boards) reads each game's from it and refuses a game
+with none, or layouts of a game it does not list. :func:`find_layout` picks one for a
 board: the layout of the board's size, else the largest that fits (drawn in the middle),
 else :class:`~.layout.TinyLayout`, which shows the two numbers in the 3x5 font on anything
 from 8x5 up. A game the boards do not know is drawn by the snooker layouts when its sides
@@ -19,12 +20,9 @@ from .layout import Layout, LayoutOptions, TinyLayout, fitting_size
 from .snooker import Snooker32x8, Snooker64x16, Snooker128x32
 from .view import BoardView
 
-__all__ = ["BLACKBALL_LAYOUTS", "LAYOUTS", "SNOOKER_LAYOUTS", "by_size", "family", "find_layout"]
+__all__ = ["LAYOUTS", "LayoutsBySize", "by_size", "family", "find_layout"]
 
 LayoutsBySize = Mapping[tuple[int, int], type[Layout]]
-
-SNOOKER_LAYOUTS: tuple[type[Layout], ...] = (Snooker32x8, Snooker64x16, Snooker128x32, *HALL_SNOOKER)
-BLACKBALL_LAYOUTS: tuple[type[Layout], ...] = (Blackball32x8, Blackball64x16, Blackball128x32, *HALL_BLACKBALL)
 
 
 def by_size(game: str, layouts: tuple[type[Layout], ...]) -> LayoutsBySize:
@@ -41,10 +39,10 @@ def by_size(game: str, layouts: tuple[type[Layout], ...]) -> LayoutsBySize:
 
 
 LAYOUTS: Mapping[str, LayoutsBySize] = MappingProxyType({
-    "snooker": by_size("snooker", SNOOKER_LAYOUTS),
-    "blackball": by_size("blackball", BLACKBALL_LAYOUTS),
+    "snooker": by_size("snooker", (Snooker32x8, Snooker64x16, Snooker128x32, *HALL_SNOOKER)),
+    "blackball": by_size("blackball", (Blackball32x8, Blackball64x16, Blackball128x32, *HALL_BLACKBALL)),
 })
-"""game -> {(width, height): layout class}."""
+"""game -> {(width, height): layout class}: every board layout, listed once."""
 
 
 def family(view: BoardView) -> str:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from mosquitto import TIMEOUT, Mosquitto, Subscriber, free_port, require_mosquitto
-from test_venue_tool import Client, cli, listening
+from mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
+from test_venue_tool import Client, Venue, cli, listening
 
 from cueboard.cli import parser
 from cueboard.venue.league import run as league_run
@@ -36,6 +36,7 @@ class Setup:
     directory: Path  # the league's
     bridges_port: int
     readers_port: int
+    club: Venue
 
     @property
     def ca(self) -> Path:
@@ -60,8 +61,8 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     ports = [free_port() for _ in range(4)]
     venue_dir = tmp_path / "venue"
     status, out = cli("init", "--dir", str(venue_dir), "--venue", "club", "--tables", "1", "--host", "localhost",
-                      "--bind", "127.0.0.1", "--tables-port", str(ports[0]), "--people-port", str(ports[1]),
-                      "--pages-port", str(ports[2]), "--screens-port", str(ports[3]))
+                      "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports[0]),
+                      "--people-port", str(ports[1]), "--pages-port", str(ports[2]), "--screens-port", str(ports[3]))
     assert status == 0, out
     bridge = (directory / "logins" / "venue-club.bridge.conf").read_text().replace(
         "/etc/mosquitto/certs/league-ca.crt", str(directory / "ca" / "venue-ca.crt"))
@@ -69,7 +70,8 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     with Mosquitto(tmp_path / "league-broker", port=bridges,
                    config=(directory / "mosquitto" / "league.conf").read_text()) as league, \
             Mosquitto(tmp_path / "venue-broker", port=ports[0], config=venue_conf) as venue:
-        yield Setup(league, venue, directory, bridges, readers)
+        ports_by_name = dict(zip(("tables", "people", "pages", "screens"), ports, strict=True))
+        yield Setup(league, venue, directory, bridges, readers, Venue(venue_dir, venue, ports_by_name))
 
 
 def bridge_up(setup: Setup) -> Subscriber:
@@ -86,6 +88,50 @@ def test_the_bridge_authenticates_and_brings_the_venue(setup: Setup) -> None:
     # The venue's own broker reports the bridge up as well (its notification, retained, locally).
     setup.venue.wait_for_log(lambda line: line.startswith("Received CONNACK on connection local.cueboard-bridge-")
                              or "Received CONNACK on connection local.cueboard-bridge-venue-club" in line)
+
+
+def test_the_records_bridge_logs_in_as_its_own_login_and_carries_a_record(setup: Setup) -> None:
+    """``add-venue`` writes the records' bridge too (issue 26): its own login and client id, so it
+    never takes the main bridge's session; a table's record crosses on it; its login writes its
+    venue's records and its own state, nothing else."""
+    with setup.reader("$SYS/broker/connection/+/state") as states, \
+            setup.reader("cueboard/club/t1/record") as league_records:
+        up: set[str] = set()
+
+        def both_up(m: Message) -> bool:
+            if m.payload == b"1":
+                up.add(m.topic.split("/")[3])
+            return up >= {"venue-club", "venue-club-results"}
+
+        states.wait_for(both_up)  # each bridge's retained state: 1, as its own login
+        since = len(setup.league.log)
+        record = b'{"schema": 1, "match_id": "club/t1/2026-11-26T20:00:00Z"}'
+        with Client(setup.club, "tables", "t1", client_id="cueboard-club-t1") as table:
+            assert table.publish("cueboard/club/t1/record", record) in ("Success", "No matching subscribers")
+        assert league_records.wait_for(lambda m: m.payload == record).topic == "cueboard/club/t1/record"
+        # It came on the records' bridge, as its own login (the broker's log names the client).
+        setup.league.wait_for_log(lambda line: "Received PUBLISH from venue-club-results (" in line
+                                  and "'cueboard/club/t1/record'" in line, since=since)
+        assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
+    password = (setup.directory / "logins" / "venue-club-results.password").read_text().strip()
+    with _login(setup, "venue-club-results", password) as records:
+        assert records.reason == "Success"
+        assert records.publish("cueboard/club/t1/state", b"{}") == "Not authorized"
+        assert records.publish("cueboard/other/t1/record", b"{}") == "Not authorized"
+        assert records.publish("$SYS/broker/connection/venue-club/state", b"0") == "Not authorized"
+        assert records.publish("cueboard/club/t2/record", b"{}") in ("Success", "No matching subscribers")
+
+
+def test_a_venue_whose_records_login_is_taken_is_refused_and_nothing_changes(
+        setup: Setup, capsys: pytest.CaptureFixture[str]) -> None:
+    """Venue ``club-results`` would log in as ``venue-club-results``, club's records login."""
+    before = (setup.directory / "league.json").read_text()
+    status, _ = league_cli("add-venue", "club-results", "--dir", str(setup.directory), "--no-reload")
+    assert status == 2
+    assert capsys.readouterr().err == ("cueboard league: venue 'club-results': the login 'venue-club-results' "
+                                       "is taken already at the league\n")
+    assert (setup.directory / "league.json").read_text() == before
+    assert not (setup.directory / "logins" / "venue-club-results-results.password").exists()
 
 
 def test_nobody_takes_the_bridges_id_or_fakes_a_venues_state(setup: Setup) -> None:

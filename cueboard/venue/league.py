@@ -5,12 +5,16 @@
   ``use_username_as_clientid``, so no client can take a bridge's id), the readers' listener
   (secure WebSockets, anonymous, read only: league screens and overlays) and a ``results``
   login that reads everything. Anonymous clients connect to the readers' listener only.
-- ``add-venue``: a venue's bridge login, and the lines the venue's broker needs to bridge to
-  the league (printed, and in ``logins/venue-<name>.bridge.conf``).
+- ``add-venue``: a venue's two bridge logins, and the lines the venue's broker needs to bridge
+  to the league (in ``logins/venue-<name>.bridge.conf``): ``venue-<name>`` carries everything
+  the venue publishes, ``venue-<name>-results`` the match records alone (docs/league.md: while
+  the link is down each bridge's queue holds 1,000 messages, which the main bridge fills within
+  minutes; the records' bridge holds days of records).
 
 The ACL: each venue's login writes its own venue's topics and its own bridge state,
-``$SYS/broker/connection/venue-<venue>/state``, nothing else; nobody else writes anything, so
-no client fakes a venue's state or a table's score. A reload (``systemctl reload mosquitto``)
+``$SYS/broker/connection/venue-<venue>/state``; its records login writes its venue's records
+(``cueboard/<venue>/+/record``) and its own bridge state, nothing else; nobody else writes
+anything, so no client fakes a venue's state or a table's score. A reload (``systemctl reload mosquitto``)
 takes a new venue without dropping the others.
 """
 
@@ -106,6 +110,9 @@ def league_acl(league: League) -> str:
         if login["role"] == "venue":
             lines += [f"topic write cueboard/{login['venue']}/#",
                       f"topic write $SYS/broker/connection/{name}/state"]
+        elif login["role"] == "records":
+            lines += [f"topic write cueboard/{login['venue']}/+/record",
+                      f"topic write $SYS/broker/connection/{name}/state"]
         else:
             lines += ["topic read cueboard/#", "topic read $SYS/broker/connection/+/state"]
     return "\n".join(lines) + "\n"
@@ -119,19 +126,26 @@ def write_league_files(league: League, directory: Path) -> None:
     _write(m / "passwords", "".join(login["hash"] + "\n" for login in league.logins.values()), 0o640)
 
 
-def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/league-ca.crt") -> str:
-    """What the venue's broker adds to bridge to the league (its password in the password line)."""
+def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/league-ca.crt", *,
+                 connection: str = "league", topic: str = "cueboard/#") -> str:
+    """What the venue's broker adds to bridge to the league (its password in the password line):
+    ``topic`` out at QoS 1 on a persistent session logged in as ``login``."""
     return "\n".join([
-        "connection league",
+        f"connection {connection}",
         f"address {league.hosts[0]}:{league.bridges_port}",
         f"bridge_cafile {ca}",
+        # The league takes a client id starting cueboard- (clientid_prefixes) and makes it the login.
         f"remote_clientid cueboard-bridge-{login}",
         f"remote_username {login}",
         "remote_password THE-PASSWORD-IN-THE-LOGIN-FILE",
         f"notification_topic $SYS/broker/connection/{login}/state",
         "cleansession false",
-        "topic cueboard/# out 1",
+        f"topic {topic} out 1",
     ])
+
+
+RECORDS_TOPIC = "cueboard/+/+/record"
+"""What the records' bridge carries (the tables' ``<prefix>/record``, docs/record.md)."""
 
 
 def _init(args: argparse.Namespace, out: TextIO) -> int:
@@ -159,18 +173,27 @@ def _add_venue(args: argparse.Namespace, out: TextIO) -> int:
     directory = Path(args.dir)
     league = League.load(directory)
     check_name("venue", args.venue)
-    login = f"venue-{args.venue}"
-    password = league.new_login(login, "venue", args.venue)
+    login, records = f"venue-{args.venue}", f"venue-{args.venue}-results"
+    for name in (login, records):  # both checked before either is taken: a refusal changes nothing
+        if name in league.logins:
+            raise VenueError(f"venue {args.venue!r}: the login {name!r} is taken already at the league")
+    passwords = {login: league.new_login(login, "venue", args.venue),
+                 records: league.new_login(records, "records", args.venue)}
     league.save(directory)
     write_league_files(league, directory)
-    path = _keep_password(directory, login, password)
-    lines = bridge_lines(league, login).replace("THE-PASSWORD-IN-THE-LOGIN-FILE", password)
+    paths = [_keep_password(directory, name, password) for name, password in passwords.items()]
+    lines = [bridge_lines(league, login).replace("THE-PASSWORD-IN-THE-LOGIN-FILE", passwords[login]),
+             "",
+             "# The match records on a bridge of their own (docs/league.md): its queue holds only records.",
+             bridge_lines(league, records, connection="league-results", topic=RECORDS_TOPIC).replace(
+                 "THE-PASSWORD-IN-THE-LOGIN-FILE", passwords[records])]
     bridge = directory / "logins" / f"{login}.bridge.conf"
     bridge.unlink(missing_ok=True)
     bridge.touch(mode=0o600)
-    bridge.write_text(lines + "\n")
-    print(f"venue {args.venue} added to the league: login {login}, password in {path}; its broker's bridge "
-          f"(append to its venue.conf, which then holds a password: chmod 640) in {bridge}", file=out)
+    bridge.write_text("\n".join(lines) + "\n")
+    print(f"venue {args.venue} added to the league: logins {login} and {records} (the match records' bridge), "
+          f"passwords in {paths[0]} and {paths[1]}; its broker's two bridges (append to its venue.conf, which "
+          f"then holds passwords: chmod 640) in {bridge}", file=out)
     return _reload(args, out)
 
 
@@ -185,7 +208,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     init.add_argument("--bridges-port", type=int, default=8883, help="MQTT/TLS for the bridges (8883)")
     init.add_argument("--readers-port", type=int, default=8884, help="secure WebSockets for readers (8884)")
     init.set_defaults(league_func=_init)
-    venue = sub.add_parser("add-venue", help="a venue's bridge login, and its bridge lines; then reload")
+    venue = sub.add_parser("add-venue", help="a venue's bridge logins (everything, and the match records "
+                           "alone), and its bridges' lines; then reload")
     venue.add_argument("--dir", default=DEFAULT_DIR, help=f"the league's folder (default {DEFAULT_DIR})")
     venue.add_argument("venue", help="the venue's name (its tables' [table] venue)")
     venue.add_argument("--reload", default=DEFAULT_RELOAD, metavar="COMMAND",

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -105,6 +105,66 @@ def test_the_archive_subscribes_again_now_and_then_to_catch_up_with_every_tables
             client.disconnect()
             client.loop_stop()
         assert service.counts["stored"] == 1 and archive.counts()["matches"] == 1
+
+
+LEAGUE_QUEUES = "\n".join(line for line in (ROOT / "examples" / "mosquitto" / "league.conf").read_text().splitlines()
+                          if line.split(" ", 1)[0] in ("max_inflight_messages", "max_queued_messages"))
+"""The league broker's in-flight window and queue for each client (examples/mosquitto/league.conf;
+``cueboard league init`` writes the same)."""
+
+
+class _SlowArchive:
+    """The archive whose first commit waits until the test says: a burst arrives while the
+    archive's database is busy, as a league night's match ends do."""
+
+    def __init__(self, archive: Archive) -> None:
+        self._archive = archive
+        self.db = archive.db
+        self.release = threading.Event()
+        self.waiting = threading.Event()
+
+    def put_many(self, records: Any) -> Any:
+        self.waiting.set()
+        assert self.release.wait(WAIT)
+        return self._archive.put_many(records)
+
+
+def test_a_burst_while_the_archive_commits_waits_for_it_and_is_not_dropped_by_the_league_broker(
+        mosquitto_factory: Callable[..., Mosquitto], tmp_path: Path) -> None:
+    """1,300 records published while the archive's first commit is held: past the league's
+    in-flight window (100) and queue (1,000) for one client. The broker drops nothing for the
+    archive (its MQTT 5 Receive Maximum takes them all in flight), and all 1,300 are stored.
+    With the window at 100 (MQTT 3.1.1) the broker dropped records for the archive here (issue 30)."""
+    broker = mosquitto_factory(extra=LEAGUE_QUEUES)
+    base = records(1)[0]
+    burst = [{**base, "match_id": f"club/t1/burst-{k:04d}"} for k in range(1300)]
+    with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive:
+        slow = _SlowArchive(archive)
+        service = ArchiveService(cast(Archive, slow), Connection(port=broker.port, client_id="cueboard-archive-b",
+                                                                 resync=0))
+        service.start()
+        client = publisher(broker)
+        try:
+            assert service.subscribed.wait(WAIT)
+            client.publish("cueboard/club/t1/record", json.dumps(burst[0]), qos=1).wait_for_publish(WAIT)
+            assert slow.waiting.wait(WAIT)  # the first commit is under way, and held
+            for rec in burst[1:]:
+                client.publish("cueboard/club/t1/record", json.dumps(rec), qos=1).wait_for_publish(WAIT)
+            # Every message is with the archive or at the broker before the commit goes on: the
+            # broker has logged each one it sent (or dropped) by the time the last is sent on.
+            broker.wait_for_log(lambda line: ("Sending PUBLISH to cueboard-archive-b" in line
+                                and "m1300," in line) or "dropped" in line)
+            slow.release.set()
+            wait_until(lambda: service.counts["stored"] >= 1300 or "dropped" in "".join(broker.log),
+                       "1,300 stored")
+        finally:
+            slow.release.set()
+            service.stop()
+            client.disconnect()
+            client.loop_stop()
+        assert not [line for line in broker.log if "dropped" in line]
+        assert dict(service.counts) == {"stored": 1300}
+        assert archive.counts()["matches"] == 1300
 
 
 def test_the_archive_carries_on_through_a_broker_restart(mosquitto_factory: Callable[..., Mosquitto],

@@ -4,6 +4,10 @@ Every ``import`` counts, a function-level one too (one hidden in a function is h
 hides); only imports under ``if TYPE_CHECKING:`` are left out, as they never run. Importing
 ``a.b.c`` also runs the ``__init__`` of ``a.b`` (unless the importer is inside it), so that
 is an edge too.
+
+Every module of ``cueboard/``, ``engine/`` and ``hw/`` has a layer in :data:`LAYERS` (a new
+module is placed there and in docs/layers.md's table, or this test says so), and imports
+only from its own layer and those below.
 """
 
 from __future__ import annotations
@@ -176,3 +180,74 @@ BELOW_THE_DAEMON = ("cueboard.boards", "cueboard.keymap", "cueboard.key_sequence
 def test_nothing_below_the_daemon_imports_it(name: str) -> None:
     above = {"cueboard.daemon", "cueboard.service", "cueboard.cli", "cueboard.demo", "cueboard.devices"}
     assert not (_reach(name) & above)
+
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("leaves", ("cueboard", "cueboard.errors", "cueboard.settings", "cueboard.languages", "cueboard.resources",
+                "cueboard.times", "cueboard.limits", "cueboard.private_files", "cueboard.remote_lines",
+                "cueboard.systemd", "cueboard.local_broker", "cueboard.web_server", "cueboard.seams",
+                "cueboard.inputs")),
+    ("engine", ("cueboard.engine", "cueboard.engine.*")),
+    ("hw", ("cueboard.hw", "cueboard.hw.*")),
+    ("game parts", ("cueboard.key_sequences", "cueboard.simulate_snooker", "cueboard.simulate_blackball",
+                    "cueboard.printed_sheet", "cueboard.answers", "cueboard.replay", "cueboard.boards",
+                    "cueboard.boards.*")),
+    ("games", ("cueboard.games",)),
+    ("table parts", ("cueboard.keymap", "cueboard.key_legend", "cueboard.journal", "cueboard.simulate",
+                     "cueboard.sheet", "cueboard.report", "cueboard.feed", "cueboard.feed_config",
+                     "cueboard.feed_payloads", "cueboard.home_assistant", "cueboard.config")),
+    ("daemon", ("cueboard.daemon",)),
+    ("service", ("cueboard.service", "cueboard.devices", "cueboard.referee_boxes")),
+    ("league and venue", ("cueboard.archive", "cueboard.archive.*", "cueboard.fixtures", "cueboard.draw",
+                          "cueboard.venue", "cueboard.venue.*")),
+    ("commands", ("cueboard.cli", "cueboard.demo", "cueboard.hwtest", "cueboard.keypad_sim",
+                  "cueboard.render_command", "cueboard.screen")),
+)
+"""docs/layers.md's table, bottom up: a module imports from its own layer and those below."""
+
+
+def layer_of(name: str) -> int | None:
+    """The rank of ``name``'s layer in :data:`LAYERS` (0 the bottom), None if it has none."""
+    found = [rank for rank, (_, names) in enumerate(LAYERS) for pattern in names
+             if name == pattern or (pattern.endswith(".*") and name.startswith(pattern[:-1]))]
+    assert len(found) <= 1, f"{name} is in two layers"
+    return found[0] if found else None
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = sorted(n for n in MODULES if layer_of(n) is None)
+    assert not unplaced, f"place {unplaced} in a layer: LAYERS in tests/test_layers.py and docs/layers.md's table"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_imports_from_its_layer_and_below(name: str) -> None:
+    rank = layer_of(name)
+    assert rank is not None
+    above = {t: LAYERS[r][0] for t in GRAPH[name] if (r := layer_of(t)) is not None and r > rank}
+    assert not above, f"{name} ({LAYERS[rank][0]}) imports from layers above it: {above}"
+
+
+def test_docs_layers_table_is_the_tests() -> None:
+    """docs/layers.md lists every layer with its modules, as :data:`LAYERS` has them (the
+    ``cueboard.`` left out, a package as ``archive/``)."""
+    text = (ROOT / "docs" / "layers.md").read_text()
+    rows = {line.split("|")[1].strip().strip("*"): line.split("|")[2] for line in text.splitlines()
+            if line.startswith("| ") and not line.startswith("| layer") and not line.startswith("|--")}
+    assert list(rows) == [layer for layer, _ in reversed(LAYERS)]
+    for layer, names in LAYERS:
+        shown = {w.strip("`, ") for w in rows[layer].split() if w.startswith("`")}
+        wanted = set()
+        for pattern in names:
+            short = pattern.removeprefix("cueboard.").removeprefix("cueboard")
+            if pattern.endswith(".*"):
+                continue  # the package's line stands for its modules
+            package = pattern in ("cueboard.engine", "cueboard.hw", "cueboard.boards", "cueboard.archive",
+                                  "cueboard.venue")
+            wanted.add(f"{short}/" if package else (short or "cueboard/__init__"))
+        assert shown == wanted, f"{layer}: docs/layers.md says {sorted(shown)}, the test {sorted(wanted)}"
+
+
+def test_the_layer_check_finds_an_upward_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(GRAPH, "cueboard.boards.view", {*GRAPH["cueboard.boards.view"], "cueboard.daemon"})
+    with pytest.raises(AssertionError, match=r"cueboard.boards.view \(game parts\) imports .*'cueboard.daemon'"):
+        test_a_module_imports_from_its_layer_and_below("cueboard.boards.view")

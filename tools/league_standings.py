@@ -1,6 +1,7 @@
-"""Redraw docs/img/league-standings.png: the archive's standings page (cueboard/archive/http.py)
-for a season of five players, served by ``cueboard archive serve`` and shot by headless
-Chromium.
+"""Redraw docs/img/league-standings.png and league-standings-phone.png: the archive's standings
+page (cueboard/archive/http.py) for a season of five players, served by ``cueboard archive
+serve`` and shot by headless Chromium on a laptop's screen and on a phone's (390 CSS pixels
+wide, at twice the pixels, as a phone draws it).
 
     .venv/bin/python tools/league_standings.py
 """
@@ -28,6 +29,9 @@ from cueboard.simulate import realistic_log
 
 ROOT = Path(__file__).resolve().parent.parent
 PICTURE = ROOT / "docs" / "img" / "league-standings.png"
+PHONE = ROOT / "docs" / "img" / "league-standings-phone.png"
+SHOTS = ((PICTURE, "1000,820", 1), (PHONE, "390,844", 2))
+"""Each picture, the window in CSS pixels, and the device's pixels to each CSS pixel."""
 PLAYERS = ["Ann Smith", "Bob Jones", "Cat Lee", "Dan Ross", "Eve Hart"]
 START = 1_795_000_000.0
 
@@ -70,13 +74,16 @@ def main() -> int:
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.1)
-            subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                            f"--user-data-dir={tmp}/profile", "--hide-scrollbars", "--window-size=1000,820",
-                            f"--screenshot={PICTURE}", page], check=True, capture_output=True, timeout=120)
+            for picture, size, scale in SHOTS:
+                subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                f"--user-data-dir={tmp}/profile", "--hide-scrollbars", f"--window-size={size}",
+                                f"--force-device-scale-factor={scale}", f"--screenshot={picture}", page],
+                               check=True, capture_output=True, timeout=120)
         finally:
             server.terminate()
             server.wait(30)
-    print(PICTURE)
+    for picture, _, _ in SHOTS:
+        print(picture)
     return 0
 
 

@@ -167,17 +167,34 @@ th:first-child, td:first-child {{ width: 3.5rem; }}
 tr:nth-child(even) td {{ background: #f3f7f4; }}
 td.pts {{ font-weight: 700; }}
 .century {{ color: #0b5d2a; font-weight: 700; }}
+.short {{ display: none; }} abbr {{ text-decoration: none; }}
+td.date {{ white-space: nowrap; }}
+.scroll {{ overflow-x: auto; }}
+/* A phone (390 CSS pixels): the short headings, tighter cells, every column in view (the
+   points most of all); a table wider still scrolls within itself, never off the page. */
+@media (max-width: 36rem) {{
+  body {{ margin: 1rem auto; padding: 0 .5rem; font-size: 15px; }}
+  .long {{ display: none; }} .short {{ display: inline; }}
+  th, td {{ padding: .35rem .3rem; }}
+  td.name, th.name {{ width: auto; }}
+  th:first-child, td:first-child {{ width: auto; }}
+}}
 </style></head><body>
 <h1>{title}</h1><p class="sub">{subtitle}</p>
-<table><thead><tr><th>Pos</th><th class="name">Name</th><th>P</th><th>W</th><th>L</th><th>Frames for</th>
-<th>Frames against</th><th>+/-</th><th>Points</th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th><abbr title="Position">Pos</abbr></th><th class="name">Name</th>
+<th><abbr title="Played">P</abbr></th><th><abbr title="Won">W</abbr></th><th><abbr title="Lost">L</abbr></th>
+<th><abbr title="Frames for"><span class="long">Frames for</span><span class="short">F</span></abbr></th>
+<th><abbr title="Frames against"><span class="long">Frames against</span><span class="short">A</span></abbr></th>
+<th>+/-</th><th><abbr title="Points"><span class="long">Points</span><span class="short">Pts</span></abbr></th>
+</tr></thead><tbody>
 {rows}
-</tbody></table>
+</tbody></table></div>
 <h2>Breaks of 50 and over <small>(centuries in green)</small></h2>
-<table><thead><tr><th>Break</th><th class="name">Player</th><th class="name">Against</th><th>Date</th></tr></thead>
+<div class="scroll"><table><thead><tr><th>Break</th><th class="name">Player</th><th class="name">Against</th>
+<th>Date</th></tr></thead>
 <tbody>
 {breaks}
-</tbody></table>
+</tbody></table></div>
 </body></html>
 """
 
@@ -194,7 +211,7 @@ async def page(request: web.Request) -> web.Response:
         f"<td class=pts>{r.points}</td></tr>" for r in rows) or "<tr><td colspan=9>No results yet</td></tr>"
     listed = "\n".join(
         f"<tr><td{' class=century' if b['century'] else ''}>{b['points']}</td><td class=name>{e(b['player'])}</td>"
-        f"<td class=name>{e(b['against'])}</td><td>{e(b['date'] or '')}</td></tr>" for b in found[:50]
+        f"<td class=name>{e(b['against'])}</td><td class=date>{e(b['date'] or '')}</td></tr>" for b in found[:50]
     ) or "<tr><td colspan=4>No breaks of 50 yet</td></tr>"
     rules = Rules(_int(request, "win", 2), _int(request, "loss", 0), _int(request, "frame", 0))
     subtitle = (f"{sum(r.played for r in rows) // 2} matches played. {rules.win} points for a win"

@@ -42,7 +42,6 @@ import argparse
 import json
 import os
 import random
-import selectors
 import shutil
 import signal
 import subprocess
@@ -61,6 +60,7 @@ sys.path.insert(1, str(ROOT / "tests"))
 
 from league import league_settings, table_name, venue_bridge, venue_name  # noqa: E402
 from stats import percentile  # noqa: E402
+from workers import Worker  # noqa: E402
 
 HOST = "127.0.0.1"
 WAIT = 120.0
@@ -155,36 +155,6 @@ def tables_worker(venue_index: int, venues: int, port: int, tables: int, matches
     out.write_text(json.dumps({"finals": finals, "flushed": flushed, "dropped": sum(f.dropped for f in feeds)}))
 
 
-class Worker:
-    def __init__(self, args: list[str], name: str) -> None:
-        self.name = name
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)])}
-        self.process = subprocess.Popen([sys.executable, str(Path(__file__)), *args], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-    def expect(self, word: str, timeout: float = WAIT) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
-        with selectors.DefaultSelector() as sel:
-            sel.register(stdout, selectors.EVENT_READ)
-            if not sel.select(timeout):
-                raise TimeoutError(f"{self.name}: no {word!r} within {timeout} s")
-        line = stdout.readline().strip()
-        if line != word:
-            err = self.process.stderr.read() if self.process.poll() is not None and self.process.stderr else ""
-            raise RuntimeError(f"{self.name}: {line or 'exited'} (expected {word!r}) {err[-2000:]}")
-
-    def send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-
-
 def _earlier(stamp: str, seconds: float) -> str:
     """An archive's ``stored_at`` (ISO 8601 UTC) ``seconds`` earlier, in the same form."""
     from datetime import datetime, timedelta
@@ -244,8 +214,9 @@ def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms
         league.wait_for_log(lambda line: "cueboard-archive-bench" in line and "SUBSCRIBE" in line.upper())
         pool = match_pool()
         (tmp / "pool.json").write_text(json.dumps(pool))
-        workers = [Worker(["tables", str(v), str(venues), str(brokers[v].port), str(tables), str(matches),
-                           str(seconds), str(tmp / f"{venue_name(v)}.json"), str(tmp / "pool.json")], venue_name(v))
+        workers = [Worker(Path(__file__), ["tables", str(v), str(venues), str(brokers[v].port), str(tables),
+                                           str(matches), str(seconds), str(tmp / f"{venue_name(v)}.json"),
+                                           str(tmp / "pool.json")], venue_name(v), wait=WAIT)
                    for v in range(venues)]
         stack.callback(lambda: [w.kill() for w in workers])
         for w in workers:

@@ -54,14 +54,13 @@ import os
 import random
 import selectors
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -69,6 +68,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT / "tests"))
 
 from stats import percentile  # noqa: E402
+from workers import Worker  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "mosquitto"
 HOST = "127.0.0.1"
@@ -379,53 +379,6 @@ def subscribers_worker(specs: list[dict[str, Any]], out: Path) -> None:
 # -- the coordinator ---------------------------------------------------------------------------
 
 
-class Worker:
-    """A worker process of this file, spoken to by lines on its standard input and output."""
-
-    def __init__(self, args: list[str], name: str) -> None:
-        self.name = name
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)])}
-        self.process = subprocess.Popen([sys.executable, str(Path(__file__)), *args], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-    def expect(self, word: str, timeout: float = WAIT) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
-        with selectors.DefaultSelector() as sel:
-            sel.register(stdout, selectors.EVENT_READ)
-            if not sel.select(timeout):
-                raise TimeoutError(f"{self.name}: no {word!r} within {timeout} s")
-        line = stdout.readline().strip()
-        if line != word:
-            err = self.process.stderr.read() if self.process.poll() is not None and self.process.stderr else ""
-            raise RuntimeError(f"{self.name}: {line or 'exited'} (expected {word!r}) {err[-2000:]}")
-
-    def send(self, line: str) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        stdin.write(line + "\n")
-        stdin.flush()
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def finish(self, timeout: float = WAIT) -> None:
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.returncode:
-            stderr: IO[str] | None = self.process.stderr
-            raise RuntimeError(f"{self.name} failed: {stderr.read()[-2000:] if stderr else ''}")
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-
 def _summary(ns: list[int]) -> dict[str, Any]:
     if not ns:
         return {"n": 0}
@@ -453,7 +406,8 @@ def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tup
         brokers = {}
         for venue in names:
             brokers[venue] = stack.enter_context(Mosquitto(tmp / venue, extra=venue_bridge(venue, league.port)))
-            league.wait_for_log(lambda line, v=venue: f" as venue-{v} " in line, WAIT)
+            # The bridge's client id is venue.conf's remote_clientid, cueboard-bridge-venue-<venue>.
+            league.wait_for_log(lambda line, v=venue: f" as cueboard-bridge-venue-{v} " in line, WAIT)
         # The subscribers: everything, one venue each (the venues in turn), a screen at each venue.
         specs = [{"name": f"all{i:02d}", "kind": "league, everything", "port": league.port,
                   "prefix": "cueboard/+/+", "venue": None} for i in range(everything)]
@@ -485,7 +439,9 @@ def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tup
             subs = []
             for i, group in enumerate(groups):
                 out = tmp / f"subscribers-{i}.json"
-                subs.append((Worker(["subscribers", json.dumps(group), str(out)], f"subscribers {i}"), out))
+                worker = Worker(Path(__file__), ["subscribers", json.dumps(group), str(out)], f"subscribers {i}",
+                                wait=WAIT)
+                subs.append((worker, out))
             workers += [w for w, _ in subs]
             for w, _ in subs:
                 w.expect("ready")
@@ -494,7 +450,7 @@ def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tup
                 out = tmp / f"tables-{venue}.json"
                 args = ["tables", venue, str(brokers[venue].port), str(tables), str(v * tables), str(total), str(out),
                         "compact" if compact else "full"]
-                pubs.append((Worker(args, f"tables {venue}"), out))
+                pubs.append((Worker(Path(__file__), args, f"tables {venue}", wait=WAIT), out))
             workers += [w for w, _ in pubs]
             for w, _ in pubs:
                 w.expect("ready")

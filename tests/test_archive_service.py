@@ -51,6 +51,40 @@ def publisher(broker: Mosquitto) -> mqtt.Client:
     return client
 
 
+class Tables:
+    """A publisher of tables' records to ``broker`` (each on its table's topic), while in use."""
+
+    def __init__(self, broker: Mosquitto) -> None:
+        self.client = publisher(broker)
+
+    def send(self, rec: dict[str, Any] | bytes, *, table: str | None = None, retain: bool = False) -> None:
+        """``rec`` on ``cueboard/club/<its table>/record`` (bytes as they are, on ``table``'s)."""
+        payload = rec if isinstance(rec, bytes) else json.dumps(rec)
+        topic = f"cueboard/club/{table or (rec['table'] if isinstance(rec, dict) else 't1')}/record"
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(WAIT)
+
+    def __enter__(self) -> Tables:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@contextlib.contextmanager
+def running(archive: Archive, broker: Mosquitto, client_id: str, *, subscribed: bool = True,
+            **connection: Any) -> Iterator[ArchiveService]:
+    """The archive service on ``broker`` (subscribed, unless told not to wait), stopped after."""
+    service = ArchiveService(archive, Connection(port=broker.port, client_id=client_id, **connection))
+    service.start()
+    try:
+        if subscribed:
+            assert service.subscribed.wait(WAIT)
+        yield service
+    finally:
+        service.stop()
+
+
 def records(count: int, *, first: int = 0) -> list[dict[str, Any]]:
     """``count`` finished matches on tables t1-t8, each its own match id."""
     out = []
@@ -64,21 +98,12 @@ def test_records_from_a_broker_are_stored_once_however_often_they_come(mosquitto
                                                                        tmp_path: Path) -> None:
     sent = records(6)
     with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive:
-        service = ArchiveService(archive, Connection(port=mosquitto_broker.port, client_id="cueboard-archive-t"))
-        service.start()
-        try:
-            assert service.subscribed.wait(WAIT)
-            client = publisher(mosquitto_broker)
+        with running(archive, mosquitto_broker, "cueboard-archive-t") as service, Tables(mosquitto_broker) as tables:
             for rec in [*sent, *sent[:3]]:  # three of them delivered twice
-                topic = f"cueboard/club/{rec['table']}/record"
-                client.publish(topic, json.dumps(rec), qos=1).wait_for_publish(WAIT)
-            client.publish("cueboard/club/t9/record", b"{not json", qos=1).wait_for_publish(WAIT)
-            client.publish("cueboard/club/t9/record", b"", qos=1).wait_for_publish(WAIT)
+                tables.send(rec)
+            tables.send(b"{not json", table="t9")
+            tables.send(b"", table="t9")
             wait_until(lambda: sum(service.counts.values()) == 11, "11 messages handled")
-            client.disconnect()
-            client.loop_stop()
-        finally:
-            service.stop()
         counts = archive.counts()
         stored = archive.records()
     assert dict(service.counts) == {"stored": 6, "same": 3, "refused": 1, "empty": 1}
@@ -91,19 +116,10 @@ def test_the_archive_subscribes_again_now_and_then_to_catch_up_with_every_tables
     """A record the league broker dropped (its queue for a client that fell behind is
     bounded) is caught up from the table's retained record at the next subscription again."""
     rec = records(1)[0]
-    with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive:
-        service = ArchiveService(archive, Connection(port=mosquitto_broker.port, client_id="cueboard-archive-rs",
-                                                     resync=0.5))
-        client = publisher(mosquitto_broker)
-        client.publish(f"cueboard/club/{rec['table']}/record", json.dumps(rec), qos=1, retain=True).wait_for_publish(
-            WAIT)
-        service.start()
-        try:
+    with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive, Tables(mosquitto_broker) as tables:
+        tables.send(rec, retain=True)
+        with running(archive, mosquitto_broker, "cueboard-archive-rs", subscribed=False, resync=0.5) as service:
             wait_until(lambda: service.counts["same"] >= 2, "the retained record sent again twice")
-        finally:
-            service.stop()
-            client.disconnect()
-            client.loop_stop()
         assert service.counts["stored"] == 1 and archive.counts()["matches"] == 1
 
 
@@ -140,28 +156,21 @@ def test_a_burst_while_the_archive_commits_waits_for_it_and_is_not_dropped_by_th
     burst = [{**base, "match_id": f"club/t1/burst-{k:04d}"} for k in range(1300)]
     with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive:
         slow = _SlowArchive(archive)
-        service = ArchiveService(cast(Archive, slow), Connection(port=broker.port, client_id="cueboard-archive-b",
-                                                                 resync=0))
-        service.start()
-        client = publisher(broker)
-        try:
-            assert service.subscribed.wait(WAIT)
-            client.publish("cueboard/club/t1/record", json.dumps(burst[0]), qos=1).wait_for_publish(WAIT)
-            assert slow.waiting.wait(WAIT)  # the first commit is under way, and held
-            for rec in burst[1:]:
-                client.publish("cueboard/club/t1/record", json.dumps(rec), qos=1).wait_for_publish(WAIT)
-            # Every message is with the archive or at the broker before the commit goes on: the
-            # broker has logged each one it sent (or dropped) by the time the last is sent on.
-            broker.wait_for_log(lambda line: ("Sending PUBLISH to cueboard-archive-b" in line
-                                and "m1300," in line) or "dropped" in line)
-            slow.release.set()
+        with running(cast(Archive, slow), broker, "cueboard-archive-b", resync=0) as service, \
+                Tables(broker) as tables:
+            try:
+                tables.send(burst[0], table="t1")
+                assert slow.waiting.wait(WAIT)  # the first commit is under way, and held
+                for rec in burst[1:]:
+                    tables.send(rec, table="t1")
+                # Every message is with the archive or at the broker before the commit goes on:
+                # the broker has logged each one it sent (or dropped) by the time the last is sent.
+                broker.wait_for_log(lambda line: ("Sending PUBLISH to cueboard-archive-b" in line
+                                    and "m1300," in line) or "dropped" in line)
+            finally:
+                slow.release.set()  # never left held: the service's stop waits for its writer
             wait_until(lambda: service.counts["stored"] >= 1300 or "dropped" in "".join(broker.log),
                        "1,300 stored")
-        finally:
-            slow.release.set()
-            service.stop()
-            client.disconnect()
-            client.loop_stop()
         assert not [line for line in broker.log if "dropped" in line]
         assert dict(service.counts) == {"stored": 1300}
         assert archive.counts()["matches"] == 1300
@@ -174,26 +183,16 @@ def test_the_archive_carries_on_through_a_broker_restart(mosquitto_factory: Call
     broker = mosquitto_factory(persistence=True)
     sent = records(4)
     with Archive.open(f"sqlite:///{tmp_path}/a.db") as archive:
-        service = ArchiveService(archive, Connection(port=broker.port, client_id="cueboard-archive-restart"))
-        service.start()
-        try:
-            assert service.subscribed.wait(WAIT)
-            client = publisher(broker)
-            topic = f"cueboard/club/{sent[0]['table']}/record"
-            client.publish(topic, json.dumps(sent[0]), qos=1).wait_for_publish(WAIT)
-            wait_until(lambda: service.counts["stored"] == 1, "the first record stored")
-            client.disconnect()
-            client.loop_stop()
+        with running(archive, broker, "cueboard-archive-restart") as service:
+            with Tables(broker) as tables:
+                tables.send(sent[0])
+                wait_until(lambda: service.counts["stored"] == 1, "the first record stored")
             broker.restart()
             assert service.subscribed.wait(WAIT)  # reconnected and subscribed again
-            client = publisher(broker)
-            for rec in sent[1:]:
-                client.publish(f"cueboard/club/{rec['table']}/record", json.dumps(rec), qos=1).wait_for_publish(WAIT)
-            wait_until(lambda: service.counts["stored"] == 4, "all four stored")
-            client.disconnect()
-            client.loop_stop()
-        finally:
-            service.stop()
+            with Tables(broker) as tables:
+                for rec in sent[1:]:
+                    tables.send(rec)
+                wait_until(lambda: service.counts["stored"] == 4, "all four stored")
         assert archive.counts()["matches"] == 4 and set(archive.revisions().values()) == {1}
 
 
@@ -217,22 +216,16 @@ def test_postgresql_restarting_under_the_archive_loses_nothing(mosquitto_factory
             serving = threading.Thread(target=service.serve, args=(done,), daemon=True)
             serving.start()
             assert service.subscribed.wait(WAIT)
-            client = publisher(broker)
-
-            def send(rec: dict[str, Any]) -> None:
-                client.publish(f"cueboard/club/{rec['table']}/record", json.dumps(rec), qos=1).wait_for_publish(WAIT)
-
-            for rec in sent[:3]:
-                send(rec)
-            wait_until(lambda: service.counts["stored"] == 3, "three stored")
-            server.stop()
-            for rec in sent[3:]:
-                send(rec)
-            wait_until(lambda: service.counts["failed"] >= 1, "a write failed")
-            server.start()
-            wait_until(lambda: service.counts["stored"] == 6, "all six stored")
-            client.disconnect()
-            client.loop_stop()
+            with Tables(broker) as tables:
+                for rec in sent[:3]:
+                    tables.send(rec)
+                wait_until(lambda: service.counts["stored"] == 3, "three stored")
+                server.stop()
+                for rec in sent[3:]:
+                    tables.send(rec)
+                wait_until(lambda: service.counts["failed"] >= 1, "a write failed")
+                server.start()
+                wait_until(lambda: service.counts["stored"] == 6, "all six stored")
             done.set()
             serving.join(WAIT)
             counts, revisions = archive.counts(), archive.revisions()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import os
 import random
 import select
@@ -57,7 +58,7 @@ def embedded_broker(port: int, ws_port: int) -> Iterator[None]:
     """An amqtt broker on loopback in a thread of its own, for as long as the demo runs: the
     fallback where Debian's mosquitto cannot be had (amqtt, the demo extra, imported here
     because a plain install does not have it)."""
-    from amqtt.broker import Broker  # type: ignore[import-untyped]
+    from amqtt.broker import Broker  # type: ignore[import-untyped]  # amqtt ships no type hints (no py.typed, no stubs)
 
     config = {"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"},
                             "ws": {"type": "ws", "bind": f"127.0.0.1:{ws_port}"}},
@@ -133,11 +134,9 @@ def _broker(work: Path, port: int, ws: int) -> contextlib.AbstractContextManager
     """Debian's mosquitto when it is installed; else amqtt (the demo extra); else why not."""
     if mosquitto_binary() is not None:
         return mosquitto_broker(work, port, ws)
-    try:
-        import amqtt  # type: ignore[import-untyped]  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("amqtt") is None:
         raise SystemExit("cueboard demo: no MQTT broker: install Debian's mosquitto (apt-get install mosquitto; "
-                         "scripts/demo does), or pip install 'cueboard[demo]', or pass --broker HOST:PORT") from None
+                         "scripts/demo does), or pip install 'cueboard[demo]', or pass --broker HOST:PORT")
     return embedded_broker(port, ws)
 
 
@@ -219,6 +218,7 @@ def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | Non
 def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: int | None,
              journal: str | None, layout: str = "64x16", board: str | None = None, window: bool = False,
              language: str = "en", out: TextIO = sys.stdout) -> int:
+    # the ignore below: gpiozero ships no type hints (no py.typed, no stubs)
     from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
     from .devices import open_board

@@ -200,7 +200,8 @@ class Journal:
         (the current one once the new one is there: if it cannot be made, the match goes on)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         files = self.matches()
-        number = int(NAME.match(files[-1].name).group(1)) + 1 if files else 1  # type: ignore[union-attr]
+        last = NAME.match(files[-1].name) if files else None  # matches() lists only names NAME matches
+        number = int(last.group(1)) + 1 if last else 1
         path = self.directory / f"match-{number:06d}.jsonl"
         tmp = path.with_suffix(".tmp")
         with open(tmp, "wb") as f:

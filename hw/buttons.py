@@ -47,6 +47,7 @@ class RefereeBox:
         config = BoxConfig(pins=tuple(pins), pull_up=pull_up, debounce=debounce, hold_time=hold_time)
         config.check(f"referee_box[{box}]")
         # Imported here so that cueboard.hw imports on a machine without gpiozero.
+        # the ignore below: gpiozero ships no type hints (no py.typed, no stubs)
         from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
         self.box = box

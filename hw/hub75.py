@@ -296,6 +296,7 @@ def open_panel(setup: Hub75Setup, *, model: int | None = None, rgbmatrix: Module
     if backend == "rgbmatrix":
         if rgbmatrix is None:
             try:
+                # the ignore below: on the Pi only: not installed where mypy runs
                 import rgbmatrix as found  # type: ignore[import-not-found]
             except ImportError as exc:
                 pi = f"Raspberry Pi {model}" if model else "Raspberry Pi"
@@ -307,6 +308,7 @@ def open_panel(setup: Hub75Setup, *, model: int | None = None, rgbmatrix: Module
     if backend == "piomatter":
         if piomatter is None:
             try:
+                # the ignore below: on the Pi only: not installed where mypy runs
                 import adafruit_blinka_raspberry_pi5_piomatter as found_pio  # type: ignore[import-not-found]
             except ImportError as exc:
                 raise MissingLibrary(

@@ -25,6 +25,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
+# the ignore below: luma ships no type hints (no py.typed, no stubs)
 from luma.led_matrix.device import max7219  # type: ignore[import-untyped]
 from PIL import Image
 
@@ -67,7 +68,7 @@ def _runs(order: list[int], width: int, height: int) -> tuple[bool, bool, itemge
     return None
 
 
-class Max7219Chain(max7219):  # type: ignore[misc]
+class Max7219Chain(max7219):  # type: ignore[misc]  # luma's class is untyped (Any): a subclass of it
     """luma's ``max7219`` sending only changed digit rows (see the module's doc)."""
 
     def __init__(self, serial_interface: Any = None, **kwargs: Any) -> None:

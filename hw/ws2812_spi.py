@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+# the ignore below: luma ships no type hints (no py.typed, no stubs)
 from luma.core.device import device as luma_device  # type: ignore[import-untyped]
 from PIL import Image
 
@@ -213,7 +214,7 @@ class SpiBus:
         self.spi.close()
 
 
-class Ws2812Spi(luma_device):  # type: ignore[misc]
+class Ws2812Spi(luma_device):  # type: ignore[misc]  # luma's class is untyped (Any): a subclass of it
     """A WS2812 panel of ``width`` x ``height`` LEDs on SPI, drawn like any luma device.
 
     ``mapping[i]`` is the LED (its place along the strip) that lights pixel ``i`` of the

@@ -37,7 +37,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..errors import RecordError
 from .records import Record, parse_payload
@@ -242,7 +242,8 @@ class ArchiveService:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
-        properties = Properties(PacketTypes.CONNECT)
+        # paho's Properties takes an unannotated packet type: called as the typed callable it is.
+        properties = cast(Callable[[int], Properties], Properties)(PacketTypes.CONNECT)
         properties.SessionExpiryInterval = SESSION_EXPIRY
         properties.ReceiveMaximum = RECEIVE_MAXIMUM
         self._client.connect_async(self.connection.host, self.connection.port, keepalive=self.connection.keepalive,

@@ -54,7 +54,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from luma.core.render import canvas  # type: ignore[import-untyped]
+from luma.core.render import canvas  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image
 
 from ..hw.clock import Clock, Timer

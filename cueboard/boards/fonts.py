@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+# the ignore below: luma ships no type hints (no py.typed, no stubs)
 from luma.core.legacy.font import LCD_FONT, TINY_FONT  # type: ignore[import-untyped]
 from PIL import Image
 

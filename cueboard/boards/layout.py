@@ -69,6 +69,7 @@ class Layout:
 
     def text(self, x: int, y: int, w: int, text: str, font: Font, colour: Colour = "text",
              align: str = "left") -> Text:
+        # the ignore below: align is a str here; Text takes the Align literal
         return Text(x, y, w, text, font, colour, align, self.options.scroll)  # type: ignore[arg-type]
 
     def pages(self, key: object, pages: Sequence[Sequence[Item]]) -> Item | None:
@@ -258,7 +259,7 @@ def line(x: int, y: int, w: int, text: str, font: Font, colour: Colour = "text",
          scroll: bool = True) -> Text:
     """``text`` on a 7-pixel line at ``y``: the 3x5 font sits one pixel lower, in the middle."""
     return Text(x, y + (7 - font.height) // 2 if font.height < 7 else y, w, text, font, colour,
-                align, scroll)  # type: ignore[arg-type]
+                align, scroll)  # type: ignore[arg-type]  # align is a str here; Text takes the Align literal
 
 
 def labelled(x: int, y: int, w: int, labels: str | Sequence[str], value: str, colour: Colour,

@@ -8,8 +8,8 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from luma.core.device import dummy  # type: ignore[import-untyped]
-from luma.core.render import canvas  # type: ignore[import-untyped]
+from luma.core.device import dummy  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
+from luma.core.render import canvas  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image, ImageDraw
 
 from ..seams import Notice, Prompt, Reason

@@ -109,7 +109,7 @@ class Venue:
                                  f"add-table {table} first")
         elif table is not None:
             raise VenueError("--table: only for a scorer (the desk reaches every table)")
-        return self._new_login(name, role, table)[1]  # type: ignore[arg-type]
+        return self._new_login(name, "desk" if role == "desk" else "scorer", table)[1]  # role checked above
 
     def revoke(self, name: str) -> Login:
         login = self.logins.get(name)

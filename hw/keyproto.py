@@ -24,7 +24,6 @@ import struct
 try:
     from binascii import crc32 as _crc32_binascii
 except ImportError:  # a MicroPython build without binascii.crc32
-    # the ignore below: MicroPython may lack crc32; CPython's stubs say it is always there
     _crc32_binascii = None  # type: ignore[assignment]
 from binascii import hexlify, unhexlify
 

@@ -242,6 +242,8 @@ class SimulatedTables:
         infos: list[mqtt.MQTTMessageInfo] = []
         slots = int(seconds * rate)
         for slot in range(slots):
+            if stop is not None and stop.is_set():
+                break
             for i, name in enumerate(self.names):
                 if stop is not None and stop.is_set():
                     break

@@ -187,3 +187,29 @@ def test_the_scorer_installs_from_its_card_and_loads_offline(club: Venue, tmp_pa
         if not stopped:
             server.shutdown()
             server.server_close()
+
+
+def test_the_icons_are_the_favicon_at_the_manifests_sizes() -> None:
+    """tools/scorer_icons.py's PNGs: the manifest's sizes; a maskable icon full-bleed (its corners
+    felt, so a launcher's mask cuts only felt), an "any" icon with the favicon's rounded corners;
+    the ball red in the middle of both."""
+    from PIL import Image
+
+    from cueboard.screen import SCREEN_DIR
+
+    manifest = json.loads((SCREEN_DIR / "score" / "manifest.json").read_text())
+    pngs = [icon for icon in manifest["icons"] if icon["type"] == "image/png"]
+    wanted = {(f"{n}x{n}", purpose) for n in (192, 512) for purpose in ("any", "maskable")}
+    assert {(i["sizes"], i["purpose"]) for i in pngs} == wanted
+    for icon in pngs:
+        with Image.open(SCREEN_DIR / icon["src"].lstrip("/")) as image:
+            rgba = image.convert("RGBA")
+            n = int(icon["sizes"].split("x")[0])
+            assert rgba.size == (n, n), icon["src"]
+            corner, middle = rgba.getpixel((0, 0)), rgba.getpixel((n // 2, n // 2))
+            assert isinstance(corner, tuple) and isinstance(middle, tuple)
+            assert middle[:3] == (0xD3, 0x2F, 0x2F), f"{icon['src']}: the ball's red in the middle"
+            if icon["purpose"] == "maskable":
+                assert corner == (0x12, 0x35, 0x24, 255), f"{icon['src']}: full-bleed felt"
+            else:
+                assert corner[3] == 0, f"{icon['src']}: rounded, its corner transparent"

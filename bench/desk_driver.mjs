@@ -13,6 +13,10 @@
 //   for a state nothing in the row shows differently, at the next render); the time is taken
 //   after that frame was painted (a message posted from the render runs after the paint).
 //   Each credit is [table, the state's ts in ms, drawn at in ms].
+// What it reads of the desk (screen/desk/): the sign-in form (input[name=user|password],
+// form.signin), one row a table (tr.table[data-table] with .match .side and .score), and the
+// store the page exposes for tests and benches (window.cueboardDesk.tables: name -> {state}).
+// tests/test_bench_pages.py runs this tiny, so a change there that breaks it is seen at once.
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { check, chromium } from "../tests/screen_lib.mjs";

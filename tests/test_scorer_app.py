@@ -126,6 +126,11 @@ def test_a_card_is_refused_what_it_cannot_carry(club: Venue, tmp_path: Path) -> 
         card_for(club.directory, "t1", page="http://localhost:8080")
     with pytest.raises(VenueError, match=r"\.pdf or a \.png"):
         write_card(card_for(club.directory, "t1"), tmp_path / "card.jpg")
+    # add-user --card refuses a card it cannot write before it makes the login: nothing changes.
+    args = parser().parse_args(["venue", "add-user", "marker-t2", "--role", "scorer", "--table", "t2", "--dir",
+                                str(club.directory), "--no-reload", "--card", str(tmp_path / "card.jpg")])
+    assert venue_command(args) == 2
+    assert "marker-t2" not in (club.directory / "venue.json").read_text()
     venue_cli("revoke", "scorer-t1", "--dir", str(club.directory), "--no-reload")
     with pytest.raises(VenueError, match="t1 has no scorer login: cueboard venue add-user scorer-t1"):
         card_for(club.directory, "t1")

@@ -31,7 +31,7 @@ from PIL import Image, ImageDraw, ImageFont
 from ..errors import VenueError
 from .plan import Venue
 
-__all__ = ["DPI", "PAPER", "Card", "card_for", "draw_card", "scorer_url", "write_card"]
+__all__ = ["DPI", "PAPER", "Card", "card_for", "check_card_options", "draw_card", "scorer_url", "write_card"]
 
 DPI = 300
 PAPER = {"a6": (105.0, 148.0), "a5": (148.0, 210.0)}
@@ -95,16 +95,27 @@ def card_for(directory: Path, table: str, user: str | None = None, *, page: str 
         raise VenueError(f"{ca_file}: cannot read the venue's CA ({exc.strerror})") from None
     host = venue.hosts[0]
     page = page or f"https://{host}:{SCREEN_PORT}"
-    split = urlsplit(page)
-    if split.scheme != "https" or not split.netloc or split.query or split.fragment:
-        raise VenueError(f"--page: {page!r}: the scorer pages' address is https://host[:port] (a browser sends a "
-                         "password only to a secure page)")
     broker = broker or f"wss://{host}:{venue.ports.pages}"
-    if urlsplit(broker).scheme != "wss":
-        raise VenueError(f"--broker: {broker!r}: the pages' broker is wss://host:port (secure WebSockets)")
+    check_card_options(page=page, broker=broker)
     return Card(venue=venue.name, table=table, user=user,
                 url=scorer_url(page, broker, venue.name, table, user, password),
                 ca_url=f"{page.rstrip('/')}/venue-ca.crt", ca_fingerprint=fingerprint(ca_pem))
+
+
+def check_card_options(*, page: str | None = None, broker: str | None = None, out: str | None = None,
+                       paper: str | None = None) -> None:
+    """Refuse what no card can carry, before anything is written (``add-user --card``)."""
+    if page is not None:
+        split = urlsplit(page)
+        if split.scheme != "https" or not split.netloc or split.query or split.fragment:
+            raise VenueError(f"--page: {page!r}: the scorer pages' address is https://host[:port] (a browser sends a "
+                             "password only to a secure page)")
+    if broker is not None and (urlsplit(broker).scheme != "wss" or not urlsplit(broker).netloc):
+        raise VenueError(f"--broker: {broker!r}: the pages' broker is wss://host:port (secure WebSockets)")
+    if out and Path(out).suffix.lower() not in (".pdf", ".png"):
+        raise VenueError(f"--out: {out}: a card is a .pdf or a .png")
+    if paper is not None and paper not in PAPER:
+        raise VenueError(f"--paper: {paper!r}: {' or '.join(PAPER)}")
 
 
 # -- drawing ---------------------------------------------------------------------------------
@@ -160,8 +171,7 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont, wi
 
 def draw_card(card: Card, paper: str = "a6") -> Image.Image:
     """The card as a Pillow image (RGB, 300 dpi, portrait ``paper``)."""
-    if paper not in PAPER:
-        raise VenueError(f"--paper: {paper!r}: a6 or a5")
+    check_card_options(paper=paper)
     w_mm, h_mm = PAPER[paper]
     k = w_mm / PAPER["a6"][0]  # everything grows with the paper
     width, height = _mm(w_mm), _mm(h_mm)
@@ -215,9 +225,8 @@ def draw_card(card: Card, paper: str = "a6") -> Image.Image:
 
 def write_card(card: Card, path: Path, paper: str = "a6") -> Path:
     """The card into ``path``: a PDF (a page the size of ``paper``) or a PNG, by its suffix."""
+    check_card_options(out=str(path))
     suffix = path.suffix.lower()
-    if suffix not in (".pdf", ".png"):
-        raise VenueError(f"--out: {path}: a card is a .pdf or a .png")
     image = draw_card(card, paper)
     # The card carries a password: only its owner reads the file (as logins/*.password).
     path.unlink(missing_ok=True)

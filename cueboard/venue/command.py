@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .broker_files import write_broker_files
-from .card import PAPER, card_for, write_card
+from .card import PAPER, card_for, check_card_options, write_card
 from .pki import PkiError, make_ca, make_server_cert
 from .plan import Ports, Venue, VenueError, check_name
 
@@ -116,6 +116,8 @@ def _add_table(args: argparse.Namespace, out: TextIO) -> int:
 
 def _add_user(args: argparse.Namespace, out: TextIO) -> int:
     directory = Path(args.dir)
+    if args.card is not None:  # refused before the login is made, not after
+        check_card_options(page=args.page, broker=args.broker, out=args.card, paper=args.paper)
     venue = Venue.load(directory)
     password = venue.new_user(args.name, args.role, args.table)
     venue.save(directory)

@@ -17,6 +17,9 @@
   subscribers, then a ramp of faster strokes (bench/league.py, two minutes at most);
 - ``reliability``: the reliability tests (``RELIABILITY`` below) run by pytest with
   ``--findings-json``: what each did and found, in its own words and figures;
+- ``desk`` and ``scorer`` (``--no-pages`` leaves them out): the desk under 256 tables (quick:
+  64 for 15 s) and the scorer's tap to answer drawn with 64 tables live (quick: 40 taps), in
+  headless Chromium against a live venue (bench/desk.py, bench/scorer.py);
 - ``screen`` (only with ``--screen``, some 3 more minutes): the venue screen in headless
   Chromium under 256, 512 and 1000 tables (bench/screen.py); its figures go in their own
   section of docs/performance.md.
@@ -44,10 +47,12 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT / "tests"))
 
+import desk  # noqa: E402
 import footprint  # noqa: E402
 import journal  # noqa: E402
 import latency  # noqa: E402
 import league  # noqa: E402
+import scorer  # noqa: E402
 import tables  # noqa: E402
 from mosquitto import Mosquitto  # noqa: E402
 
@@ -100,7 +105,7 @@ def engine_figures() -> dict[str, Any]:
 
 
 def run(quick: bool, reliability: bool = True, league_bench: bool = True,
-        venue_screen: bool = False) -> dict[str, Any]:
+        venue_screen: bool = False, pages: bool = True) -> dict[str, Any]:
     presses = 300 if quick else 1000
     idle = 10.0 if quick else 30.0
     table_seconds = 15.0 if quick else 60.0
@@ -133,6 +138,14 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
     if reliability:
         print("reliability tests ...", file=sys.stderr)
         result["reliability"] = reliability_findings()
+    if pages:
+        tables_, seconds_ = (64, 15.0) if quick else (256, 60.0)
+        print(f"desk ({tables_} tables, {seconds_:.0f} s) ...", file=sys.stderr)
+        result["desk"] = {"command": f"bench/desk.py --tables {tables_} --seconds {seconds_:g}",
+                          **desk.run(tables_, seconds_)}
+        taps = 40 if quick else 200
+        print(f"scorer ({taps} taps, 64 tables live) ...", file=sys.stderr)
+        result["scorer"] = {"command": f"bench/scorer.py --taps {taps}", **scorer.run(taps)}
     if venue_screen:
         result["screen"] = screen.figures(screen.default_runs(quick), 2.0, 15.0)
     d = result["daemon"]
@@ -147,6 +160,9 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
         "first_frame <= 1.5 s": d["first_frame_s"] is not None and d["first_frame_s"] <= 1.5,
         "64 tables: none lost": result["tables"]["meets_target"],
     }
+    if pages:
+        result["targets"]["desk: every event drawn"] = result["desk"]["ok"]
+        result["targets"]["scorer: every tap answered and drawn"] = result["scorer"]["ok"]
     if "league" in result:
         result["targets"]["league, 1,024 tables at 0.2 strokes/s: none lost"] = result["league"]["meets_target"]
     result["load_average_at_end"] = list(os.getloadavg())
@@ -308,11 +324,13 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="with --quick: write the docs all the same")
     parser.add_argument("--no-reliability", action="store_true", help="do not run the reliability tests")
     parser.add_argument("--no-league", action="store_true", help="do not run the league (bench/league.py)")
+    parser.add_argument("--no-pages", action="store_true",
+                        help="do not run the desk's and the scorer's benches (bench/desk.py, bench/scorer.py)")
     parser.add_argument("--screen", action="store_true",
                         help="the venue screen under many tables too (bench/screen.py)")
     args = parser.parse_args()
     result = run(args.quick, reliability=not args.no_reliability, league_bench=not args.no_league,
-                 venue_screen=args.screen)
+                 venue_screen=args.screen, pages=not args.no_pages)
     print(json.dumps(result, indent=2))
     if not args.quick or args.write:
         write_docs(result)

@@ -219,7 +219,7 @@ def _screen(args: argparse.Namespace) -> int:
             "lang": args.lang, "desk_broker": args.desk_broker}
     return run_screen(host=args.host, port=args.port, broker_ws=args.broker_ws, venue=args.venue, table=args.table,
                       page={k: v for k, v in page.items() if v is not None}, tls_cert=args.tls_cert,
-                      tls_key=args.tls_key)
+                      tls_key=args.tls_key, venue_ca=args.venue_ca)
 
 
 def _screen_tables(text: str) -> str:
@@ -366,6 +366,8 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--tls-cert", dest="tls_cert", metavar="FILE", help="serve HTTPS with this certificate "
                     "(cueboard venue init writes certs/server.crt)")
     sc.add_argument("--tls-key", dest="tls_key", metavar="FILE", help="its key (certs/server.key)")
+    sc.add_argument("--venue-ca", dest="venue_ca", metavar="FILE", help="serve the venue's CA certificate at "
+                    "/venue-ca.crt, for phones to trust (ca/venue-ca.crt; the scorer card's second QR code)")
     sc.add_argument("--broker-ws", dest="broker_ws", metavar="URL",
                     help="the broker's WebSockets URL (default ws://<the page's host>:9001)")
     sc.add_argument("--desk-broker", dest="desk_broker", metavar="URL",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import posixpath
 import ssl
+import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,7 +35,7 @@ SCREEN_DIR = screen_dir()
 
 PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
               "i18n/*.json", "desk/*.html", "desk/*.js", "desk/*.css",
-              "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg")
+              "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg", "score/*.png")
 """The page's files, as globs in its folder (one level each): what the package installs as
 ``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
 
@@ -59,6 +60,9 @@ CONTENT_SECURITY_POLICY = "; ".join([
     # throttled); only the page's own scripts can make one. 'self': the scorer's service worker
     # (screen/score/sw.js, docs/scorer.md).
     "worker-src 'self' blob:",
+    # The scorer's web app manifest (screen/score/manifest.json): without it under default-src
+    # 'none' the browser cannot read it, and the scorer is not installable (docs/scorer.md).
+    "manifest-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
 ])
@@ -114,9 +118,16 @@ def request_path(target: str) -> str | None:
     return posixpath.join(*parts) if parts else "index.html"
 
 
-def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, str | int | float]) -> Handler:
-    """The page's files (``files``, from ``directory``) and ``/config.js`` from the server's
-    settings; a 404 for anything else, a 501 for a method other than GET and HEAD."""
+VENUE_CA = "venue-ca.crt"
+"""Where the venue's CA certificate is served (``--venue-ca``): the scorer card's second QR code
+(cueboard/venue/card.py). It is public; a phone that installs it trusts the venue's pages."""
+
+
+def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, str | int | float],
+                  venue_ca: bytes | None = None) -> Handler:
+    """The page's files (``files``, from ``directory``), ``/config.js`` from the server's
+    settings and the venue's CA certificate when given; a 404 for anything else, a 501 for a
+    method other than GET and HEAD."""
     config = ("window.CUEBOARD_SCREEN = " + json.dumps(settings) + ";\n").encode()
 
     async def answer(request: web.Request) -> web.StreamResponse:
@@ -128,6 +139,9 @@ def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, st
             path = FOLDER_PAGES[path]
         if path == "config.js":
             return _send(config, "text/javascript; charset=utf-8", cache="no-store")
+        if path == VENUE_CA and venue_ca is not None:
+            # The type a phone's browser hands to its certificate installer (Android, iOS).
+            return _send(venue_ca, "application/x-x509-ca-cert", cache="no-cache")
         # The desk (docs/desk.md) at /desk: its page's relative paths (i18n/, config.js) are the
         # screen's own, so the two share the catalogues, the settings and the vendored libraries.
         path = PAGE_ROUTES.get(path or "", path)
@@ -154,10 +168,11 @@ def _send(content: bytes, content_type: str, *, cache: str) -> web.Response:
 def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | None = None, venue: str | None = None,
                 table: str | None = None, directory: Path = SCREEN_DIR,
                 page: dict[str, str | int | float] | None = None, tls: ssl.SSLContext | None = None,
-                limits: Limits | None = None) -> WebServer:
+                limits: Limits | None = None, venue_ca: Path | None = None) -> WebServer:
     """A web server for the page (:mod:`cueboard.web_server`: bounded, HTTPS with ``tls``),
     bound at once (``port`` 0: a free one, see ``server.server_address``). ``page``: more of the
-    page's defaults (``tables``, ``view``, ``per_page``, ``rotate``, ``lang``: docs/screen.md)."""
+    page's defaults (``tables``, ``view``, ``per_page``, ``rotate``, ``lang``: docs/screen.md).
+    ``venue_ca``: the venue's CA certificate, served at ``/venue-ca.crt``."""
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no screen page in {directory}")
     settings: dict[str, str | int | float] = {
@@ -165,7 +180,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | N
     settings.update({k: v for k, v in (page or {}).items() if v is not None})
     files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
     server = WebServer(host, port, limits=limits or Limits(), tls=tls, headers=SECURITY_HEADERS)
-    server.app.router.add_route("*", "/{tail:.*}", _page_handler(directory, files, settings))
+    ca = None if venue_ca is None else venue_ca.read_bytes()
+    server.app.router.add_route("*", "/{tail:.*}", _page_handler(directory, files, settings, ca))
     server.start()
     return server
 
@@ -178,9 +194,13 @@ def serve_in_thread(server: WebServer) -> threading.Thread:
 
 def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None,
                page: dict[str, str | int | float] | None = None, tls_cert: str | None = None,
-               tls_key: str | None = None) -> int:
+               tls_key: str | None = None, venue_ca: str | None = None) -> int:
+    if venue_ca is not None and not Path(venue_ca).is_file():
+        print(f"cueboard screen: --venue-ca: {venue_ca} is not a file (the venue's ca/venue-ca.crt)", file=sys.stderr)
+        return 2
     tls = None if tls_cert is None else tls_context(tls_cert, tls_key or tls_cert)
-    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table, page=page, tls=tls)
+    server = make_server(host, port, broker_ws=broker_ws, venue=venue, table=table, page=page, tls=tls,
+                         venue_ca=None if venue_ca is None else Path(venue_ca))
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     scheme = "https" if tls is not None else "http"
     print(f"cueboard screen: {scheme}://{shown}:{server.server_address[1]}/  "

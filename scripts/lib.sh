@@ -53,6 +53,8 @@ ensure_debian_packages() {
     # The result sheet's print test: Chromium's PDF read back by poppler (pdfinfo, pdftotext, pdftoppm).
     command -v pdftoppm >/dev/null || missing+=(poppler-utils)
     has_cjk_font || missing+=(fonts-noto-cjk)
+    # The scorer card's test reads its QR codes back from the printed picture.
+    command -v zbarimg >/dev/null || missing+=(zbar-tools)
     if [ ${#missing[@]} -gt 0 ]; then
         apt_install "${missing[@]}"
     fi

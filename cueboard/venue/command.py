@@ -1,4 +1,4 @@
-"""The ``cueboard venue`` command lines: ``init``, ``add-table``, ``add-user``, ``revoke``.
+"""The ``cueboard venue`` command lines: ``init``, ``add-table``, ``add-user``, ``revoke``, ``card``.
 
 Each writes the venue's record and every broker file from it (:mod:`.broker_files`), a new
 login's password in ``logins/<name>.password`` (0600, for the table's Pi or the person), and
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .broker_files import write_broker_files
+from .card import PAPER, card_for, check_card_options, write_card
 from .pki import PkiError, make_ca, make_server_cert
 from .plan import Ports, Venue, VenueError, check_name
 
@@ -115,6 +116,8 @@ def _add_table(args: argparse.Namespace, out: TextIO) -> int:
 
 def _add_user(args: argparse.Namespace, out: TextIO) -> int:
     directory = Path(args.dir)
+    if args.card is not None:  # refused before the login is made, not after
+        check_card_options(page=args.page, broker=args.broker, out=args.card, paper=args.paper)
     venue = Venue.load(directory)
     password = venue.new_user(args.name, args.role, args.table)
     venue.save(directory)
@@ -125,7 +128,28 @@ def _add_user(args: argparse.Namespace, out: TextIO) -> int:
           f"port {venue.ports.people} (MQTT over TLS) or {venue.ports.pages} (secure WebSockets) with a client id "
           f"cueboard-{args.name}-<anything>, and sends commands on cueboard/{venue.name}/<table>/command/"
           f"{args.name}", file=out)
+    if args.card is not None:
+        if args.role != "scorer":
+            print("--card: only a scorer's login goes on a table's card; no card written", file=out)
+        else:
+            _write_card(args, directory, args.table, args.name, args.card, out)
     return _reload(args, out)
+
+
+def _write_card(args: argparse.Namespace, directory: Path, table: str, user: str | None, out_path: str | None,
+                out: TextIO) -> None:
+    card = card_for(directory, table, user, page=args.page, broker=args.broker)
+    path = Path(out_path) if out_path else directory / "cards" / f"{table}-{card.user}.pdf"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_card(card, path, args.paper)
+    print(f"card for table {table} ({args.paper.upper()}): {path}; it signs in as {card.user} "
+          f"(cueboard venue revoke {card.user} makes it useless); it carries a password: keep the file private",
+          file=out)
+
+
+def _card(args: argparse.Namespace, out: TextIO) -> int:
+    _write_card(args, Path(args.dir), args.table, args.user, args.out, out)
+    return 0
 
 
 def _revoke(args: argparse.Namespace, out: TextIO) -> int:
@@ -177,18 +201,40 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     user.add_argument("name")
     user.add_argument("--role", required=True, choices=["desk", "scorer"])
     user.add_argument("--table", help="a scorer's table")
+    user.add_argument("--card", nargs="?", const="", default=None, metavar="FILE",
+                      help="a scorer's: write the table's card too (.pdf or .png; "
+                      "default <dir>/cards/<table>-<login>.pdf)")
+    card_options(user)
     user.set_defaults(venue_func=_add_user)
     revoke = sub.add_parser("revoke", help="remove a login (a person or a table), then reload the broker")
     common(revoke)
     revoke.add_argument("name")
     revoke.set_defaults(venue_func=_revoke)
+    card = sub.add_parser("card", help="a table's printable scorer card: QR codes of its scorer page and the CA",
+                          description="Write a printable card for a table (PDF or PNG, A6 or A5): a QR code of the "
+                          "scorer page's address with a scorer login of that table in its fragment, and a QR code of "
+                          "the venue's CA certificate with how to trust it on Android and iOS (docs/scorer.md).")
+    common(card, reload=False)
+    card.add_argument("--table", required=True, help="the table")
+    card.add_argument("--user", help="the scorer login on the card (default: the table's only scorer)")
+    card.add_argument("--out", metavar="FILE", help="the card, .pdf or .png (default <dir>/cards/<table>-<login>.pdf)")
+    card_options(card)
+    card.set_defaults(venue_func=_card)
+
+
+def card_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--paper", default="a6", choices=sorted(PAPER), help="the card's size (default a6)")
+    p.add_argument("--page", metavar="URL", help="where cueboard screen serves the scorer page, https://host:port "
+                   "(default https://<the venue's first host>:8443)")
+    p.add_argument("--broker", metavar="URL", help="the broker for the page, wss://host:port (default: the venue's "
+                   "pages listener)")
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Exit status: 0 done, 1 the broker could not be reloaded, 2 refused (the message says why)."""
     func = getattr(args, "venue_func", None)
     if func is None:
-        print("cueboard venue: say what: init, add-table, add-user or revoke (--help)", file=sys.stderr)
+        print("cueboard venue: say what: init, add-table, add-user, revoke or card (--help)", file=sys.stderr)
         return 2
     if getattr(args, "desk", "unset") is None:
         args.desk = ["desk"]

@@ -1,0 +1,170 @@
+"""The scorer's tap to the table's answer drawn on the phone (issue 29), with 64 tables live.
+
+    .venv/bin/python bench/scorer.py                     # 200 taps, 64 tables at 2 events/s
+    .venv/bin/python bench/scorer.py --taps 40           # what bench/run.py --quick runs
+
+The venue is real (bench/live_venue.py): ``cueboard venue init``'s broker, certificates, logins
+and ACL, and ``/score`` served over HTTPS with the venue's certificate. Table t1 is a real
+table's daemon (``cueboard.service.open_table``: the engine, its journal fsync'd on disk under
+/var/tmp, the feed over MQTT/TLS with t1's login, commands on); t2 ... t64 are simulated tables
+publishing 2 events a second each as daemons do, on the same broker, for the whole run.
+
+bench/scorer_driver.mjs runs the page in Debian's headless Chromium as a phone (touch,
+390x844), signed in as t1's scorer as the table's card signs it in, and taps "pot red" and
+"undo" in turn, one at a time. Figures:
+
+- **tap to answer drawn**: from the touch on the key (``pointerdown``) until the page has drawn
+  the table's answer to that tap (its id and verdict on the page, after the frame was painted):
+  the page's outbox, the broker, the table's engine and journal, the broker again, the page;
+  a tap with no answer drawn within ``--timeout`` s, or one refused, is a **failure**;
+- **the bare MQTT round trip**, in the same page and run, one after each tap: a plain mqtt.js
+  client signed in as the scorer of t64 publishes a ping on its scorer topic; an echo on t64's
+  own session (this process, beside the daemon) publishes it back on t64's ``event``; from
+  publish to receipt;
+- where a tap's time goes (mqtt.js's client wrapped by the driver as the page loads it): from
+  the touch until its line is handed to the socket (the page, its outbox and Web Lock), from
+  there until the table's answer arrives (the broker, the table's engine and journal, the
+  broker), and from then until it is drawn;
+- the ratio of the taps' p50 and p99 to the floor's; the machine's load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+from live_venue import CHROMIUM, QOS, VENUE, BenchVenue, SimulatedTables  # noqa: E402
+from stats import percentile  # noqa: E402
+
+from cueboard.config import parse_config  # noqa: E402
+from cueboard.service import open_table  # noqa: E402
+
+DRIVER = HERE / "scorer_driver.mjs"
+SCORER_TOPIC = "command"
+"""Where a scorer's lines go under its table: ``<prefix>/<SCORER_TOPIC>/<login>``. The one place
+to change when the venue's ACL moves scorers to their own topic (``score``); the bench checks it
+against the ACL ``cueboard venue`` writes and says so if they differ."""
+TABLES = 64
+FLOOR_TABLE = f"t{TABLES}"
+
+
+def summary(lags: list[float]) -> dict[str, Any]:
+    if not lags:
+        return {"n": 0}
+    return {"n": len(lags), "p50_ms": round(percentile(lags, 50), 1), "p99_ms": round(percentile(lags, 99), 1),
+            "max_ms": round(max(lags), 1)}
+
+
+def scorer_topic(venue: BenchVenue, table: str) -> str:
+    """The topic the venue's ACL lets ``scorer-<table>`` write, checked to be SCORER_TOPIC's."""
+    topic = f"cueboard/{VENUE}/{table}/{SCORER_TOPIC}/scorer-{table}"
+    if f"topic write {topic}" not in venue.acl():
+        lines = [line for line in venue.acl().splitlines() if f"/{table}/" in line and "write" in line]
+        raise RuntimeError(f"bench/scorer.py: SCORER_TOPIC = {SCORER_TOPIC!r}, but the ACL of cueboard venue gives "
+                           f"scorer-{table} {lines}: change SCORER_TOPIC")
+    return topic
+
+
+def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, Any]:
+    load_before = os.getloadavg()
+    with BenchVenue(TABLES, scorers=("t1", FLOOR_TABLE)) as venue, \
+            tempfile.TemporaryDirectory(dir="/var/tmp") as journal_dir:
+        floor_out = scorer_topic(venue, FLOOR_TABLE)
+        raw = {"table": {"venue": VENUE, "name": "t1"},
+               "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
+               "journal": {"dir": journal_dir},
+               "mqtt": {"host": "localhost", "port": venue.ports["tables"], "username": "t1",
+                        "password": venue.password("t1"), "command": True, "tls": {"ca": str(venue.ca)}}}
+        config = parse_config(raw, Path(journal_dir) / "cueboard.toml")
+        with open_table(config, boards=[], control=False) as table, \
+                SimulatedTables(venue, venue.names[1:]) as sim:
+            engine = threading.Thread(target=table.run, name="engine-t1", daemon=True)
+            engine.start()
+            echo = sim.clients[sim.names.index(FLOOR_TABLE)]
+            back = sim.topic(FLOOR_TABLE, "event")
+
+            def on_ping(client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+                client.publish(back, message.payload, qos=QOS, retain=False)
+
+            subscribed = threading.Event()
+            echo.on_subscribe = lambda *args: subscribed.set()
+            echo.message_callback_add(floor_out, on_ping)
+            echo.subscribe(floor_out, qos=QOS)
+            if not subscribed.wait(30):
+                raise RuntimeError(f"the floor's echo on {FLOOR_TABLE} could not subscribe to {floor_out}")
+            stop = threading.Event()
+            publisher = threading.Thread(target=sim.run, args=(3600.0, rate, stop), name="tables", daemon=True)
+            publisher.start()
+            try:
+                plan = {"chromium": CHROMIUM, "spki": venue.spki, "url": venue.page, "broker": venue.broker_url,
+                        "venue": VENUE, "table": "t1", "user": "scorer-t1", "password": venue.password("scorer-t1"),
+                        "floor_user": f"scorer-{FLOOR_TABLE}",
+                        "floor_password": venue.password(f"scorer-{FLOOR_TABLE}"),
+                        "floor_out": floor_out, "floor_back": back, "taps": taps, "timeout": timeout}
+                plan_file = venue.directory / "scorer-plan.json"
+                plan_file.write_text(json.dumps(plan))
+                proc = subprocess.run(["node", str(DRIVER), str(plan_file)], capture_output=True, text=True,
+                                      stdin=subprocess.DEVNULL, timeout=300 + taps * 2 * timeout)
+            finally:
+                stop.set()
+                publisher.join(60)
+                table.stop()
+                engine.join(30)
+    for line in proc.stdout.splitlines():
+        if not line.startswith("result "):
+            print(f"  scorer driver: {line}", file=sys.stderr)
+    results = [line for line in proc.stdout.splitlines() if line.startswith("result ")]
+    if proc.returncode != 0 or not results:
+        raise RuntimeError(f"bench/scorer_driver.mjs failed: {proc.stderr[-2000:]}")
+    out = json.loads(results[-1].split(" ", 1)[1])
+    done = [t for t in out["taps"] if t["answered"] is not None and t["touched"] is not None]
+    lags = [float(t["answered"] - t["touched"]) for t in done if t["status"] == "applied"]
+    failed = [t for t in out["taps"] if t not in done or t["status"] != "applied"]
+    base = [float(x) for x in out["floor"] if x is not None]
+    tap, floor = summary(lags), summary(base)
+    ratio = {k: round(tap[k] / floor[k], 2) if tap.get(k) and floor.get(k) else None for k in ("p50_ms", "p99_ms")}
+    failures = len(failed) + (len(out["floor"]) - len(base))
+    staged = [t for t in done if t["sent"] is not None and t["received"] is not None]
+    stages = {"touch_to_sent": summary([float(t["sent"] - t["touched"]) for t in staged]),
+              "sent_to_answer_received": summary([float(t["received"] - t["sent"]) for t in staged]),
+              "answer_received_to_drawn": summary([float(t["answered"] - t["received"]) for t in staged])}
+    return {
+        "tables_live": TABLES, "events_per_second_per_simulated_table": rate, "phone": "390x844, touch",
+        "taps": len(out["taps"]), "taps_answered_and_drawn": len(lags), "taps_failed": len(failed),
+        "failed_examples": failed[:5], "tap_to_answer_drawn": tap, "tap_stages": stages,
+        "floor_mqtt_round_trip": floor,
+        "floor_pings_unanswered": len(out["floor"]) - len(base), "tap_over_floor": ratio,
+        "table_events_published_meanwhile": len(sim.sent), "publisher_late_max_ms": round(sim.late_ms, 1),
+        "page_errors": out["errors"], "failures": failures, "ok": failures == 0,
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--taps", type=int, default=200, help="taps (default 200)")
+    parser.add_argument("--rate", type=float, default=2.0, help="events a second each simulated table (default 2)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds a tap's answer may take (default 10)")
+    args = parser.parse_args()
+    result = {"command": "bench/scorer.py " + " ".join(sys.argv[1:]),
+              "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
+              **run(args.taps, args.rate, args.timeout)}
+    print(json.dumps(result, indent=2))
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

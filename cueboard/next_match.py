@@ -45,6 +45,11 @@ PAYLOAD_BYTES = 16384
 FIELDS = frozenset({"schema", "fixture", "competition", "sides", "format", "handed_by"})
 
 
+_FIELD_WORDS = (("fixture", ("fixture",)), ("competition", ("competition",)),
+                ("sides", ("'sides'", "side ", "player", "both sides")))
+"""Which field of the hand-off a match line's refusal is about, by the words it says."""
+
+
 class HandoffRefused(ValueError):
     """A ``next`` payload the table does not take: the reason names the field and the rule."""
 
@@ -118,8 +123,7 @@ def parse_handoff(payload: bytes | Mapping[str, Any],
     try:
         checked = setup(line)
     except IllegalEvent as exc:
-        where = "sides" if "'sides'" in str(exc) or "side " in str(exc) else "format"
-        where = "fixture" if "fixture" in str(exc) else "competition" if "competition" in str(exc) else where
+        where = next((field for field, words in _FIELD_WORDS if any(w in str(exc) for w in words)), "format")
         raise HandoffRefused(f"next: {where}: {exc}") from None
     assert checked.fixture is not None
     return Handoff(checked.fixture, checked.competition, line, checked.names, handed_by)

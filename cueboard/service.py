@@ -13,7 +13,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from functools import partial
 from typing import Any
@@ -98,11 +99,13 @@ def score_payload(table: Table, payload: bytes, retained: bool, user: str) -> No
 
 @contextlib.contextmanager
 def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Output] | None = None,
-               control: bool = True, button_clock: Clock | None = None) -> Iterator[Table]:
+               control: bool = True, button_clock: Clock | None = None,
+               wall: Callable[[], float] = time.time) -> Iterator[Table]:
     """The table with its devices open; everything is closed on exit. ``pin_factory`` (a
     gpiozero pin factory) and ``button_clock`` (the clock the referee boxes debounce on) are
     for tests and benches: gpiozero's MockFactory and a ManualClock. ``boards``: outputs of
-    the caller's instead of the configured boards (closed on exit all the same)."""
+    the caller's instead of the configured boards (closed on exit all the same). ``wall``: the
+    table's clock for the times it stamps and a message's end (tests pass their own)."""
     # The engine thread waits for Python's interpreter lock behind the MQTT client's thread
     # when the network floods the table: hand it over every 1 ms, not every 5 (issue 16).
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -125,7 +128,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
             boxes = RefereeBoxes(config.referee_boxes, pin_factory=pin_factory, clock=button_clock,
                                  on_press=lambda p: table.submit(KeyInput(f"referee_box:{p.box}", p)),
                                  on_health=lambda health: table.health_changed("buttons"))
-        table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes)
+        table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes, wall=wall)
         if feed is not None:
             holder.append(table)
             if config.home_assistant is not None and config.mqtt is not None:  # discovery needs [mqtt]

@@ -221,6 +221,7 @@ class TableTopics:
     def _start(self, handoff: Handoff, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
         ident = obj.get("id") if isinstance(obj.get("id"), str) else None
         answer: dict[str, Any] = {}
+        self.handed.handoff = None  # not on the new match's first state; back if it is refused
         self.table._new_match(dict(handoff.line), source, answer.update, ident)
         if answer.get("ok"):
             self.handed.mark_started(handoff.fixture)
@@ -229,7 +230,8 @@ class TableTopics:
             if feed is not None:  # the answer by the command's id, as an event's (docs/mqtt.md)
                 extra = {k: v for k, v in (("id", ident), ("user", obj.get("user"))) if isinstance(v, str)}
                 self.table._guard(feed.publish_event, 0, {**line, **extra})
-            answer["state"] = self._republish()
+        else:
+            self.handed.handoff = handoff
         if reply:
             reply(answer)
 
@@ -248,6 +250,8 @@ class TableTopics:
         ``rejected``."""
         match = self.table.match
         assert match is not None
+        if isinstance(obj.get("id"), str):
+            self.table.answers.release(obj["id"])  # a preview's answer is not kept: the amend may take its id
         line = {k: v for k, v in obj.items() if k != "preview"}
         try:
             trial = copy.deepcopy(match)

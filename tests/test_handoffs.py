@@ -207,7 +207,7 @@ def test_a_handed_fixture_starts_on_the_referees_new_match_and_only_once(club: C
 
 def test_start_next_from_the_desk_waits_for_the_live_match(club: Club) -> None:
     desk = Person(club, "desk")
-    with club.daemon() as t1, club.subscriber(f"{T1}/#") as sub:
+    with club.daemon(), club.subscriber(f"{T1}/#") as sub:
         club.wait_listening()
         desk.publish(f"{T1}/command/desk", {"type": "pot", "balls": ["red"], "id": "p1"})
         assert answer(sub, "p1").topic == f"{T1}/event"

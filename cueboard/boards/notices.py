@@ -127,23 +127,25 @@ def standing_words(state: Any, say: Say) -> tuple[str, tuple[str, ...]] | None:
     >>> from cueboard.boards.words import words_for
     >>> standing_words({"seq": 0, "next": {"fixture": "F1", "competition": "Cup", "names": ["Ann", "Bob"]}},
     ...                words_for("de"))
-    ('NÄCHSTES', ('Ann gegen Bob, Cup', 'Ann gegen Bob', 'Ann – Bob'))
+    ('NÄCHSTES', ('ANN GEGEN BOB, CUP', 'ANN GEGEN BOB', 'ANN – BOB'))
     >>> standing_words({"seq": 9, "match_over": False, "message": {"text": "Bar closes at 11", "until": None}},
     ...                words_for("en"))
-    ('NOTICE', ('Bar closes at 11',))
+    ('NOTICE', ('BAR CLOSES AT 11',))
     """
     if not isinstance(state, Mapping):
         return None
     message = state.get("message")
+    # In capitals, as every word of the bar: its small font on the hall boards has no room for
+    # descenders, and the bar's words (UNDO: POT BLACK) are all capitals.
     if isinstance(message, Mapping) and isinstance(message.get("text"), str):
-        return say("notice.message")[0], (message["text"],)
+        return say("notice.message")[0], (message["text"].upper(),)
     handed = state.get("next")
     if not isinstance(handed, Mapping) or not _idle(state):
         return None
     names = handed.get("names")
     if not isinstance(names, list) or len(names) != 2 or not all(isinstance(n, str) for n in names):
         return None
-    pairs = [f"{names[0]} {v} {names[1]}" for v in say("notice.versus")]
+    pairs = [f"{names[0]} {v} {names[1]}".upper() for v in say("notice.versus")]
     competition = handed.get("competition")
-    forms = [f"{pairs[0]}, {competition}"] if isinstance(competition, str) and competition else []
+    forms = [f"{pairs[0]}, {competition.upper()}"] if isinstance(competition, str) and competition else []
     return say("notice.next")[0], tuple(dict.fromkeys([*forms, *pairs]))

@@ -218,8 +218,9 @@ def test_a_scorer_writes_its_own_table_under_its_own_name_and_nothing_else(
         # Its lines go on its own score topic (the table takes a marker's keys from there: the role
         # is the topic's), never the command topic of the desk's powers.
         assert scorer.publish("cueboard/club/t1/command/scorer-t1", b'{"type": "no_pot"}') == "Not authorized"
-        assert scorer.publish("cueboard/club/t1/score/scorer-t1", b'{"type": "no_pot"}') == "Success"
-        assert scorer.publish("cueboard/club/t1/score/scorer-t1/presence", b'{"schema": 1}') == "Success"
+        taken = ("Success", "No matching subscribers")  # (this test's table reads its commands only)
+        assert scorer.publish("cueboard/club/t1/score/scorer-t1", b'{"type": "no_pot"}') in taken
+        assert scorer.publish("cueboard/club/t1/score/scorer-t1/presence", b'{"schema": 1}') in taken
     assert t1.commands.history == []
     assert t2.commands.history == []
     with Client(club, "tables", "t2", client_id="cueboard-club-t2-again", expect_ok=True) as t2_again:

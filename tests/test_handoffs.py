@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import paho.mqtt.client as mqtt
 import pytest
 from daemon_helpers import table_config
@@ -37,6 +38,14 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 KEYPAD = EXAMPLES / "keymaps" / "keypad-4x5.toml"
 SHIFT, NEXT_FRAME, OK = 0, 18, 14  # keypad-4x5: SHIFT NEXT FRAME (NEW MATCH), then OK
 T1 = "cueboard/club/t1"
+SCHEMAS = Path(__file__).resolve().parent.parent / "schema"
+
+
+def valid(name: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload``, checked against ``schema/<name>.schema.json`` (with formats)."""
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(payload)
+    return payload
 
 
 @dataclass
@@ -143,8 +152,7 @@ def handoff(fixture: str, sides: list[str], **form: Any) -> dict[str, Any]:
 
 def state_where(sub: Subscriber, match: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
     message = sub.wait_for(lambda m: m.topic == f"{T1}/state" and match(m.json()))
-    state: dict[str, Any] = message.json()
-    return state
+    return valid("state", message.json())
 
 
 def answer(sub: Subscriber, ident: str) -> Message:
@@ -311,7 +319,7 @@ def test_the_history_is_there_after_a_reconnect_and_a_preview_changes_nothing(cl
 
         desk.publish(f"{T1}/command/desk", {"type": "amend", "seq": 2, "event": {"type": "pot", "balls": ["pink"]},
                                             "preview": True, "id": "pv"})
-        preview = sub.wait_for(lambda m: m.topic == f"{T1}/preview").json()
+        preview = valid("preview", sub.wait_for(lambda m: m.topic == f"{T1}/preview").json())
         assert preview["id"] == "pv" and preview["user"] == "desk"
         assert [s["score"] for s in preview["state"]["sides"]] == [7, 1]
         assert [s["score"] for s in t1.state()["sides"]] == [8, 1]  # not applied
@@ -325,7 +333,7 @@ def test_the_history_is_there_after_a_reconnect_and_a_preview_changes_nothing(cl
 
     # The desk reloads: the retained history has every line, with when, where from and who.
     with club.subscriber(f"{T1}/history") as again:
-        history = again.get().json()
+        history = valid("history", again.get().json())
     assert history["truncated"] == 0 and history["match_id"].startswith("club/t1/")
     assert [(e["source"], e["user"]) for e in history["events"]] == [
         ("desk", "desk"), ("desk", "desk"), ("desk", "desk"), ("keypad", None), ("desk", "desk")]
@@ -339,7 +347,7 @@ def test_the_history_keeps_the_newest_lines_within_its_bound() -> None:
     for seq in range(1, 21):
         history.add(seq, {"type": "pot", "balls": ["red"], "t": 1_790_000_000 + seq}, "keypad")
     payload = history.payload()
-    data = json.loads(payload)
+    data = valid("history", json.loads(payload))
     assert len(payload) <= 400 and data["truncated"] == 20 - len(data["events"]) > 0
     assert data["events"][-1]["seq"] == 20 and data["events"][0]["source"] == "keypad"
 
@@ -351,7 +359,8 @@ def test_a_scorer_scores_strokes_and_nothing_else(club: Club) -> None:
         club.wait_listening()
         assert scorer.publish(presence, {"schema": 1, "online": True, "ts": timestamp(1_790_000_000)},
                               retain=True) in (0, 16)
-        devices = sub.wait_for(lambda m: m.topic == f"{T1}/devices" and "scorer:scorer-t1" in m.json()).json()
+        devices = valid("devices", sub.wait_for(lambda m: m.topic == f"{T1}/devices" and "scorer:scorer-t1"
+                                                in m.json()).json())
         assert devices["scorer:scorer-t1"] == "ok" and "scorer:scorer-t1" in devices["last_seen"]
 
         scorer.publish(f"{T1}/score/scorer-t1", {"type": "pot", "balls": ["red"], "id": "tap1"})

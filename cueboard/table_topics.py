@@ -328,6 +328,9 @@ class TableTopics:
             (p for p in reversed(table._prompts.values()) if p is not None), None)
         for board in table.boards:
             table._guard(board.prompt, shown)
+        if table.feed is not None:  # on <prefix>/input too, as a keypad's call
+            table._guard(partial(table.feed.publish_input, source, () if prompt is None else prompt.keys,
+                                 "" if prompt is None else prompt.needs))
 
 
 def _decoded(text: str) -> Mapping[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 import paho.mqtt.client as mqtt
 import pytest
-from daemon_helpers import table_config
+from daemon_helpers import StillOutput, table_config
 from mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 from test_reliability import Daemon
@@ -30,6 +30,7 @@ from cueboard.hw.keys import KeyPress
 from cueboard.inputs import Call, KeyInput
 from cueboard.journal import read_lines
 from cueboard.match_history import History
+from cueboard.seams import Prompt
 from cueboard.times import timestamp
 
 pytest_plugins = ["mosquitto"]
@@ -352,10 +353,28 @@ def test_the_history_keeps_the_newest_lines_within_its_bound() -> None:
     assert data["events"][-1]["seq"] == 20 and data["events"][0]["source"] == "keypad"
 
 
+class Board(StillOutput):
+    """A board that keeps the calls it was asked to show."""
+
+    def __init__(self) -> None:
+        self.prompts: list[Prompt | None] = []
+
+    def show(self, state: Any, clock: float | None = None, now: float | None = None) -> bool:
+        return True
+
+    def flash(self, now: float | None = None, reason: str | None = None) -> None:
+        pass
+
+    def prompt(self, prompt: object, now: float | None = None) -> None:
+        assert prompt is None or isinstance(prompt, Prompt)
+        self.prompts.append(prompt)
+
+
 def test_a_scorer_scores_strokes_and_nothing_else(club: Club) -> None:
     presence = f"{T1}/score/scorer-t1/presence"
     scorer = Person(club, "scorer-t1", will=(presence, json.dumps({"schema": 1, "online": False}).encode()))
-    with club.daemon(), club.subscriber(f"{T1}/#") as sub:
+    board = Board()
+    with Daemon(club.config("t1"), boards=[board], control=False) as t1, club.subscriber(f"{T1}/#") as sub:
         club.wait_listening()
         assert scorer.publish(presence, {"schema": 1, "online": True, "ts": timestamp(1_790_000_000)},
                               retain=True) in (0, 16)
@@ -363,9 +382,15 @@ def test_a_scorer_scores_strokes_and_nothing_else(club: Club) -> None:
                                                 in m.json()).json())
         assert devices["scorer:scorer-t1"] == "ok" and "scorer:scorer-t1" in devices["last_seen"]
 
+        # A call being keyed on the phone shows on the boards as a keypad's; the stroke ends it.
+        scorer.publish(f"{T1}/score/scorer-t1", {"type": "call", "keys": ["FOUL"], "needs": "the value"})
+        keyed = sub.wait_for(lambda m: m.topic == f"{T1}/input").json()
+        assert (keyed["source"], keyed["keys"]) == ("scorer:scorer-t1", ["FOUL"])
+        assert t1.on_engine(lambda: board.prompts[-1]) == Prompt("scorer:scorer-t1", ("FOUL",), "the value")
         scorer.publish(f"{T1}/score/scorer-t1", {"type": "pot", "balls": ["red"], "id": "tap1"})
         event = answer(sub, "tap1")
         assert event.topic == f"{T1}/event" and event.json()["user"] == "scorer-t1"
+        assert t1.on_engine(lambda: board.prompts[-1]) is None
         for line, whose in (({"type": "new_match"}, "the desk starts matches"),
                             ({"type": "start_next", "fixture": "F1"}, "the desk starts matches"),
                             ({"type": "match", "sides": ["X", "Y"]}, "the desk starts matches"),

@@ -27,6 +27,7 @@ from typing import Any
 
 from .engine import IllegalEvent
 from .engine.match_setup import MatchSetup
+from .errors import HandoffRefused
 from .remote_lines import Unreadable, check_user, read_line
 
 log = logging.getLogger(__name__)
@@ -48,10 +49,6 @@ FIELDS = frozenset({"schema", "fixture", "competition", "sides", "format", "hand
 _FIELD_WORDS = (("fixture", ("fixture",)), ("competition", ("competition",)),
                 ("sides", ("'sides'", "side ", "player", "both sides")))
 """Which field of the hand-off a match line's refusal is about, by the words it says."""
-
-
-class HandoffRefused(ValueError):
-    """A ``next`` payload the table does not take: the reason names the field and the rule."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +89,7 @@ def parse_handoff(payload: bytes | Mapping[str, Any],
     ...               b'"format": {"game": "snooker", "best_of": 0}}', check)
     Traceback (most recent call last):
     ...
-    cueboard.next_match.HandoffRefused: next: format: match: 'best_of' must be at least 1
+    cueboard.errors.HandoffRefused: next: format: match: 'best_of' must be at least 1
     """
     if isinstance(payload, bytes | bytearray):
         if not payload:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import PresenceRefused
 from .remote_lines import Unreadable, read_line
 from .times import timestamp
 
@@ -75,10 +76,6 @@ def call_of(line: Mapping[str, Any]) -> tuple[tuple[str, ...], str] | str:
     if not isinstance(needs, str) or len(needs) > 120 or not needs.isprintable():
         return "call: 'needs' says what the call waits for, at most 120 printable characters"
     return tuple(keys), needs
-
-
-class PresenceRefused(ValueError):
-    """A presence payload the table does not take."""
 
 
 @dataclass

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .errors import MessageRefused
 from .remote_lines import Unreadable, read_line
 from .times import timestamp
 
@@ -23,10 +24,6 @@ TEXT_MAX = 120
 """Characters in a message: two lines of a screen card, a few seconds of a board's marquee."""
 
 FIELDS = frozenset({"schema", "text", "until", "ts", "sent_by"})
-
-
-class MessageRefused(ValueError):
-    """A ``message`` payload the table does not take: the reason names the field and the rule."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +45,7 @@ def parse_message(payload: bytes) -> TableMessage | None:
     >>> parse_message(b'{"schema": 1, "text": "a\\\\u0007b", "until": null}')
     Traceback (most recent call last):
     ...
-    cueboard.table_message.MessageRefused: message: 'text' has a control character (U+0007) at 2: a board cannot show it
+    cueboard.errors.MessageRefused: message: 'text' has a control character (U+0007) at 2: a board cannot show it
     """
     if not payload:
         return None

@@ -94,6 +94,12 @@ class Answers:
         with self._lock:
             return ident in self._queued
 
+    def release(self, ident: str) -> None:
+        """``ident`` answered without being kept (an amend's preview): not waiting any more, and
+        free for the line it previewed."""
+        with self._lock:
+            self._queued.discard(ident)
+
     def remember(self, ident: str, answer: dict[str, Any]) -> None:
         with self._lock:
             self._answers.setdefault(ident, answer)

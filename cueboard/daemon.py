@@ -45,6 +45,7 @@ from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
 from .limits import Lanes, TokenBucket
 from .remote_lines import Unreadable, read_line
 from .seams import Healthy, KeypadLike, Notice, Output, Prompt, Publisher, Reason, at_the_table
+from .table_topics import TableTopics
 from .times import timestamp
 
 log = logging.getLogger("cueboard")
@@ -106,6 +107,8 @@ class Table:
         self.started = threading.Event()
         self.accepted = 0
         self.refused = 0
+        self.topics = TableTopics(self)
+        """next, message, history, preview and the scorers (docs/mqtt.md)."""
 
     # -- any thread -------------------------------------------------------------------
 
@@ -276,6 +279,7 @@ class Table:
             except OSError as exc:
                 self._journal_failed(exc)
                 self._begin(line, journalled=False)
+        self.topics.start()
         self._show()
         self._publish_state()
         self._publish_record()
@@ -312,6 +316,9 @@ class Table:
             deadlines.append(now + (step if step > 0 else 1.0))
         if self._not_taken:
             deadlines.append(self._not_taken_at + 1.0)
+        message_over = self.topics.deadline()
+        if message_over is not None:
+            deadlines.append(message_over)
         for entry in self._entries.values():
             expires = entry.expires_at
             if expires is not None:
@@ -339,6 +346,7 @@ class Table:
                 self._refuse(None, lapse.reason, name, show=False)
         for board in self.boards:
             self._guard(board.tick, now)
+        self.topics.timers()
         clock = self.clock
         if clock is not None and clock.paused_at is None:
             if clock.expired(now):
@@ -389,6 +397,9 @@ class Table:
             # The login the broker checked (``command/<user>``) names the sender, whatever the line
             # says: it goes into the line, so the journal and an amend's correction keep it.
             obj = {**obj, "user": self._user}
+        if obj.get("type") == "amend" and obj.get("preview") is True:
+            self.topics.preview(obj, source, reply)  # never applied: its id is not kept
+            return
         ident = obj.get("id")
         if isinstance(ident, str):
             known = self.answers.known(ident)
@@ -397,6 +408,8 @@ class Table:
                     reply(known)
                 return
             reply = self._keeping(ident, reply)
+        if self.topics.command(obj, source, reply):  # start_next, a handed match, a scorer's call
+            return
         kind = obj.get("type")
         if kind == "state":
             if reply:
@@ -471,6 +484,7 @@ class Table:
         self._publish_state(state)
         if self.feed is not None:
             self._guard(self.feed.publish_event, match.seq, record)
+        self.topics.applied(match.seq, record, source)
         self._follow_record(event, state)
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
@@ -562,6 +576,7 @@ class Table:
             entry.clear()
             self._show_prompt(name, entry)
         self._load_keymaps()
+        self.topics.begun()
         log.info("new match: %s", json.dumps(line, ensure_ascii=False))
 
     def _journal_ready(self) -> None:
@@ -793,7 +808,7 @@ class Table:
 
     def _show(self) -> dict[str, Any]:
         assert self.match is not None
-        state = self.match.state()
+        state = self.topics.dress(self.match.state())
         clock = self.clock
         left = None if clock is None else max(0.0, clock.left(self._mono()))
         shown = state
@@ -813,7 +828,7 @@ class Table:
 
     def _publish_state(self, state: dict[str, Any] | None = None) -> None:
         if self.feed is not None and self.match is not None:
-            state = state or self.match.state()
+            state = state or self.topics.dress(self.match.state())
             clock = self.clock_state()
             self._guard(self.feed.publish_state, state if clock is None else {**state, "clock": clock})
 
@@ -825,6 +840,7 @@ class Table:
             devices["keypad"] = self.keypad.health_report()
         for i, board in enumerate(self.boards):
             devices["matrix" if i == 0 else f"matrix{i}"] = board.health
+        devices.update(self.topics.scorers.health())
         if self.feed is not None:
             devices["mqtt"] = self.feed.health
         return devices
@@ -840,7 +856,9 @@ class Table:
                         self._guard(board.flash, None, Reason(f"{name}: {health}", "device_failed", name=name))
             self.devices = devices
             if self.feed is not None:
-                self._guard(self.feed.publish_devices, {k: v for k, v in devices.items() if k != "mqtt"})
+                seen = self.topics.scorers.last_seen()
+                self._guard(partial(self.feed.publish_devices, {k: v for k, v in devices.items() if k != "mqtt"},
+                                    **({"last_seen": seen} if seen else {})))
 
     @staticmethod
     def _guard(method: Callable[..., Any], *args: Any) -> None:

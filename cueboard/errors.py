@@ -16,6 +16,9 @@ under the same names (``cueboard.feed.MqttConfigError`` is this module's)::
     │   ├── CatalogueError                 a board language's words (cueboard.boards.words)
     │   └── VenueError                     a change the venue's record refuses (cueboard.venue)
     ├── RejectedLine                       a log line the engine refuses on replay
+    ├── HandoffRefused (ValueError)        a match the desk hands on (cueboard.next_match)
+    ├── MessageRefused (ValueError)        the desk's message to a table (cueboard.table_message)
+    ├── PresenceRefused (ValueError)       a scorer's presence (cueboard.scorers)
     ├── RenderError (ValueError)           what ``cueboard render`` cannot draw
     ├── ReportError                        a log ``cueboard report`` cannot read or replay
     ├── DaemonRunning (RuntimeError)       ``cueboard hwtest``: the daemon has the devices
@@ -47,12 +50,15 @@ __all__ = [
     "DisplayConfigError",
     "DrawError",
     "FixtureError",
+    "HandoffRefused",
     "HomeAssistantConfigError",
     "KeymapError",
     "LogError",
+    "MessageRefused",
     "MissingLibrary",
     "MqttConfigError",
     "PkiError",
+    "PresenceRefused",
     "RecordError",
     "RejectedLine",
     "RenderError",
@@ -164,6 +170,21 @@ class MissingLibrary(CueboardError, RuntimeError):
 
 class SpiUnavailable(CueboardError, OSError):
     """A board's SPI bus cannot be had; the message says what to do (the board retries)."""
+
+
+# -- what the desk and the scorers say to a table besides commands (docs/mqtt.md) -----------
+
+
+class HandoffRefused(CueboardError, ValueError):
+    """A ``<prefix>/next`` payload the table does not take: the reason names the field and the rule."""
+
+
+class MessageRefused(CueboardError, ValueError):
+    """A ``<prefix>/message`` payload the table does not take: the reason names the field and the rule."""
+
+
+class PresenceRefused(CueboardError, ValueError):
+    """A scorer's ``presence`` payload the table does not take."""
 
 
 # -- the league's side (fixtures, draws, the results archive) --------------------------------

@@ -166,6 +166,7 @@ class Feed:
         self._state = _Latest(config.topic("state"))
         self._devices = _Latest(config.topic("devices"))
         self._record = _Latest(config.topic("record"))
+        self._more: dict[str, _Latest] = {}  # publish_retained's topics (history, next's clearing)
         self._devices_last: dict[str, str] | None = None
         self._outbox: dict[str, deque[_Job]] = {}  # lane ("" the table's own, else a user) -> waiting
         self._turns: deque[str] = deque()  # the lanes with messages waiting, in the order they go next
@@ -277,16 +278,33 @@ class Feed:
         value like the state: while disconnected only the newest is kept."""
         self._put(self._record, encode(record_payload(record, table=self.table, ts=self._ts())))
 
-    def publish_devices(self, devices: Mapping[str, str]) -> None:
+    def publish_devices(self, devices: Mapping[str, str], last_seen: Mapping[str, str] | None = None) -> None:
         """The health of the table's devices (``{"buttons": "ok", "keypad": "lost"}``),
-        retained, with ``schema`` and ``ts``; only when it changed since the last call."""
+        retained, with ``schema`` and ``ts`` (and ``last_seen``: when each scorer was last
+        heard from); only when it changed since the last call."""
         for name, value in devices.items():
-            if not isinstance(name, str) or not isinstance(value, str) or name in ("schema", "ts"):
+            if not isinstance(name, str) or not isinstance(value, str) or name in ("schema", "ts", "last_seen"):
                 raise ValueError(f"devices: {name!r}: {value!r} is not a device name and its health")
         if self._devices_last == dict(devices):
             return
         self._devices_last = dict(devices)
-        self._put(self._devices, encode(devices_payload(devices, ts=self._ts())))
+        payload = devices_payload(devices, ts=self._ts())
+        if last_seen:
+            payload["last_seen"] = dict(last_seen)
+        self._put(self._devices, encode(payload))
+
+    def publish_retained(self, name: str, payload: bytes) -> None:
+        """``payload`` on ``<prefix>/<name>``, retained, a latest value like the state (an empty
+        payload clears the retained message): ``history``, and ``next`` cleared by the table."""
+        with self._cond:
+            latest = self._more.get(name)
+            if latest is None:
+                latest = self._more[name] = _Latest(self.config.topic(name))
+        self._put(latest, payload)
+
+    def publish_once(self, name: str, payload: Mapping[str, Any]) -> None:
+        """``payload`` on ``<prefix>/<name>``, not retained, in the table's lane (``preview``)."""
+        self._queue(name, payload)
 
     @property
     def health(self) -> str:
@@ -364,7 +382,10 @@ class Feed:
 
     def _idle(self) -> bool:
         return not self._outbox and not self._unacked and not any(
-            latest.due() or latest.busy for latest in (self._status, self._state, self._devices, self._record))
+            latest.due() or latest.busy for latest in self._latests())
+
+    def _latests(self) -> tuple[_Latest, ...]:
+        return (self._status, self._state, self._devices, self._record, *self._more.values())
 
     def _set_health(self, health: str) -> None:
         """Set and report the health. Not called under ``self._cond``: ``on_health`` may
@@ -384,7 +405,7 @@ class Feed:
     def _next_job(self) -> _Job | None:
         if not self._connected:
             return None
-        for latest in (self._status, self._state, self._devices, self._record):
+        for latest in self._latests():
             if latest.due():
                 assert latest.payload is not None
                 latest.force = False
@@ -481,8 +502,10 @@ class Feed:
             client.subscribe([(self.config.topic("command/+"), options), (self.config.topic("command"), options)])
         with self._cond:
             self._connected = True
-            for latest in (self._status, self._state, self._devices, self._record):
-                latest.force = True
+            for latest in self._latests():
+                # An empty retained payload (next cleared) goes once: sent again at a reconnect it
+                # would clear what the desk handed on meanwhile.
+                latest.force = latest.payload != b""
             self._cond.notify_all()
         self._set_health("ok")
         for hook in self._connect_hooks:

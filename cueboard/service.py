@@ -13,8 +13,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
+from functools import partial
 from typing import Any
 
 from .boards.board import Board
@@ -27,6 +29,7 @@ from .hw.keypad_link import KeypadLink
 from .inputs import Command, KeyInput
 from .referee_boxes import RefereeBoxes
 from .remote_lines import USER_MAX, Unreadable, check_user, read_line
+from .scorers import scorer_refusal
 from .seams import Output
 
 log = logging.getLogger("cueboard")
@@ -36,14 +39,14 @@ SWITCH_INTERVAL = 0.001
 
 
 def _command_payload(table: Table, payload: bytes, retained: bool, user: str | None,
-                     feed: Feed | None = None) -> None:
+                     feed: Feed | None = None, source: str = "command") -> None:
     """An MQTT command from ``user`` (the last level of ``<prefix>/command/<user>``; None on the
     bare topic of ``mqtt.unnamed_commands``): one JSON event or match line, answered on event
     or rejected, exactly once whatever it holds (:mod:`cueboard.remote_lines`). A retained
     command is never applied (a restart would apply it again); the network's lines wait behind
     the table's own and within ``[commands]``'s bounds, each user's on its own
-    (:meth:`Table.submit_remote`)."""
-    source = "command"
+    (:meth:`Table.submit_remote`). ``source`` ``scorer``: a line of ``<prefix>/score/<user>``,
+    taken only when a marker keys it (:func:`~cueboard.scorers.scorer_refusal`)."""
     limits = table.config.commands
     if user is None and not (table.config.mqtt is not None and table.config.mqtt.unnamed_commands):
         line = read_line(payload, limits.max_bytes)  # for its id and type
@@ -80,16 +83,29 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
     if reason is not None:
         table.refuse_remote(obj, reason, source, user=user, limit=True)
         return
+    if source == "scorer" and user is not None:
+        why = scorer_refusal(obj, user)
+        if why is not None:  # the role, named: the broker let the login write its score topic only
+            table.refuse_remote(obj, why, source, user=user)
+            return
     table.submit_remote(Command(source, obj, user=user), admitted=True)
+
+
+def score_payload(table: Table, payload: bytes, retained: bool, user: str) -> None:
+    """A line of ``<prefix>/score/<user>`` (a scorer's phone), as a command with the scorer's role."""
+    _command_payload(table, payload, retained, user, table.feed if isinstance(table.feed, Feed) else None,
+                     source="scorer")
 
 
 @contextlib.contextmanager
 def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Output] | None = None,
-               control: bool = True, button_clock: Clock | None = None) -> Iterator[Table]:
+               control: bool = True, button_clock: Clock | None = None,
+               wall: Callable[[], float] = time.time) -> Iterator[Table]:
     """The table with its devices open; everything is closed on exit. ``pin_factory`` (a
     gpiozero pin factory) and ``button_clock`` (the clock the referee boxes debounce on) are
     for tests and benches: gpiozero's MockFactory and a ManualClock. ``boards``: outputs of
-    the caller's instead of the configured boards (closed on exit all the same)."""
+    the caller's instead of the configured boards (closed on exit all the same). ``wall``: the
+    table's clock for the times it stamps and a message's end (tests pass their own)."""
     # The engine thread waits for Python's interpreter lock behind the MQTT client's thread
     # when the network floods the table: hand it over every 1 ms, not every 5 (issue 16).
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -112,7 +128,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
             boxes = RefereeBoxes(config.referee_boxes, pin_factory=pin_factory, clock=button_clock,
                                  on_press=lambda p: table.submit(KeyInput(f"referee_box:{p.box}", p)),
                                  on_health=lambda health: table.health_changed("buttons"))
-        table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes)
+        table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes, wall=wall)
         if feed is not None:
             holder.append(table)
             if config.home_assistant is not None and config.mqtt is not None:  # discovery needs [mqtt]
@@ -120,6 +136,9 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
 
                 feed.on_every_connect(Discovery(config.home_assistant, venue=config.venue, table=config.table,
                                                 topic_prefix=config.mqtt.prefix).on_connect)
+            if config.mqtt is not None and config.mqtt.command:
+                table.topics.score_line = partial(score_payload, table)
+                feed.on_every_connect(table.topics.listen)  # next, message, score/<user> (docs/mqtt.md)
             feed.start()
             stack.callback(feed.stop)
         table.start()

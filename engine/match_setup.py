@@ -17,7 +17,8 @@ from .errors import IllegalEvent
 from .shot_clock import ShotClockRules
 
 # Fields every game's match line may carry; a game adds its own (Game.setup_fields).
-COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t", "id", "user")
+COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t", "id", "user",
+                       "fixture", "competition")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,10 @@ class MatchSetup:
     shot_clock_rules: ShotClockRules | None = None
     """The clock in full when the line gives ``shot_clock`` as an object (``engine/shot_clock.py``);
     None for a number (then ``shot_clock`` says it all) or null."""
+    fixture: str | None = None
+    """The fixture the desk handed the table (``<prefix>/next``): its id, unique in the night."""
+    competition: str | None = None
+    """The competition the fixture belongs to (a league, a knockout), as the desk names it."""
 
     @property
     def clock(self) -> ShotClockRules | None:
@@ -96,6 +101,10 @@ class MatchSetup:
                                  else self.shot_clock_rules.to_json())
         for key, value in self.options:
             out[key] = list(value) if isinstance(value, tuple) else value
+        if self.fixture is not None:
+            out["fixture"] = self.fixture
+        if self.competition is not None:
+            out["competition"] = self.competition
         if self.t is not None:
             out["t"] = self.t
         return out
@@ -202,6 +211,14 @@ def check_name(value: Any, where: str) -> str:
     return name
 
 
+def _label(obj: Mapping[str, Any], key: str) -> str | None:
+    """``fixture`` or ``competition`` (the desk's hand-off, ``<prefix>/next``): absent or null,
+    or text checked as a name is (:func:`check_name`: 1 to 40 characters, nothing invisible),
+    since boards and sheets show both."""
+    value = obj.get(key)
+    return None if value is None else check_name(value, f"the {key}")
+
+
 def _side(entry: Any, index: int) -> tuple[str, ...]:
     names = [entry] if isinstance(entry, str) else entry
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
@@ -271,6 +288,9 @@ def parse_setup(obj: Any, game_fields: Mapping[str, Any],
     if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not math.isfinite(t)):
         raise IllegalEvent(f"match: 't' must be a time in Unix seconds, not {t!r}", short="match_setup")
     options = tuple((key, check(obj[key])) for key, check in game_fields.items() if key in obj)
+    fixture = _label(obj, "fixture")
+    competition = _label(obj, "competition")
     return MatchSetup(game=str(game), players=players, best_of=best_of if race_to is None else None,
                       race_to=race_to, first=first, shot_clock=clock, shot_clock_given="shot_clock" in obj,
-                      options=options, t=None if t is None else float(t), shot_clock_rules=clock_rules)
+                      options=options, t=None if t is None else float(t), shot_clock_rules=clock_rules,
+                      fixture=fixture, competition=competition)

@@ -259,6 +259,8 @@ class Recorder:
             "best_of": state["best_of"], "race_to": state["race_to"],
         }
         head.update(self.sheet.head(setup))
+        if setup.fixture is not None:  # handed by the desk (<prefix>/next): the league's archive keys on it
+            head["fixture"], head["competition"] = setup.fixture, setup.competition
         if self.sheet.points:
             head["breaks_from"] = breaks_from
         self._head = head

@@ -169,8 +169,10 @@ const client = mqtt.connect(plan.broker, { username: plan.logins.t1.user, passwo
 await new Promise((resolve, reject) => { client.once("connect", resolve); client.once("error", reject); });
 const answer = (topic) => new Promise((resolve) => client.publish(topic, JSON.stringify({ type: "no_pot", id: "probe" }),
   { qos: 1 }, (e, packet) => resolve(e ? String(e.message || e) : `ok ${packet && packet.reasonCode}`)));
-const toT2 = await answer(`cueboard/${plan.venue}/t2/command/${plan.logins.t1.user}`);
+const toT2 = await answer(`cueboard/${plan.venue}/t2/score/${plan.logins.t1.user}`);
 check(/Not authorized|135/.test(toT2), `t1's scorer writing to t2: refused by the broker (${toT2})`);
+const asCommand = await answer(`cueboard/${plan.venue}/t1/command/${plan.logins.t1.user}`);
+check(/Not authorized|135/.test(asCommand), `t1's scorer writing t1's command topic: refused (${asCommand})`);
 const asDesk = await answer(`cueboard/${plan.venue}/t1/command/desk`);
 check(/Not authorized|135/.test(asDesk), `t1's scorer writing as the desk: refused (${asDesk})`);
 client.end(true);

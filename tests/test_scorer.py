@@ -132,7 +132,7 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
     try:
         with table_daemon(tmp_path, club, "t1", snooker) as t1, table_daemon(tmp_path, club, "t2", blackball) as t2:
             for name in ("t1", "t2"):
-                club.broker.wait_for_log(lambda line, n=name: line.endswith(f"cueboard/club/{n}/command/+"))
+                club.broker.wait_for_log(lambda line, n=name: line.endswith(f"cueboard/club/{n}/score/+/presence"))
             plan = {
                 "chromium": CHROMIUM, "spki": spki_hash(certs / "server.crt"),
                 "url": f"https://localhost:{server.server_address[1]}/score",

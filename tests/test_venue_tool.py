@@ -207,14 +207,21 @@ def test_a_scorer_writes_its_own_table_under_its_own_name_and_nothing_else(
     club.change("add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
     t1, t2 = tables("t1"), tables("t2")
     with Client(club, "people", "scorer-t1", client_id="cueboard-scorer-t1-phone") as scorer:
+        assert scorer.publish("cueboard/club/t2/score/scorer-t1", b'{"type": "no_pot"}') == "Not authorized"
         assert scorer.publish("cueboard/club/t2/command/scorer-t1", b'{"type": "no_pot"}') == "Not authorized"
+        assert scorer.publish("cueboard/club/t1/score/desk", b'{"type": "no_pot"}') == "Not authorized"
         assert scorer.publish("cueboard/club/t1/command/desk", b'{"type": "no_pot"}') == "Not authorized"
         assert scorer.publish("cueboard/club/t1/command", b'{"type": "no_pot"}') == "Not authorized"
         assert scorer.publish("cueboard/club/t1/state", b'{"fake": true}') == "Not authorized"
+        assert scorer.publish("cueboard/club/t1/next", b'{}') == "Not authorized"
         assert scorer.publish("$SYS/broker/connection/venue-club/state", b"0") == "Not authorized"
-        assert scorer.publish("cueboard/club/t1/command/scorer-t1", b'{"type": "no_pot"}') == "Success"
-    assert t1.commands.wait_for("scorer") == 'scorer-t1 {"type": "no_pot"}'
-    assert t1.commands.history == ['scorer-t1 {"type": "no_pot"}']
+        # Its lines go on its own score topic (the table takes a marker's keys from there: the role
+        # is the topic's), never the command topic of the desk's powers.
+        assert scorer.publish("cueboard/club/t1/command/scorer-t1", b'{"type": "no_pot"}') == "Not authorized"
+        taken = ("Success", "No matching subscribers")  # (this test's table reads its commands only)
+        assert scorer.publish("cueboard/club/t1/score/scorer-t1", b'{"type": "no_pot"}') in taken
+        assert scorer.publish("cueboard/club/t1/score/scorer-t1/presence", b'{"schema": 1}') in taken
+    assert t1.commands.history == []
     assert t2.commands.history == []
     with Client(club, "tables", "t2", client_id="cueboard-club-t2-again", expect_ok=True) as t2_again:
         # Another table writes nothing of t1's (and, being t2's login, took t2's session: one a table).

@@ -16,7 +16,7 @@ from ..seams import Notice, Prompt, Reason
 from .bar import Talk, bar_item, reading_seconds
 from .catalogue import LAYOUTS, family, find_layout
 from .layout import Layout, LayoutOptions, Say, TinyLayout
-from .notices import notice_words, refusal_forms
+from .notices import notice_words, refusal_forms, standing_words
 from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
 from .view import BoardView, ShotClock, board_view, shot_clock
 
@@ -202,6 +202,10 @@ class Renderer:
             return self._message.talk, ("bar", self._message.key)
         if self._call is not None:
             return Talk("call", tuple(self._call.keys), self._call.needs), ("bar", self._call_key)
+        standing = standing_words(self._state, self._layout_words())  # the desk's message, the next match
+        if standing is not None:
+            head, forms = standing
+            return Talk("notice", (head,), forms[0], forms), ("standing", head, forms)
         return None
 
     def _place(self) -> None:

@@ -7,9 +7,11 @@
   the people's pages (the same over secure WebSockets) and the screens' (secure WebSockets,
   anonymous, read only; no password is taken there).
 - ``mosquitto/acl``: a role's rights, and nothing else grants any: a table writes its own topics
-  and reads its commands; the desk reads everything and writes every table's command topic that
-  ends in its own name (and the desk's ``next`` and ``message``); a scorer reads its table and
-  writes its command topic under its own name; anonymous screens read and write nothing else.
+  (and may clear its ``next``) and reads its commands, its ``next`` and ``message`` and its
+  scorers' lines; the desk reads everything and writes every table's command topic that ends in
+  its own name, and every table's ``next`` and ``message``; a scorer reads its table and writes
+  only that table's ``score/<its login>`` and ``score/<its login>/presence`` (the table takes
+  from there only what a marker keys); anonymous screens read and write nothing else.
 - ``mosquitto/tables.passwd`` and ``people.passwd``: the logins' hashes, one file a listener.
 
 Everything here takes effect with a reload (``systemctl reload mosquitto``, SIGHUP): the ACL and
@@ -34,7 +36,7 @@ MESSAGE_SIZE_LIMIT = 1048576
 """Bytes: a table refuses a command line over 16 KiB itself, with one short answer; a bigger
 message is dropped by the broker (and logged) before it reaches anyone."""
 
-TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "record")
+TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "record", "history", "preview")
 """What a table's daemon publishes (docs/mqtt.md)."""
 
 DESK_TOPICS = ("next", "message")
@@ -104,12 +106,18 @@ def acl(venue: Venue) -> str:
             lines += [f"topic read cueboard/{v}/{login.name}/command/+",
                       f"topic read cueboard/{v}/{login.name}/command"]
             lines += [f"topic read cueboard/{v}/{login.name}/{t}" for t in DESK_TOPICS]
+            lines += [f"topic write cueboard/{v}/{login.name}/next",  # cleared once the match it hands on began
+                      f"topic read cueboard/{v}/{login.name}/score/+",
+                      f"topic read cueboard/{v}/{login.name}/score/+/presence"]
         elif login.role == "desk":
             lines += [f"topic read cueboard/{v}/#", f"topic write cueboard/{v}/+/command/{login.name}"]
             lines += [f"topic write cueboard/{v}/+/{t}" for t in DESK_TOPICS]
         else:
+            # A scorer's lines on a topic of their own: the table knows the role by the topic
+            # (docs/mqtt.md, Roles), as it knows the login by its last level.
             lines += [f"topic read cueboard/{v}/{login.table}/#",
-                      f"topic write cueboard/{v}/{login.table}/command/{login.name}"]
+                      f"topic write cueboard/{v}/{login.table}/score/{login.name}",
+                      f"topic write cueboard/{v}/{login.table}/score/{login.name}/presence"]
     return "\n".join(lines) + "\n"
 
 

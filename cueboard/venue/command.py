@@ -126,8 +126,9 @@ def _add_user(args: argparse.Namespace, out: TextIO) -> int:
     where = "every table" if args.role == "desk" else f"table {args.table}"
     print(f"{args.role} {args.name} added at {venue.name} ({where}): its password in {path}; it connects to "
           f"port {venue.ports.people} (MQTT over TLS) or {venue.ports.pages} (secure WebSockets) with a client id "
-          f"cueboard-{args.name}-<anything>, and sends commands on cueboard/{venue.name}/<table>/command/"
-          f"{args.name}", file=out)
+          f"cueboard-{args.name}-<anything>, and " + (
+              f"sends commands on cueboard/{venue.name}/<table>/command/{args.name}" if args.role == "desk" else
+              f"scores on cueboard/{venue.name}/{args.table}/score/{args.name} (a marker's keys only)"), file=out)
     if args.card is not None:
         if args.role != "scorer":
             print("--card: only a scorer's login goes on a table's card; no card written", file=out)

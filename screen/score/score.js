@@ -99,11 +99,17 @@ function connect() {
   const { user, pass } = model.login;
   model.connection = "connecting";
   const id = `cueboard-${user}-${Math.random().toString(16).slice(2, 10)}`;
+  // The table shows this phone on its devices (scorer:<login>: ok or lost): present while
+  // connected, and the broker says it is gone (the last will) when the connection drops.
+  const presence = `${prefix}/score/${user}/presence`;
   client = window.mqtt.connect(settings.broker, {
     username: user, password: pass, clientId: id, protocolVersion: 5, clean: true,
     reconnectPeriod: 2000, connectTimeout: 8000, keepalive: 20,
+    will: { topic: presence, payload: JSON.stringify({ schema: 1, online: false }), qos: 1, retain: true },
   });
   client.on("connect", () => {
+    client.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }),
+      { qos: 1, retain: true });
     model.connection = "online";
     model.error = "";
     inflight = null; // whatever was in flight is sent again, same id
@@ -205,7 +211,9 @@ async function pump() {
     if (!head || inflight) return;
     inflight = { id: head.id, at: Date.now() };
     outbox.mark(head.id, "sent");
-    client.publish(`${prefix}/command/${model.login.user}`, JSON.stringify(head.line), { qos: 1 });
+    // A scorer's own topic: the broker lets its login write only this one, and the table takes
+    // from it what a marker keys (docs/mqtt.md, Roles).
+    client.publish(`${prefix}/score/${model.login.user}`, JSON.stringify(head.line), { qos: 1 });
     scheduleResend();
   });
   model.book = outbox.read();

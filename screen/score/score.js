@@ -240,7 +240,6 @@ function snookerAllows(s) {
 
 // ---- drawing
 function Header() {
-  const s = model.state;
   const conn = model.connection === "online" ? (model.status === "offline" ? "table_offline" : "online") : model.connection;
   return html`<header class="bar">
     <span class="where">${settings.table}</span>

@@ -111,7 +111,7 @@ export function nextMatch(next, t, handed) {
   if (sides.length < 2) return null;
   const described = "format" in next ? next : handed && handed.fixture === next.fixture ? handed : null;
   const f = described && described.format && typeof described.format === "object" ? described.format : {};
-  const length = cardGame(f.game || "snooker").length(f, t);
+  const length = cardGame(f.game).length(f, t); // no game given: the first of the list
   const parts = [t("versus", { a: sides[0], b: sides[1] }), length, typeof next.competition === "string" ? next.competition : ""];
   return t("next_match", { match: parts.filter(Boolean).join(" · ") });
 }
@@ -379,7 +379,7 @@ export class Card {
       this.wormLines[side].setAttribute("points", line);
     }
     this.text("worm-l", this.wormLabel, t("worm"));
-    this.wormTitle.textContent = `${t("worm")}, ${t("frame", { n: tb.frame }, "snooker")}: ${seqs.length}`;
+    this.wormTitle.textContent = `${t("worm")}, ${t("frame", { n: tb.frame }, tb.state?.game)}: ${seqs.length}`;
   }
 
   // Names fitted (fitName above): only when a name changed, the card came on the page, or the

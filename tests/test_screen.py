@@ -193,6 +193,18 @@ def test_every_page_script_is_type_checked_and_linted() -> None:
     assert "tsc -p tsconfig.json" in json.loads((SCREEN_DIR / "package.json").read_text())["scripts"]["check"]
 
 
+def test_the_screen_keeps_its_state_in_one_place_and_knows_no_game_by_name() -> None:
+    """screen.js has no module-level `let` (the page is one Screen), and neither it nor card.js
+    names a game: what differs by game is in screen/games/, listed in games.js."""
+    page, card = (SCREEN_DIR / "screen.js").read_text(), (SCREEN_DIR / "card.js").read_text()
+    assert not re.findall(r"^(?:let|var) ", page, re.M)
+    for text in (page, card):
+        assert not re.findall(r"""["'](?:snooker|blackball)["']""", text)
+    games = (SCREEN_DIR / "games.js").read_text()
+    modules = [path.name for path in (SCREEN_DIR / "games").glob("*.js") if path.name != "game.js"]
+    assert modules and all(f'from "./games/{name}"' in games for name in modules)
+
+
 def test_scorer_catalogues_have_every_word() -> None:
     """The scorer's words (the ``scorer`` section) in every language: English's keys, placeholders
     and plural forms, and every key the page asks for is there."""

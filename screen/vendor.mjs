@@ -11,10 +11,6 @@ mkdirSync(out, { recursive: true });
 const version = JSON.parse(readFileSync(join(here, "node_modules/mqtt/package.json"), "utf8")).version;
 copyFileSync(join(here, "node_modules/mqtt/dist/mqtt.min.js"), join(out, "mqtt.min.js"));
 console.log(`vendor/mqtt.min.js: mqtt ${version}`);
-// The desk's UI library (desk/): Preact with htm's tagged templates, one ES module, no build step.
-const htm = JSON.parse(readFileSync(join(here, "node_modules/htm/package.json"), "utf8")).version;
-copyFileSync(join(here, "node_modules/htm/preact/standalone.module.js"), join(out, "htm-preact.js"));
-console.log(`vendor/htm-preact.js: htm ${htm} (Preact and its hooks bundled)`);
 // The desk's and the scorer's UI stack (shared/ui.js), one copy: Preact, its hooks and htm, pinned
 // here, as ES modules. The hooks import "preact" by its package name, which a browser cannot
 // resolve without a build step: pointed at the file beside them.

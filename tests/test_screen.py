@@ -41,7 +41,7 @@ pytest_plugins = ["mosquitto"]
 
 ROOT = Path(__file__).resolve().parent.parent
 E2E = Path(__file__).with_name("screen_e2e.mjs")
-UNCHECKED_YET = ("score/score.js", "score/sw.js", "score/ui.js")
+UNCHECKED_YET = ("score/score.js", "score/sw.js")
 """The scorer's files, changed by other work in the same round: typed once it has landed (docs/screen.md)."""
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and os.access(p, os.X_OK)), None)
 LANGUAGES = ["en", "nl", "sv", "de", "fr"]

@@ -6,8 +6,8 @@
 // Options (query parameters over config.js): broker (the desk's wss:// listener), venue,
 // prefix, lang. Credentials are typed in the form, never taken from the address.
 
-import { html, render, useState, useEffect, useRef } from "../vendor/htm-preact.js";
-import { LANGUAGES, translator } from "../i18n.js";
+import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
+import { LANGUAGES, translator } from "../shared/i18n.js";
 import { Link } from "./link.js";
 import { matchLine, newId, ACTIONS, awardLine, amendLine } from "./lines.js";
 

@@ -3,7 +3,8 @@
 // reachable; the cached copy when it is not. Only the page's own files, never the broker.
 const CACHE = "cueboard-score-1";
 const SHELL = ["/score", "/score/score.js", "/score/outbox.js", "/score/ui.js", "/score/score.css",
-  "/score/manifest.json", "/vendor/preact.js", "/vendor/htm.js", "/vendor/mqtt.min.js", "/config.js",
+  "/score/manifest.json", "/shared/ui.js", "/shared/broker.js", "/shared/i18n.js", "/vendor/preact.js",
+  "/vendor/hooks.js", "/vendor/htm.js", "/vendor/mqtt.min.js", "/config.js",
   "/favicon.svg", "/i18n/en.json", "/i18n/nl.json", "/i18n/sv.json", "/i18n/de.json", "/i18n/fr.json"];
 
 self.addEventListener("install", (event) => {

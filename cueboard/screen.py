@@ -34,7 +34,7 @@ from .web_server import Handler, Limits, WebServer, tls_context
 SCREEN_DIR = screen_dir()
 
 PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
-              "i18n/*.json", "desk/*.html", "desk/*.js", "desk/*.css",
+              "i18n/*.json", "shared/*.js", "games/*.js", "desk/*.html", "desk/*.js", "desk/*.css",
               "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg", "score/*.png")
 """The page's files, as globs in its folder (one level each): what the package installs as
 ``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""

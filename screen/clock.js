@@ -1,3 +1,4 @@
+// @ts-check
 // The shot clock as the audience sees it, from the state's `clock` (shared/contract/mqtt.md):
 // {"running": true, "ends_at": ts, "call_at": ts, "length": 60} counts down on the screen itself
 // (the daemon republishes only when the clock starts, stops, pauses, resumes or calls);
@@ -13,8 +14,20 @@
 // `skew` is how far the page's clock is ahead of the table's (ms), estimated from live messages'
 // `ts`: a TV whose clock is a few seconds out still counts the right seconds.
 
+/**
+ * @typedef {{seconds: number, running: boolean, called: boolean, expired: boolean, length?: number,
+ *   held?: boolean, still?: boolean, leftMs?: number, callInMs?: number}} ClockView
+ *   what a clock shows now: its whole seconds, running or still, held by the referee, the call
+ *   made, out of time; `still`: only the match's setting, from a daemon before `clock`
+ */
+
+/** @param {unknown} ts */
 const parseTime = (ts) => (typeof ts === "string" ? Date.parse(ts) : NaN);
 
+/**
+ * @param {import("./shared/state.js").State} state @param {number} skew @param {number} now
+ * @returns {ClockView | null}
+ */
 export function clockAt(state, skew, now) {
   const c = state.clock;
   if (c && typeof c === "object") {
@@ -46,6 +59,7 @@ export function clockAt(state, skew, now) {
 // stopped part-way through a shot, or out of time. A clock that has not started on this shot
 // (left == length) says nothing ("◷ 60" on every idle table), and a state with only its
 // `shot_clock` setting (a daemon from before `clock` was published) has no clock to show.
+/** @param {ClockView | null} view */
 export function clockShown(view) {
   if (!view || view.still) return null;
   if (view.running || view.expired || view.called) return view;
@@ -53,8 +67,9 @@ export function clockShown(view) {
 }
 
 // Milliseconds until what a running clock shows next changes: its next whole second or its call.
+/** @param {ClockView | null} view */
 export function nextChangeMs(view) {
-  if (!view || !view.running || view.expired) return Infinity;
+  if (!view || !view.running || view.expired || view.leftMs === undefined) return Infinity;
   const toSecond = ((view.leftMs % 1000) + 1000) % 1000 || 1000;
-  return Math.min(toSecond, view.callInMs > 0 ? view.callInMs : Infinity);
+  return Math.min(toSecond, view.callInMs !== undefined && view.callInMs > 0 ? view.callInMs : Infinity);
 }

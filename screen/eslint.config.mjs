@@ -1,17 +1,28 @@
-// The desk's linter (npm run check): ESLint's recommended rules over screen/desk/, in the
-// browser's globals; the vendored bundles are not ours to lint.
+// The pages' linter (npm run check): ESLint's recommended rules over every page's JavaScript
+// (the venue screen, shared/, games/, the desk, the scorer) in the browser's globals, and over
+// the folder's node tools; the vendored bundles are not ours to lint.
 import js from "@eslint/js";
 
-const browser = Object.fromEntries(["window", "document", "location", "sessionStorage", "fetch", "console", "setTimeout",
-  "clearTimeout", "setInterval", "clearInterval", "requestAnimationFrame", "TextDecoder", "URLSearchParams", "Event",
-  "HTMLElement", "Element", "CSS", "Intl"].map((name) => [name, "readonly"]));
+const readonly = (names) => Object.fromEntries(names.map((name) => [name, "readonly"]));
+const browser = readonly(["window", "document", "location", "history", "navigator", "localStorage", "sessionStorage",
+  "fetch", "Response", "console", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "requestAnimationFrame",
+  "TextDecoder", "TextEncoder", "URL", "URLSearchParams", "Event", "HTMLElement", "Element", "Node", "CSS", "Intl",
+  "getComputedStyle", "performance", "PerformanceObserver", "globalThis", "crypto", "caches", "self", "Blob", "matchMedia",
+  "addEventListener", "removeEventListener", "structuredClone", "queueMicrotask", "AbortController", "alert", "confirm",
+  "print", "open", "btoa", "atob"]);
+const node = readonly(["process", "console", "URL", "globalThis"]);
+const rules = {
+  ...js.configs.recommended.rules,
+  "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+  eqeqeq: ["error", "always", { null: "ignore" }],
+  "no-var": "error",
+  "prefer-const": "error",
+};
 
 export default [
   { ignores: ["vendor/**", "node_modules/**"] },
-  {
-    files: ["desk/**/*.js"],
-    ...js.configs.recommended,
-    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: browser },
-    rules: { ...js.configs.recommended.rules, "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }] },
-  },
+  { files: ["**/*.js"], languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: browser }, rules },
+  // config.js is a classic script (the settings, before the modules).
+  { files: ["config.js"], languageOptions: { sourceType: "script" } },
+  { files: ["**/*.mjs"], languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: node }, rules },
 ];

@@ -1,19 +1,34 @@
+// @ts-check
 // What the screen shows, from its address (?view=list&lang=nl...) over the defaults `cueboard screen`
 // serves in config.js. A value that makes no sense is refused with its reason (shown at the
 // bottom of the page) and the default is used instead: nothing is guessed.
 
-import { LANGUAGES } from "./i18n.js";
+import { LANGUAGES } from "./shared/i18n.js";
+
+/**
+ * @typedef {{name: string, prefix?: string, lo?: number, hi?: number}} TableItem
+ * @typedef {{items: TableItem[], errors: string[], match: (name: string) => boolean}} Tables
+ * @typedef {{[key: string]: unknown}} Config the settings `cueboard screen` serves in config.js
+ * @typedef {{
+ *   broker: string, venue: string, prefix: string, table: string | null, lang: string, overlay: boolean,
+ *   stats: boolean, corner: string, problems: string[], scale: number, view: string, tables: Tables | null,
+ *   rotate: number, perPage: number | null, page: number}} Options
+ */
 
 export const VIEWS = ["grid", "list", "single", "overlay"];
 export const CORNERS = ["bl", "br", "tl", "tr", "bc", "tc"];
+/** @type {{[size: string]: number}} */
 export const SIZES = { s: 0.75, m: 1, l: 1.35 };
 const MAX_PER_PAGE = 64;
 
 // `tables`: a comma-separated list of table names and ranges. "1-8" takes every table whose name
 // ends in a number from 1 to 8 ("table-3", "t3", "3"); "t1-t8" only those named t<number>.
 // A name that is itself a table's name (even one with a dash) always means that table.
+/** @param {unknown} spec @returns {Tables} */
 export function parseTables(spec) {
+  /** @type {TableItem[]} */
   const items = [];
+  /** @type {string[]} */
   const errors = [];
   for (const raw of String(spec).split(",")) {
     const item = raw.trim();
@@ -28,9 +43,10 @@ export function parseTables(spec) {
     }
   }
   if (!items.length && !errors.length) errors.push(`tables: "${spec}" names no table`);
+  /** @param {string} name */
   const match = (name) => items.some((it) => {
     if (it.name === name) return true;
-    if (it.lo === undefined) return false;
+    if (it.lo === undefined || it.hi === undefined) return false;
     const n = it.prefix ? (name.startsWith(it.prefix) && /^\d+$/.test(name.slice(it.prefix.length)) ? Number(name.slice(it.prefix.length)) : NaN)
       : Number((/(\d+)$/.exec(name) || [])[1]);
     return n >= it.lo && n <= it.hi;
@@ -38,6 +54,10 @@ export function parseTables(spec) {
   return { items, errors, match };
 }
 
+/**
+ * @param {URLSearchParams} params @param {Config} config @param {string} key
+ * @param {{min: number, max: number, integer: boolean}} range @param {string[]} problems
+ */
 function number(params, config, key, { min, max, integer }, problems) {
   const raw = params.get(key) ?? config[key];
   if (raw === undefined || raw === null || raw === "") return undefined;
@@ -49,6 +69,7 @@ function number(params, config, key, { min, max, integer }, problems) {
   return n;
 }
 
+/** @param {URLSearchParams} params @param {Config} config @param {string} key @param {string[]} allowed @param {string[]} problems */
 function choice(params, config, key, allowed, problems) {
   const raw = params.get(key) ?? config[key];
   if (raw === undefined || raw === null || raw === "") return undefined;
@@ -59,6 +80,7 @@ function choice(params, config, key, allowed, problems) {
   return String(raw);
 }
 
+/** @param {URLSearchParams} params @param {Config} config @param {string} key @param {string[]} problems */
 function flag(params, config, key, problems) {
   const raw = params.get(key) ?? config[key];
   if (raw === undefined || raw === null || raw === "" || raw === false) return false;
@@ -68,10 +90,14 @@ function flag(params, config, key, problems) {
   return false;
 }
 
+/** @param {string} search @param {Config} config @param {string} host @returns {Options} */
 export function readOptions(search, config, host) {
   const params = new URLSearchParams(search);
+  /** @type {string[]} */
   const problems = [];
-  const get = (key) => params.get(key) || config[key] || null;
+  /** @param {string} key @returns {string | null} */
+  const get = (key) => params.get(key) || (config[key] ? String(config[key]) : null);
+  /** @type {Options} */
   const o = {
     broker: get("broker") || `ws://${host || "127.0.0.1"}:9001`,
     venue: get("venue") || "+",
@@ -82,11 +108,16 @@ export function readOptions(search, config, host) {
     stats: flag(params, config, "stats", problems),
     corner: choice(params, config, "corner", CORNERS, problems) || "bl",
     problems,
+    scale: 1,
+    view: "grid",
+    tables: null,
+    rotate: 10,
+    perPage: null,
+    page: 0,
   };
   const size = params.get("size") ?? config.size;
-  o.scale = 1;
   if (size !== undefined && size !== null && size !== "") {
-    if (size in SIZES) o.scale = SIZES[size];
+    if (String(size) in SIZES) o.scale = SIZES[String(size)];
     else if (Number.isFinite(Number(size)) && Number(size) >= 0.25 && Number(size) <= 4) o.scale = Number(size);
     else problems.push(`size=${size} is not s, m, l or a scale from 0.25 to 4: using m`);
   }
@@ -98,7 +129,6 @@ export function readOptions(search, config, host) {
   }
   o.view = view;
   const tables = get("tables");
-  o.tables = null;
   if (tables) {
     const parsed = parseTables(tables);
     problems.push(...parsed.errors);

@@ -434,6 +434,87 @@ async function overlay(browser, clients) {
   console.log(`boxes: ${JSON.stringify(boxes)}`);
 }
 
+// -- the next match and the desk's message on the cards (docs/mqtt.md `next`, `message`) ---------
+
+// plan.tables: states carrying `next` and `message` as the table publishes them (a match over with
+// the next handed; a match live with a message; no match with both); plan.expiring: a table whose
+// message is then given an end a few seconds away, with no new state after it; plan.cleared: a
+// table whose message the table then clears.
+async function notices(browser, clients) {
+  const pub = await connect(plan.mqtt_port);
+  clients.push(pub);
+  for (const [name, state] of Object.entries(plan.tables)) {
+    await publish(pub, `${PREFIX}/${name}/status`, "online", true);
+    for (const earlier of (plan.history || {})[name] || []) await publish(pub, `${PREFIX}/${name}/state`, fresh(earlier), true);
+    await publish(pub, `${PREFIX}/${name}/state`, fresh(state), true);
+  }
+  // The desk's own `next` for one of them: its format is said as well (the same fixture).
+  for (const [name, next] of Object.entries(plan.handed || {})) await publish(pub, `${PREFIX}/${name}/next`, next, true);
+  const card = (page, name) => page.$eval(`section.table[data-table="${name}"]`, (e) => {
+    const visible = (sel) => { const n = e.querySelector(sel); return n && n.getClientRects().length > 0 ? n.textContent : null; };
+    return { next: visible(".next-match"), message: visible(".message"), messageText: e.querySelector(".message span").textContent,
+      worm: visible(".worm-box") !== null };
+  });
+  for (const c of plan.cases) {
+    const page = await openPage(browser, plan, c.query, c.viewport);
+    await page.waitForFunction((n) => document.getElementById("tables").dataset.tables === String(n), Object.keys(plan.tables).length, { timeout: 15000 });
+    for (const [i, onPage] of (c.pages || [Object.keys(plan.tables)]).entries()) {
+      await page.evaluate((i) => window.cueboardShow(i), i);
+      await page.waitForFunction((names) => [...document.querySelectorAll("section.table")].map((e) => e.dataset.table).join() === names.join(), onPage, { timeout: 10000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await notesShown(page, c, i === 0 ? c.file : null, onPage);
+    }
+    check(page.errors.length === 0, `${c.query}: no errors (${page.errors.join("; ")})`);
+    await page.context().close();
+  }
+  async function notesShown(page, c, file, onPage) {
+    if (plan.screenshots && file) await page.screenshot({ path: join(plan.screenshots, file) });
+    const words = catalogue(c.lang || "en");
+    for (const [name, want] of Object.entries(c.expect).filter(([n]) => onPage.includes(n))) {
+      const got = await card(page, name);
+      const next = want.next === null ? null : fill(words.next_match, { match: [fill(words.versus, want.next.versus), ...want.next.more].join(" · ") });
+      check(got.next === next, `${c.query}: ${name}'s next match: ${JSON.stringify(got.next)} (wanted ${JSON.stringify(next)})`);
+      const message = want.message === null ? null : `${words.message}${want.message}`;
+      check(got.message === message, `${c.query}: ${name}'s message: ${JSON.stringify(got.message)} (wanted ${JSON.stringify(message)})`);
+      if (want.message !== null) check(!got.worm, `${c.query}: ${name}: the message in the worm's room`);
+    }
+    // Each message and next match is whole on the card (two lines at most; these are short) and inside it.
+    const fits = await page.$$eval("section.table .message, section.table .next-match", (list) => list.filter((m) => m.getClientRects().length > 0).map((m) => {
+      const r = m.getBoundingClientRect(), card = m.closest("section.table").getBoundingClientRect();
+      return { table: m.closest("section.table").dataset.table, what: m.className, inside: r.bottom <= card.bottom + 0.5 && r.top >= card.top, whole: m.scrollHeight <= m.clientHeight + 1 };
+    }));
+    for (const f of fits) check(f.inside && f.whole, `${c.query}: ${f.table}'s ${f.what} is inside its card and whole (${JSON.stringify(f)})`);
+  }
+  // A message with an `until` goes at its time on the page's own timer: no new state comes.
+  const page = await openPage(browser, plan, `tables=${plan.expiring}&rotate=0`, { width: 1280, height: 720 });
+  const sel = `section.table[data-table="${plan.expiring}"] .message`;
+  await page.waitForFunction((s) => { const m = document.querySelector(s); return m && !m.hidden; }, sel, { timeout: 10000 });
+  // The frame so far, live (the worm's points), then the state whose message ends soon.
+  for (const earlier of (plan.history || {})[plan.expiring] || []) await publish(pub, `${PREFIX}/${plan.expiring}/state`, fresh(earlier), true);
+  const until = new Date(Date.now() + plan.expires_in_s * 1000).toISOString();
+  const ending = fresh(plan.tables[plan.expiring]);
+  const text = `${ending.message.text} (until ${until.slice(11, 19)})`;
+  await publish(pub, `${PREFIX}/${plan.expiring}/state`, { ...ending, message: { text, until } }, true);
+  await page.waitForFunction(([s, text]) => { const m = document.querySelector(s); return !m.hidden && m.querySelector("span").textContent === text; },
+    [sel, text], { timeout: plan.expires_in_s * 1000 });
+  check(Date.now() < Date.parse(until), `${plan.expiring}'s message shown before its until`);
+  await page.waitForFunction((s) => document.querySelector(s).hidden, sel, { timeout: plan.expires_in_s * 1000 + 10000 });
+  const late = Date.now() - Date.parse(until);
+  check(late >= -50, `${plan.expiring}'s message gone at its until, not before (${late} ms after it)`);
+  const worm = await page.$eval(`section.table[data-table="${plan.expiring}"] .worm-box`, (e) => !e.hidden && e.getClientRects().length > 0);
+  check(worm, `${plan.expiring}: the worm back in its room`);
+  // Cleared by the table (a state without it): gone at once from a card that showed one.
+  const other = plan.cleared;
+  const p2 = await openPage(browser, plan, `tables=${other}&rotate=0`, { width: 1280, height: 720 });
+  await p2.waitForFunction((n) => { const m = document.querySelector(`section.table[data-table="${n}"] .message`); return m && !m.hidden; }, other, { timeout: 10000 });
+  await publish(pub, `${PREFIX}/${other}/state`, fresh({ ...plan.tables[other], message: null }), true);
+  await p2.waitForFunction((n) => document.querySelector(`section.table[data-table="${n}"] .message`).hidden, other, { timeout: 10000 });
+  check(true, `${other}'s message cleared by the table: gone`);
+  check(page.errors.length === 0 && p2.errors.length === 0, `no errors (${[...page.errors, ...p2.errors].join("; ")})`);
+  await page.context().close();
+  await p2.context().close();
+}
+
 // -- languages ----------------------------------------------------------------------------------
 async function languages(browser, clients) {
   const pub = await connect(plan.mqtt_port);
@@ -618,7 +699,7 @@ async function smoke(browser) {
   check(page.policy.includes("default-src 'none'"), "cueboard screen serves the page with its Content-Security-Policy");
 }
 
-const SCENARIOS = { feed, layout, overlay, languages, clock, connection, smoke };
+const SCENARIOS = { feed, layout, overlay, notices, languages, clock, connection, smoke };
 
 async function main() {
   const browser = await launch(plan.chromium);

@@ -1,10 +1,14 @@
 // The venue screen's own logic under node, without a browser: run by tests/test_screen.py
-// (test_screen_units). Imports the page's modules as they are served (screen/*.js).
+// (test_screen_units). Imports the page's modules as they are served (screen/*.js, screen/shared/,
+// screen/games/).
 import { parseTables, readOptions } from "../screen/options.js";
-import { translator } from "../screen/i18n.js";
+import { translator, pickLanguage } from "../screen/shared/i18n.js";
 import { clockAt, clockShown, nextChangeMs } from "../screen/clock.js";
-import { validate } from "../screen/validate.js";
-import { fitName, nextMatch, shortName } from "../screen/card.js";
+import { validate } from "../screen/shared/validate.js";
+import { readPayload } from "../screen/shared/payloads.js";
+import { isRefusal, tableTopic, tableTopics } from "../screen/shared/broker.js";
+import { fitName, messageShown, nextMatch, shortName } from "../screen/card.js";
+import { cardGame, FACTS, GAMES } from "../screen/games.js";
 import { readFileSync } from "node:fs";
 
 let failures = 0;
@@ -113,5 +117,52 @@ const tn = translator("nl", JSON.parse(readFileSync(new URL("../screen/i18n/nl.j
 check(nextMatch({ fixture: "f1", sides: ["Ann", { name: "Bob" }], format: { best_of: 7 }, competition: "Clubcompetitie" }, tn)
   === "Volgende: Ann – Bob · Beste uit 7 · Clubcompetitie", "the next match: its sides, its length, its competition");
 check(nextMatch({ sides: [] }, tn) === null, "a next match without two sides: nothing");
+check(nextMatch({ fixture: "f2", sides: [["Ann", "Cy"], ["Bob", "Di"]], format: { game: "blackball", race_to: 4 }, competition: null }, tn)
+  === "Volgende: Ann & Cy – Bob & Di · Race tot 4", "doubles as the match line gives them, blackball's length");
+// From the table's state (docs/state.md `next`): its names and competition; the format from what
+// the desk handed only when it is the same fixture.
+const handed = { fixture: "f1", sides: ["Ann", "Bob"], format: { best_of: 5 }, competition: "Club" };
+check(nextMatch({ fixture: "f1", competition: "Club", names: ["Ann", "Bob"] }, tn, handed) === "Volgende: Ann – Bob · Beste uit 5 · Club",
+  "the state's next with the handed fixture's format");
+check(nextMatch({ fixture: "f9", competition: null, names: ["Eve", "Fay"] }, tn, handed) === "Volgende: Eve – Fay",
+  "the state's next, another fixture than handed: no format guessed");
+
+// the desk's message, until its `until` (on the table's clock: the page's skew applied)
+const until = "2025-05-01T20:10:00Z";
+check(messageShown({ text: "Final at 21:00", until }, 0, Date.parse(until) - 1)?.text === "Final at 21:00", "a message before its until: shown");
+check(messageShown({ text: "Final at 21:00", until }, 0, Date.parse(until)) === null, "at its until: gone");
+check(messageShown({ text: "Final at 21:00", until }, 5000, Date.parse(until) + 4000) !== null, "a page 5 s ahead shows it 5 s longer on its own clock");
+check(messageShown({ text: "Bar open", until: null }, 0, t0)?.endsAt === Infinity, "no until: shown until cleared");
+check(messageShown({ text: "  ", until: null }, 0, t0) === null && messageShown(null, 0, t0) === null, "no text: nothing");
+
+// the games a card knows: one list, each game's own facts, none of them given to the other
+check(GAMES.map((g) => g.name).join() === schema.properties.game.enum.join(), "the card's games are the schema's");
+check(FACTS.length === GAMES.reduce((n, g) => n + g.facts.length, 0), "no fact slot shared by two games");
+const en0 = translator("en", en, en);
+for (const g of GAMES) {
+  const shown = g.shown(g.name === "blackball" ? base : { ...base, game: "snooker", break: 12, remaining: 59, ball_on: "red" }, en0, (i) => String(i));
+  check(Object.keys(shown).every((f) => g.facts.includes(f)), `${g.name}: shows only its own facts (${Object.keys(shown)})`);
+}
+check(cardGame("snooker").length({ best_of: 7 }, en0) === "Best of 7" && cardGame("snooker").length({ best_of: 1 }, en0) === ""
+  && cardGame("blackball").length({ race_to: 5 }, en0) === "Race to 5", "each game says its match's length");
+check(cardGame("bowls").facts.length === 0 && !cardGame("bowls").points, "a game the list lacks: a card without facts, not a crash");
+
+// the shared modules: topics, payloads, refusals, languages
+check(same(tableTopics("cueboard/club", ["t1", "t2"], ["state", "next"]),
+  ["cueboard/club/t1/state", "cueboard/club/t1/next", "cueboard/club/t2/state", "cueboard/club/t2/next"]), "a table's topics by name");
+check(same(tableTopics("cueboard/club", ["t+1"], ["state"]), ["cueboard/club/+/state"]) && same(tableTopics("cueboard/club", null, ["state"]), ["cueboard/club/+/state"]),
+  "a name MQTT reads as a wildcard, or none: every table");
+check(same(tableTopic("cueboard/club/t1/state"), { venue: "club", table: "t1", kind: "state" }) && tableTopic("a/b/c") === null, "a topic read back");
+const bytes = (text) => new TextEncoder().encode(text);
+check(readPayload("x/state", bytes("")).value === null, "an empty payload: cleared");
+check(readPayload("x/state", bytes("{nope")).problem === "Ignored a message on x/state: it is not JSON ({nope)", "not JSON: refused with what it was");
+check(/payload lacks "sides"/.test(readPayload("x/state", bytes(JSON.stringify({ ...base, sides: undefined })), schema).problem), "a state that does not fit: refused with the schema's reason");
+check(readPayload("x/state", bytes(JSON.stringify(base)), schema).value.seq === 12, "a state that fits: read");
+check(isRefusal({ code: 135, message: "Not authorized" }) && isRefusal({ code: 4 }) && !isRefusal(new Error("connack timeout")),
+  "a refused login is told from a network that may come back");
+check(pickLanguage("SV") === "sv" && pickLanguage("es") === "en" && pickLanguage(undefined) === "en", "a language the pages speak, else English");
+const scorerWords = translator("de", { scorer: { title: "Zähler" }, screen: { break: "Serie" } }, en, ["scorer", "screen"]);
+check(scorerWords("title") === "Zähler" && scorerWords("break") === "Serie" && scorerWords("remaining") === "Remaining",
+  "a page's own section first, then the screen's, then English");
 
 process.exit(failures ? 1 : 0);

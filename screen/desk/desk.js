@@ -6,8 +6,8 @@
 // Options (query parameters over config.js): broker (the desk's wss:// listener), venue,
 // prefix, lang. Credentials are typed in the form, never taken from the address.
 
-import { html, render, useState, useEffect, useRef } from "../vendor/htm-preact.js";
-import { LANGUAGES, translator } from "../i18n.js";
+import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
+import { LANGUAGES, translator } from "../shared/i18n.js";
 import { Link } from "./link.js";
 import { matchLine, newId, ACTIONS, awardLine, amendLine } from "./lines.js";
 
@@ -69,7 +69,7 @@ function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: numb
 
 // -- what the tables answered ------------------------------------------------------------------
 function Answers(/** @type {{ids: string[]}} */ { ids }) {
-  const shown = ids.map((id) => link.pending.get(id)).filter(Boolean);
+  const shown = ids.map((id) => link.pending.get(id)).filter((p) => p !== undefined);
   if (!shown.length) return null;
   return html`<ul class="answers" aria-live="polite">${shown.map((p) => html`<li class="answer" data-table=${p.table}
       data-state=${p.state}><b>${p.table}</b> ${p.what}: ${t(`answer.${p.state}`)}${p.reason ? html` <q>${p.reason}</q>` : ""}</li>`)}</ul>`;

@@ -6,9 +6,7 @@
 // may not write the topic gets "Not authorized" in its PUBACK, shown as such.
 
 import { byTable } from "./lines.js";
-
-/** mqtt.js's browser bundle (vendor/mqtt.min.js), loaded before the modules. */
-const mqtt = /** @type {any} */ (window).mqtt;
+import { Session, tableTopics } from "../shared/broker.js";
 
 const decoder = new TextDecoder();
 const HISTORY = 500; // events kept a table (a long frame is ~150)
@@ -56,28 +54,20 @@ export class Link {
     this.user = user;
     this.connection = "connecting";
     this.refusal = "";
-    const clientId = `cueboard-${user}-${Math.random().toString(36).slice(2, 10)}`;
-    const client = mqtt.connect(this.where.broker, { clientId, username: user, password, protocolVersion: 5,
-      clean: true, reconnectPeriod: 3000, connectTimeout: 10000 });
-    this.client = client;
-    const base = `${this.where.prefix}/${this.where.venue}/+`;
-    client.on("connect", () => {
-      this.connection = "online";
-      client.subscribe(["state", "status", "devices", "rejected", "event", "input", "record", "message"]
-        .map((t) => `${base}/${t}`), { qos: 1 });
-      this.changed();
+    const topics = tableTopics(`${this.where.prefix}/${this.where.venue}`, null,
+      ["state", "status", "devices", "rejected", "event", "input", "record", "message"]);
+    // The shared session (shared/broker.js): a refused login (CONNACK 134/135) is not tried again.
+    const session = new Session({ broker: this.where.broker, who: user, user, password, v5: true, reconnectMs: 3000 }, {
+      topics: () => topics,
+      message: (topic, payload) => this.received(topic, payload),
+      link: (link, detail) => {
+        if (link === "online") this.connection = "online";
+        else if (link === "refused") { this.connection = "refused"; this.refusal = detail; }
+        else if (link === "offline" && this.connection === "online") this.connection = "offline";
+        this.changed();
+      },
     });
-    client.on("error", (/** @type {any} */ e) => {
-      // CONNACK 134/135 (bad user name or password, not authorized): no retry with the same words.
-      if (e && (e.code === 134 || e.code === 135 || e.code === 4 || e.code === 5)) {
-        this.connection = "refused";
-        this.refusal = e.message || String(e);
-        client.end(true);
-      }
-      this.changed();
-    });
-    client.on("close", () => { if (this.connection === "online") this.connection = "offline"; this.changed(); });
-    client.on("message", (/** @type {string} */ topic, /** @type {Uint8Array} */ payload) => this.received(topic, payload));
+    this.client = session.client;
   }
 
   signOut() {

@@ -1,3 +1,4 @@
+// @ts-check
 // The scorer's taps, kept in the page's storage until the table answers each (docs/scorer.md).
 //
 // Every tap gets an id the moment it is made (the login, this device's tag, a counter kept in
@@ -12,6 +13,15 @@
 
 export const KEEP_ANSWERED = 40; // answered taps kept to show, newest last
 
+/**
+ * @typedef {"waiting" | "sent" | "applied" | "refused" | "dropped"} TapStatus
+ * @typedef {{id: string, line: {[field: string]: unknown, id: string}, label: string, status: TapStatus, made: number,
+ *   reason: string | null, answer: string | null, held?: boolean}} Tap
+ * @typedef {{next: number, device: string, taps: Tap[], held: boolean}} Book
+ * @typedef {Pick<Storage, "getItem" | "setItem">} Store
+ */
+
+/** @param {string} device @returns {Book} */
 export function emptyBook(device) {
   return { next: 1, device, taps: [], held: false };
 }
@@ -23,11 +33,13 @@ export function randomTag() {
 }
 
 export class Outbox {
+  /** @param {Store} storage @param {string} key */
   constructor(storage, key) {
     this.storage = storage;
     this.key = key;
   }
 
+  /** @returns {Book} */
   read() {
     try {
       const book = JSON.parse(this.storage.getItem(this.key) || "null");
@@ -38,6 +50,7 @@ export class Outbox {
     return emptyBook(randomTag());
   }
 
+  /** @param {Book} book */
   write(book) {
     const answered = book.taps.filter((t) => t.status === "applied" || t.status === "refused" || t.status === "dropped");
     const extra = answered.length - KEEP_ANSWERED;
@@ -50,10 +63,12 @@ export class Outbox {
   }
 
   // A new tap, waiting: its id is `<user>-<device>-<n>` (at most 64 characters).
+  /** @param {string} user @param {{[field: string]: unknown}} line @param {string} label @param {number} now */
   add(user, line, label, now) {
     const book = this.read();
     const id = `${user}-${book.device}-${book.next}`.slice(-64);
     book.next += 1;
+    /** @type {Tap} */
     const tap = { id, line: { ...line, id }, label, status: "waiting", made: now, reason: null, answer: null };
     book.taps.push(tap);
     this.write(book);
@@ -61,11 +76,13 @@ export class Outbox {
   }
 
   // The tap to send next, or null: the first not answered, unless the book is held.
+  /** @param {Book} [book] */
   head(book = this.read()) {
     if (book.held) return null;
     return book.taps.find((t) => t.status === "waiting" || t.status === "sent") || null;
   }
 
+  /** @param {string} id @param {TapStatus} status */
   mark(id, status) {
     const book = this.read();
     const tap = book.taps.find((t) => t.id === id);
@@ -76,6 +93,10 @@ export class Outbox {
   // The table's answer to `id`: "applied" (with what it did) or "refused" (with the reason).
   // A refusal while later taps wait holds them. An id not in the book (another device's, or an
   // answer given again) changes nothing.
+  /**
+   * @param {string} id @param {"applied" | "refused"} verdict @param {string | null} reason
+   * @param {string | null} [answer]
+   */
   answer(id, verdict, reason, answer = null) {
     const book = this.read();
     const tap = book.taps.find((t) => t.id === id);
@@ -92,6 +113,7 @@ export class Outbox {
   }
 
   // The scorer's choice after a refusal: send the held taps on, or drop them (never sent).
+  /** @param {boolean} send */
   release(send) {
     const book = this.read();
     if (!send) {
@@ -101,6 +123,7 @@ export class Outbox {
     return this.write(book);
   }
 
+  /** @param {Book} [book] */
   pending(book = this.read()) {
     return book.taps.filter((t) => t.status === "waiting" || t.status === "sent");
   }
@@ -108,6 +131,10 @@ export class Outbox {
 
 // What a `rejected` answer to one of our ids means: a repeat of an id already applied is an
 // application (the first answer given again), a limit's "send it again later" is no answer yet.
+/**
+ * @param {unknown} reason
+ * @returns {{verdict: "applied" | "refused" | "later", reason: string | null}}
+ */
 export function verdictOf(reason) {
   const text = String(reason || "");
   if (/^id .* was applied already/.test(text)) return { verdict: "applied", reason: null };

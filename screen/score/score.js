@@ -3,8 +3,8 @@
 // answers, read back here), the broker's ACL decides who may write the table's command topic.
 import { html, render } from "/score/ui.js";
 import { Outbox, verdictOf } from "/score/outbox.js";
-
-const LANGUAGES = ["en", "nl", "sv", "de", "fr"];
+import { Session } from "/shared/broker.js";
+import { LANGUAGES, translator } from "/shared/i18n.js";
 const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (the table answers it once)
 
 // ---- settings: the address's query (never a password), config.js, then the QR card's fragment
@@ -63,17 +63,15 @@ const model = {
   words: {}, english: {}, seen: new Map(), lastEventAt: null,
 };
 
-function t(key, vars) {
-  const lookup = (cat) => cat && ((cat.scorer && cat.scorer[key]) ?? (cat.screen && cat.screen[key]));
-  let v = lookup(model.words) ?? lookup(model.english) ?? key;
-  if (typeof v === "object") v = v[new Intl.PluralRules(settings.lang).select(vars && vars.n || 0)] ?? v.other;
-  return vars ? v.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : v;
-}
+// The scorer's own words first, then the screen's (balls, frames), then English (shared/i18n.js).
+let say = translator("en", null, null);
+const t = (key, vars) => say(key, vars);
 
 async function loadWords() {
   const get = async (lang) => (await fetch(`/i18n/${lang}.json`)).json();
   model.english = await get("en");
   model.words = settings.lang === "en" ? model.english : await get(settings.lang);
+  say = translator(settings.lang, model.words, model.english, ["scorer", "screen"]);
   document.documentElement.lang = settings.lang;
 }
 
@@ -98,51 +96,49 @@ let resendTimer = null;
 function connect() {
   const { user, pass } = model.login;
   model.connection = "connecting";
-  const id = `cueboard-${user}-${Math.random().toString(16).slice(2, 10)}`;
+  // The shared session (shared/broker.js). A refused login is the scorer's to act on; a lost
+  // connection is shown by the badge (and the session tries again by itself), not as a technical message.
   // The table shows this phone on its devices (scorer:<login>: ok or lost): present while
   // connected, and the broker says it is gone (the last will) when the connection drops.
   const presence = `${prefix}/score/${user}/presence`;
-  client = window.mqtt.connect(settings.broker, {
-    username: user, password: pass, clientId: id, protocolVersion: 5, clean: true,
-    reconnectPeriod: 2000, connectTimeout: 8000, keepalive: 20,
-    will: { topic: presence, payload: JSON.stringify({ schema: 1, online: false }), qos: 1, retain: true },
+  const session = new Session({ broker: settings.broker, who: user, user, password: pass, v5: true, reconnectMs: 2000,
+    connectTimeoutMs: 8000, keepalive: 20, stopWhenRefused: false,
+    extra: { will: { topic: presence, payload: JSON.stringify({ schema: 1, online: false }), qos: 1, retain: true } } }, {
+    topics: () => [`${prefix}/state`, `${prefix}/event`, `${prefix}/rejected`, `${prefix}/status`],
+    message: (topic, payload) => received(topic, payload),
+    link: (link) => {
+      if (link === "online") {
+        session.client.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }),
+          { qos: 1, retain: true });
+        model.connection = "online";
+        model.error = "";
+        inflight = null; // whatever was in flight is sent again, same id
+        pump();
+      } else if (link === "refused") model.error = t("bad_login");
+      else if (link === "offline") { model.connection = "offline"; inflight = null; }
+      draw();
+    },
   });
-  client.on("connect", () => {
-    client.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }),
-      { qos: 1, retain: true });
-    model.connection = "online";
-    model.error = "";
-    inflight = null; // whatever was in flight is sent again, same id
-    client.subscribe([`${prefix}/state`, `${prefix}/event`, `${prefix}/rejected`, `${prefix}/status`], { qos: 1 });
-    draw();
-    pump();
-  });
-  client.on("error", (e) => {
-    // A refused login is the scorer's to act on; a lost connection is shown by the badge (and
-    // mqtt.js tries again by itself), not as a technical message.
-    if (/Not authorized|Bad User Name or Password|bad user/i.test(String(e.message))) model.error = t("bad_login");
-    draw();
-  });
-  client.on("close", () => { model.connection = "offline"; inflight = null; draw(); });
-  client.on("offline", () => { model.connection = "offline"; inflight = null; draw(); });
-  client.on("message", (topic, payload) => {
-    let msg;
-    try { msg = JSON.parse(payload.toString()); } catch { msg = payload.toString(); }
-    const kind = topic.slice(prefix.length + 1);
-    if (kind === "state" && msg && typeof msg === "object") {
-      model.state = msg;
-      // Shown again at once after a reload with no connection (marked offline by the badge).
-      localStorage.setItem(STATE_KEY, payload.toString());
-      model.clock = msg.clock || null;
-    } else if (kind === "status") {
-      model.status = typeof msg === "string" ? msg : String(payload);
-    } else if (kind === "event" && msg && msg.event) {
-      onEvent(msg);
-    } else if (kind === "rejected" && msg) {
-      onRejected(msg);
-    }
-    draw();
-  });
+  client = session.client;
+}
+
+function received(topic, payload) {
+  let msg;
+  try { msg = JSON.parse(payload.toString()); } catch { msg = payload.toString(); }
+  const kind = topic.slice(prefix.length + 1);
+  if (kind === "state" && msg && typeof msg === "object") {
+    model.state = msg;
+    // Shown again at once after a reload with no connection (marked offline by the badge).
+    localStorage.setItem(STATE_KEY, payload.toString());
+    model.clock = msg.clock || null;
+  } else if (kind === "status") {
+    model.status = typeof msg === "string" ? msg : String(payload);
+  } else if (kind === "event" && msg && msg.event) {
+    onEvent(msg);
+  } else if (kind === "rejected" && msg) {
+    onRejected(msg);
+  }
+  draw();
 }
 
 function describe(event) {
@@ -248,7 +244,6 @@ function snookerAllows(s) {
 
 // ---- drawing
 function Header() {
-  const s = model.state;
   const conn = model.connection === "online" ? (model.status === "offline" ? "table_offline" : "online") : model.connection;
   return html`<header class="bar">
     <span class="where">${settings.table}</span>

@@ -1,10 +1,11 @@
 // The scorer's service worker (docs/scorer.md): the page loads with no connection once it has
 // loaded once. Network first, so a new version of the page is taken as soon as the server is
 // reachable; the cached copy when it is not. Only the page's own files, never the broker.
-const CACHE = "cueboard-score-2";
+const CACHE = "cueboard-score-3";
 const SHELL = ["/score", "/score/score.js", "/score/outbox.js", "/score/ui.js", "/score/score.css",
-  "/score/manifest.json", "/score/icon-192.png", "/score/icon-512.png",
-  "/score/icon-maskable-192.png", "/score/icon-maskable-512.png", "/vendor/preact.js", "/vendor/htm.js", "/vendor/mqtt.min.js", "/config.js",
+  "/score/manifest.json", "/score/icon-192.png", "/score/icon-512.png", "/score/icon-maskable-192.png",
+  "/score/icon-maskable-512.png", "/shared/ui.js", "/shared/broker.js", "/shared/i18n.js", "/vendor/preact.js",
+  "/vendor/hooks.js", "/vendor/htm.js", "/vendor/mqtt.min.js", "/config.js",
   "/favicon.svg", "/i18n/en.json", "/i18n/nl.json", "/i18n/sv.json", "/i18n/de.json", "/i18n/fr.json"];
 
 self.addEventListener("install", (event) => {

@@ -1,8 +1,5 @@
-// The scorer's UI stack: Preact with htm's tagged templates (no build step), both vendored
-// from screen/package-lock.json by vendor.mjs. Text goes in as text: htm never parses HTML
-// out of a value, so a player's name cannot inject markup.
-import { h, render } from "/vendor/preact.js";
-import htm from "/vendor/htm.js";
-
-export const html = htm.bind(h);
-export { render };
+// @ts-check
+// The scorer's UI stack: the pages' one copy of Preact with htm (shared/ui.js), vendored from
+// screen/package-lock.json by vendor.mjs. Text goes in as text: htm never parses HTML out of a
+// value, so a player's name cannot inject markup.
+export { html, render } from "/shared/ui.js";

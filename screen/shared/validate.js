@@ -1,3 +1,4 @@
+// @ts-check
 // A JSON Schema validator for the subset the project's schemas (schema/, copied to vendor/) use:
 // type, const, enum, minimum/maximum/exclusiveMinimum, minLength, pattern, minItems/maxItems,
 // items, required, properties, additionalProperties, allOf, oneOf, if/then, $ref to "#/...".
@@ -5,8 +6,18 @@
 // Hot path: every state and event goes through it, so patterns are compiled once and
 // primitives are compared without JSON.stringify.
 
+/**
+ * @typedef {boolean | undefined | {
+ *   $ref?: string, type?: string | string[], const?: unknown, enum?: unknown[], minimum?: number, maximum?: number,
+ *   exclusiveMinimum?: number, minLength?: number, pattern?: string, minItems?: number, maxItems?: number,
+ *   items?: Schema, required?: string[], properties?: {[key: string]: Schema}, additionalProperties?: Schema,
+ *   allOf?: Schema[], oneOf?: Schema[], if?: Schema, then?: Schema, [other: string]: unknown}} Schema
+ */
+
+/** @type {Map<string, RegExp>} */
 const patterns = new Map();
 
+/** @param {unknown} v */
 function typeOf(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
@@ -14,23 +25,31 @@ function typeOf(v) {
   return typeof v;
 }
 
+/** @param {unknown} a @param {unknown} b */
 function same(a, b) {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** @param {Schema} root @param {string} ref @returns {Schema} */
 function resolve(root, ref) {
   if (!ref.startsWith("#/")) throw new Error(`unsupported $ref ${ref}`);
-  return ref.slice(2).split("/").reduce((node, key) => node[key], root);
+  return ref.slice(2).split("/").reduce((/** @type {any} */ node, key) => node[key], root);
 }
 
+/** @param {string} source */
 function pattern(source) {
   let re = patterns.get(source);
   if (!re) { re = new RegExp(source, "u"); patterns.set(source, re); }
   return re;
 }
 
+/**
+ * Every reason `value` does not fit `schema` (none: it fits).
+ * @param {Schema} schema @param {any} value @param {Schema} [root] @param {string} [path] @param {string[]} [errors]
+ * @returns {string[]}
+ */
 export function validate(schema, value, root, path, errors) {
   root = root || schema; path = path || "payload"; errors = errors || [];
   if (schema === true || schema === undefined) return errors;
@@ -45,7 +64,7 @@ export function validate(schema, value, root, path, errors) {
     }
   }
   if ("const" in schema && !same(schema.const, value)) errors.push(`${path} should be ${JSON.stringify(schema.const)}`);
-  if (schema.enum && !schema.enum.some((e) => same(e, value)))
+  if (schema.enum && !schema.enum.some((/** @type {unknown} */ e) => same(e, value)))
     errors.push(`${path} should be one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`);
   if (t === "integer" || t === "number") {
     if (schema.minimum !== undefined && value < schema.minimum) errors.push(`${path} should be at least ${schema.minimum}`);

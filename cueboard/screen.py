@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 from aiohttp import web
 
+from .desk_routes import add_desk_routes
 from .resources import screen_dir
 from .web_server import Handler, Limits, WebServer, tls_context
 
@@ -165,6 +166,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | N
     settings.update({k: v for k, v in (page or {}).items() if v is not None})
     files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
     server = WebServer(host, port, limits=limits or Limits(), tls=tls, headers=SECURITY_HEADERS)
+    add_desk_routes(server)  # the desk's fixtures and draws (cueboard/desk_routes.py), before the files
     server.app.router.add_route("*", "/{tail:.*}", _page_handler(directory, files, settings))
     server.start()
     return server

@@ -8,7 +8,8 @@
   anonymous, read only; no password is taken there).
 - ``mosquitto/acl``: a role's rights, and nothing else grants any: a table writes its own topics
   and reads its commands; the desk reads everything and writes every table's command topic that
-  ends in its own name (and the desk's ``next`` and ``message``); a scorer reads its table and
+  ends in its own name (and the desk's ``next`` and ``message``, the venue's ``competition``,
+  ``desk/presets`` and ``desk/players``); a scorer reads its table and
   writes its command topic under its own name; anonymous screens read and write nothing else.
 - ``mosquitto/tables.passwd`` and ``people.passwd``: the logins' hashes, one file a listener.
 
@@ -39,6 +40,12 @@ TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "rec
 
 DESK_TOPICS = ("next", "message")
 """What the desk publishes for a table and the table reads (docs/mqtt.md)."""
+
+VENUE_TOPICS = ("competition",)
+"""What the desk publishes for the whole venue, read by every desk and screen (docs/mqtt.md)."""
+
+DESK_KEPT = ("presets", "players")
+"""What the desks keep for each other (docs/desk.md): the venue's presets and player list."""
 
 
 def _listener(port: int, bind: str | None, websockets: bool) -> list[str]:
@@ -97,6 +104,7 @@ def acl(venue: Venue) -> str:
     lines = [f"# Who may read and write what at {venue.name}, written by cueboard venue: a role's rights come",
              "# from here alone. Anonymous clients (the screens): read the tables' topics, write nothing."]
     lines += [f"topic read cueboard/{v}/+/{t}" for t in (*TABLE_TOPICS, *DESK_TOPICS)]
+    lines += [f"topic read cueboard/{v}/{t}" for t in VENUE_TOPICS]
     for login in venue.logins.values():
         lines += ["", f"user {login.name}"]
         if login.role == "table":
@@ -107,6 +115,8 @@ def acl(venue: Venue) -> str:
         elif login.role == "desk":
             lines += [f"topic read cueboard/{v}/#", f"topic write cueboard/{v}/+/command/{login.name}"]
             lines += [f"topic write cueboard/{v}/+/{t}" for t in DESK_TOPICS]
+            lines += [f"topic write cueboard/{v}/{t}" for t in VENUE_TOPICS]
+            lines += [f"topic write cueboard/{v}/desk/{t}" for t in DESK_KEPT]
         else:
             lines += [f"topic read cueboard/{v}/{login.table}/#",
                       f"topic write cueboard/{v}/{login.table}/command/{login.name}"]

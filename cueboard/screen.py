@@ -35,6 +35,7 @@ SCREEN_DIR = screen_dir()
 
 PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
               "i18n/*.json", "desk/*.html", "desk/*.js", "desk/*.css",
+              "bracket/*.html", "bracket/*.js", "bracket/*.css",
               "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg")
 """The page's files, as globs in its folder (one level each): what the package installs as
 ``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
@@ -75,7 +76,7 @@ SECURITY_HEADERS = {
 
 SCORER_WORKER = "score/sw.js"
 
-FOLDER_PAGES = {"score": "score/index.html"}
+FOLDER_PAGES = {"score": "score/index.html", "bracket": "bracket/index.html"}
 """Pages in a folder of their own, by the address they are opened at (``/score``)."""
 
 

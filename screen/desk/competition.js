@@ -157,7 +157,9 @@ export function hand(c, fixture, table, user) {
  */
 export function freeTables(c, tables) {
   const busy = new Set(c.matches.filter((m) => ["handed", "playing"].includes(status(m))).map((m) => m.table));
-  return tables.filter((tb) => tb.status === "online" && !tb.next && !busy.has(tb.name)
+  // A `next` still retained for a match already begun (its table clears it when it starts it) is no claim.
+  const begun = new Set(c.matches.filter((m) => m.started || m.winner !== null).map((m) => m.fixture));
+  return tables.filter((tb) => tb.status === "online" && !(tb.next && !begun.has(tb.next.fixture)) && !busy.has(tb.name)
     && (!tb.state || !tb.state.sides || tb.state.match_over)).map((tb) => tb.name);
 }
 

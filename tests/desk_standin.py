@@ -57,9 +57,9 @@ class StandIn:
 
     def _state(self, over: bool = False, frames: tuple[int, int] = (0, 0)) -> None:
         n = self.next
-        body: dict[str, Any] = {"schema": 1, "table": self.name, "ts": now(), "seq": 0,
-                                "next": None if n is None else {"fixture": n["fixture"], "competition": n["competition"],
-                                                                "names": [_name(s) for s in n["sides"]]}}
+        shown = None if n is None else {"fixture": n["fixture"], "competition": n["competition"],
+                                        "names": [_name(s) for s in n["sides"]]}
+        body: dict[str, Any] = {"schema": 1, "table": self.name, "ts": now(), "seq": 0, "next": shown}
         if self.live is not None:
             body.update({"game": "snooker", "frame": 1, "best_of": self.live["format"].get("best_of", 1),
                          "fixture": self.live["fixture"], "match_over": over, "frame_over": over,

@@ -14,7 +14,7 @@
  *   competition?: string, home_team?: string | null, away_team?: string | null}} Match
  * @typedef {{schema: number, id: string, name: string, kind: string, format: any, rounds: number,
  *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean, matches: Match[],
- *   by?: string, ts?: string}} Competition
+ *   rev?: number, by?: string, ts?: string}} Competition
  */
 
 /** A side's name as the table shows it ("Cat Lee & Dan Ross" for a pair). */

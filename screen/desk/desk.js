@@ -66,7 +66,7 @@ function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: numb
     <td class="match">${sides.length ? sides.map((/** @type {any} */ side, /** @type {number} */ i) => html`<div class=${`side${s.striker === i && !s.frame_over ? " at-table" : ""}`}>
         <span class="who">${side.name}</span><b class="score" title=${t("col.points")}>${side.score}</b><span class="frames" title=${t("frames")}>(${side.frames})</span></div>`)
       : html`<span class="none">${t("no_match")}</span>`}</td>
-    <td class="frame">${s ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
+    <td class="frame">${s && s.sides ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
     <td class="clock">${clock ? html`<span class=${clock.how}>${clock.s}s</span>` : ""}</td>
     <td class="input">${tb.input ? tb.input.keys.join(" ") : ""}</td>
     <td class="rejected" title=${tb.rejected ? tb.rejected.reason : ""}><div>${tb.rejected ? `${tb.rejected.user ? `${tb.rejected.user}: ` : ""}${tb.rejected.reason}` : ""}</div></td>

@@ -117,7 +117,14 @@ export class Link {
   }
 
   keepVenue(/** @type {string} */ kind, /** @type {any} */ body) {
-    if (kind === "competition") this.competition = body && Array.isArray(body.matches) ? body : null;
+    if (kind === "competition") {
+      const c = body && Array.isArray(body.matches) ? body : null;
+      // Our own publishes come back in order, but an older one may arrive after a newer one was
+      // kept here: a competition older (by `rev`) than the one kept is no news.
+      const kept = this.competition;
+      if (c && kept && c.id === kept.id && (c.rev || 0) < (kept.rev || 0)) return;
+      this.competition = c;
+    }
     else if (kind === "presets") this.presets = body && Array.isArray(body.presets) ? body.presets : [];
     else if (kind === "players") this.players = body && Array.isArray(body.names) ? body.names.filter((/** @type {any} */ n) => typeof n === "string") : [];
   }

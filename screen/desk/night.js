@@ -47,7 +47,8 @@ export class Night {
   }
 
   publish(/** @type {Competition} */ c) {
-    this.link.publishVenue("competition", { ...c, by: this.link.user, ts: new Date().toISOString() });
+    const rev = Math.max(c.rev || 0, this.link.competition?.rev || 0) + 1;
+    this.link.publishVenue("competition", { ...c, rev, by: this.link.user, ts: new Date().toISOString() });
   }
 
   /** The first free table, or "" (docs/desk.md: online, idle, nothing handed to it). */
@@ -85,7 +86,8 @@ export class Night {
     const m = step.competition.matches.find((x) => x.fixture === fixture);
     if (!m) return `no match ${fixture}`;
     // A match taken from one table for another: the first table's `next` is cleared, if still this one.
-    if (step.from && step.from !== table && link.tables.get(step.from)?.next?.fixture === fixture) {
+    const held = step.from ? link.tables.get(step.from)?.next : null;
+    if (step.from && step.from !== table && (!held || held.fixture === fixture)) {
       link.publishRetained(step.from, "next", null, () => {});
     }
     if (table) link.publishRetained(table, "next", nextPayload(step.competition, m, link.user), () => {});

@@ -112,6 +112,51 @@ try {
   const night = await page.evaluate(() => window.cueboardDesk.competition);
   check(night.matches.filter((m) => m.winner !== null).length === 7, "all 7 matches have a winner in the retained competition");
 
+  // Issue 28's leftovers on t1: its history from the table's retained list, a correction's
+  // preview (the table's answer before anything is sent), a message until a time, offline and back.
+  await ask("history t1");
+  await page.click('tr.table[data-table="t1"] button.name');
+  await waitFor(page, "t1's history comes from its retained list, with where each came from", () => {
+    const items = [...document.querySelectorAll("section.panel .history li")].map((li) => li.textContent);
+    return items.length === 2 && items.some((x) => x.includes("pot red") && x.includes("referee box"))
+      && items.some((x) => x.includes("pot pink") && x.includes("remote") && x.includes("desk"));
+  });
+  await page.click('section.panel .history li[data-seq="1"] button');
+  await page.fill("section.panel input[name=amend]", '{"type":"pot","balls":["black"]}');
+  await page.click('section.panel button[data-action="amend"]');
+  await waitFor(page, "the correction's result is shown before it is sent", () =>
+    document.querySelector("section.panel .preview")?.dataset.preview === "state"
+    && document.querySelector("section.panel .preview").textContent.includes("Ann 5"));
+  check(await page.$$eval("section.panel .answer", (a) => a.every((x) => x.dataset.state !== "applied")), "nothing was applied by the preview");
+  await page.click('section.panel button[data-confirm="no"]');
+  await page.evaluate(() => { window.cueboardDesk.tables.get("t1").events.push({ seq: 9, event: { type: "pot", balls: ["red"] } }); });
+  await page.click('section.panel button[data-action="undo"]'); // redraws the panel with the made-up stroke 9
+  await page.click('section.panel button[data-confirm="no"]');
+  await page.click('section.panel .history li[data-seq="9"] button');
+  await page.click('section.panel button[data-action="amend"]');
+  await waitFor(page, "a correction the table would refuse shows the table's reason before anything is sent", () =>
+    document.querySelector("section.panel .preview")?.dataset.preview === "refused"
+    && document.querySelector("section.panel .preview").textContent.includes("no event 9"));
+  await page.click('section.panel button[data-confirm="no"]');
+  await page.fill("section.panel input[name=message]", "Final at 22:00");
+  await page.fill("section.panel input[name=until]", "23:59");
+  await page.click("section.panel form.message button[type=submit]");
+  await waitFor(page, "the message and its time are on t1's retained topic, read back", () => {
+    const m = window.cueboardDesk.tables.get("t1").message;
+    const at = m && m.until ? new Date(m.until) : null;
+    return m && m.text === "Final at 22:00" && at && at.getHours() === 23 && at.getMinutes() === 59 && at > new Date()
+      && document.querySelector("section.panel form.message small")?.textContent.includes("(until");
+  });
+  await page.click('section.panel button[data-action="clear_message"]');
+  await waitFor(page, "the message is cleared", () => !window.cueboardDesk.tables.get("t1").message);
+  await ask("offline t4");
+  await waitFor(page, "t4 is shown offline, with since when", () =>
+    document.querySelector('tr.table[data-table="t4"] .status')?.dataset.status === "offline"
+    && document.querySelector('tr.table[data-table="t4"] .status .since'));
+  await ask("online t4");
+  await waitFor(page, "t4 is shown online again", () =>
+    document.querySelector('tr.table[data-table="t4"] .status')?.dataset.status === "online");
+
   // A preset for the venue, from the start form.
   await page.click("nav.tabs button:first-child");
   await page.fill("form.start input[name=frames]", "3");
@@ -128,6 +173,9 @@ try {
     [...document.querySelectorAll("#players option")].some((o) => o.value === "Hal"));
   await tablet.selectOption("form.start select[name=preset]", "League singles, best of 3");
   check(await tablet.inputValue("form.start input[name=frames]") === "3", "the preset fills the form's format");
+  await tablet.click('tr.table[data-table="t1"] button.name');
+  await waitFor(tablet, "a desk opened later has t1's history at once", () =>
+    document.querySelectorAll("section.panel .history li").length === 2);
   await tablet.click('nav.tabs button[data-tab="tonight"]');
   await waitFor(tablet, "the second desk shows the same night, complete", () => document.querySelector(".champion-name")?.textContent === "Ann"
     && document.querySelector("h3")?.textContent.includes("Viertelfinale"));

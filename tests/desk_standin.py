@@ -53,7 +53,8 @@ class StandIn:
         self.connected.set()
 
     def _pub(self, kind: str, body: Any, retain: bool = False) -> None:
-        self.client.publish(f"{self.prefix}/{kind}", "" if body is None else json.dumps(body), qos=1, retain=retain)
+        payload = body if isinstance(body, str) else "" if body is None else json.dumps(body)
+        self.client.publish(f"{self.prefix}/{kind}", payload, qos=1, retain=retain)
 
     def _state(self, over: bool = False, frames: tuple[int, int] = (0, 0)) -> None:
         n = self.next
@@ -78,6 +79,9 @@ class StandIn:
                 self._state()
                 return
             line = json.loads(message.payload)
+            if line.get("type") == "amend" and line.get("preview") is True:
+                self._preview(line, message.topic.rsplit("/", 1)[1])
+                return
             if line.get("type") != "start_next":
                 self._pub("rejected", {"schema": 1, "id": line.get("id"), "reason": "the stand-in table only starts",
                                        "ts": now()})
@@ -89,6 +93,25 @@ class StandIn:
             else:
                 self._pub("event", {"schema": 1, "seq": 0, "event": {"type": "start_next", "fixture": line["fixture"]},
                                     "id": line.get("id"), "user": message.topic.rsplit("/", 1)[1], "ts": now()})
+
+    def _preview(self, line: dict[str, Any], user: str) -> None:
+        """An amend's preview (docs/mqtt.md ``preview``): the state after, on a copy; never applied."""
+        if line.get("seq") not in (1, 2):
+            self._pub("rejected", {"schema": 1, "id": line.get("id"), "type": "amend", "source": "command",
+                                   "reason": f"amend: there is no event {line.get('seq')} in this match", "ts": now()})
+            return
+        self._pub("preview", {"schema": 1, "id": line["id"], "user": user, "ts": now(), "state": {
+            "sides": [{"name": "Ann", "score": 5, "frames": 0}, {"name": "Hal", "score": 0, "frames": 0}]}})
+
+    def history(self) -> None:
+        """The current match's events, retained (docs/mqtt.md ``history``): a referee's red, the desk's pink."""
+        events = [{"seq": 1, "event": {"type": "pot", "balls": ["red"]}, "source": "referee_box:0", "user": None},
+                  {"seq": 2, "event": {"type": "pot", "balls": ["pink"]}, "source": "command", "user": "desk"}]
+        self._pub("history", {"schema": 1, "match_id": f"club/{self.name}/x", "truncated": 0,
+                              "events": [{**e, "ts": now()} for e in events]}, retain=True)
+
+    def status(self, online: bool) -> None:
+        self._pub("status", "online" if online else "offline", retain=True)
 
     def _start(self, fixture: Any) -> str:
         if fixture in self.started:

@@ -10,7 +10,9 @@ daemons. A hostile fixture file is refused with its line and reason in the page;
 knockout of 8 with handicaps; a match handed to t1 and started by the desk once (handed again:
 refused); the rest handed to the next free table by themselves, winners moved on from the
 tables' records until the champion; the same night after a reload and on the bracket page
-(anonymous, read only); a preset and the player list kept for the venue. Screenshots with
+(anonymous, read only); a preset and the player list kept for the venue; a table's history from
+its retained ``history`` (after a reload too), a correction's preview before sending (and the
+table's refusal of one), a message until a time and cleared, a table offline and back. Screenshots with
 ``CUEBOARD_DESK_SHOTS=docs/img``.
 """
 
@@ -46,7 +48,8 @@ def allow_table_topics(venue: Path) -> None:
     acl = venue / "mosquitto" / "acl"
     text = acl.read_text()
     for name in TABLES:
-        text = text.replace(f"user {name}\n", f"user {name}\ntopic write cueboard/club/{name}/next\n")
+        text = text.replace(f"user {name}\n", f"user {name}\n" + "".join(
+            f"topic write cueboard/club/{name}/{kind}\n" for kind in ("next", "history", "preview")))
     acl.write_text(text)
 
 
@@ -112,6 +115,10 @@ def test_tonights_knockout_is_run_from_the_desk(night: dict[str, Any], tmp_path:
                     print(f"played {len(played)}")
                 elif verb[0] == "finish":
                     tables[verb[1]].finish(0)
+                elif verb[0] == "history":
+                    tables[verb[1]].history()
+                elif verb[0] in ("offline", "online"):
+                    tables[verb[1]].status(verb[0] == "online")
                 node.stdin.write("done\n")
                 node.stdin.flush()
         node.wait()

@@ -194,6 +194,54 @@ try {
     await hall.screenshot({ path: join(plan.screenshots, `bracket-${lang}.png`) });
     check(hall.errors.length === 0, `no errors on the bracket page: ${hall.errors.join(" | ")}`);
   }
+
+  // The night's knockout ended (for every desk): a league match day from a good file, then a round robin.
+  await page.click('nav.tabs button[data-tab="tonight"]');
+  await page.click('.tonight button[data-action="end"]');
+  await page.click('.tonight .confirm button[data-confirm="yes"]');
+  await waitFor(tablet, "the other desk sees the competition ended", () => document.querySelector("form.begin"));
+  await page.selectOption("form.begin select[name=kind]", "league");
+  await page.fill("form.begin input[name=comp_name]", "Division 1");
+  await page.setInputFiles("form.begin input[name=fixtures]", { name: "day5.csv", mimeType: "text/csv", buffer: Buffer.from(
+    "day,fixture,home_team,away_team,home,away,best_of\n2026-12-03,D1-05-1,Red Lion,Crown,Ann Smith,Bob Jones,3\n"
+    + "2026-12-03,D1-05-2,Red Lion,Crown,Cat Lee & Dan Ross,Eve Hart & Fay Moss,1\n") });
+  await page.click("form.begin button[type=submit]");
+  await waitFor(page, "the match day's two fixtures are tonight's matches", () =>
+    [...document.querySelectorAll(".match-box")].map((b) => b.dataset.fixture).join() === "D1-05-1,D1-05-2"
+    && document.querySelector('.match-box[data-fixture="D1-05-2"]').textContent.includes("Cat Lee & Dan Ross"));
+  await page.click('.match-box[data-fixture="D1-05-2"] button[data-hand]');
+  await waitFor(page, "a pair's fixture handed to the next free table", () =>
+    document.querySelector('.match-box[data-fixture="D1-05-2"]').dataset.status === "handed");
+  const pairs = await page.evaluate(() => { const t = [...window.cueboardDesk.tables.values()].find((x) => x.next?.fixture === "D1-05-2"); return t && t.next; });
+  check(pairs && JSON.stringify(pairs.sides) === '[["Cat Lee","Dan Ross"],["Eve Hart","Fay Moss"]]' && pairs.format.best_of === 1
+    && pairs.competition === "Division 1" && pairs.handed_by === "desk", `the table's next carries the pairs, the format and the competition: ${JSON.stringify(pairs)}`);
+  await page.click('.match-box[data-fixture="D1-05-2"] button[data-take-back]');
+  await waitFor(page, "taken back: the table's next is cleared", () =>
+    ![...window.cueboardDesk.tables.values()].some((x) => x.next?.fixture === "D1-05-2"));
+  await page.click('.tonight button[data-action="end"]');
+  await page.click('.tonight .confirm button[data-confirm="yes"]');
+  await page.selectOption("form.begin select[name=kind]", "round_robin");
+  await page.fill("form.begin input[name=comp_name]", "Friday Round Robin");
+  await page.fill("form.begin textarea[name=players]", "Ann\nBob, 7\nCat\nDan, 14");
+  await page.selectOption("form.begin select[name=comp_preset]", "League singles, best of 3");
+  await page.click("form.begin button[type=submit]");
+  await waitFor(page, "a round robin of 4: 6 matches in 3 rounds, and its table", () => document.querySelectorAll(".match-box").length === 6
+    && document.querySelectorAll(".standings tbody tr").length === 4);
+  await page.click('.tonight button[data-action="feed"]');
+  await waitFor(page, "round 1's two matches handed to free tables", () => document.querySelectorAll('.match-box[data-status="handed"]').length >= 2);
+  await waitFor(page, "the tables' next are read back", () =>
+    [...window.cueboardDesk.tables.values()].filter((x) => x.next?.fixture?.startsWith("friday-")).length === 2);
+  const rrNext = await page.evaluate(() => [...window.cueboardDesk.tables.values()].map((x) => x.next).find(Boolean));
+  check(rrNext && rrNext.format.best_of === 3, `the preset's format goes with the match: ${JSON.stringify(rrNext && rrNext.format)}`);
+  await ask("play");
+  await waitFor(page, "the round robin's table counts the winners", () =>
+    [...document.querySelectorAll(".standings tbody tr")].filter((r) => r.children[2].textContent === "1").length >= 2);
+  await page.screenshot({ path: join(plan.screenshots, "desk-round-robin-en.png") });
+  const rrHall = await open(browser, "/bracket", { width: 1920, height: 1080 }, "fr");
+  await waitFor(rrHall, "the bracket page shows the round robin's table (in French)", () =>
+    document.querySelectorAll(".standings tbody tr").length === 4 && document.querySelector("h3")?.textContent.includes("Tour"));
+  await rrHall.screenshot({ path: join(plan.screenshots, "bracket-round-robin-fr.png") });
+  check(page.errors.length === 0 && rrHall.errors.length === 0, `no errors: ${[...page.errors, ...rrHall.errors].join(" | ")}`);
 } finally {
   await browser.close();
   closeInput();

@@ -138,6 +138,12 @@ export function hand(c, fixture, table, user) {
   const st = status(m);
   if (st === "playing" || st === "done" || st === "bye") return { competition: c, refused: `${m.label}: already ${st === "playing" ? `begun on ${m.table}` : "played"}` };
   if (st === "waiting") return { competition: c, refused: `${m.label}: a player is still to come from an earlier match` };
+  const busy = busyPlayers(c, fixture);
+  const player = table ? playersOf(m).find((p) => busy.has(p)) : undefined;
+  if (player) {
+    const other = /** @type {Match} */ (busy.get(player));
+    return { competition: c, refused: `${player} has ${other.label} ${status(other) === "playing" ? "on" : "handed to"} ${other.table} already` };
+  }
   if (table && c.matches.some((x) => x.table === table && x.fixture !== fixture && status(x) === "handed")) {
     return { competition: c, refused: `${table} has a match handed already` };
   }
@@ -163,9 +169,23 @@ export function freeTables(c, tables) {
     && (!tb.state || !tb.state.sides || tb.state.match_over)).map((tb) => tb.name);
 }
 
-/** The matches ready to be handed, in the draw's order (a round's first, then the next round's). */
+/** The players of a match (a pair's two), by name. */
+function playersOf(/** @type {Match} */ m) {
+  return m.sides.flatMap((s) => (Array.isArray(s) ? s : s ? [s] : []));
+}
+
+/** Who is at a table tonight or has a match handed: they play one match at a time. */
+function busyPlayers(/** @type {Competition} */ c, /** @type {string | null} */ except = null) {
+  return new Map(c.matches.filter((m) => m.fixture !== except && ["handed", "playing"].includes(status(m)))
+    .flatMap((m) => playersOf(m).map((p) => [p, m])));
+}
+
+/** The matches ready to be handed, in the draw's order (a round's first, then the next round's),
+ * leaving out those with a player who has a match handed or on already (a round robin's later rounds). */
 export function readyMatches(/** @type {Competition} */ c) {
-  return c.matches.filter((m) => status(m) === "ready").sort((a, b) => a.round - b.round);
+  const busy = busyPlayers(c);
+  return c.matches.filter((m) => status(m) === "ready" && !playersOf(m).some((p) => busy.has(p)))
+    .sort((a, b) => a.round - b.round);
 }
 
 /**

@@ -137,6 +137,7 @@ export class Night {
       }
     }
     link.publishVenue("competition", null);
+    this.auto = false; // the next competition hands nothing by itself until the manager says so
   }
 }
 

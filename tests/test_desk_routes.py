@@ -113,3 +113,13 @@ def test_a_draw_that_cannot_be_made_says_why(base: str, draw: dict[str, Any], re
 def test_a_draw_that_is_not_json_is_refused(base: str) -> None:
     status, body = post(f"{base}/desk/api/draw", b"\xff{")
     assert status == 422 and "not JSON" in body["error"]["reason"]
+
+
+@pytest.mark.parametrize("name", ["competition", "desk"])
+def test_a_table_cannot_take_the_name_of_a_venue_topic(name: str) -> None:
+    """cueboard/<venue>/competition and desk/presets are the venue's own (docs/mqtt.md)."""
+    from cueboard.errors import VenueError
+    from cueboard.venue.plan import Venue
+
+    with pytest.raises(VenueError, match="venue's own topics"):
+        Venue(name="club", hosts=["broker.club.lan"]).add_table(name)

@@ -14,7 +14,7 @@
  *   competition?: string, home_team?: string | null, away_team?: string | null}} Match
  * @typedef {{schema: number, id: string, name: string, kind: string, format: any, rounds: number,
  *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean, matches: Match[],
- *   rev?: number, by?: string, ts?: string}} Competition
+ *   rev?: number, by?: string, ts?: string, created?: string}} Competition
  */
 
 /** A side's name as the table shows it ("Cat Lee & Dan Ross" for a pair). */
@@ -103,7 +103,12 @@ export function observe(c, tables) {
   let out = c;
   let changed = false;
   for (const tb of tables) {
-    const r = tb.record;
+    // A table's retained record of a match begun before tonight's competition was made (last
+    // week's "Club Cup", a draw made again) is not one of its matches, whatever its fixture id;
+    // five minutes allow for a Pi's clock behind the desk's.
+    const old = tb.record && tb.record.started && c.created
+      && Date.parse(tb.record.started) < Date.parse(c.created) - 5 * 60 * 1000;
+    const r = old ? null : tb.record;
     if (r && r.fixture && r.winner !== null && r.winner !== undefined) {
       const step = won(out, r.fixture, r.winner, r.frames_won || null);
       if (step.changed) { out = step.competition; changed = true; }

@@ -74,7 +74,11 @@ export class Link {
     client.on("connect", () => {
       this.connection = "online";
       client.subscribe(["state", "status", "devices", "rejected", "event", "input", "record", "message", "next",
-        "history", "preview"].map((t) => `${base}/${t}`).concat(Object.keys(this.venueTopics())), { qos: 1 });
+        "history", "preview"].map((t) => `${base}/${t}`).concat(Object.keys(this.venueTopics())), { qos: 1 }, () => {
+        // The venue's retained topics come right after the subscription is granted; one that
+        // has not come by then does not exist yet (a new venue): the desk may write it.
+        setTimeout(() => { this.venueSeen = true; }, 1500);
+      });
       this.changed();
     });
     client.on("error", (/** @type {any} */ e) => {
@@ -97,6 +101,8 @@ export class Link {
     this.tables.clear();
     this.pending.clear();
     this.competition = null;
+    this.presets = [];
+    this.players = [];
     this.venueSeen = false;
     this.changed();
   }

@@ -120,7 +120,7 @@ export class Night {
    */
   begin(name, kind, format, made) {
     /** @type {Competition} */
-    const c = { schema: 1, id: `${kind}-${Date.now().toString(36)}`, name, kind, format, rounds: made.rounds || 1,
+    const c = { schema: 1, id: `${kind}-${Date.now().toString(36)}`, name, kind, format, created: new Date().toISOString(), rounds: made.rounds || 1,
       handicaps: made.handicaps || {}, seed: made.seed ?? null, seeded: made.seeded ?? null, matches: made.matches };
     this.publish(c);
     this.addPlayers(c.matches.flatMap((m) => m.sides.flatMap((s) => (Array.isArray(s) ? s : s ? [s] : []))));

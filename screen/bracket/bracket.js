@@ -4,7 +4,8 @@
 // round robin's table, with each match being played's frames from its table's state. Read
 // only, as the venue screen: the screens' anonymous listener, nothing written. For a hall: big
 // type, the rounds across the screen.
-// Options (query parameters over config.js): broker, venue, prefix, lang.
+// Options (query parameters over config.js): broker (default: the screens' listener, wss://<host>:9001),
+// venue, prefix, lang.
 
 import { html, render } from "../vendor/htm-preact.js";
 import { LANGUAGES, translator } from "../i18n.js";
@@ -14,7 +15,7 @@ const mqtt = /** @type {any} */ (window).mqtt;
 const config = /** @type {any} */ (window).CUEBOARD_SCREEN || {};
 const query = new URLSearchParams(location.search);
 const opts = {
-  broker: query.get("broker") || config.broker || `wss://${location.hostname || "localhost"}:8884`,
+  broker: query.get("broker") || config.broker || `wss://${location.hostname || "localhost"}:9001`,
   venue: query.get("venue") || config.venue || "",
   prefix: (query.get("prefix") || config.prefix || "cueboard").replace(/\/+$/, ""),
   lang: query.get("lang") || config.lang || "en",

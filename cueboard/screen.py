@@ -28,6 +28,7 @@ from urllib.parse import unquote, urlsplit
 
 from aiohttp import web
 
+from .desk_routes import add_desk_routes
 from .resources import screen_dir
 from .web_server import Handler, Limits, WebServer, tls_context
 
@@ -35,6 +36,7 @@ SCREEN_DIR = screen_dir()
 
 PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js", "vendor/*.json",
               "i18n/*.json", "shared/*.js", "games/*.js", "desk/*.html", "desk/*.js", "desk/*.css",
+              "bracket/*.html", "bracket/*.js", "bracket/*.css",
               "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg", "score/*.png")
 """The page's files, as globs in its folder (one level each): what the package installs as
 ``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
@@ -78,7 +80,7 @@ SECURITY_HEADERS = {
 
 SCORER_WORKER = "score/sw.js"
 
-FOLDER_PAGES = {"score": "score/index.html"}
+FOLDER_PAGES = {"score": "score/index.html", "bracket": "bracket/index.html"}
 """Pages in a folder of their own, by the address they are opened at (``/score``)."""
 
 
@@ -181,6 +183,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | N
     files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
     server = WebServer(host, port, limits=limits or Limits(), tls=tls, headers=SECURITY_HEADERS)
     ca = None if venue_ca is None else venue_ca.read_bytes()
+    add_desk_routes(server)  # the desk's fixtures and draws (cueboard/desk_routes.py), before the files
     server.app.router.add_route("*", "/{tail:.*}", _page_handler(directory, files, settings, ca))
     server.start()
     return server

@@ -71,6 +71,7 @@ class _Guard(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.waiting_bytes = 0  # bytes since the last request's head (or the connection)
         self.busy = False  # a request's head arrived and its answer is being made
+        self.tail = b""  # the last bytes seen while waiting for a head: its end may straddle two reads
         self.deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -87,6 +88,7 @@ class _Guard(asyncio.Protocol):
     def arm(self) -> None:
         self.busy = False
         self.waiting_bytes = 0
+        self.tail = b""
         if self.deadline is not None:
             self.deadline.cancel()
         self.deadline = asyncio.get_running_loop().call_later(self.server.limits.header_timeout, self.expire)
@@ -104,11 +106,23 @@ class _Guard(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if not self.busy:
-            self.waiting_bytes += len(data)
+            # Only the head is capped: a POST's body (the desk's fixture file) may follow it in
+            # the same reads, before the handler has begun (cueboard/desk_routes.py caps bodies).
+            seen = self.tail + data
+            end = seen.find(b"\r\n\r\n")
+            head = len(data) if end < 0 else max(0, end + 4 - len(self.tail))
+            self.waiting_bytes += head
             if self.waiting_bytes > self.server.limits.header_bytes and self.transport is not None:
                 self.server.too_big += 1
                 self.transport.abort()
                 return
+            if end >= 0:
+                self.busy = True  # the head is complete; its answer's deadline is the handler's
+                if self.deadline is not None:
+                    self.deadline.cancel()
+                    self.deadline = None
+            else:
+                self.tail = seen[-3:]
         self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:

@@ -9,9 +9,10 @@
 - ``mosquitto/acl``: a role's rights, and nothing else grants any: a table writes its own topics
   (and may clear its ``next``) and reads its commands, its ``next`` and ``message`` and its
   scorers' lines; the desk reads everything and writes every table's command topic that ends in
-  its own name, and every table's ``next`` and ``message``; a scorer reads its table and writes
-  only that table's ``score/<its login>`` and ``score/<its login>/presence`` (the table takes
-  from there only what a marker keys); anonymous screens read and write nothing else.
+  its own name, every table's ``next`` and ``message``, the venue's ``competition``,
+  ``desk/presets`` and ``desk/players``; a scorer reads its table and writes only that table's
+  ``score/<its login>`` and ``score/<its login>/presence`` (the table takes from there only what
+  a marker keys); anonymous screens read and write nothing else.
 - ``mosquitto/tables.passwd`` and ``people.passwd``: the logins' hashes, one file a listener.
 
 Everything here takes effect with a reload (``systemctl reload mosquitto``, SIGHUP): the ACL and
@@ -41,6 +42,12 @@ TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "rec
 
 DESK_TOPICS = ("next", "message")
 """What the desk publishes for a table and the table reads (docs/mqtt.md)."""
+
+VENUE_TOPICS = ("competition",)
+"""What the desk publishes for the whole venue, read by every desk and screen (docs/mqtt.md)."""
+
+DESK_KEPT = ("presets", "players")
+"""What the desks keep for each other (docs/desk.md): the venue's presets and player list."""
 
 
 def _listener(port: int, bind: str | None, websockets: bool) -> list[str]:
@@ -99,6 +106,7 @@ def acl(venue: Venue) -> str:
     lines = [f"# Who may read and write what at {venue.name}, written by cueboard venue: a role's rights come",
              "# from here alone. Anonymous clients (the screens): read the tables' topics, write nothing."]
     lines += [f"topic read cueboard/{v}/+/{t}" for t in (*TABLE_TOPICS, *DESK_TOPICS)]
+    lines += [f"topic read cueboard/{v}/{t}" for t in VENUE_TOPICS]
     for login in venue.logins.values():
         lines += ["", f"user {login.name}"]
         if login.role == "table":
@@ -112,6 +120,8 @@ def acl(venue: Venue) -> str:
         elif login.role == "desk":
             lines += [f"topic read cueboard/{v}/#", f"topic write cueboard/{v}/+/command/{login.name}"]
             lines += [f"topic write cueboard/{v}/+/{t}" for t in DESK_TOPICS]
+            lines += [f"topic write cueboard/{v}/{t}" for t in VENUE_TOPICS]
+            lines += [f"topic write cueboard/{v}/desk/{t}" for t in DESK_KEPT]
         else:
             # A scorer's lines on a topic of their own: the table knows the role by the topic
             # (docs/mqtt.md, Roles), as it knows the login by its last level.

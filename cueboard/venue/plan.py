@@ -43,6 +43,10 @@ def check_name(option: str, name: str) -> str:
     return name
 
 
+
+VENUE_TOPIC_NAMES = frozenset({"competition", "desk"})
+"""Names a table cannot have: the venue's own topics sit where a table's would (docs/mqtt.md)."""
+
 @dataclass
 class Login:
     name: str
@@ -84,6 +88,9 @@ class Venue:
     def new_table(self, name: str) -> str:
         """Add table ``name`` (its login too); its password."""
         check_name("table", name)
+        if name in VENUE_TOPIC_NAMES:
+            # cueboard/<venue>/competition and desk/... are the venue's own topics (docs/mqtt.md).
+            raise VenueError(f"table: {name!r} is the name of one of the venue's own topics; choose another")
         if name in self.logins:
             raise VenueError(f"table: {name!r} is taken already (a {self.logins[name].role}'s login)")
         return self._new_login(name, "table", name)[1]

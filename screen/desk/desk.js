@@ -9,7 +9,9 @@
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
 import { LANGUAGES, translator } from "../shared/i18n.js";
 import { Link } from "./link.js";
-import { matchLine, newId, ACTIONS, awardLine, amendLine } from "./lines.js";
+import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
+import { Night } from "./night.js";
+import { Tonight } from "./tonight.js";
 
 const config = /** @type {any} */ (window).CUEBOARD_SCREEN || {};
 const query = new URLSearchParams(location.search);
@@ -26,6 +28,8 @@ const TRUST_KEY = "cueboard-desk-login";
 let t = (key) => key;
 
 const link = new Link(opts, () => draw());
+const night = new Night(link); // tonight's competition (docs/desk.md), driven from the tables' topics
+/** @type {any} */ (window).cueboardNight = night; // for tests: the night's driver
 /** @type {any} */ (window).cueboardDesk = link; // for tests and the bench: the store, read only
 
 function draw() {
@@ -55,12 +59,14 @@ function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: numb
   return html`<tr class=${`table ${online ? "online" : "offline"}${p.open ? " open" : ""}`} data-table=${tb.name}>
     <td><input type="checkbox" aria-label=${t("pick", { table: tb.name })} checked=${p.picked} onChange=${p.toggle} /></td>
     <th scope="row"><button class="name" onClick=${p.show}>${tb.name}</button></th>
-    <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}</td>
+    <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}
+      ${tb.since && tb.status === "offline" ? html`<small class="since">${t("since", { time: new Date(tb.since).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })}</small>` : ""}
+      ${tb.next ? html`<small class="next" title=${tb.next.competition || ""}>${t("next_is", { match: (tb.next.sides || []).map((/** @type {any} */ x) => (Array.isArray(x) ? x.join(" & ") : x)).join(" v ") })}</small>` : ""}</td>
     <td><${Devices} devices=${tb.devices} /></td>
     <td class="match">${sides.length ? sides.map((/** @type {any} */ side, /** @type {number} */ i) => html`<div class=${`side${s.striker === i && !s.frame_over ? " at-table" : ""}`}>
         <span class="who">${side.name}</span><b class="score" title=${t("col.points")}>${side.score}</b><span class="frames" title=${t("frames")}>(${side.frames})</span></div>`)
       : html`<span class="none">${t("no_match")}</span>`}</td>
-    <td class="frame">${s ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
+    <td class="frame">${s && s.sides ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
     <td class="clock">${clock ? html`<span class=${clock.how}>${clock.s}s</span>` : ""}</td>
     <td class="input">${tb.input ? tb.input.keys.join(" ") : ""}</td>
     <td class="rejected" title=${tb.rejected ? tb.rejected.reason : ""}><div>${tb.rejected ? `${tb.rejected.user ? `${tb.rejected.user}: ` : ""}${tb.rejected.reason}` : ""}</div></td>
@@ -81,7 +87,28 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
     handicapA: 0, handicapB: 0, clock: "", four: false });
   const [errors, setErrors] = useState(/** @type {string[]} */ ([]));
   const [ids, setIds] = useState(/** @type {string[]} */ ([]));
+  const [presetName, setPresetName] = useState("");
   const set = (/** @type {string} */ k) => (/** @type {any} */ e) => setF({ ...f, [k]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+  // A preset is the form's format (not its players), kept for the venue on its retained
+  // `desk/presets` topic (docs/desk.md): every desk of the venue offers it.
+  const usePreset = (/** @type {string} */ name) => {
+    const p = link.presets.find((/** @type {any} */ x) => x.name === name);
+    if (p && p.form) setF({ ...f, ...p.form });
+  };
+  const savePreset = () => {
+    const name = presetName.trim();
+    const made = matchLine({ ...f, a: "A", b: "B", a2: f.four ? "C" : "", b2: f.four ? "D" : "", frames: Number(f.frames), reds: Number(f.reds),
+      handicapA: 0, handicapB: 0, clock: f.clock === "" ? undefined : Number(f.clock) });
+    if (!name || name.length > 60) { setErrors([t("preset_name")]); return; }
+    if (!made.line) { setErrors(made.errors); return; }
+    const { a: _a, b: _b, a2: _a2, b2: _b2, handicapA: _h, handicapB: _h2, ...form } = f;
+    const { sides: _s, ...line } = made.line;
+    const presets = [...link.presets.filter((/** @type {any} */ x) => x.name !== name), { name, form, line }]
+      .sort((x, y) => x.name.localeCompare(y.name));
+    link.publishVenue("presets", { schema: 1, presets });
+    setErrors([]);
+  };
+  const dropPreset = (/** @type {string} */ name) => link.publishVenue("presets", { schema: 1, presets: link.presets.filter((/** @type {any} */ x) => x.name !== name) });
   const submit = (/** @type {Event} */ e) => {
     e.preventDefault();
     if (!tables.length) { setErrors([t("pick_first")]); return; }
@@ -91,11 +118,19 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
     setErrors(made.errors);
     if (!made.line) return;
     const line = made.line;
+    night.addPlayers([f.a, f.b, f.four ? f.a2 : "", f.four ? f.b2 : ""]);
     setIds(tables.map((table) => link.send(table, line, t("start_what"), newId(link.user)).id));
   };
   return html`<form class="start" onSubmit=${submit} aria-label=${t("start")}>
     <h2>${t("start_on", { tables: tables.join(", ") || "—" })}</h2>
-    <datalist id="players">${[...link.names].sort().map((n) => html`<option value=${n} />`)}</datalist>
+    <datalist id="players">${[...new Set([...link.players, ...link.names])].sort().map((n) => html`<option value=${n} />`)}</datalist>
+    <div class="row presets"><label>${t("preset")}<select name="preset" onChange=${(/** @type {any} */ e) => usePreset(e.target.value)}>
+        <option value="">—</option>${link.presets.map((/** @type {any} */ p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
+      <label>${t("preset_new")}<input name="preset_name" maxlength="60" value=${presetName} placeholder=${t("preset_hint")}
+        onInput=${(/** @type {any} */ e) => setPresetName(e.target.value)} /></label>
+      <button type="button" data-action="save_preset" onClick=${savePreset}>${t("preset_save")}</button>
+      ${link.presets.some((/** @type {any} */ p) => p.name === presetName.trim()) ? html`<button type="button" data-action="drop_preset"
+        onClick=${() => dropPreset(presetName.trim())}>${t("preset_drop")}</button>` : ""}</div>
     <div class="row"><label>${t("game")}<select name="game" value=${f.game} onChange=${set("game")}>
       <option value="snooker">${t("snooker")}</option><option value="blackball">${t("blackball")}</option></select></label>
       <label class="check"><input type="checkbox" name="four" checked=${f.four} onChange=${set("four")} />${t("four_handed")}</label></div>
@@ -120,6 +155,13 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
 }
 
 // -- act on one table --------------------------------------------------------------------------
+/** Where an event came from (docs/mqtt.md `source`), in the desk's words. */
+function sourceWord(/** @type {string | undefined} */ source) {
+  if (!source) return "";
+  const kind = source.split(":")[0];
+  return ["referee_box", "keypad", "command", "control", "clock", "scorer", "desk", "referee"].includes(kind) ? t(`source.${kind}`) : source;
+}
+
 /** @returns {string} */
 function describe(/** @type {any} */ e) {
   const ev = e.event || {};
@@ -143,10 +185,12 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
   const [awardSide, setAwardSide] = useState("0");
   const [awardReason, setAwardReason] = useState("conduct");
   const [message, setMessage] = useState("");
+  const [until, setUntil] = useState("");
+  const [previewId, setPreviewId] = useState(/** @type {string | null} */ (null));
   const [messageAnswer, setMessageAnswer] = useState("");
   const s = tb.state;
   const game = (s && s.game) || "snooker";
-  const ask = (/** @type {string} */ what, /** @type {any} */ line) => setAsking({ what, line });
+  const ask = (/** @type {string} */ what, /** @type {any} */ line) => { setPreviewId(null); setAsking({ what, line }); };
   const confirm = () => {
     if (!asking) return;
     const p = link.send(tb.name, asking.line, asking.what, newId(link.user));
@@ -165,11 +209,18 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
     if (!remove) {
       try { event = JSON.parse(amendText); } catch (err) { setAsking(null); setMessageAnswer(t("amend_not_json")); return; }
     }
-    ask(t("amend_what", { seq: amendSeq }), amendLine(amendSeq, event));
+    const line = amendLine(amendSeq, event);
+    ask(t("amend_what", { seq: amendSeq }), line);
+    // The table's answer first (docs/mqtt.md `preview`): checked on a copy, never applied. A
+    // table that publishes its `history` knows previews; an older one is not asked (it could
+    // take the line for a real correction).
+    if (tb.history) setPreviewId(link.send(tb.name, { ...line, preview: true }, t("preview_what"), newId(link.user)).id);
   };
+  const preview = previewId ? link.pending.get(previewId) : null;
+  const after = previewId ? link.previews.get(previewId) : null;
   const sendMessage = (/** @type {Event} */ e) => {
     e.preventDefault();
-    const body = message.trim() ? { schema: 1, text: message.trim().slice(0, 120), until: /** @type {string | null} */ (null) } : null;
+    const body = message.trim() ? { schema: 1, text: message.trim().slice(0, 120), until: untilTime(until, new Date()) } : null;
     link.publishRetained(tb.name, "message", body, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_sent")));
   };
   const button = (/** @type {string} */ key, /** @type {any} */ line) => html`<button type="button" data-action=${key}
@@ -188,20 +239,31 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
       <button type="button" data-action="award" onClick=${() => ask(t("action.award"), awardLine(Number(awardSide), awardReason, false))}>${t("action.award")}</button></div>
     ${asking ? html`<div class="confirm" role="alertdialog"><span>${t("confirm", { what: asking.what, table: tb.name })}</span>
       <code>${JSON.stringify(asking.line)}</code>
+      ${asking.line.type === "amend" ? html`<div class="preview" data-preview=${after ? "state" : preview ? preview.state : "none"}>${after && after.state
+        ? html`${t("preview_after")} ${(after.state.sides || []).map((/** @type {any} */ x) => html`<b>${x.name} ${x.score} (${x.frames})</b> `)}`
+        : preview && preview.state === "refused" ? html`${t("preview_refused")} <q>${preview.reason}</q>`
+        : preview ? t("preview_waiting") : t("preview_none")}</div>` : ""}
       <button type="button" class="primary" data-confirm="yes" onClick=${confirm}>${t("yes")}</button>
       <button type="button" data-confirm="no" onClick=${() => setAsking(null)}>${t("no")}</button></div>` : ""}
     <${Answers} ids=${ids} />
     <h3>${t("history")}</h3>
     <ol class="history">${history.map((/** @type {any} */ e) => html`<li data-seq=${e.seq} class=${amendSeq === e.seq ? "picked" : ""}>
       <button type="button" onClick=${() => pickAmend(e)}>#${e.seq}</button> ${describe(e)}
-      <small> ${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
+      <small class="from"> ${sourceWord(e.source)} ${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
+    ${tb.history && tb.history.truncated ? html`<p class="dim">${t("history_cut", { n: tb.history.truncated })}</p>` : ""}
     ${amendSeq !== null ? html`<div class="amend"><label>${t("amend_label", { seq: amendSeq })}
       <input name="amend" value=${amendText} onInput=${(/** @type {any} */ e) => setAmendText(e.target.value)} /></label>
       <button type="button" data-action="amend" onClick=${() => askAmend(false)}>${t("action.amend")}</button>
       <button type="button" data-action="amend_remove" onClick=${() => askAmend(true)}>${t("action.amend_remove")}</button></div>` : ""}
     <form class="message" onSubmit=${sendMessage}><label>${t("message")}<input name="message" maxlength="120" value=${message}
-      onInput=${(/** @type {any} */ e) => setMessage(e.target.value)} /></label><button type="submit">${t("send")}</button>
-      ${tb.message && tb.message.text ? html`<small>${t("message_now", { text: tb.message.text })}</small>` : ""}
+      onInput=${(/** @type {any} */ e) => setMessage(e.target.value)} /></label>
+      <label class="until">${t("until")}<input name="until" type="time" value=${until} onInput=${(/** @type {any} */ e) => setUntil(e.target.value)} /></label>
+      <button type="submit">${t("send")}</button>
+      ${tb.message && tb.message.text ? html`<button type="button" data-action="clear_message" onClick=${() => {
+        link.publishRetained(tb.name, "message", null, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_cleared")));
+      }}>${t("clear")}</button>` : ""}
+      ${tb.message && tb.message.text && !(tb.message.until && Date.parse(tb.message.until) < Date.now()) ? html`<small>${t("message_now", { text: tb.message.text })}${tb.message.until
+        ? ` ${t("until_time", { time: new Date(tb.message.until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })}` : ""}</small>` : ""}
       ${messageAnswer ? html`<small class="message-answer">${messageAnswer}</small>` : ""}</form>
   </section>`;
 }
@@ -289,7 +351,7 @@ function App() {
         onInput=${(/** @type {any} */ e) => { filter = e.target.value; draw(); }} />
       <span class="user">${link.user}</span>
       <button type="button" onClick=${() => { sessionStorage.removeItem(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>
-    <main class="desk">
+    <main class=${`desk${panel === "tonight" ? " wide" : ""}`}>
       <div class="list"><table class="tables"><thead><tr><th></th><th>${t("col.table")}</th><th>${t("col.status")}</th><th>${t("col.devices")}</th>
         <th>${t("col.match")}</th><th>${t("col.frame")}</th><th>${t("col.clock")}</th><th>${t("col.input")}</th><th>${t("col.refusal")}</th></tr></thead>
         <tbody>${rows.map((r) => html`<${TableRow} key=${r.name} tb=${r} now=${now} picked=${picked.has(r.name)} open=${open === r.name}
@@ -298,8 +360,10 @@ function App() {
       <aside class="side-panel">
         <nav class="tabs"><button type="button" class=${panel === "start" ? "on" : ""} onClick=${() => { panel = "start"; draw(); }}>${t("start")}</button>
           <button type="button" class=${panel === "table" ? "on" : ""} disabled=${!tb} onClick=${() => { panel = "table"; draw(); }}>${tb ? t("table", { table: tb.name }) : t("pick_table")}</button>
+          <button type="button" data-tab="tonight" class=${panel === "tonight" ? "on" : ""} onClick=${() => { panel = "tonight"; draw(); }}>${t("tonight")}${link.competition ? " ●" : ""}</button>
           <button type="button" data-tab="results" class=${panel === "results" ? "on" : ""} onClick=${() => { panel = "results"; draw(); }}>${t("results")} (${link.results.size})</button></nav>
         ${panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />` : panel === "results" ? html`<${Results} />`
+          : panel === "tonight" ? html`<${Tonight} t=${t} link=${link} night=${night} Answers=${Answers} />`
           : html`<${StartForm} tables=${[...picked].sort()} />`}
       </aside>
     </main>`;

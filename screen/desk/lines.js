@@ -101,3 +101,17 @@ export function amendLine(seq, event) {
 export function byTable(/** @type {string} */ a, /** @type {string} */ b) {
   return a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" });
 }
+
+/**
+ * A message's `until` (ISO 8601 UTC) from the form's "HH:MM" (the desk's local time): today,
+ * or tomorrow when that time has passed today (a club night runs past midnight); "" is none.
+ * @param {string} hhmm @param {Date} now @returns {string | null}
+ */
+export function untilTime(hhmm, now) {
+  const m = /^(\d{1,2}):(\d{2})$/.exec(hhmm || "");
+  if (!m) return null;
+  const at = new Date(now);
+  at.setHours(Number(m[1]), Number(m[2]), 0, 0);
+  if (at.getTime() <= now.getTime()) at.setDate(at.getDate() + 1);
+  return at.toISOString();
+}

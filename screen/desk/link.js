@@ -14,7 +14,8 @@ const UNANSWERED_MS = 15000; // a table answers in well under a second; an offli
 
 /**
  * @typedef {{name: string, status: string | null, devices: Record<string, string> | null,
- *   state: any, rejected: any, input: any, record: any, events: any[], message: any, seen: number, fresh: boolean}} Table
+ *   state: any, rejected: any, input: any, record: any, events: any[], message: any, seen: number, fresh: boolean,
+ *   next: any, nextSeen: boolean, history: any, since: number}} Table
  * @typedef {{id: string, table: string, what: string, line: any, state: string, reason?: string, sentAt: number}} Pending
  */
 
@@ -38,6 +39,15 @@ export class Link {
     this.user = "";
     /** @type {any} */
     this.client = null;
+    /** The venue's own retained topics (docs/mqtt.md): tonight's competition, the desks' presets and players. */
+    this.competition = /** @type {any} */ (null);
+    this.presets = /** @type {any[]} */ ([]);
+    this.players = /** @type {string[]} */ ([]);
+    this.venueSeen = false; // the retained venue topics have been read once (or are empty)
+    /** @type {Map<string, any>} */
+    this.previews = new Map(); // an amend's preview answers (`<prefix>/preview`), by the line's id
+    /** @type {(() => void) | null} */
+    this.onTables = null; // called after a table's state, next or record changed (the night's driver)
     this._changed = changed;
     this._scheduled = false;
   }
@@ -55,14 +65,19 @@ export class Link {
     this.connection = "connecting";
     this.refusal = "";
     const topics = tableTopics(`${this.where.prefix}/${this.where.venue}`, null,
-      ["state", "status", "devices", "rejected", "event", "input", "record", "message"]);
+      ["state", "status", "devices", "rejected", "event", "input", "record", "message", "next", "history", "preview"])
+      .concat(Object.keys(this.venueTopics()));
     // The shared session (shared/broker.js): a refused login (CONNACK 134/135) is not tried again.
     const session = new Session({ broker: this.where.broker, who: user, user, password, v5: true, reconnectMs: 3000 }, {
       topics: () => topics,
       message: (topic, payload) => this.received(topic, payload),
       link: (link, detail) => {
-        if (link === "online") this.connection = "online";
-        else if (link === "refused") { this.connection = "refused"; this.refusal = detail; }
+        if (link === "online") {
+          this.connection = "online";
+          // The venue's retained topics come right after the subscription; one that has not
+          // come by then does not exist yet (a new venue): the desk may write it.
+          setTimeout(() => { this.venueSeen = true; }, 1500);
+        } else if (link === "refused") { this.connection = "refused"; this.refusal = detail; }
         else if (link === "offline" && this.connection === "online") this.connection = "offline";
         this.changed();
       },
@@ -76,14 +91,46 @@ export class Link {
     this.connection = "signed-out";
     this.tables.clear();
     this.pending.clear();
+    this.competition = null;
+    this.presets = [];
+    this.players = [];
+    this.venueSeen = false;
     this.changed();
+  }
+
+  /** The venue's topics the desk reads and writes, by topic: what each is kept as. */
+  venueTopics() {
+    const v = `${this.where.prefix}/${this.where.venue}`;
+    return { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players" };
+  }
+
+  /** Publish one of the venue's topics (retained; null clears it), kept here at once. */
+  publishVenue(/** @type {string} */ kind, /** @type {any} */ body, /** @type {(e: any) => void} */ done = () => {}) {
+    const topic = Object.entries(this.venueTopics()).find(([, k]) => k === kind)?.[0];
+    if (!this.client || !topic) { done(new Error("not connected to the broker")); return; }
+    this.keepVenue(kind, body);
+    this.client.publish(topic, body === null ? "" : JSON.stringify(body), { qos: 1, retain: true }, done);
+    this.changed();
+  }
+
+  keepVenue(/** @type {string} */ kind, /** @type {any} */ body) {
+    if (kind === "competition") {
+      const c = body && Array.isArray(body.matches) ? body : null;
+      // Our own publishes come back in order, but an older one may arrive after a newer one was
+      // kept here: a competition older (by `rev`) than the one kept is no news.
+      const kept = this.competition;
+      if (c && kept && c.id === kept.id && (c.rev || 0) < (kept.rev || 0)) return;
+      this.competition = c;
+    }
+    else if (kind === "presets") this.presets = body && Array.isArray(body.presets) ? body.presets : [];
+    else if (kind === "players") this.players = body && Array.isArray(body.names) ? body.names.filter((/** @type {any} */ n) => typeof n === "string") : [];
   }
 
   table(/** @type {string} */ name) {
     let tb = this.tables.get(name);
     if (!tb) {
       tb = { name, status: null, devices: null, state: null, rejected: null, input: null, record: null, events: [],
-        message: null, seen: 0, fresh: false };
+        message: null, seen: 0, fresh: false, next: null, nextSeen: false, history: null, since: 0 };
       this.tables.set(name, tb);
     }
     return tb;
@@ -95,16 +142,31 @@ export class Link {
   }
 
   received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload) {
+    const text = decoder.decode(payload);
+    let body = null;
+    if (text && !topic.endsWith("/status")) {
+      try { body = JSON.parse(text); } catch (e) { console.warn(`${topic}: not JSON`); return; }
+    }
+    const venueKind = this.venueTopics()[topic];
+    if (venueKind) {
+      this.keepVenue(venueKind, body);
+      this.venueSeen = true;
+      if (venueKind === "competition" && this.onTables) this.onTables();
+      this.changed();
+      return;
+    }
     const parts = topic.split("/");
     const kind = parts[parts.length - 1];
     const name = parts[parts.length - 2];
-    const text = decoder.decode(payload);
     const tb = this.table(name);
     tb.seen = Date.now();
-    if (kind === "status") { tb.status = text || null; this.changed(); return; }
-    let body = null;
-    if (text) {
-      try { body = JSON.parse(text); } catch (e) { console.warn(`${topic}: not JSON`); return; }
+    if (kind === "status") {
+      const now = text || null;
+      if (now !== tb.status) tb.since = Date.now();
+      tb.status = now;
+      if (this.onTables) this.onTables();
+      this.changed();
+      return;
     }
     if (kind === "state") {
       tb.state = body;
@@ -114,14 +176,30 @@ export class Link {
       const last = tb.events[tb.events.length - 1];
       if (body && body.seq === 0 && !(last && last.seq === 0 && last.event && last.event.type === "undo")) tb.fresh = true;
       this.settleMatch(name, body);
+      if (this.onTables) this.onTables();
     } else if (kind === "devices") tb.devices = body;
     else if (kind === "input") tb.input = body && body.keys && body.keys.length ? body : null;
     else if (kind === "record") {
       tb.record = body;
       // Tonight's results: every finished match seen, kept by table and start (a reprint of any).
       if (body && body.winner !== null && body.winner !== undefined) this.results.set(`${name} ${body.started || ""} ${(body.sides || []).map((/** @type {any} */ s) => s.name).join(" v ")}`, { table: name, record: body });
+      if (this.onTables) this.onTables();
     }
     else if (kind === "message") tb.message = body;
+    else if (kind === "next") {
+      tb.next = body && body.fixture ? body : null;
+      tb.nextSeen = tb.nextSeen || !!tb.next;
+      if (this.onTables) this.onTables();
+    }
+    else if (kind === "history" && body && Array.isArray(body.events)) {
+      // The table's own list of the match's events (retained): after a reload the history is whole.
+      tb.history = { match_id: body.match_id, truncated: body.truncated || 0 };
+      tb.events = body.events.slice(-HISTORY);
+      tb.fresh = false;
+    } else if (kind === "preview" && body && typeof body.id === "string") {
+      this.previews.set(body.id, body);
+      this.answer(body.id, "previewed", "");
+    }
     else if (kind === "event" && body) {
       if (tb.fresh) {
         tb.fresh = false;

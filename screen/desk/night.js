@@ -1,0 +1,144 @@
+// @ts-check
+// The night's driver (docs/desk.md "Tonight's competition"): keeps the retained competition
+// up to date with what the tables say (a match begun, a winner), hands a match to a table (its
+// retained `next`) or, when asked, each ready match to the next free table, and asks a table
+// to start its next match (`start_next`). The tables decide: a table that has begun a fixture
+// never begins it again, and the desk never hands again a fixture a table has begun.
+
+import { observe, hand, freeTables, readyMatches, nextPayload, sideName } from "./competition.js";
+import { newId } from "./lines.js";
+
+/** @typedef {import("./competition.js").Competition} Competition */
+
+export class Night {
+  /** @param {import("./link.js").Link} link */
+  constructor(link) {
+    this.link = link;
+    this.auto = false; // this desk hands ready matches to free tables by itself
+    this._queued = false;
+    link.onTables = () => this.soon();
+  }
+
+  soon() {
+    if (this._queued) return;
+    this._queued = true;
+    Promise.resolve().then(() => { this._queued = false; this.sync(); });
+  }
+
+  /** The competition brought up to date, published when it changed; then the free tables fed. */
+  sync() {
+    const link = this.link;
+    let c = link.competition;
+    if (!c || !link.client || link.connection !== "online") return;
+    let changed = false;
+    // A start_next the table applied: its match has begun (its state and record say so too).
+    for (const p of link.pending.values()) {
+      if (p.line.type !== "start_next" || p.state !== "applied") continue;
+      const m = c.matches.find((/** @type {any} */ x) => x.fixture === p.line.fixture);
+      if (m && !m.started && m.winner === null) {
+        c = { ...c, matches: c.matches.map((/** @type {any} */ x) => (x === m ? { ...x, started: true, table: p.table } : x)) };
+        changed = true;
+      }
+    }
+    const seen = observe(c, link.tables.values());
+    if (seen.changed) { c = seen.competition; changed = true; }
+    if (changed) this.publish(c);
+    if (this.auto) this.feed();
+  }
+
+  publish(/** @type {Competition} */ c) {
+    const rev = Math.max(c.rev || 0, this.link.competition?.rev || 0) + 1;
+    this.link.publishVenue("competition", { ...c, rev, by: this.link.user, ts: new Date().toISOString() });
+  }
+
+  /** The first free table, or "" (docs/desk.md: online, idle, nothing handed to it). */
+  freeTable() {
+    const c = this.link.competition;
+    return c ? freeTables(c, this.link.sorted())[0] || "" : "";
+  }
+
+  /** Each ready match to the next free table, in the draw's order. @returns {string[]} what was handed */
+  feed() {
+    const link = this.link;
+    const done = [];
+    for (;;) {
+      const c = link.competition;
+      if (!c) break;
+      const free = freeTables(c, link.sorted());
+      const ready = readyMatches(c);
+      if (!free.length || !ready.length) break;
+      if (this.hand(ready[0].fixture, free[0])) break;
+      done.push(`${ready[0].fixture} ${free[0]}`);
+    }
+    return done;
+  }
+
+  /**
+   * Hand `fixture` to `table` (null: take it back): the table's retained `next`, and the
+   * competition. @returns {string} the refusal, or "" when handed
+   */
+  hand(/** @type {string} */ fixture, /** @type {string | null} */ table) {
+    const link = this.link;
+    const c = link.competition;
+    if (!c) return "no competition tonight";
+    const step = hand(c, fixture, table, link.user);
+    if (step.refused) return step.refused;
+    const m = step.competition.matches.find((x) => x.fixture === fixture);
+    if (!m) return `no match ${fixture}`;
+    // A match taken from one table for another: the first table's `next` is cleared, if still this one.
+    const held = step.from ? link.tables.get(step.from)?.next : null;
+    if (step.from && step.from !== table && (!held || held.fixture === fixture)) {
+      link.publishRetained(step.from, "next", null, () => {});
+    }
+    if (table) link.publishRetained(table, "next", nextPayload(step.competition, m, link.user), () => {});
+    this.publish(step.competition);
+    this.addPlayers(m.sides.flatMap((s) => (Array.isArray(s) ? s : s ? [s] : [])));
+    return "";
+  }
+
+  /** Ask the table `fixture` is handed to to start it now (the manager confirmed). */
+  start(/** @type {string} */ fixture, /** @type {string} */ what) {
+    const link = this.link;
+    const m = link.competition?.matches.find((/** @type {any} */ x) => x.fixture === fixture);
+    if (!m || !m.table) return null;
+    return link.send(m.table, { type: "start_next", fixture }, what, newId(link.user));
+  }
+
+  /** The venue's player list with these names added (published when one is new). */
+  addPlayers(/** @type {string[]} */ names) {
+    const link = this.link;
+    const have = new Set(link.players);
+    const fresh = names.map((n) => n.trim()).filter((n) => n && !have.has(n));
+    if (!fresh.length || !link.venueSeen) return;
+    const all = [...new Set([...link.players, ...fresh])].sort((a, b) => a.localeCompare(b)).slice(0, 5000);
+    link.publishVenue("players", { schema: 1, names: all });
+  }
+
+  /**
+   * A new competition from the desk's route's answer (cueboard/desk_routes.py).
+   * @param {string} name @param {string} kind @param {any} format @param {any} made
+   */
+  begin(name, kind, format, made) {
+    /** @type {Competition} */
+    const c = { schema: 1, id: `${kind}-${Date.now().toString(36)}`, name, kind, format, created: new Date().toISOString(), rounds: made.rounds || 1,
+      handicaps: made.handicaps || {}, seed: made.seed ?? null, seeded: made.seeded ?? null, matches: made.matches };
+    this.publish(c);
+    this.addPlayers(c.matches.flatMap((m) => m.sides.flatMap((s) => (Array.isArray(s) ? s : s ? [s] : []))));
+    this.sync();
+  }
+
+  /** The night's competition ended: the retained topic cleared, and every `next` it handed. */
+  end() {
+    const link = this.link;
+    const c = link.competition;
+    if (c) {
+      for (const m of c.matches) {
+        if (m.table && !m.started && link.tables.get(m.table)?.next?.fixture === m.fixture) link.publishRetained(m.table, "next", null, () => {});
+      }
+    }
+    link.publishVenue("competition", null);
+    this.auto = false; // the next competition hands nothing by itself until the manager says so
+  }
+}
+
+export { sideName };

@@ -1,0 +1,140 @@
+// @ts-check
+// The desk's "Tonight" tab (docs/desk.md): a competition begun from a fixture file, a knockout or
+// a round robin; its matches handed to tables (or to the next free one by itself) and started;
+// the bracket or the table of the night. What the tables answer is shown as the desk shows any
+// answer; a fixture file's or a draw's refusal with its line and reason.
+
+import { html, useState } from "../vendor/htm-preact.js";
+import { BracketView } from "./bracket_view.js";
+import { status, parsePlayers } from "./competition.js";
+
+/** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */
+
+const MAX_FILE = 1024 * 1024; // cueboard/fixtures.py MAX_BYTES: refused before it is sent
+
+async function ask(/** @type {string} */ path, /** @type {BodyInit} */ body) {
+  const answer = await fetch(path, { method: "POST", body });
+  const json = await answer.json();
+  if (!answer.ok) throw Object.assign(new Error(json.error?.text || json.error?.reason || `${answer.status}`), { detail: json.error });
+  return json;
+}
+
+/** A new competition: a match day's file, or a draw of players. */
+function Begin(/** @type {{t: T, night: any, presets: any[]}} */ { t, night, presets }) {
+  const [f, setF] = useState({ kind: "knockout", name: "", players: "", seeded: true, twice: false, game: "snooker", best_of: 3, preset: "" });
+  const [file, setFile] = useState(/** @type {File | null} */ (null));
+  const [errors, setErrors] = useState(/** @type {string[]} */ ([]));
+  const [busy, setBusy] = useState(false);
+  const set = (/** @type {string} */ k) => (/** @type {any} */ e) => setF({ ...f, [k]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+  const format = () => {
+    const p = presets.find((x) => x.name === f.preset);
+    if (p && p.line) { const { type: _t, sides: _s, ...rest } = p.line; return rest; }
+    return { game: f.game, best_of: Number(f.best_of) };
+  };
+  const submit = async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const name = f.name.trim();
+    const problems = [];
+    if (!name) problems.push(t("comp.need_name"));
+    if (f.kind === "league" && !file) problems.push(t("comp.need_file"));
+    if (file && f.kind === "league" && file.size > MAX_FILE) problems.push(`${file.name}: ${t("comp.too_big", { n: file.size, max: MAX_FILE })}`);
+    const parsed = parsePlayers(f.players);
+    if (f.kind !== "league") problems.push(...parsed.errors);
+    if (f.kind !== "league" && parsed.players.length < 2) problems.push(t("comp.need_players"));
+    const fmt = format();
+    if (!Number.isInteger(fmt.best_of ?? fmt.race_to ?? 1) || (fmt.best_of && fmt.best_of % 2 === 0)) problems.push(t("comp.odd"));
+    setErrors(problems);
+    if (problems.length) return;
+    setBusy(true);
+    try {
+      if (f.kind === "league" && file) {
+        const made = await ask(`desk/api/fixtures?name=${encodeURIComponent(file.name)}&competition=${encodeURIComponent(name)}`, file);
+        night.begin(name, "league", fmt, { rounds: 1, matches: made.matches });
+      } else {
+        const seed = f.seeded ? null : window.crypto.getRandomValues(new Uint32Array(1))[0];
+        const made = await ask("desk/api/draw", JSON.stringify({ kind: f.kind, name, players: parsed.players, seeded: f.seeded, seed, twice: f.twice }));
+        night.begin(name, f.kind, fmt, made);
+      }
+    } catch (err) {
+      setErrors([/** @type {any} */ (err).message]);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<form class="begin" onSubmit=${submit} aria-label=${t("comp.begin")}>
+    <h2>${t("comp.begin")}</h2>
+    <div class="row"><label>${t("comp.kind")}<select name="kind" value=${f.kind} onChange=${set("kind")}>
+      <option value="knockout">${t("comp.knockout")}</option><option value="round_robin">${t("comp.round_robin")}</option>
+      <option value="league">${t("comp.league")}</option></select></label>
+      <label>${t("comp.name")}<input name="comp_name" value=${f.name} onInput=${set("name")} placeholder=${t("comp.name_hint")} /></label></div>
+    ${f.kind === "league" ? html`<div class="row"><label>${t("comp.file")}<input name="fixtures" type="file" accept=".csv,.json,text/csv,application/json"
+        onChange=${(/** @type {any} */ e) => setFile(e.target.files[0] || null)} /></label></div>`
+      : html`<div class="row"><label class="wide">${t("comp.players")}<textarea name="players" rows="6" value=${f.players}
+          onInput=${set("players")} placeholder=${t("comp.players_hint")}></textarea></label></div>
+        <div class="row">${f.kind === "knockout" ? html`<label class="check"><input type="checkbox" name="seeded" checked=${f.seeded} onChange=${set("seeded")} />${t("comp.seeded")}</label>`
+          : html`<label class="check"><input type="checkbox" name="twice" checked=${f.twice} onChange=${set("twice")} />${t("comp.twice")}</label>`}</div>`}
+    <div class="row"><label>${t("preset")}<select name="comp_preset" value=${f.preset} onChange=${set("preset")}>
+        <option value="">—</option>${presets.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
+      ${f.preset ? "" : html`<label>${t("game")}<select name="comp_game" value=${f.game} onChange=${set("game")}>
+          <option value="snooker">${t("snooker")}</option><option value="blackball">${t("blackball")}</option></select></label>
+        <label>${t("best_of")}<input name="comp_best_of" type="number" min="1" max="99" value=${f.best_of} onInput=${set("best_of")} /></label>`}</div>
+    ${errors.length ? html`<ul class="errors comp-errors" role="alert">${errors.map((/** @type {string} */ x) => html`<li>${x}</li>`)}</ul>` : ""}
+    <button type="submit" class="primary" disabled=${busy}>${t("comp.make")}</button>
+  </form>`;
+}
+
+/** A match's controls on the desk: hand it to a table, start it, take it back. */
+function Controls(/** @type {{m: any, t: T, night: any, tables: string[], say: (x: string) => void, asking: any, setAsking: (x: any) => void}} */ p) {
+  const { m, t, night, tables } = p;
+  const st = status(m);
+  const [to, setTo] = useState("");
+  if (st === "ready") {
+    return html`<div class="ctl"><select name="hand_to" aria-label=${t("comp.table_for", { match: m.label })} value=${to}
+        onChange=${(/** @type {any} */ e) => setTo(e.target.value)}><option value="">${t("comp.next_free")}</option>
+        ${tables.map((/** @type {string} */ x) => html`<option value=${x}>${x}</option>`)}</select>
+      <button type="button" data-hand=${m.fixture} onClick=${() => {
+        const table = to || night.freeTable();
+        p.say(table ? night.hand(m.fixture, table) : t("comp.no_free"));
+      }}>${t("comp.hand")}</button></div>`;
+  }
+  if (st === "handed") {
+    return html`<div class="ctl">
+      <button type="button" class="primary" data-start=${m.fixture} onClick=${() => p.setAsking(m)}>${t("comp.start")}</button>
+      <button type="button" data-take-back=${m.fixture} onClick=${() => p.say(night.hand(m.fixture, null))}>${t("comp.take_back")}</button></div>`;
+  }
+  return null;
+}
+
+export function Tonight(/** @type {{t: T, link: any, night: any, Answers: any}} */ { t, link, night, Answers }) {
+  const [said, say] = useState("");
+  const [asking, setAsking] = useState(/** @type {any} */ (null));
+  const [ids, setIds] = useState(/** @type {string[]} */ ([]));
+  const [ending, setEnding] = useState(false);
+  const c = link.competition;
+  if (!c) return html`<section class="tonight"><${Begin} t=${t} night=${night} presets=${link.presets} /></section>`;
+  const tables = link.sorted().map((/** @type {any} */ tb) => tb.name);
+  const counts = c.matches.reduce((/** @type {Record<string, number>} */ a, /** @type {any} */ m) => { const s = status(m); a[s] = (a[s] || 0) + 1; return a; }, {});
+  const live = (/** @type {string} */ name) => link.tables.get(name)?.state;
+  return html`<section class="tonight" data-kind=${c.kind}>
+    <h2>${c.name} <small>${t(`comp.${c.kind}`)} · ${t("comp.counts", { done: (counts.done || 0), playing: (counts.playing || 0), of: c.matches.filter((/** @type {any} */ m) => !(m.bye && (m.bye[0] || m.bye[1]))).length })}</small></h2>
+    <div class="row comp-bar">
+      <label class="check"><input type="checkbox" name="auto" checked=${night.auto}
+        onChange=${(/** @type {any} */ e) => { night.auto = e.target.checked; night.sync(); link.changed(); }} />${t("comp.auto")}</label>
+      <button type="button" data-action="feed" onClick=${() => { const d = night.feed(); say(d.length ? t("comp.handed", { n: d.length }) : t("comp.no_free")); }}>${t("comp.feed")}</button>
+      ${ending ? html`<span class="confirm" role="alertdialog">${t("comp.end_sure")}
+          <button type="button" data-confirm="yes" onClick=${() => { night.end(); setEnding(false); }}>${t("yes")}</button>
+          <button type="button" data-confirm="no" onClick=${() => setEnding(false)}>${t("no")}</button></span>`
+        : html`<button type="button" data-action="end" onClick=${() => setEnding(true)}>${t("comp.end")}</button>`}
+    </div>
+    ${said ? html`<p class="said" role="status">${said}</p>` : ""}
+    ${asking ? html`<div class="confirm" role="alertdialog"><span>${t("comp.start_sure", { match: asking.label, table: asking.table })}</span>
+      <button type="button" class="primary" data-confirm="yes" onClick=${() => {
+        const p = night.start(asking.fixture, t("comp.start_what", { match: asking.label }));
+        if (p) setIds([p.id, ...ids].slice(0, 6));
+        setAsking(null);
+      }}>${t("yes")}</button><button type="button" data-confirm="no" onClick=${() => setAsking(null)}>${t("no")}</button></div>` : ""}
+    <${Answers} ids=${ids} />
+    <${BracketView} c=${c} t=${t} live=${live} slot=${(/** @type {any} */ m) => html`<${Controls} m=${m} t=${t} night=${night}
+      tables=${tables} say=${say} asking=${asking} setAsking=${setAsking} />`} />
+  </section>`;
+}

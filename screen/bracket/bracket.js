@@ -7,8 +7,8 @@
 // Options (query parameters over config.js): broker (default: the screens' listener, wss://<host>:9001),
 // venue, prefix, lang.
 
-import { html, render } from "../vendor/htm-preact.js";
-import { LANGUAGES, translator } from "../i18n.js";
+import { html, render } from "../shared/ui.js";
+import { LANGUAGES, translator } from "../shared/i18n.js";
 import { BracketView } from "../desk/bracket_view.js";
 
 const mqtt = /** @type {any} */ (window).mqtt;

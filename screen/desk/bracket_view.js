@@ -4,7 +4,7 @@
 // table. Only shows: `t` is the page's translator, `live` a table's state by name (the score of
 // a match being played).
 
-import { html } from "../vendor/htm-preact.js";
+import { html } from "../shared/ui.js";
 import { sideName, status, standings, champion } from "./competition.js";
 
 /** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */

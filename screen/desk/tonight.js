@@ -4,7 +4,7 @@
 // the bracket or the table of the night. What the tables answer is shown as the desk shows any
 // answer; a fixture file's or a draw's refusal with its line and reason.
 
-import { html, useState } from "../vendor/htm-preact.js";
+import { html, useState } from "../shared/ui.js";
 import { BracketView } from "./bracket_view.js";
 import { status, parsePlayers } from "./competition.js";
 

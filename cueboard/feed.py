@@ -249,9 +249,13 @@ class Feed:
         only the newest is kept; it is published on every (re)connect."""
         self._put(self._state, encode(state_payload(state, table=self.table, ts=self._ts())))
 
-    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None:
-        """``{"schema", "seq", "event", "ts"}`` on ``<prefix>/event`` (not retained)."""
-        self._queue("event", event_payload(seq, event, ts=self._ts()))
+    def publish_event(self, seq: int, event: Mapping[str, Any], *, logged: bool = True) -> None:
+        """``{"schema", "seq", "event", "ts"}`` on ``<prefix>/event`` (not retained); ``logged=False``
+        (``"logged": false`` on it): the answer to a command that is in no log (``clock``)."""
+        payload = event_payload(seq, event, ts=self._ts())
+        if not logged:
+            payload["logged"] = False
+        self._queue("event", payload)
 
     def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str, *,
                          user: str | None = None, raw: bytes | None = None) -> None:

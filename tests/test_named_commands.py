@@ -249,3 +249,41 @@ def test_a_flooding_scorer_never_locks_the_desk_out(tmp_path: Path, broker: Mosq
             client.disconnect()
             client.loop_stop()
         sub.close()
+
+
+def test_a_match_line_and_a_clock_command_are_answered_on_event_by_their_id(tmp_path: Path,
+                                                                             broker: Mosquitto) -> None:
+    """Every command gets exactly one answer: a match line and ``clock`` (not events of the log)
+    were answered only by the state, so a desk waiting for its id never heard. Now each is on
+    ``event`` with its id and user: the match line as journalled (``seq`` 0), ``clock`` marked
+    ``"logged": false`` (in no log: a history leaves it out)."""
+    sub = answers(broker)
+    desk = login(broker, "desk")
+    try:
+        with running(tmp_path, broker) as daemon:
+            subscribed(broker)
+            for line in ({"type": "match", "game": "blackball", "sides": ["Ann", "Bob"], "id": "m1"},
+                         {"type": "clock", "action": "start", "id": "c1"},
+                         {"type": "clock", "action": "resume", "id": "c2"},  # not held: refused
+                         {"type": "new_match", "id": "m2"},
+                         {"type": "no_pot", "id": "end"}):
+                desk.publish(f"{PREFIX}/command/desk", json.dumps(line), qos=1).wait_for_publish(TIMEOUT)
+            answer_to(sub, "end")  # the last line's answer: every answer before it is in
+            got = {ident: [m for m in sub.seen if m.json().get("id") == ident] for ident in ("m1", "c1", "c2", "m2")}
+            assert all(len(found) == 1 for found in got.values()), got  # exactly one answer each
+            match, clock, refused, again = (got[ident][0] for ident in ("m1", "c1", "c2", "m2"))
+            body = match.json()
+            assert match.topic == f"{PREFIX}/event", body["reason"]
+            assert (body["seq"], body["user"], body["event"]["type"], body["event"]["game"]) == (
+                0, "desk", "match", "blackball")
+            assert "logged" not in body
+            assert clock.topic == f"{PREFIX}/event"
+            assert clock.json()["event"] == {"type": "clock", "action": "start", "id": "c1", "user": "desk"}
+            assert clock.json()["logged"] is False and clock.json()["seq"] == 0
+            assert refused.topic == f"{PREFIX}/rejected" and "not held" in refused.json()["reason"]
+            assert again.topic == f"{PREFIX}/event" and again.json()["event"]["type"] == "match"
+            assert daemon.state()["game"] == "snooker"  # new_match: the table's own format
+    finally:
+        desk.disconnect()
+        desk.loop_stop()
+        sub.close()

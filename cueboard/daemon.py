@@ -42,6 +42,7 @@ from .journal import Journal
 from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
 from .limits import Lanes
 from .rate_limiter import REFUSALS_A_SECOND, RateLimiter, sender
+from .remote_lines import peek_id
 from .seams import Healthy, KeypadLike, Notice, Output, Prompt, Publisher, Reason, at_the_table
 
 log = logging.getLogger("cueboard")
@@ -610,8 +611,8 @@ class Table:
         with self._cv:
             self.refused += 1
         # A limit's refusal of a line without an id past a few a second: counted for the summary.
-        publish = not limit or self.limiter.said_alone(sender(source, user), reason, user,
-                                                       has_id=obj is not None and isinstance(obj.get("id"), str))
+        has_id = isinstance(obj.get("id"), str) if obj is not None else raw is not None and peek_id(raw) is not None
+        publish = not limit or self.limiter.said_alone(sender(source, user), reason, user, has_id=has_id)
         if reply:
             reply({"ok": False, "reason": reason})
         if publish and self.feed is not None:

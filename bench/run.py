@@ -130,7 +130,7 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
         result["tables"] = tables.many_tables(broker.host, broker.port, 64, table_seconds, 2.0, journal_root)
     flood_seconds = 10.0 if quick else 60.0
     print(f"flood ({flood_seconds:.0f} s of one scorer's flood) ...", file=sys.stderr)
-    result["flood"] = flood.flood_run(flood_seconds, 5.0)
+    result["flood"] = flood.flood_run(flood_seconds, 10.0 if quick else 30.0)
     if league_bench:
         seconds = 20.0 if quick else league.SECONDS
         ramp = tuple((r, 5.0) for r, _ in league.RAMP) if quick else league.RAMP

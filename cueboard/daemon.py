@@ -22,10 +22,9 @@ import json
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
 from . import systemd
 from .answers import Answers, check_id
@@ -37,10 +36,10 @@ from .engine.events import Amend, Redo, Undo
 from .engine.record import Recorder
 from .engine.shot_clock import ShotClock
 from .health import OK, Health, HealthState
+from .inbox import Inbox
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
 from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
-from .limits import Lanes
 from .rate_limiter import REFUSALS_A_SECOND, RateLimiter, sender
 from .remote_lines import peek_id
 from .seams import Healthy, KeypadLike, Notice, Output, Prompt, Publisher, Reason, at_the_table
@@ -77,11 +76,9 @@ class Table:
         """The match record (docs/record.md), kept up to date event by event."""
         self.latest_state: dict[str, Any] | None = None
         """The state last shown, published and answered (read by any thread: never changed)."""
-        self._cv = threading.Condition()
-        self._local: deque[Input] = deque()
-        self._remote: Lanes[Command] = Lanes()  # a lane per sender (_sender), taken in turns
+        self.inbox = Inbox()  # the table's own inputs first, then a lane per network sender
+        self._counting = threading.Lock()  # accepted and refused, counted from any thread
         self._user: str | None = None  # who sent the input the engine thread is handling
-        self._stopping = False
         self.limiter = RateLimiter(config.commands, monotonic)
         self.answers = Answers()
         self._entries: dict[str, Entry] = {}
@@ -105,9 +102,7 @@ class Table:
     def submit(self, item: Input) -> None:
         """Hand one of the table's own inputs to the engine thread: safe from any thread, never
         blocks, never refused for load, taken before anything from the network."""
-        with self._cv:
-            self._local.append(item)
-            self._cv.notify()
+        self.inbox.put(item)
 
     def admit(self, source: str, user: str | None = None) -> str | None:
         """Take one of the sender's tokens (``commands.rate``, ``commands.burst``: each user of
@@ -136,19 +131,23 @@ class Table:
         if reason is not None:
             self.refuse_remote(obj, reason, source, reply, limit=True, user=user)
             return
-        with self._cv:
-            waiting = self._remote.waiting(who)
+        refusal: list[str | None] = [None]
+
+        def admit(waiting: int) -> bool:  # under the inbox's lock: the bound holds across threads
             if waiting >= self.config.commands.queue:
-                reason = (f"not taken: {waiting} lines from {who} are waiting already "
-                          "(commands.queue); send it again later, same id")
-            elif obj.get("type") == "match" and (reason := self.limiter.new_match(who)) is not None:
-                pass
-            elif ident is not None and not self.answers.queue(ident):
-                reason = None  # answered in the meantime, or queued already: said below
-            else:
-                self._remote.append(command, who)
-                self._cv.notify()
-                return
+                refusal[0] = (f"not taken: {waiting} lines from {who} are waiting already "
+                              "(commands.queue); send it again later, same id")
+                return False
+            if obj.get("type") == "match":
+                refusal[0] = self.limiter.new_match(who)
+                if refusal[0] is not None:
+                    return False
+            # An id answered in the meantime, or queued already: said below.
+            return ident is None or self.answers.queue(ident)
+
+        if self.inbox.put_remote(command, who, admit):
+            return
+        reason = refusal[0]
         if reason is None:
             assert ident is not None
             known = self.answers.known(ident)
@@ -214,18 +213,7 @@ class Table:
         return answer
 
     def stop(self) -> None:
-        with self._cv:
-            self._stopping = True
-            self._cv.notify()
-
-    def _take(self, timeout: float | None) -> Input | Literal[False] | None:
-        """The next input (the table's own first), None to stop, False at a deadline."""
-        with self._cv:
-            if not self._cv.wait_for(lambda: self._local or self._remote or self._stopping, timeout):
-                return False
-            if self._stopping:
-                return None
-            return self._local.popleft() if self._local else self._remote.popleft()
+        self.inbox.stop()
 
     # -- the engine thread ------------------------------------------------------------
 
@@ -266,7 +254,7 @@ class Table:
             self.start()
         interval = systemd.watchdog_interval()
         while stop is None or not stop.is_set():
-            item = self._take(self._next_wake(interval))
+            item = self.inbox.take(self._next_wake(interval))
             if item is None:
                 break
             if item is not False:
@@ -587,7 +575,8 @@ class Table:
         whole ``reason``; on the boards (a blink and the short form, :class:`~.seams.Reason`)
         only when it was made at the table (:func:`~.seams.at_the_table`): a desk's mistake is
         answered at the desk, not shown to the hall."""
-        self.refused += 1
+        with self._counting:
+            self.refused += 1
         log.info("refused from %s: %s", source, reason)
         if show and at_the_table(source):
             for board in self.boards:
@@ -608,7 +597,7 @@ class Table:
         answer (in its user's lane of the feed, which only that user's flood can fill); past a
         few a second the refusals of lines without one are counted and published as one summary
         a second per sender (:meth:`_publish_not_taken`); none goes unsaid."""
-        with self._cv:
+        with self._counting:
             self.refused += 1
         # A limit's refusal of a line without an id past a few a second: counted for the summary.
         has_id = isinstance(obj.get("id"), str) if obj is not None else raw is not None and peek_id(raw) is not None

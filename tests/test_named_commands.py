@@ -200,7 +200,10 @@ def test_older_tools_on_the_bare_topic_when_the_venue_opts_in(tmp_path: Path, br
 def test_a_flooding_scorer_never_locks_the_desk_out(tmp_path: Path, broker: Mosquitto,
                                                     finding: Callable[..., None]) -> None:
     """The measured failure: every publisher shared one rate, and during a 20,000-line flood all
-    10 desk commands were refused, none with its own answer. Now each login has its own."""
+    10 desk commands were refused, none with its own answer. Now each login has its own. (This
+    flood comes on the command topic, the table's own session, which is never held back: past its
+    lane of answers the oldest are dropped, counted. A scorer's topic is read no faster than
+    answered: the next test.)"""
     sub = answers(broker)
     desk, scorer = login(broker, "desk"), login(broker, "scorer-t1")
     flood = 3000
@@ -238,7 +241,7 @@ def test_a_flooding_scorer_never_locks_the_desk_out(tmp_path: Path, broker: Mosq
             assert all(count == 1 for count in flood_answers.values())  # none answered twice
             feed = daemon.table.feed
             assert feed is not None
-            # (The rest of the flood's answers: each line's own, or summed up once the scorer's
+            # (The rest of the flood's answers: each line's own, the oldest dropped once the login's
             # lane was full. Not counted here: under load the broker may drop messages for this
             # test's slow subscriber, which says nothing of the table.)
             finding(f"a scorer flooding {flood} lines while the desk sent 10 commands with ids: all 10 answered "

@@ -1,15 +1,18 @@
-"""One login floods a table: do the referee, the desk and the venue's screens still get through?
-(issue 26).
+"""One scorer's login floods a table: do the referee, the desk and the venue's screens still get
+through? (issue 26).
 
-    .venv/bin/python bench/flood.py                  # a 10 s flood (CI's short run)
+    .venv/bin/python bench/flood.py                  # a 10 s flood after 30 s without
     .venv/bin/python bench/flood.py --seconds 60     # the measured run: at least 60 s of flood
 
 One real table in this process, as in bench/latency.py (``open_table``: a referee box on
-gpiozero's MockFactory, a 64x16 board on luma's dummy device, the feed to a loopback mosquitto
-with ``command = true``). Another process, the flood, publishes ``{"type": "foul", "points":
-3, "id": ...}`` on ``<prefix>/command/flood`` at QoS 0 as fast as this machine lets one paho
-client (never legal: a foul is 4 to 7, so no flood line may change the score; each has an id,
-so each is owed its own answer). Meanwhile, in turns, each step waiting for its answer:
+gpiozero's MockFactory, a 64x16 board on luma's dummy device, the feed and the scorers' link to
+a loopback mosquitto with ``command = true``). Another process, the flood, publishes
+``{"type": "foul", "points": 3, "id": ...}`` on ``<prefix>/score/flood`` (a scorer's topic) at
+QoS 0 as fast as this machine lets one paho client (never legal: a foul is 4 to 7, so no flood
+line may change the score; each has an id, so each line the table reads is owed its own answer;
+the lines the broker drops for the table's scorers' link, which reads them no faster than it
+answers them, never reach it: sent minus read). Meanwhile, in turns, each step
+waiting for its answer:
 
 - the referee presses RED, then UNDO: press to the frame on the board, press to the state at a
   venue subscriber;
@@ -18,9 +21,14 @@ so each is owed its own answer). Meanwhile, in turns, each step waiting for its 
 
 The same steps run first without the flood (the floor, same run, same machine), then during it.
 A step without its answer within 5 s is a failure: counted, and in the percentiles at 5 s.
-The process's memory (RSS: the table and this bench's clients; the flood is another process)
-is sampled before, every second during, and after. Afterwards the journal is read: no event
-from the flooding login may be in it. Prints one JSON object.
+The process's memory (RSS: the table and this bench's clients; the flood, the desk and the broker
+are other processes) is sampled before, every second during, and after. The test helper that runs
+mosquitto keeps the broker's log in this process, and the broker logs every message it takes and
+sends (``log_type all``): during a flood some 6,000 lines a second, which was the RSS growth of
+earlier runs (44 to 242 MiB); here only its last 1,000 lines are kept. Afterwards the
+journal is read: no event from the flooding login may be in it. Prints one JSON object; "meets"
+is false when any step went unanswered, a flood line was applied or an answer dropped, a p99
+during the flood is over 3 times the same p99 without it, or the RSS grew by more than 64 MiB.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +267,7 @@ def flood_run(seconds: float, quiet_seconds: float) -> dict[str, Any]:
 
         board = open_board(parse_display({"device": "dummy", "width": 64, "height": 16, "mode": "1"}),
                            device_factory=factory)
+        broker.log = deque(maxlen=1000)  # type: ignore[assignment]  # the broker's log, only its end kept
         pins = MockFactory()
         venue = Listener(broker.host, broker.port, [f"{PREFIX}/state"])
         desk = Desk(broker.host, broker.port)
@@ -271,7 +281,7 @@ def flood_run(seconds: float, quiet_seconds: float) -> dict[str, Any]:
                 quiet = steps.run(quiet_seconds)
                 rss_quiet = rss_kib()
                 flooder = subprocess.Popen([sys.executable, "-c", FLOOD, broker.host, str(broker.port),
-                                            f"{PREFIX}/command/flood", str(seconds)], stdout=subprocess.PIPE,
+                                            f"{PREFIX}/score/flood", str(seconds)], stdout=subprocess.PIPE,
                                            text=True, start_new_session=True)
                 refused_before = table.refused
                 samples: list[int] = []
@@ -297,22 +307,28 @@ def flood_run(seconds: float, quiet_seconds: float) -> dict[str, Any]:
     flood_events = [line for line in lines if line.get("user") == "flood"]
     ratio = {name: round(flooded[name]["p99_ms"] / max(quiet[name]["p99_ms"], 1e-3), 2)
              for name in ("press_to_pixels", "press_to_venue", "desk_to_answer", "desk_to_venue")}
+    rss_during = max(samples, default=0)
     return {
-        "command": f"{sys.executable} bench/flood.py --seconds {seconds:g}",
+        "command": f"{sys.executable} bench/flood.py --seconds {seconds:g} --quiet-seconds {quiet_seconds:g}",
         "flood_seconds": seconds, "flood_lines_sent": sent,
         "flood_lines_a_second": round(sent / seconds) if sent > 0 else None,
         "flood_lines_refused_by_the_table": refused,
+        "flood_lines_the_broker_never_delivered": sent - refused if sent > 0 else None,
         "answers_dropped_from_the_floods_own_lane": dropped,
         "flood_events_in_the_journal": len(flood_events),
         "without_flood": quiet, "during_flood": flooded, "after_flood": after,
         "p99_during_to_without_ratio": ratio,
-        "rss_kib": {"before": rss_before, "after_quiet_steps": rss_quiet, "during_max": max(samples, default=0),
+        "rss_kib": {"before": rss_before, "after_quiet_steps": rss_quiet, "during_max": rss_during,
                     "during_samples": samples[:120], "after": rss_after},
+        "failures": quiet["failures"] + flooded["failures"] + after["failures"],
         "failures_during_flood": flooded["failures"],
-        "meets": flooded["failures"] == 0 and quiet["failures"] == 0 and not flood_events
-        and flooded["press_to_pixels"]["p99_ms"] < 10.0 and max(samples, default=0) < 2 * rss_quiet + 65536,
-        "targets": {"failures": 0, "flood_events_in_the_journal": 0, "press_to_pixels_p99_ms_during_flood": 10.0,
-                    "rss_during_max_kib": "under twice the RSS before the flood, plus 64 MiB"},
+        "meets": quiet["failures"] == 0 and flooded["failures"] == 0 and after["failures"] == 0 and not flood_events
+        and dropped == 0 and all(r <= 3.0 for r in ratio.values())
+        and max(rss_during, rss_after) < rss_quiet + 65536,
+        "targets": {"failures (without, during and after the flood)": 0, "flood_events_in_the_journal": 0,
+                    "answers_dropped_from_the_floods_own_lane": 0,
+                    "p99_during_to_without_ratio": "3 at most, each",
+                    "rss_kib during and after": "under the RSS before the flood plus 64 MiB"},
     }
 
 
@@ -320,8 +336,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds of flood (60 or more for the "
                         "measured figure; default 10, CI's short run)")
-    parser.add_argument("--quiet-seconds", type=float, default=5.0, help="seconds of the same steps without the "
-                        "flood first (default 5)")
+    parser.add_argument("--quiet-seconds", type=float, default=30.0, help="seconds of the same steps without the "
+                        "flood first (default 30: about as many steps as 60 s of flood gives, so the two p99 are "
+                        "alike)")
     args = parser.parse_args()
     print(json.dumps(flood_run(args.seconds, args.quiet_seconds), indent=2))
 

@@ -17,43 +17,37 @@ sequence's timeout, an animation frame, the watchdog) is due.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import logging
-import math
-import os
-import socket
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
 from functools import partial
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from . import systemd
 from .answers import Answers, check_id
+from .clock_control import ClockControl
 from .config import Config
+from .control_server import ControlServer, ask_daemon
 from .engine import Event, IllegalEvent, Match, to_json
 from .engine.events import Amend, Redo, Undo
 from .engine.record import Recorder
 from .engine.shot_clock import ShotClock
+from .health import OK, Health, HealthState
+from .inbox import Inbox
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
 from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
-from .limits import Lanes, TokenBucket
-from .remote_lines import Unreadable, read_line
+from .rate_limiter import REFUSALS_A_SECOND, RateLimiter, sender
+from .remote_lines import peek_id
 from .seams import Healthy, KeypadLike, Notice, Output, Prompt, Publisher, Reason, at_the_table
 from .table_topics import TableTopics
-from .times import timestamp
 
 log = logging.getLogger("cueboard")
 
-__all__ = ["REFUSALS_A_SECOND", "ControlServer", "Table", "ask_daemon"]
-
-REFUSALS_A_SECOND = 5
-"""Limit refusals of one network source published one by one each second; the rest in a summary."""
+__all__ = ["REFUSALS_A_SECOND", "ControlServer", "Table", "ask_daemon"]  # the last two: cueboard.control_server
 
 
 class Table:
@@ -83,26 +77,17 @@ class Table:
         """The match record (docs/record.md), kept up to date event by event."""
         self.latest_state: dict[str, Any] | None = None
         """The state last shown, published and answered (read by any thread: never changed)."""
-        self._cv = threading.Condition()
-        self._local: deque[Input] = deque()
-        self._remote: Lanes[Command] = Lanes()  # a lane per sender (_sender), taken in turns
+        self.inbox = Inbox()  # the table's own inputs first, then a lane per network sender
+        self._counting = threading.Lock()  # accepted and refused, counted from any thread
         self._user: str | None = None  # who sent the input the engine thread is handling
-        self._stopping = False
-        self._limits = config.commands
-        self._buckets: dict[str, TokenBucket] = {}
-        self._refusal_buckets: dict[str, TokenBucket] = {}
-        self._not_taken: dict[str, tuple[int, str, str | None]] = {}
-        self._not_taken_at = 0.0
-        self._last_match: dict[str, float] = {}
+        self.limiter = RateLimiter(config.commands, monotonic)
         self.answers = Answers()
         self._entries: dict[str, Entry] = {}
         self._keymaps: dict[str, Keymap] = {}
         self._prompts: dict[str, Prompt | None] = {}
-        self.clock: ShotClock | None = None
-        self._idle_shot: float | int | None = None
-        self._clock_called_shown = False
+        self.clocks = ClockControl()
         self.devices: dict[str, str] = {}
-        self._journal_health = "ok"
+        self._journal_health = OK
         self._last_ping = 0.0
         self.started = threading.Event()
         self.accepted = 0
@@ -110,30 +95,23 @@ class Table:
         self.topics = TableTopics(self)
         """next, message, history, preview and the scorers (docs/mqtt.md)."""
 
+    @property
+    def clock(self) -> ShotClock | None:
+        """The shot clock running or held now (:class:`~cueboard.clock_control.ClockControl`)."""
+        return self.clocks.clock
+
     # -- any thread -------------------------------------------------------------------
 
     def submit(self, item: Input) -> None:
         """Hand one of the table's own inputs to the engine thread: safe from any thread, never
         blocks, never refused for load, taken before anything from the network."""
-        with self._cv:
-            self._local.append(item)
-            self._cv.notify()
+        self.inbox.put(item)
 
     def admit(self, source: str, user: str | None = None) -> str | None:
         """Take one of the sender's tokens (``commands.rate``, ``commands.burst``: each user of
         the command topic has its own) for a line it sent; the reason it is not taken when there
         is none. Cheap (no parsing): the MQTT client calls it before it decodes a line."""
-        limits = self._limits
-        sender = _sender(source, user)
-        with self._cv:
-            now = self._mono()
-            bucket = self._buckets.get(sender)
-            if bucket is None:
-                bucket = self._buckets[sender] = TokenBucket(limits.rate, limits.burst, now)
-            if bucket.take(now):
-                return None
-        return (f"not taken: {sender} sends more than {limits.rate:g} lines a second (commands.rate, "
-                f"commands.burst {limits.burst}); send it again later, same id")
+        return self.limiter.admit(sender(source, user))
 
     def submit_remote(self, command: Command, *, admitted: bool = False) -> None:
         """Hand a line from the network to the engine thread, within the bounds of ``[commands]``:
@@ -141,7 +119,7 @@ class Table:
         the sender may send it again). A repeated ``id`` gets its first answer; one still queued
         is not queued twice. ``admitted``: :meth:`admit` took its token already."""
         obj, source, reply, user = command.command, command.source, command.reply, command.user
-        sender = _sender(source, user)
+        who = sender(source, user)
         try:
             ident = check_id(obj.get("id"))
         except IllegalEvent as exc:
@@ -152,29 +130,27 @@ class Table:
             if known is not None:
                 self._answer_again(obj, known, source, reply, user)
                 return
-        limits = self._limits
         reason = None if admitted else self.admit(source, user)
         if reason is not None:
             self.refuse_remote(obj, reason, source, reply, limit=True, user=user)
             return
-        with self._cv:
-            now = self._mono()
-            last_match = self._last_match.get(sender)
-            waiting = self._remote.waiting(sender)
-            if obj.get("type") == "match" and last_match is not None and now - last_match < limits.new_match_every:
-                reason = (f"not taken: a new match from {sender} at most every {limits.new_match_every:g} s "
-                          "(commands.new_match_every); send it again later")
-            elif waiting >= limits.queue:
-                reason = (f"not taken: {waiting} lines from {sender} are waiting already "
-                          "(commands.queue); send it again later, same id")
-            elif ident is not None and not self.answers.queue(ident):
-                reason = None  # answered in the meantime, or queued already: said below
-            else:
-                if obj.get("type") == "match":
-                    self._last_match[sender] = now
-                self._remote.append(command, sender)
-                self._cv.notify()
-                return
+        refusal: list[str | None] = [None]
+
+        def admit(waiting: int) -> bool:  # under the inbox's lock: the bound holds across threads
+            if waiting >= self.config.commands.queue:
+                refusal[0] = (f"not taken: {waiting} lines from {who} are waiting already "
+                              "(commands.queue); send it again later, same id")
+                return False
+            if obj.get("type") == "match":
+                refusal[0] = self.limiter.new_match(who)
+                if refusal[0] is not None:
+                    return False
+            # An id answered in the meantime, or queued already: said below.
+            return ident is None or self.answers.queue(ident)
+
+        if self.inbox.put_remote(command, who, admit):
+            return
+        reason = refusal[0]
         if reason is None:
             assert ident is not None
             known = self.answers.known(ident)
@@ -240,18 +216,7 @@ class Table:
         return answer
 
     def stop(self) -> None:
-        with self._cv:
-            self._stopping = True
-            self._cv.notify()
-
-    def _take(self, timeout: float | None) -> Input | Literal[False] | None:
-        """The next input (the table's own first), None to stop, False at a deadline."""
-        with self._cv:
-            if not self._cv.wait_for(lambda: self._local or self._remote or self._stopping, timeout):
-                return False
-            if self._stopping:
-                return None
-            return self._local.popleft() if self._local else self._remote.popleft()
+        self.inbox.stop()
 
     # -- the engine thread ------------------------------------------------------------
 
@@ -293,7 +258,7 @@ class Table:
             self.start()
         interval = systemd.watchdog_interval()
         while stop is None or not stop.is_set():
-            item = self._take(self._next_wake(interval))
+            item = self.inbox.take(self._next_wake(interval))
             if item is None:
                 break
             if item is not False:
@@ -309,13 +274,12 @@ class Table:
         deadlines: list[float] = []
         if interval:
             deadlines.append(self._last_ping + interval / 2)
-        if self.clock is not None and self.clock.paused_at is None:
-            left = self.clock.left(now)
-            # Wake when the shown second changes, at the call, and at expiry.
-            step = left - math.floor(left) if left > 0 else 0.0
-            deadlines.append(now + (step if step > 0 else 1.0))
-        if self._not_taken:
-            deadlines.append(self._not_taken_at + 1.0)
+        tick = self.clocks.next_wake(now)  # the shown second changes, the call, the end
+        if tick is not None:
+            deadlines.append(tick)
+        summary = self.limiter.summary_due()
+        if summary is not None:
+            deadlines.append(summary)
         message_over = self.topics.deadline()
         if message_over is not None:
             deadlines.append(message_over)
@@ -333,9 +297,7 @@ class Table:
 
     def _timers(self, interval: float | None) -> None:
         now = self._mono()
-        if self._not_taken and now - self._not_taken_at >= 1.0:
-            self._not_taken_at = now
-            self._publish_not_taken()
+        self._publish_not_taken()
         if interval and now - self._last_ping >= interval / 2:
             systemd.watchdog_ping()
             self._last_ping = now
@@ -347,15 +309,13 @@ class Table:
         for board in self.boards:
             self._guard(board.tick, now)
         self.topics.timers()
-        clock = self.clock
-        if clock is not None and clock.paused_at is None:
-            if clock.expired(now):
-                self._clock_expired()
-            else:
-                self._show()
-                if clock.call_due(now) and not self._clock_called_shown:
-                    self._clock_called_shown = True
-                    self._publish_state()  # the call (rule 8a): screens show it
+        tick = self.clocks.tick(now)
+        if tick == "expired":
+            self._clock_expired()
+        elif tick is not None:
+            self._show()
+            if tick == "called":
+                self._publish_state()  # the call (rule 8a): screens show it
 
     # -- inputs -----------------------------------------------------------------------
 
@@ -416,7 +376,7 @@ class Table:
                 reply({"ok": True, "state": self.state_answer()})
             return
         if kind == "new_match":
-            self._new_match({}, source, reply)
+            self._new_match({}, source, reply, ident if isinstance(ident, str) else None)
             return
         if kind == "match":
             self._new_match({k: v for k, v in obj.items() if k not in ("type", "id")}, source, reply,
@@ -463,9 +423,9 @@ class Table:
             self._refuse(obj, Reason(f"not saved: the journal cannot be written ({exc.strerror or exc}); "
                                      "the input is refused", "not_saved"), source, reply)
             return
-        if self._journal_health != "ok":
+        if self._journal_health != OK:
             log.warning("journal %s: writing again", self.config.journal_dir)
-            self._journal_health = "ok"
+            self._journal_health = OK
             self._publish_devices()
         notice = self._notice(match, event)
         match.apply(event)
@@ -476,7 +436,7 @@ class Table:
             self._restart_clock(automatic=source != "clock" and match.shot_follows(event))
         hold = match.game.clock_hold(event)
         if hold is not None:
-            self._hold_clock(hold)
+            self.clocks.hold(hold, self._mono())
         state = self._show()
         if notice is not None:
             for board in self.boards:
@@ -543,9 +503,10 @@ class Table:
             self._refuse({"type": "match", **fields, **({"id": ident} if ident else {})}, _reason(str(exc), exc),
                          source, reply)
             return
+        line = setup.to_json() | ({"id": ident} if ident else {}) | (
+            {"user": self._user} if self._user is not None else {})
         try:
-            self._begin(setup.to_json() | ({"id": ident} if ident else {})
-                        | ({"user": self._user} if self._user is not None else {}))
+            self._begin(line)
         except OSError as exc:
             self._journal_failed(exc)
             self._publish_devices()
@@ -556,10 +517,24 @@ class Table:
         state = self._show()
         self._publish_state(state)
         self._publish_record()
+        self._answered(line, logged=True)
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
             reply({"ok": True, "state": state})
+
+    def _answered(self, line: dict[str, Any], *, logged: bool) -> None:
+        """A daemon command with an ``id`` applied (a match line, ``new_match``, ``clock``):
+        answered on ``event`` as an event is, with its ``id`` and ``user`` (docs/mqtt.md), so
+        every command from the network gets exactly one answer of its own. A match line is the
+        journal's first line (``seq`` 0); ``clock`` is in no log: ``"logged": false`` tells a
+        history to leave it out. Without an id nobody waits for it: the state says it."""
+        if self.feed is None or self.match is None or not isinstance(line.get("id"), str):
+            return
+        if logged:
+            self._guard(self.feed.publish_event, self.match.seq, line)
+        else:
+            self._guard(partial(self.feed.publish_event, self.match.seq, line, logged=False))
 
     def _begin(self, line: dict[str, Any], *, journalled: bool = True) -> None:
         """A new match: journalled first (a new file), then made current. ``journalled=False``
@@ -571,7 +546,7 @@ class Table:
         self.match = match
         self.recorder = Recorder(match.setup, match.state())
         self.answers.start(self.journal.path if journalled else None)
-        self.clock = None
+        self.clocks.set(None, self._mono())
         for name, entry in self._entries.items():
             entry.clear()
             self._show_prompt(name, entry)
@@ -603,10 +578,10 @@ class Table:
                     "service's user can write")
         else:
             todo = "the disk works again (check it: dmesg; or replace the SD card)"
-        health = (f"failed: {exc.strerror or exc}: {where}; inputs are refused, nothing unsaved is shown, until "
-                  f"{todo} (tried again at each input, no restart needed)")
+        health = Health(HealthState.FAILED, f"{exc.strerror or exc}: {where}; inputs are refused, nothing unsaved "
+                        f"is shown, until {todo} (tried again at each input, no restart needed)")
         if health != self._journal_health:
-            log.error("journal %s", health)  # once per change: every input refused says so too
+            log.error("journal %s", health.wire())  # once per change: every input refused says so too
         self._journal_health = health
 
     def _refuse(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
@@ -615,7 +590,8 @@ class Table:
         whole ``reason``; on the boards (a blink and the short form, :class:`~.seams.Reason`)
         only when it was made at the table (:func:`~.seams.at_the_table`): a desk's mistake is
         answered at the desk, not shown to the hall."""
-        self.refused += 1
+        with self._counting:
+            self.refused += 1
         log.info("refused from %s: %s", source, reason)
         if show and at_the_table(source):
             for board in self.boards:
@@ -636,20 +612,11 @@ class Table:
         answer (in its user's lane of the feed, which only that user's flood can fill); past a
         few a second the refusals of lines without one are counted and published as one summary
         a second per sender (:meth:`_publish_not_taken`); none goes unsaid."""
-        publish = True
-        sender = _sender(source, user)
-        with self._cv:
+        with self._counting:
             self.refused += 1
-            if limit and not (obj is not None and isinstance(obj.get("id"), str)):
-                now = self._mono()
-                bucket = self._refusal_buckets.get(sender)
-                if bucket is None:
-                    bucket = self._refusal_buckets[sender] = TokenBucket(REFUSALS_A_SECOND, REFUSALS_A_SECOND,
-                                                                         now)
-                if not bucket.take(now):
-                    count, _, _ = self._not_taken.get(sender, (0, reason, user))
-                    self._not_taken[sender] = (count + 1, reason, user)
-                    publish = False  # counted for the summary, not published one by one
+        # A limit's refusal of a line without an id past a few a second: counted for the summary.
+        has_id = isinstance(obj.get("id"), str) if obj is not None else raw is not None and peek_id(raw) is not None
+        publish = not limit or self.limiter.said_alone(sender(source, user), reason, user, has_id=has_id)
         if reply:
             reply({"ok": False, "reason": reason})
         if publish and self.feed is not None:
@@ -658,14 +625,13 @@ class Table:
     def _publish_not_taken(self) -> None:
         """One ``rejected`` a second for each source whose limit refusals were counted, not
         published one by one (:meth:`refuse_remote`)."""
-        with self._cv:
-            counted, self._not_taken = self._not_taken, {}
-        for sender, (count, reason, user) in counted.items():
-            log.warning("%d more lines from %s not taken: %s", count, sender, reason)
+        for counted in self.limiter.summaries():
+            log.warning("%d more lines from %s not taken: %s", counted.count, counted.sender, counted.reason)
             if self.feed is not None:
-                self._guard(partial(self.feed.publish_rejected, None, f"{count} more lines from {sender} not "
-                                    "taken in the last second, not answered one by one (without an id, or past "
-                                    f"what its answers' queue holds): {reason}", sender.split("/")[0], user=user))
+                self._guard(partial(self.feed.publish_rejected, None, f"{counted.count} more lines from "
+                                    f"{counted.sender} not taken in the last second, not answered one by one (lines "
+                                    f"without an id): {counted.reason}", counted.sender.split("/")[0],
+                                    user=counted.user))
 
     # -- what the people at the table see of a call being keyed in ----------------------------
 
@@ -702,64 +668,28 @@ class Table:
     def _clock_command(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
         """``{"type": "clock", "action": "start" | "hold" | "resume" | "stop"}`` (rule 8a: the
         referee starts the clock, and holds it for a rest, an interference or a ruling)."""
-        action = obj.get("action", "start")
-        now = self._mono()
-        clock = self.clock
-        if action == "start":
-            shot = self.match.shot_time() if self.match is not None else None
-            if shot is None:
-                self._refuse(obj, Reason("no shot clock now: the match has none, or nobody is at the table "
-                                         "(the frame is over, or the match waits)", "no_clock_now"), source, reply)
-                return
-            self._set_clock(shot.start(now))
-        elif action == "hold":
-            if clock is None or clock.paused_at is not None:
-                self._refuse(obj, Reason("the shot clock is not running: nothing to hold (rule 8a)",
-                                         "clock_not_running"), source, reply)
-                return
-            self._set_clock(clock.pause(now))
-        elif action == "resume":
-            if clock is None or clock.paused_at is None:
-                self._refuse(obj, Reason("the shot clock is not held: nothing to resume (rule 8a)", "clock_not_held"),
-                             source, reply)
-                return
-            self._set_clock(clock.resume(now))
-        elif action == "stop":
-            self._set_clock(None)
-        else:
-            self._refuse(obj, Reason(f"clock: 'action' is start, hold, resume or stop, not {action!r}", "invalid"),
-                         source, reply)
+        shot = self.match.shot_time() if self.match is not None else None
+        refusal = self.clocks.command(obj.get("action", "start"), shot, self._mono())
+        if refusal is not None:
+            self._refuse(obj, refusal, source, reply)
             return
         state = self._show()
         self._publish_state(state)
+        self._answered({"type": "clock", "action": obj.get("action", "start"),
+                       **{k: v for k, v in obj.items() if k in ("id", "user")}}, logged=False)
         if reply:
             reply({"ok": True, "state": state})
-
-    def _hold_clock(self, hold: bool) -> None:
-        """A hold of the shot clock entered in the log (blackball rule 8a): the running clock
-        stops where it is, or a held one runs on."""
-        clock, now = self.clock, self._mono()
-        if clock is None:
-            return
-        if hold and clock.paused_at is None:
-            self._set_clock(clock.pause(now))
-        elif not hold and clock.paused_at is not None:
-            self._set_clock(clock.resume(now))
-
-    def _set_clock(self, clock: ShotClock | None) -> None:
-        self.clock = clock
-        self._clock_called_shown = clock is not None and clock.call_due(self._mono())
 
     def _restart_clock(self, automatic: bool) -> None:
         shot = self.match.shot_time() if self.match is not None and automatic and self.config.shot_clock_auto \
             else None
-        self._set_clock(None if shot is None else shot.start(self._mono()))
+        self.clocks.restart(shot, self._mono())
 
     def _clock_expired(self) -> None:
         """A shot not played in time: the game's time foul (blackball rule 8a), entered for the
         referee; where the game has none, the referee is told to enter what he rules. Either way
         the clock stops until the next shot starts: an idle table never collects another."""
-        self._set_clock(None)
+        self.clocks.set(None, self._mono())
         assert self.match is not None
         foul = self.match.game.time_foul()
         if foul is not None:
@@ -772,56 +702,30 @@ class Table:
         """The latest state as a ``state`` question is answered (``cueboard match state``): with
         a shot clock, its ``clock`` as on MQTT but with the seconds ``left`` now, running or
         not (a person reads it, not a screen counting down). Safe from any thread."""
-        state, match, clock = self.latest_state, self.match, self.clock
-        if state is None or match is None or match.game.clock is None:
+        state, match = self.latest_state, self.match
+        if state is None or match is None:
             return state
-        now = self._mono()
-        if clock is None:
-            return {**state, "clock": {"running": False, "left": self._idle_shot, "length": self._idle_shot}}
-        left = round(clock.left(now), 1)
-        if clock.paused_at is not None:
-            return {**state, "clock": {"running": False, "paused": True, "left": left,
-                                       "length": _seconds(clock.length)}}
-        return {**state, "clock": {"running": True, "left": left, "length": _seconds(clock.length),
-                                   "called": clock.call_due(now)}}
+        clock = self.clocks.answer(match.game.clock is not None, self._mono())
+        return state if clock is None else {**state, "clock": clock}
 
     def clock_state(self) -> dict[str, Any] | None:
         """The state payload's ``clock`` (docs/mqtt.md) when the match has a shot clock."""
         match = self.match
         if match is None or match.game.clock is None:
             return None
-        now, wall = self._mono(), self._wall()
-        clock = self.clock
-        if clock is None:
-            shot = match.shot_time()
-            length = None if shot is None else _seconds(shot.length)
-            return {"running": False, "left": length, "length": length}
-        left = clock.left(now)
-        if clock.paused_at is not None:
-            return {"running": False, "paused": True, "left": round(left, 1), "length": _seconds(clock.length)}
-        call = None if clock.call_at is None else wall + clock.call_at - clock.elapsed(now)
-        return {"running": True, "ends_at": timestamp(wall + left),
-                "call_at": None if call is None else timestamp(call), "length": _seconds(clock.length),
-                "called": clock.call_due(now)}
+        return self.clocks.published(match.shot_time(), self._mono(), self._wall())
 
     # -- outputs ------------------------------------------------------------------------
 
     def _show(self) -> dict[str, Any]:
-        assert self.match is not None
-        state = self.topics.dress(self.match.state())
-        clock = self.clock
-        left = None if clock is None else max(0.0, clock.left(self._mono()))
-        shown = state
-        if clock is not None and clock.paused_at is not None:
-            # A held clock is told apart from a running one (rule 8a: the referee holds it), as
-            # on MQTT: the boards mark it held, not just a number standing still.
-            shown = {**state, "clock": {"running": False, "paused": True, "left": round(left or 0.0, 1),
-                                        "length": _seconds(clock.length)}}
+        match = self.match
+        assert match is not None
+        state = self.topics.dress(match.state())
+        shot_clocks = match.game.clock is not None
+        shown, left = self.clocks.shown(state, match.shot_time() if shot_clocks else None, shot_clocks,
+                                        self._mono())
         for board in self.boards:
             self._guard(board.show, shown, left)
-        if self.match.game.clock is not None and clock is None:
-            shot = self.match.shot_time()
-            self._idle_shot = None if shot is None else _seconds(shot.length)
         self.latest_state = state
         self._publish_devices()
         return state
@@ -832,28 +736,35 @@ class Table:
             clock = self.clock_state()
             self._guard(self.feed.publish_state, state if clock is None else {**state, "clock": clock})
 
-    def device_health(self) -> dict[str, str]:
-        devices: dict[str, str] = {"journal": self._journal_health}
+    def health(self) -> dict[str, Health]:
+        """Each device's health, read from what it reports (:mod:`cueboard.health`)."""
+        devices: dict[str, Health] = {"journal": self._journal_health}
         if self.config.referee_boxes:
-            devices["buttons"] = "ok" if self.buttons is None else self.buttons.health
+            devices["buttons"] = OK if self.buttons is None else Health.of(self.buttons.health)
         if self.keypad is not None:
-            devices["keypad"] = self.keypad.health_report()
+            devices["keypad"] = Health.of(self.keypad.health_report())
         for i, board in enumerate(self.boards):
-            devices["matrix" if i == 0 else f"matrix{i}"] = board.health
-        devices.update(self.topics.scorers.health())
+            devices["matrix" if i == 0 else f"matrix{i}"] = Health.of(board.health)
+        devices.update({name: Health.of(said) for name, said in self.topics.scorers.health().items()})
         if self.feed is not None:
-            devices["mqtt"] = self.feed.health
+            devices["mqtt"] = Health.of(self.feed.health)
         return devices
 
+    def device_health(self) -> dict[str, str]:
+        """:meth:`health` as ``<prefix>/devices`` says it (``{"keypad": "lost", ...}``)."""
+        return {name: health.wire() for name, health in self.health().items()}
+
     def _publish_devices(self, force: bool = False) -> None:
-        devices = self.device_health()
+        health = self.health()
+        devices = {name: h.wire() for name, h in health.items()}
         if devices != self.devices or force:
-            for name, health in devices.items():
-                if name != "journal" and health.startswith("failed") and self.devices.get(name) != health:
+            for name, h in health.items():
+                if name != "journal" and h.failed and self.devices.get(name) != devices[name]:
                     # On the boards too: the people at the table see what stopped working. (A
                     # journal that cannot be written shows itself: every input is refused saying so.)
                     for board in self.boards:
-                        self._guard(board.flash, None, Reason(f"{name}: {health}", "device_failed", name=name))
+                        self._guard(board.flash, None, Reason(f"{name}: {devices[name]}", "device_failed",
+                                                              name=name))
             self.devices = devices
             if self.feed is not None:
                 seen = self.topics.scorers.last_seen()
@@ -891,95 +802,3 @@ class Table:
 def _reason(text: str, exc: IllegalEvent) -> Reason:
     """The engine's refusal ``exc`` (its reason put as ``text``), with its short form."""
     return Reason(text, exc.short, ball=exc.ball, n=exc.n)
-
-
-def _sender(source: str, user: str | None) -> str:
-    """Whom a network line's limits count it against: the source, or the user who sent it on
-    the command topic (``command/desk``): one user's flood is refused on its own."""
-    return source if user is None else f"{source}/{user}"
-
-
-def _seconds(value: float) -> float | int:
-    """Seconds as the state shows them: 60, not 60.0."""
-    return int(value) if float(value).is_integer() else value
-
-
-# -- the control socket: `cueboard match new` and friends on the Pi ------------------------
-
-
-class ControlServer:
-    """A unix socket taking one JSON object a connection and answering with one line."""
-
-    def __init__(self, path: Path, table: Table, timeout: float = 5.0) -> None:
-        self.path = path
-        self.table = table
-        self.timeout = timeout
-        self._sock: socket.socket | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.bind(str(self.path))
-        os.chmod(self.path, 0o660)
-        sock.listen(8)
-        self._sock = sock
-        self._thread = threading.Thread(target=self._serve, name="control", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        if self._sock is not None:
-            with contextlib.suppress(OSError):
-                self._sock.shutdown(socket.SHUT_RDWR)
-            self._sock.close()
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
-
-    def _serve(self) -> None:
-        assert self._sock is not None
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._client, args=(conn,), daemon=True).start()
-
-    def _client(self, conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(self.timeout)
-            try:
-                data = b""
-                while not data.endswith(b"\n") and len(data) < 65536:
-                    chunk = conn.recv(4096)
-                    if not chunk:
-                        break
-                    data += chunk
-                answer = self.ask(data)
-            except OSError:
-                return
-            with contextlib.suppress(OSError):
-                conn.sendall((json.dumps(answer, ensure_ascii=False) + "\n").encode())
-
-    def ask(self, data: bytes) -> dict[str, Any]:
-        obj = read_line(data.rstrip(b"\n"), max(65536, self.table.config.commands.max_bytes))
-        if isinstance(obj, Unreadable):  # numbers JSON cannot carry, nesting, not UTF-8: said, never a crash
-            return {"ok": False, "reason": obj.reason}
-        return self.table.ask(obj, "control", self.timeout, remote=True)
-
-
-def ask_daemon(path: Path, obj: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
-    """Send one object to a running daemon's control socket and return its answer."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        sock.connect(str(path))
-        sock.sendall((json.dumps(obj, ensure_ascii=False) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    answer: dict[str, Any] = json.loads(data.decode("utf-8"))
-    return answer

@@ -62,12 +62,20 @@ from .feed_payloads import (
     rejected_payload,
     state_payload,
 )
+from .limits import TokenBucket
 from .times import timestamp
 
 log = logging.getLogger(__name__)
 
 WINDOW = 16
 """Event and rejected messages handed to paho and not yet acknowledged, at most."""
+
+USER_ANSWERS_A_SECOND = 50.0
+"""Answers to one user (its lane) handed to paho a second at most, after a burst of
+:data:`USER_ANSWERS_BURST`: ten times what ``[commands]`` lets a user send, so an honest sender's
+answers never wait; a flood's answers reach every subscriber of ``rejected`` (every desk) at no
+more than this rate, and the scorers' link reads the flood no faster (cueboard.score_link)."""
+USER_ANSWERS_BURST = 100
 
 QOS = 1
 
@@ -170,6 +178,8 @@ class Feed:
         self._devices_last: dict[str, str] | None = None
         self._outbox: dict[str, deque[_Job]] = {}  # lane ("" the table's own, else a user) -> waiting
         self._turns: deque[str] = deque()  # the lanes with messages waiting, in the order they go next
+        self._lane_tokens: dict[str, TokenBucket] = {}  # a user's lane: USER_ANSWERS_A_SECOND
+        self._held_until: float | None = None  # every waiting lane is a user's out of tokens until then
         self._dropped = 0
         self._events_in_flight = 0
         self._unacked: dict[int, _Job] = {}  # mid -> message handed to paho, not acknowledged
@@ -250,9 +260,13 @@ class Feed:
         only the newest is kept; it is published on every (re)connect."""
         self._put(self._state, encode(state_payload(state, table=self.table, ts=self._ts())))
 
-    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None:
-        """``{"schema", "seq", "event", "ts"}`` on ``<prefix>/event`` (not retained)."""
-        self._queue("event", event_payload(seq, event, ts=self._ts()))
+    def publish_event(self, seq: int, event: Mapping[str, Any], *, logged: bool = True) -> None:
+        """``{"schema", "seq", "event", "ts"}`` on ``<prefix>/event`` (not retained); ``logged=False``
+        (``"logged": false`` on it): the answer to a command that is in no log (``clock``)."""
+        payload = event_payload(seq, event, ts=self._ts())
+        if not logged:
+            payload["logged"] = False
+        self._queue("event", payload)
 
     def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str, *,
                          user: str | None = None, raw: bytes | None = None) -> None:
@@ -362,23 +376,41 @@ class Feed:
                                 self.config.queue, lane or "table", self._dropped)
             self._cond.notify_all()
 
-    def lane_full(self, lane: str) -> bool:
-        """Whether ``lane`` (a user's answers) holds ``queue`` messages already: one more would
-        drop its oldest. Cheap: the MQTT client asks it before it reads a flood's line."""
+    def wait_for_room(self, lane: str, timeout: float) -> bool:
+        """Wait until ``lane`` (a user's answers) is less than half full, so the answers still to
+        come (the lines of that user queued for the engine, ``commands.queue``) push none out; at
+        once while disconnected (nothing drains then). False after ``timeout`` seconds. For the
+        scorers' link, which reads a user's lines no faster than they are answered
+        (:mod:`cueboard.score_link`); never paho's thread of this feed."""
+        room = max(1, self.config.queue // 2)
         with self._cond:
-            waiting = self._outbox.get(lane)
-            return waiting is not None and len(waiting) >= self.config.queue
+            return self._cond.wait_for(lambda: not self._connected or self._stopping or len(
+                self._outbox.get(lane, ())) < room, timeout)
 
-    def _pop_job(self) -> _Job:
-        """The next waiting event or rejected message: the lanes take turns."""
-        lane = self._turns.popleft()
-        waiting = self._outbox[lane]
-        job = waiting.popleft()
-        if waiting:
-            self._turns.append(lane)
-        else:
-            del self._outbox[lane]
-        return job
+    def _pop_job(self) -> _Job | None:
+        """The next waiting event or rejected message: the lanes take turns; a user's lane only
+        while it has a token (:data:`USER_ANSWERS_A_SECOND`), the table's own always. None when
+        every waiting lane is a user's without a token (:attr:`_held_until`: till the next)."""
+        now = time.monotonic()
+        self._held_until = None
+        for _ in range(len(self._turns)):
+            lane = self._turns.popleft()
+            if lane:
+                tokens = self._lane_tokens.get(lane)
+                if tokens is None:
+                    tokens = self._lane_tokens[lane] = TokenBucket(USER_ANSWERS_A_SECOND, USER_ANSWERS_BURST, now)
+                if not tokens.take(now):
+                    self._turns.append(lane)  # its turn passes to the next lane
+                    continue
+            waiting = self._outbox[lane]
+            job = waiting.popleft()
+            if waiting:
+                self._turns.append(lane)
+            else:
+                del self._outbox[lane]
+            return job
+        self._held_until = now + 1.0 / USER_ANSWERS_A_SECOND
+        return None
 
     def _idle(self) -> bool:
         return not self._outbox and not self._unacked and not any(
@@ -403,6 +435,7 @@ class Feed:
                 log.exception("on_health failed")
 
     def _next_job(self) -> _Job | None:
+        self._held_until = None
         if not self._connected:
             return None
         for latest in self._latests():
@@ -412,8 +445,10 @@ class Feed:
                 latest.busy = True
                 return _Job(latest.topic, latest.payload, retain=True, latest=latest, version=latest.version)
         if self._turns and self._events_in_flight < WINDOW:
-            self._events_in_flight += 1
-            return self._pop_job()
+            job = self._pop_job()
+            if job is not None:
+                self._events_in_flight += 1
+            return job
         return None
 
     def _acknowledged(self, job: _Job) -> None:
@@ -433,7 +468,8 @@ class Feed:
                 while job is None:
                     if self._stopping:
                         return
-                    self._cond.wait()
+                    held = self._held_until
+                    self._cond.wait(None if held is None else max(0.001, held - time.monotonic()))
                     job = self._next_job()
             try:
                 info = self._client.publish(job.topic, job.payload, qos=QOS, retain=job.retain)

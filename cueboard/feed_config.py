@@ -69,6 +69,11 @@ class TlsConfig:
         return context
 
 
+SCORERS = ".scorers"
+"""What the table's scorers' link adds to its login (``t1.scorers``: cueboard.score_link). No
+venue login can be named so (names take no '.')."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class MqttConfig:
     """Where and how the feed connects. Build it with :func:`parse_mqtt` from ``[mqtt]``.

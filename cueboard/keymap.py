@@ -45,10 +45,11 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from .errors import KeymapError
 from .games import KITS
+from .inputs import Press
 from .key_sequences import (
     CLEAR,
     CLOCK_COMMANDS,
@@ -98,16 +99,6 @@ class Lapse(Refusal):
 
 Outcome = Event | Pending | Refusal
 """What a press gives: an event for the engine, a pending sequence, or a refusal."""
-
-
-class Press(Protocol):
-    """A :class:`~cueboard.hw.keys.KeyPress` or :class:`~cueboard.hw.keys.ButtonPress`."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def held(self) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ is never multiplied to every subscriber.
 'not JSON: 1e999 is a number JSON cannot carry (finite numbers only)'
 >>> echo(None, b"x" * 5000)["length"], len(echo(None, b"x" * 5000)["input"])
 (5000, 1024)
+>>> peek_id(b'{"type": "foul", "points": 3, "id": "f17"}'), peek_id(b"not json")
+('f17', None)
 >>> check_user("desk"), check_user("a/b") is not None
 (None, True)
 """
@@ -26,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ECHO_BYTES", "LINE_BYTES", "USER_MAX", "Unreadable", "check_user", "echo", "read_line"]
+__all__ = ["ECHO_BYTES", "LINE_BYTES", "USER_MAX", "Unreadable", "check_user", "echo", "peek_id", "read_line"]
 
 ECHO_BYTES = 1024
 """The most of an input a ``rejected`` message echoes (docs/mqtt.md)."""
@@ -122,6 +124,13 @@ def echo(obj: dict[str, Any] | None, payload: bytes | None) -> dict[str, Any]:
         out["input"] = payload[:ECHO_BYTES].decode("utf-8", errors="replace")
         out["length"] = len(payload)
     return out
+
+
+def peek_id(payload: bytes) -> str | None:
+    """The ``id`` a line carries, read off its first bytes without parsing it (as :func:`echo`
+    reads it for a ``rejected`` message): for a line refused before it is read."""
+    found = _KEY["id"].search(payload[:4 * ECHO_BYTES].decode("utf-8", errors="replace"))
+    return found.group(1) if found and "\ufffd" not in found.group(1) else None
 
 
 _KEY = {key: re.compile(rf'"{key}"\s*:\s*"([^"\\]{{1,64}})"') for key in ("id", "type")}

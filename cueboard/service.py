@@ -29,6 +29,7 @@ from .hw.keypad_link import KeypadLink
 from .inputs import Command, KeyInput
 from .referee_boxes import RefereeBoxes
 from .remote_lines import USER_MAX, Unreadable, check_user, read_line
+from .score_link import ScoreLink
 from .scorers import scorer_refusal
 from .seams import Output
 
@@ -39,14 +40,16 @@ SWITCH_INTERVAL = 0.001
 
 
 def _command_payload(table: Table, payload: bytes, retained: bool, user: str | None,
-                     feed: Feed | None = None, source: str = "command") -> None:
-    """An MQTT command from ``user`` (the last level of ``<prefix>/command/<user>``; None on the
-    bare topic of ``mqtt.unnamed_commands``): one JSON event or match line, answered on event
-    or rejected, exactly once whatever it holds (:mod:`cueboard.remote_lines`). A retained
-    command is never applied (a restart would apply it again); the network's lines wait behind
-    the table's own and within ``[commands]``'s bounds, each user's on its own
-    (:meth:`Table.submit_remote`). ``source`` ``scorer``: a line of ``<prefix>/score/<user>``,
-    taken only when a marker keys it (:func:`~cueboard.scorers.scorer_refusal`)."""
+                     source: str = "command") -> None:
+    """An MQTT line from ``user`` (the last level of ``<prefix>/command/<user>``, ``source``
+    ``command``, or of ``<prefix>/score/<user>``, ``source`` ``scorer``; None on the bare topic of
+    ``mqtt.unnamed_commands``): one JSON event or match line, answered on event or rejected,
+    exactly once whatever it holds (:mod:`cueboard.remote_lines`). A retained line is never
+    applied (a restart would apply it again); the network's lines wait behind the table's own
+    and within ``[commands]``'s bounds, each user's on its own (:meth:`Table.submit_remote`).
+    A line over its user's rate is refused before it is parsed: its answer's ``id`` and ``type``
+    are read off its first bytes (:func:`~cueboard.remote_lines.echo`). A scorer's line is taken
+    only when a marker keys it (:func:`~cueboard.scorers.scorer_refusal`)."""
     limits = table.config.commands
     if user is None and not (table.config.mqtt is not None and table.config.mqtt.unnamed_commands):
         line = read_line(payload, limits.max_bytes)  # for its id and type
@@ -66,22 +69,15 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
                             "applied (a restart would apply it again): publish commands without the retain flag",
                             source, user=user, raw=payload)
         return
-    # The rate before the line is looked at; a refused line is still read (bounded) for its id,
-    # by which its sender knows the answer.
+    # The rate before the line is looked at: one over it is refused unparsed, answered by the id
+    # its first bytes carry (echo() reads it, as for a line that is not JSON).
     reason = table.admit(source, user)
-    if reason is not None and user is not None and feed is not None and feed.lane_full(user):
-        # The user's answers wait unsent already (its own flood): one more would only push its
-        # oldest out. Counted and summed up, unread: a flood costs this thread (paho's) little,
-        # so the lines of others behind it in the broker's stream are not held up.
-        table.refuse_remote(None, reason, source, user=user, limit=True)
+    if reason is not None:
+        table.refuse_remote(None, reason, source, user=user, raw=payload, limit=True)
         return
     obj = read_line(payload, limits.max_bytes)
     if isinstance(obj, Unreadable):
-        table.refuse_remote(None, f"command: {obj.reason}" if reason is None else reason, source, user=user,
-                            raw=payload, limit=reason is not None)
-        return
-    if reason is not None:
-        table.refuse_remote(obj, reason, source, user=user, limit=True)
+        table.refuse_remote(None, f"{source}: {obj.reason}", source, user=user, raw=payload)
         return
     if source == "scorer" and user is not None:
         why = scorer_refusal(obj, user)
@@ -93,8 +89,7 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
 
 def score_payload(table: Table, payload: bytes, retained: bool, user: str) -> None:
     """A line of ``<prefix>/score/<user>`` (a scorer's phone), as a command with the scorer's role."""
-    _command_payload(table, payload, retained, user, table.feed if isinstance(table.feed, Feed) else None,
-                     source="scorer")
+    _command_payload(table, payload, retained, user, source="scorer")
 
 
 @contextlib.contextmanager
@@ -115,7 +110,7 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
             holder: list[Table] = []
             feed = Feed(config.mqtt, table=config.table,
                         on_command=lambda payload, retained, user: _command_payload(holder[0], payload, retained,
-                                                                                    user, feed))
+                                                                                    user))
         if boards is None:
             opened: list[Board] = [open_board(display) for display in config.displays]
             boards = list(opened)
@@ -137,10 +132,14 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
                 feed.on_every_connect(Discovery(config.home_assistant, venue=config.venue, table=config.table,
                                                 topic_prefix=config.mqtt.prefix).on_connect)
             if config.mqtt is not None and config.mqtt.command:
-                table.topics.score_line = partial(score_payload, table)
-                feed.on_every_connect(table.topics.listen)  # next, message, score/<user> (docs/mqtt.md)
+                feed.on_every_connect(table.topics.listen)  # next, message, scorers' presence (docs/mqtt.md)
             feed.start()
             stack.callback(feed.stop)
+            if config.mqtt is not None and config.mqtt.command:
+                # The scorers' lines on a connection of their own (cueboard.score_link).
+                scorers = ScoreLink(config.mqtt, feed, partial(score_payload, table))
+                scorers.start()
+                stack.callback(scorers.stop)
         table.start()
         if keypad is not None:
             keypad.start()

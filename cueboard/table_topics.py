@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -57,9 +57,6 @@ class TableTopics:
         self.message: TableMessage | None = None
         self.history = History()
         self.scorers = Scorers()
-        self.score_line: Callable[[bytes, bool, str], None] | None = None
-        """Takes a line of ``score/<user>`` (payload, retained, user) on paho's thread: the
-        service's, which reads it as a command and checks the scorer's role."""
 
     @property
     def _feed(self) -> TopicFeed | None:
@@ -69,7 +66,7 @@ class TableTopics:
     # -- the network's side (paho's thread): subscribe, and hand each message over ------------
 
     def listen(self, client: mqtt.Client) -> None:
-        """Subscribe to ``next``, ``message`` and the scorers' topics (at every connection:
+        """Subscribe to ``next``, ``message`` and the scorers' presence (at every connection:
         ``Feed.on_every_connect``). Only where the table takes commands (TLS and a login, or
         ``insecure_commands``: docs/security.md): each of these changes what the table does."""
         from paho.mqtt.subscribeoptions import SubscribeOptions
@@ -78,7 +75,9 @@ class TableTopics:
         assert mqtt_config is not None
         topic = mqtt_config.topic
         handlers = {topic("next"): self._on_next, topic("message"): self._on_message,
-                    topic("score/+"): self._on_score, topic("score/+/presence"): self._on_presence}
+                    topic("score/+/presence"): self._on_presence}
+        # The scorers' lines (score/<user>) come on the table's second session, not here
+        # (cueboard.score_link): a scorer's flood never waits ahead of the desk's commands.
         for name, handler in handlers.items():
             client.message_callback_add(name, handler)
         if mqtt_config.protocol == "5":
@@ -98,10 +97,6 @@ class TableTopics:
         user = message.topic.split("/")[-2]
         if check_user(user) is None:
             self.table.submit(Call("presence", partial(self.presence, user, bytes(message.payload))))
-
-    def _on_score(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        if self.score_line is not None:
-            self.score_line(bytes(message.payload), bool(message.retain), message.topic.rsplit("/", 1)[1])
 
     # -- the engine thread -------------------------------------------------------------------
 

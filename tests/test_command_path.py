@@ -138,9 +138,8 @@ def test_a_flood_from_the_network_never_delays_the_referee(tmp_path: Path, broke
 
         def counting_submit_remote(item: Command, **options: Any) -> None:
             submit_remote(item, **options)
-            with table._cv:
-                if len(table._remote) >= limits["queue"]:
-                    full.set()
+            if table.inbox.waiting() >= limits["queue"]:
+                full.set()
 
         def counting_refuse_remote(obj: Any, reason: str, source: str, reply: Any = None, **options: Any) -> None:
             refusals.append(reason)
@@ -174,9 +173,8 @@ def test_a_flood_from_the_network_never_delays_the_referee(tmp_path: Path, broke
             gate.set()
             # At the end of the network's queue (past its bounds): answered once all before it were.
             drained = threading.Event()
-            with table._cv:
-                table._remote.append(Command("barrier", {"type": "state"}, lambda answer: drained.set()), "barrier")
-                table._cv.notify()
+            table.inbox.put_remote(Command("barrier", {"type": "state"}, lambda answer: drained.set()), "barrier",
+                                   lambda waiting: True)
             assert drained.wait(TIMEOUT)
             state = daemon.state()
             assert state["sides"][1]["score"] == 5  # the referee's five-point foul, on Ann

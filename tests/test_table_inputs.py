@@ -44,7 +44,7 @@ class Feed:
     def publish_state(self, state: Mapping[str, Any]) -> None:
         self.states.append(dict(state))
 
-    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None:
+    def publish_event(self, seq: int, event: Mapping[str, Any], *, logged: bool = True) -> None:
         pass
 
     def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str, *,

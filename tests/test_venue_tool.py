@@ -33,6 +33,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.cli import parser
 from cueboard.feed import Feed, MqttConfig, TlsConfig
+from cueboard.score_link import ScoreLink
 from cueboard.venue.command import run as venue
 
 pytest_plugins = ["mosquitto"]
@@ -337,3 +338,31 @@ def test_a_megabyte_gets_one_short_answer_and_more_is_dropped_by_the_broker(
         old.disconnect()
         old.loop_stop()
     assert t1.commands.wait_for("desk") == 'desk {"type": "no_pot"}'  # the 2 MB one never reached it
+
+
+def test_the_tables_scorers_link_logs_in_and_nobody_takes_its_id(club: Venue,
+                                                                   tables: Callable[[str], Table]) -> None:
+    """The table reads ``score/+`` on a second session (cueboard.score_link) as ``t1.scorers``, with
+    the table's password: the venue tool writes that login (a name no person's login can have)
+    with read on t1's ``score/#`` alone. Its id is its login on the tables' listener: a scorer or
+    a screen cannot take it; it writes nothing."""
+    t1 = tables("t1")
+    config = t1.feed.config
+    since = len(club.broker.log)
+    link = ScoreLink(config, t1.feed, lambda payload, retained, user: None)
+    link.start()
+    try:
+        club.broker.wait_for_log(lambda line: line.endswith("cueboard/club/t1/score/+"), since=since)
+        assert link.health == "ok"
+        club.change("add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
+        for listener, login, client_id in [("people", "scorer-t1", "t1.scorers"), ("screens", None, "t1.scorers"),
+                                           ("pages", "scorer-t1", "t1.scorers")]:
+            with Client(club, listener, login, client_id=client_id, expect_ok=False) as thief:
+                assert thief.reason != "Success", (listener, client_id)
+        with Client(club, "tables", "t1.scorers", password=club.password("t1"), client_id="cueboard-x",
+                    expect_ok=True) as itself:  # its own login, anew: takes only its own session
+            assert itself.publish("cueboard/club/t1/state", b"{}") == "Not authorized"
+            assert itself.publish("cueboard/club/t1/score/x", b"{}") == "Not authorized"
+    finally:
+        link.stop()
+    assert t1.health.history == ["connecting", "ok"]  # the table's own session never knocked off

@@ -29,6 +29,7 @@ import ipaddress
 import os
 from pathlib import Path
 
+from ..feed_config import SCORERS
 from .plan import Venue
 
 __all__ = ["MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "write_broker_files"]
@@ -115,8 +116,9 @@ def acl(venue: Venue) -> str:
                       f"topic read cueboard/{v}/{login.name}/command"]
             lines += [f"topic read cueboard/{v}/{login.name}/{t}" for t in DESK_TOPICS]
             lines += [f"topic write cueboard/{v}/{login.name}/next",  # cleared once the match it hands on began
-                      f"topic read cueboard/{v}/{login.name}/score/+",
                       f"topic read cueboard/{v}/{login.name}/score/+/presence"]
+            # The table's scorers' link (cueboard.score_link): its own session, reading the scorers' lines.
+            lines += ["", f"user {login.name}{SCORERS}", f"topic read cueboard/{v}/{login.name}/score/#"]
         elif login.role == "desk":
             lines += [f"topic read cueboard/{v}/#", f"topic write cueboard/{v}/+/command/{login.name}"]
             lines += [f"topic write cueboard/{v}/+/{t}" for t in DESK_TOPICS]
@@ -156,6 +158,9 @@ def write_broker_files(venue: Venue, directory: Path) -> list[Path]:
     m = directory / "mosquitto"
     m.mkdir(parents=True, exist_ok=True)
     tables = [lg.hash for lg in venue.logins.values() if lg.role == "table"]
+    # Each table's scorers' link logs in as <table>.scorers with the table's password (a name no
+    # login can have: names take no '.'), its client id tied to it like the table's own.
+    tables += [f"{lg.name}{SCORERS}:{lg.hash.split(':', 1)[1]}" for lg in venue.logins.values() if lg.role == "table"]
     people = [lg.hash for lg in venue.logins.values() if lg.role != "table"]
     files = [(m / "venue.conf", venue_conf(venue, directory), 0o644), (m / "acl", acl(venue), 0o640),
              (m / "tables.passwd", "".join(line + "\n" for line in tables), 0o640),

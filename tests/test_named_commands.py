@@ -339,7 +339,7 @@ def test_a_scorer_flooding_its_own_topic_gets_every_line_answered_and_never_dela
             assert len(ids) == len(set(ids)) == table.refused  # each refusal answered once, by its id
             assert set(ids) == {f"f{n}" for n in range(flood)} | {"end"}  # every line the scorer sent
             assert not any("more lines" in a["reason"] for a in got)  # no summary in place of answers
-            assert all(a["source"] == "score" for a in got)
+            assert all(a["source"] == "scorer" for a in got)
             assert feed.dropped == 0
             assert daemon.state()["seq"] == 10  # the desk's ten, none of the flood's
             finding(f"a scorer flooding {flood} lines on score/<user> (its lane of answers 100) while the desk sent 10 "

@@ -95,13 +95,17 @@ class ScoreLink:
         self._client.connect_async(self.config.host, self.config.port, self.config.keepalive, clean_start=True)
         self._client.loop_start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 5.0) -> None:
+        """Disconnect; returns within about ``timeout`` seconds even if paho's thread is inside a
+        connection attempt or waiting for room (it ends by itself after that)."""
         with self._lock:
             if not self._started:
                 return
             self._started = False
         self._client.disconnect()
-        self._client.loop_stop()
+        stopper = threading.Thread(target=self._client.loop_stop, name="cueboard-scorers-stop", daemon=True)
+        stopper.start()
+        stopper.join(timeout)
         self._set_health("down: stopped")
 
     def _set_health(self, health: str) -> None:

@@ -122,7 +122,7 @@ def test_a_knockout_of_8_on_4_tables_by_real_daemons(club: dict[str, Any], tmp_p
     for _ in range(300):
         if len(matches) >= 7:
             break
-        threading.Event().wait(0.2)
+        threading.Event().wait(0.2)  # not a wall-clock limit: a pause between asks (300 asks, not a time)
         matches = stored(club["db"])
     assert len(matches) == 7, matches
     assert len({m["match_id"] for m in matches}) == 7

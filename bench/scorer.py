@@ -52,7 +52,7 @@ from cueboard.config import parse_config  # noqa: E402
 from cueboard.service import open_table  # noqa: E402
 
 DRIVER = HERE / "scorer_driver.mjs"
-SCORER_TOPIC = "command"
+SCORER_TOPIC = "score"
 """Where a scorer's lines go under its table: ``<prefix>/<SCORER_TOPIC>/<login>``. The one place
 to change when the venue's ACL moves scorers to their own topic (``score``); the bench checks it
 against the ACL ``cueboard venue`` writes and says so if they differ."""

@@ -200,7 +200,10 @@ export class Link {
       this.previews.set(body.id, body);
       this.answer(body.id, "previewed", "");
     }
-    else if (kind === "event" && body) {
+    else if (kind === "event" && body && body.logged === false) {
+      // The answer to a command that is in no log (the clock's): not a line of the history.
+      this.answer(body.id, "applied", "");
+    } else if (kind === "event" && body) {
       if (tb.fresh) {
         tb.fresh = false;
         if (!(body.seq === 0 && body.event && body.event.type === "undo")) tb.events = [];

@@ -169,6 +169,10 @@ function onEvent(msg) {
   const seq = msg.seq;
   // What undo takes back: the event that made the state after `seq` (seen here as it was applied).
   let answer = null;
+  if (msg.logged === false) { // the answer to a command in no log (the clock's): no stroke of the frame
+    if (msg.id && model.login && outbox) answered(msg.id, "applied", null, null);
+    return;
+  }
   if (event.type === "undo") answer = model.seen.get(seq + 1) || null;
   else if (event.type === "redo") answer = model.seen.get(seq) || null;
   else model.seen.set(seq, event);

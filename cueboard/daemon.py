@@ -33,7 +33,7 @@ from .config import Config
 from .control_server import ControlServer, ask_daemon
 from .engine import Event, IllegalEvent, Match, to_json
 from .engine.events import Amend, Redo, Undo
-from .engine.record import Recorder
+from .engine.record import Recorder, match_id
 from .engine.shot_clock import ShotClock
 from .health import OK, Health, HealthState
 from .inbox import Inbox
@@ -491,9 +491,9 @@ class Table:
         record crosses, so an archive stores the match once. ``fixture`` and ``competition`` are
         null until the desk hands the table a match."""
         venue, table = self.config.venue, self.config.table
-        started = record.get("started")
-        match_id = None if started is None else f"{venue}/{table}/{started}"
-        return {**record, "match_id": match_id, "venue": venue, "table": table,
+        started = None if self.recorder is None else self.recorder.started_at
+        ident = None if started is None else match_id(venue, table, started)
+        return {**record, "match_id": ident, "venue": venue, "table": table,
                 "fixture": record.get("fixture"), "competition": record.get("competition")}
 
     def _new_match(self, fields: dict[str, Any], source: str, reply: Reply | None, ident: str | None = None) -> None:

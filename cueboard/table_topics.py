@@ -18,7 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .engine import IllegalEvent, to_json
-from .engine.record import iso
+from .engine.record import match_id
 from .inputs import Call, Reply
 from .journal import read_lines
 from .match_history import History
@@ -308,7 +308,7 @@ class TableTopics:
             return
         first = self.history.first_t
         config = self.table.config
-        self.history.match_id = None if first is None else f"{config.venue}/{config.table}/{iso(first)}"
+        self.history.match_id = None if first is None else match_id(config.venue, config.table, first)
         self.table._guard(feed.publish_retained, "history", self.history.payload())
 
     def _show_call(self, user: str, called: tuple[tuple[str, ...], str] | None) -> None:

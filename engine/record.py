@@ -55,7 +55,7 @@ SPARES = 4
 STROKES = ("pot", "no_pot", "foul")
 """The events that are strokes played (``frames[i].strokes``)."""
 
-__all__ = ["BREAKS_FROM", "Break", "FrameRecord", "Recorder", "iso", "record_of"]
+__all__ = ["BREAKS_FROM", "Break", "FrameRecord", "Recorder", "iso", "match_id", "record_of"]
 
 
 def iso(t: float | None) -> str | None:
@@ -67,6 +67,19 @@ def iso(t: float | None) -> str | None:
     if t is None:
         return None
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def match_id(venue: str, table: str, started: float) -> str:
+    """The match's id (record.md): ``<venue>/<table>/<its first event's time>``, to the second
+    when that time is a whole second, else to the millisecond: two matches begun within one
+    second on one table (a walkover, then the next match handed at once) are two matches.
+
+    >>> match_id("club", "t3", 1_700_000_000), match_id("club", "t3", 1_700_000_000.5346)
+    ('club/t3/2023-11-14T22:13:20Z', 'club/t3/2023-11-14T22:13:20.535Z')
+    """
+    ms = round(started * 1000)
+    when = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{venue}/{table}/{when}Z" if ms % 1000 == 0 else f"{venue}/{table}/{when}.{ms % 1000:03d}Z"
 
 
 class Break(NamedTuple):
@@ -448,6 +461,11 @@ class Recorder:
                           breaks=breaks, visit=visit)
 
     # -- reading ------------------------------------------------------------------------
+
+    @property
+    def started_at(self) -> float | None:
+        """The time of the match's first event (Unix seconds), None before it."""
+        return self._steps[-1][1].started
 
     def record(self) -> dict[str, Any]:
         """The record of ``docs/record.md``: a new JSON-ready dict each call."""

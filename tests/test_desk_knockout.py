@@ -5,9 +5,7 @@ by a concession sent from the desk; winners move on from the tables' records unt
 the bracket is complete and ``cueboard archive run`` on SQLite, fed by the same broker, holds the
 7 matches, each once, with their fixture and competition.
 
-It needs the table's side of the hand-off (docs/mqtt.md ``next`` and ``start_next``), built in
-parallel with the desk's: until the daemon knows ``start_next`` this test is skipped, saying so;
-tests/test_desk_competition.py checks the desk's half against stand-in tables meanwhile.
+tests/test_desk_competition.py checks the desk's half alone, against stand-in tables.
 """
 
 from __future__ import annotations
@@ -27,7 +25,6 @@ from mosquitto import Mosquitto, free_port, require_mosquitto
 from test_desk import Table, cli
 from test_screen import CHROMIUM, _require_browser
 
-import cueboard
 from cueboard.screen import make_server, serve_in_thread
 from cueboard.web_server import tls_context
 
@@ -37,16 +34,8 @@ E2E = Path(__file__).with_name("desk_knockout_e2e.mjs")
 TABLES = ("t1", "t2", "t3", "t4")
 
 
-def tables_know_start_next() -> bool:
-    """The daemon's side of the hand-off is in the package (a module that handles ``start_next``)."""
-    package = Path(cueboard.__file__).parent
-    return any("start_next" in path.read_text(errors="replace") for path in package.rglob("*.py"))
-
-
 @pytest.fixture
 def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    if not tables_know_start_next():
-        pytest.skip("the table side of next/start_next (docs/mqtt.md) is not in this tree yet")
     require_mosquitto()
     _require_browser()
     ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
@@ -65,7 +54,7 @@ def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
         # The archive reads every table's record as the desk's login does (docs/league.md).
         db = tmp_path / "archive.db"
         archive = subprocess.Popen(
-            [sys.executable, "-m", "cueboard", "archive", "run", "--db", f"sqlite:///{db}", "--host", "localhost",
+            [sys.executable, "-m", "cueboard.cli", "archive", "run", "--db", f"sqlite:///{db}", "--host", "localhost",
              "--port", str(ports["people"]), "--ca", str(directory / "ca" / "venue-ca.crt"), "--username", "desk",
              "--password-file", str(directory / "logins" / "desk.password")],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -83,7 +72,7 @@ def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 def stored(db: Path) -> list[dict[str, Any]]:
     """The archive's finished matches of the night (``cueboard archive matches``: a record a line)."""
-    run = subprocess.run([sys.executable, "-m", "cueboard", "archive", "matches", "--db", f"sqlite:///{db}",
+    run = subprocess.run([sys.executable, "-m", "cueboard.cli", "archive", "matches", "--db", f"sqlite:///{db}",
                           "--competition", "Club Cup"], capture_output=True, text=True, check=True)
     records = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
     return [r for r in records if r.get("winner") is not None]

@@ -11,7 +11,10 @@ played, replaces its earlier import.
 
 from __future__ import annotations
 
-from ..engine.record import BREAKS_FROM
+import json
+import math
+
+from ..engine.record import BREAKS_FROM, match_id
 from ..errors import LogError, RecordError, RejectedLine
 from ..replay import lines_of
 from ..report import record_of_log
@@ -32,6 +35,11 @@ def read_log(path: str, *, venue: str | None = None, table: str | None = None, c
         first = [text for _, text in zip(range(2), lines_of(lines), strict=False)]
     except RejectedLine as exc:
         raise LogError(f"{path} {exc}", 2) from None
+    if venue and table and len(first) == 2:
+        # The id the table's feed gives the same match (its first event's time: engine.record.match_id).
+        t = json.loads(first[1][1]).get("t")
+        if isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t):
+            data["match_id"] = match_id(venue, table, t)
     if competition is not None and data.get("competition") is None:
         data["competition"] = competition
     try:

@@ -39,6 +39,7 @@ from .engine import Event, IllegalEvent, Match, to_json
 from .engine.events import Amend, Redo, Undo
 from .engine.record import Recorder
 from .engine.shot_clock import ShotClock
+from .engine.state import State
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
 from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
@@ -80,7 +81,7 @@ class Table:
         self.match: Match | None = None
         self.recorder: Recorder | None = None
         """The match record (docs/record.md), kept up to date event by event."""
-        self.latest_state: dict[str, Any] | None = None
+        self.latest_state: State | None = None
         """The state last shown, published and answered (read by any thread: never changed)."""
         self._cv = threading.Condition()
         self._local: deque[Input] = deque()
@@ -372,7 +373,7 @@ class Table:
         if entry is None or self.match is None:
             self._refuse(None, Reason(f"{source}: no keymap is configured for it", "no_keymap"), source)
             return
-        outcome = entry.feed(key.press, self.match.state(), now=self._mono())
+        outcome = entry.feed(key.press, self.match.state().to_json(), now=self._mono())
         self._show_prompt(source, entry)
         if isinstance(outcome, dict):
             # The engine's refusal in this device's words ("press NEXT FRAME (SHIFT FREE BALL)").
@@ -475,7 +476,7 @@ class Table:
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
-            reply({"ok": True, "state": state})
+            reply({"ok": True, "state": state.to_json()})
 
     @staticmethod
     def _notice(match: Match, event: Event) -> Notice | None:
@@ -492,7 +493,7 @@ class Table:
             return Notice("corrected", to_json(event))
         return None
 
-    def _follow_record(self, event: Event, state: dict[str, Any]) -> None:
+    def _follow_record(self, event: Event, state: State) -> None:
         """Bring the match record up to date; publish it when a frame or the match ended (or an
         undo or redo crossed such an end). A bug here rebuilds it from the match: scoring goes on."""
         match = self.match
@@ -545,7 +546,7 @@ class Table:
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
-            reply({"ok": True, "state": state})
+            reply({"ok": True, "state": state.to_json()})
 
     def _begin(self, line: dict[str, Any], *, journalled: bool = True) -> None:
         """A new match: journalled first (a new file), then made current. ``journalled=False``
@@ -718,7 +719,7 @@ class Table:
         state = self._show()
         self._publish_state(state)
         if reply:
-            reply({"ok": True, "state": state})
+            reply({"ok": True, "state": state.to_json()})
 
     def _hold_clock(self, hold: bool) -> None:
         """A hold of the shot clock entered in the log (blackball rule 8a): the running clock
@@ -757,8 +758,11 @@ class Table:
         """The latest state as a ``state`` question is answered (``cueboard match state``): with
         a shot clock, its ``clock`` as on MQTT but with the seconds ``left`` now, running or
         not (a person reads it, not a screen counting down). Safe from any thread."""
-        state, match, clock = self.latest_state, self.match, self.clock
-        if state is None or match is None or match.game.clock is None:
+        latest, match, clock = self.latest_state, self.match, self.clock
+        if latest is None:
+            return None
+        state = latest.to_json()
+        if match is None or match.game.clock is None:
             return state
         now = self._mono()
         if clock is None:
@@ -791,16 +795,16 @@ class Table:
 
     # -- outputs ------------------------------------------------------------------------
 
-    def _show(self) -> dict[str, Any]:
+    def _show(self) -> State:
         assert self.match is not None
         state = self.match.state()
         clock = self.clock
         left = None if clock is None else max(0.0, clock.left(self._mono()))
-        shown = state
+        shown = state.to_json()
         if clock is not None and clock.paused_at is not None:
             # A held clock is told apart from a running one (rule 8a: the referee holds it), as
             # on MQTT: the boards mark it held, not just a number standing still.
-            shown = {**state, "clock": {"running": False, "paused": True, "left": round(left or 0.0, 1),
+            shown = {**shown, "clock": {"running": False, "paused": True, "left": round(left or 0.0, 1),
                                         "length": _seconds(clock.length)}}
         for board in self.boards:
             self._guard(board.show, shown, left)
@@ -811,11 +815,11 @@ class Table:
         self._publish_devices()
         return state
 
-    def _publish_state(self, state: dict[str, Any] | None = None) -> None:
+    def _publish_state(self, state: State | None = None) -> None:
         if self.feed is not None and self.match is not None:
-            state = state or self.match.state()
+            shown = (state or self.match.state()).to_json()
             clock = self.clock_state()
-            self._guard(self.feed.publish_state, state if clock is None else {**state, "clock": clock})
+            self._guard(self.feed.publish_state, shown if clock is None else {**shown, "clock": clock})
 
     def device_health(self) -> dict[str, str]:
         devices: dict[str, str] = {"journal": self._journal_health}

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .engine import IllegalEvent, Match
+from .engine.state import SnookerState
 from .games import KITS, Candidate, CandidateFn, Event, SetupFn
 from .simulate_snooker import VALUE
 
@@ -101,7 +102,7 @@ def legal_events(match: Match, rng: random.Random, *, undo: bool = True) -> Iter
     Stops once the match is over (undo is then not offered, so every sequence ends), or
     when no candidate is legal. ``undo``: also offer ``undo``/``redo`` lines.
     """
-    while not match.state()["match_over"]:
+    while not match.state().match_over:
         obj = choose(match, rng, undo=undo)
         if obj is None:
             return
@@ -133,45 +134,45 @@ def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
 # -- a realistic snooker match, for the benchmark ----------------------------------------
 
 
-def _realistic_stroke(state: dict[str, Any], rng: random.Random, last: Event | None,
+def _realistic_stroke(state: SnookerState, rng: random.Random, last: Event | None,
                       skill: tuple[float, float]) -> Event:
     """The next event of a professional-looking frame: long pots at the start of a visit or
     a safety, breaks of pots at ``skill`` per stroke, an occasional foul or miss."""
-    if state["frame_over"]:
+    if state.frame_over:
         return {"type": "next_frame"}
-    if state["striker"] is None:
+    if state.striker is None:
         return {"type": "respotted_black", "striker": rng.randrange(2)}
-    side = state["striker"]
-    on, reds, brk = state["ball_on"], state["reds"], state["break"]
-    needs = state["snookers_required"]
+    side = state.striker
+    on, reds, brk = state.ball_on, state.reds, state.brk
+    needs = state.snookers_required
     if last is not None and last["type"] == "foul":
         if last.get("miss") and rng.random() < 0.7:
             return {"type": "replace"}
         if rng.random() < 0.08:
             return {"type": "play_again"}
-    if (brk == 0 and needs is not None and needs["side"] == side
-            and (needs["count"] is None or needs["count"] > 1 or reds == 0 or rng.random() < 0.5)):
+    if (brk == 0 and needs is not None and needs.side == side
+            and (needs.count is None or needs.count > 1 or reds == 0 or rng.random() < 0.5)):
         return {"type": "concede"}
-    if brk == 0 and state["colours"] == ["black"] and rng.random() < 0.5:
-        lead = state["sides"][side]["score"] - state["sides"][1 - side]["score"]
-        if lead > 7 and not state["aggregate"]:
+    if brk == 0 and state.colours == ("black",) and rng.random() < 0.5:
+        lead = state.sides[side].score - state.sides[1 - side].score
+        if lead > 7 and not state.aggregate:
             return {"type": "claim"}
     u = rng.random()
     if u < (0.035 if brk == 0 else 0.008):
-        least = 4 if on in ("red", "colour") else max(4, VALUE[on])
+        least = max(4, VALUE.get(on or "", 4))  # 4 on a red or any colour (Section 3 Rule 10)
         foul: Event = {"type": "foul", "points": rng.choice((least, least, max(least, 5), 7))}
         if reds and rng.random() < 0.1:
             foul["reds_off"] = 1
-        if brk == 0 and state["colours"] != ["black"] and rng.random() < 0.4:
+        if brk == 0 and state.colours != ("black",) and rng.random() < 0.4:
             foul["miss"] = True
-        if state["colours"] != ["black"] and rng.random() < 0.1:
+        if state.colours != ("black",) and rng.random() < 0.1:
             foul["free_ball"] = True
         return foul
-    if brk == 0 and not state["free_ball"] and rng.random() < 0.6:
+    if brk == 0 and not state.free_ball and rng.random() < 0.6:
         return {"type": "no_pot"}  # a safety
     if rng.random() > (skill[0] if brk == 0 else skill[1]):
         return {"type": "no_pot"}  # missed
-    if state["free_ball"] and rng.random() < 0.8:
+    if state.free_ball and rng.random() < 0.8:
         return {"type": "pot", "balls": ["free"]}
     if on == "red":
         return {"type": "pot", "balls": ["red", "red"] if reds > 1 and rng.random() < 0.03 else ["red"]}
@@ -194,7 +195,8 @@ def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None 
     last: Event | None = None
     while not match.position.match_over and (events is None or len(log) <= events):
         state = match.state()
-        striker = state["striker"]
+        assert isinstance(state, SnookerState)
+        striker = state.striker
         obj = _realistic_stroke(state, rng, last, skills[striker if striker is not None else 0])
         try:
             match.push(match.parse(obj))
@@ -221,7 +223,7 @@ def blackball_log(race_to: int = 25, seed: int = 2025) -> list[Event]:
     rng = random.Random(seed)
     match = Match.from_json(setup)
     log: list[Event] = [setup]
-    while not match.state()["match_over"]:
+    while not match.state().match_over:
         obj = choose(match, rng, undo=False)
         if obj is None:
             break

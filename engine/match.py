@@ -7,9 +7,9 @@ match; redo puts back what undo took, until a new event is pushed.
 
 >>> m = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"]})
 >>> m.apply(m.parse({"type": "pot", "balls": ["red"]}))
->>> m.state()["sides"][0]["score"], m.state()["ball_on"]
+>>> m.state().sides[0].score, m.state().ball_on
 (1, 'colour')
->>> m.apply(m.parse({"type": "undo"})); m.state()["ball_on"], m.seq
+>>> m.apply(m.parse({"type": "undo"})); m.state().ball_on, m.seq
 ('red', 0)
 """
 
@@ -25,6 +25,7 @@ from .game import Game
 from .match_setup import MatchSetup
 from .registry import find_game, parse_match
 from .shot_clock import ShotTime
+from .state import State
 
 NOT_GAME_EVENTS = (Undo, Redo, Amend)
 """What apply() takes but push() refuses: they move along the log, the game never sees them."""
@@ -164,11 +165,12 @@ class Match:
         """How long the next shot may take, or None when no shot clock can run now."""
         return self.game.shot_time(self._positions[-1])
 
-    def state(self) -> dict[str, Any]:
-        """The state of ``docs/state.md``: a new plain dict each call."""
+    def state(self) -> State:
+        """The state of ``docs/state.md``, a frozen value of the game's own type; its
+        ``to_json()`` is the JSON object of ``state.md``."""
         return self.game.view(self._positions[-1], len(self._events))
 
-    def state_at(self, seq: int) -> dict[str, Any]:
+    def state_at(self, seq: int) -> State:
         """The state after the first ``seq`` events in effect (what the boards showed then,
         as corrected)."""
         return self.game.view(self._positions[seq], seq)

@@ -193,7 +193,7 @@ def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None 
     log: list[Event] = [dict(setup)]
     skills = ((0.55, 0.9), (0.5, 0.88))
     last: Event | None = None
-    while not match.position.match_over and (events is None or len(log) <= events):
+    while not match.state().match_over and (events is None or len(log) <= events):
         state = match.state()
         assert isinstance(state, SnookerState)
         striker = state.striker

@@ -41,7 +41,7 @@ class Game(Generic[S]):
         self.clock: ShotClockRules | None = setup.clock
         """The match's shot clock (the match line's ``shot_clock``), or None."""
 
-    def parse(self, obj: Any) -> Event:
+    def parse(self, obj: object) -> Event:
         return parse_event(obj, self.events)
 
     def initial(self) -> S:

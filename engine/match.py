@@ -25,7 +25,7 @@ from .game import Game
 from .match_setup import MatchSetup
 from .registry import find_game, parse_match
 from .shot_clock import ShotTime
-from .state import State
+from .state import Json, JsonObject, State
 
 NOT_GAME_EVENTS = (Undo, Redo, Amend)
 """What apply() takes but push() refuses: they move along the log, the game never sees them."""
@@ -102,7 +102,7 @@ class Match:
         """The same for the last amend checked, keyed on the log it was checked against."""
 
     @classmethod
-    def from_json(cls, obj: Any) -> Match:
+    def from_json(cls, obj: object) -> Match:
         """A new match from the decoded match line; IllegalEvent if it is not one."""
         return cls(parse_match(obj))
 
@@ -113,7 +113,7 @@ class Match:
     # -- reading ---------------------------------------------------------------
 
     @property
-    def position(self) -> Any:
+    def position(self) -> object:
         """The game's position now: a frozen value, safe to keep."""
         return self._positions[-1]
 
@@ -177,7 +177,7 @@ class Match:
 
     # -- changing --------------------------------------------------------------
 
-    def parse(self, obj: Any) -> Event:
+    def parse(self, obj: object) -> Event:
         """An event of this match's game (or an ``amend`` of one) from a decoded JSON object,
         strictly."""
         if isinstance(obj, dict) and obj.get("type") == Amend.TYPE:
@@ -334,14 +334,15 @@ class Match:
         else:
             self.push(event)
 
-    def log(self) -> list[dict[str, Any]]:
+    def log(self) -> list[JsonObject]:
         """The match line and the events in effect, as JSON objects."""
         return [self.setup.to_json(), *(to_json(e) for e in self._events)]
 
 
-def decode(line: str) -> Any:
+def decode(line: str) -> Json:
     """One JSON value from a line of the log, or IllegalEvent saying why not."""
     try:
-        return json.loads(line)
+        value: Json = json.loads(line)
+        return value
     except (json.JSONDecodeError, RecursionError) as exc:
         raise IllegalEvent(f"not JSON: {exc}", short="invalid") from None

@@ -62,6 +62,10 @@ class Blackball(Game[Position]):
         self.to_win: int = to_win
         self._names = setup.names
         self._players = setup.players
+        # The state's order of play from each breaker, and its clock fields: fixed for the match.
+        n = len(self.order)
+        self._orders = tuple(tuple(self.order[(at + k) % n][1] for k in range(n)) for at in range(n))
+        self._clocks = (self._clock_fields(False), self._clock_fields(True))
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
             Concede: self._concede, Award: self._award, Rerack: self._rerack, NextFrame: self._next_frame,
@@ -351,8 +355,7 @@ class Blackball(Game[Position]):
             left = (p.left(table[0]), p.left(table[1]))
             # Rule 3: once the striker's group is cleared, the black is his ball on.
             black_on = striker is not None and left[striker] == 0
-        seconds, call = self._clock_fields(p.first_of_visit or p.frame_over)
-        n = len(self.order)
+        seconds, call = self._clocks[p.first_of_visit or p.frame_over]
         return BlackballState(
             seq=seq,
             sides=(BlackballSide(name=names[0], players=players[0], frames=p.frames[0], group=group[0],
@@ -363,7 +366,7 @@ class Blackball(Game[Position]):
             striker=striker, player=p.player, open_table=table is None,
             balls=BlackballBalls(red=p.red, yellow=p.yellow, black=p.black), visits=p.visits,
             free_shot=p.free_shot, black_on=black_on, break_shot=p.break_shot,
-            order=tuple(self.order[(p.breaker_at + k) % n][1] for k in range(n)),
+            order=self._orders[p.breaker_at],
             shot_clock=seconds, shot_clock_call=call, frame_over=p.frame_over,
             frame_winner=p.frame_winner, match_over=p.match_over, match_winner=p.match_winner,
         )

@@ -66,6 +66,9 @@ class Blackball(Game[Position]):
         n = len(self.order)
         self._orders = tuple(tuple(self.order[(at + k) % n][1] for k in range(n)) for at in range(n))
         self._clocks = (self._clock_fields(False), self._clock_fields(True))
+        self._sides_key: tuple[object, ...] = ()
+        self._sides_now: tuple[BlackballSide, BlackballSide] | None = None
+        self._balls_now: BlackballBalls | None = None
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
             Concede: self._concede, Award: self._award, Rerack: self._rerack, NextFrame: self._next_frame,
@@ -343,7 +346,6 @@ class Blackball(Game[Position]):
         return _seconds(length), _seconds(self.clock.call_at(length))
 
     def view(self, p: Position, seq: int) -> BlackballState:
-        names, players = self._names, self._players
         striker = p.striker
         table = p.groups
         if table is None:
@@ -358,15 +360,31 @@ class Blackball(Game[Position]):
         seconds, call = self._clocks[p.first_of_visit or p.frame_over]
         return BlackballState(
             seq=seq,
-            sides=(BlackballSide(name=names[0], players=players[0], frames=p.frames[0], group=group[0],
-                                 balls_left=left[0]),
-                   BlackballSide(name=names[1], players=players[1], frames=p.frames[1], group=group[1],
-                                 balls_left=left[1])),
+            sides=self._sides(p.frames, group, left),
             frame=p.frame, best_of=self.setup.frames_in_match, race_to=self.to_win, breaker=p.breaker,
             striker=striker, player=p.player, open_table=table is None,
-            balls=BlackballBalls(red=p.red, yellow=p.yellow, black=p.black), visits=p.visits,
+            balls=self._balls(p.red, p.yellow, p.black), visits=p.visits,
             free_shot=p.free_shot, black_on=black_on, break_shot=p.break_shot,
             order=self._orders[p.breaker_at],
             shot_clock=seconds, shot_clock_call=call, frame_over=p.frame_over,
             frame_winner=p.frame_winner, match_over=p.match_over, match_winner=p.match_winner,
         )
+
+    def _sides(self, frames: tuple[int, int], group: tuple[str | None, str | None],
+               left: tuple[int | None, int | None]) -> tuple[BlackballSide, BlackballSide]:
+        """Both sides' state; the last pair again while nothing of theirs changed (a miss, a
+        foul): each is a frozen value, and the state after every event must keep to the
+        engine's 50,000 events a second (bench/engine.py)."""
+        key = (frames, group, left)
+        if key != self._sides_key or self._sides_now is None:
+            names, players = self._names, self._players
+            self._sides_key = key
+            self._sides_now = (BlackballSide(names[0], players[0], frames[0], group[0], left[0]),
+                               BlackballSide(names[1], players[1], frames[1], group[1], left[1]))
+        return self._sides_now
+
+    def _balls(self, red: int, yellow: int, black: int) -> BlackballBalls:
+        balls = self._balls_now
+        if balls is None or (balls.red, balls.yellow, balls.black) != (red, yellow, black):
+            balls = self._balls_now = BlackballBalls(red, yellow, black)
+        return balls

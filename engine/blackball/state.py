@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from ..json_value import JsonObject
 
@@ -39,8 +39,9 @@ class BlackballBalls:
 class BlackballState:
     """The fields of ``state.md`` for blackball."""
 
-    game: Literal["blackball"] = "blackball"
-    schema: int = 1
+    game: ClassVar[Literal["blackball"]] = "blackball"
+    schema: ClassVar[int] = 1
+    """The version of the shape of ``state.md``."""
     seq: int
     sides: tuple[BlackballSide, BlackballSide]
     frame: int

@@ -105,6 +105,8 @@ class Snooker(Game[Position]):
         self._best_of = setup.frames_in_match
         self._race_to = setup.frames_to_win
         self._sides_key: tuple[tuple[int, int], ...] = ()
+        self._rotation: tuple[tuple[int, str], ...] = ()
+        self._order_now: tuple[str, ...] = ()
         self._sides_now: tuple[SnookerSide, SnookerSide] | None = None
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
@@ -665,9 +667,15 @@ class Snooker(Game[Position]):
             reds=p.reds, colours=p.colours, ball_on=p.ball_on, free_ball=p.free_ball, misses=p.misses,
             missed_by=_missed_by(p), remaining=points_left, snookers_required=required,
             respotted_black=p.respotted_black, frame_over=p.frame_over, frame_winner=p.frame_winner,
-            match_over=p.match_over, match_winner=p.match_winner, order=order_names(p.rotation),
+            match_over=p.match_over, match_winner=p.match_winner, order=self._order_of_play(p.rotation),
             shot_clock=self.setup.shot_clock,
         )
+
+    def _order_of_play(self, rotation: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
+        """The state's ``order``: the same until the order of play changes (a new frame, ``order``)."""
+        if rotation is not self._rotation:
+            self._rotation, self._order_now = rotation, order_names(rotation)
+        return self._order_now
 
     def _sides(self, scores: tuple[int, int], frames: tuple[int, int], high: tuple[int, int],
                totals: tuple[int, int]) -> tuple[SnookerSide, SnookerSide]:

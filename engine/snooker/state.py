@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from ..json_value import JsonObject
 
@@ -40,8 +40,9 @@ class SnookerSide:
 class SnookerState:
     """The fields of ``state.md`` for snooker; ``brk`` is its ``break``."""
 
-    game: Literal["snooker"] = "snooker"
-    schema: int = 1
+    game: ClassVar[Literal["snooker"]] = "snooker"
+    schema: ClassVar[int] = 1
+    """The version of the shape of ``state.md``."""
     seq: int
     sides: tuple[SnookerSide, SnookerSide]
     frame: int

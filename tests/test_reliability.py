@@ -211,7 +211,7 @@ def test_a_ten_second_broker_outage_mid_match(tmp_path: Path, mosquitto_broker: 
                 while_down += daemon.on_engine(daemon.table.device_health)["mqtt"].startswith("down:")
             entered += EVENTS_DURING
             # Journalled while the broker is still away: the journal replays to the script's state.
-            journalled_during += journalled(config.journal_dir).state().to_json() == expected_match(config,
+            journalled_during += journalled(config.journal_dir).state() == expected_match(config,
                                                                                           script[:entered]).state()
             time.sleep(max(0.0, stopped + OUTAGE - time.monotonic()))  # the rest of the outage
 
@@ -454,7 +454,7 @@ def test_a_full_disk_refuses_inputs_until_space_is_freed(tmp_path: Path, mosquit
         pins.close()
     events = [m.json() for m in watcher.seen if m.topic.endswith("/event")]
     rejected = [m.json() for m in watcher.seen if m.topic.endswith("/rejected")]
-    expected = expected_match(config, applied).state()
+    expected = expected_match(config, applied).state().to_json()
     no_space = [r for r in refusals if "the journal cannot be written" in r and "No space left on device" in r]
     finding(f"journal on a {TMPFS_SIZE} tmpfs filled {fills} time(s) ({', '.join(map(str, filled))} bytes of "
             f"filler): {', '.join(map(str, fitted))} more events and then {', '.join(map(str, topped))} undo/redo "

@@ -81,7 +81,7 @@ def match_pool(seed: int = 30) -> list[list[dict[str, Any]]]:
         records, frames = [], 0
         for i, event in enumerate(log[1:], start=1):
             match.apply(match.parse({**event, "t": 1_795_000_000 + 20 * i}))
-            won = sum(side["frames"] for side in match.state()["sides"])
+            won = sum(side.frames for side in match.state().sides)
             if won > frames:  # a frame ended: the daemon publishes the record
                 frames = won
                 records.append(record_of(match))

@@ -118,7 +118,7 @@ def replay_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
         final.apply(final.parse(obj))
     return {
         "events": events,
-        "frames": [side["frames"] for side in final.state()["sides"]],
+        "frames": [side.frames for side in final.state().sides],
         "seconds": round(seconds, 6),
         "events_per_second": round(events / seconds),
         "runs": f"best of {RUNS} runs of {REPEAT} replays",

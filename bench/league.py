@@ -183,7 +183,7 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
     while not all(feed.connected for feed in feeds) and time.monotonic() < deadline:
         time.sleep(0.05)
     for feed, match in zip(feeds, matches, strict=True):
-        feed.publish_state(match.state())
+        feed.publish_state(match.state().to_json())
     ok = all(feed.flush(max(0.1, deadline - time.monotonic())) for feed in feeds)
     gc.freeze()  # what start-up made is never collected: later collections stay short
     print("ready" if ok else "not ready: not every feed connected", flush=True)
@@ -217,7 +217,7 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
         match = matches[k]
         event = match.parse({**scripts[k][match.seq], "t": round(time.time(), 3)})
         match.apply(event)
-        state = match.state()
+        state = match.state().to_json()
         t0 = time.monotonic_ns()
         feeds[k].publish_state(screen_subset(state) if compact else state)
         feeds[k].publish_event(match.seq, to_json(event))
@@ -232,7 +232,8 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
         "dropped": sum(feed.dropped for feed in feeds), "skipped": skipped,
         "late_p99_ms": round(percentile(late, 99) / 1e6, 3) if late else None,
         "late_max_ms": round(max(late) / 1e6, 3) if late else None,
-        "state_bytes": [len(json.dumps({**(screen_subset(m.state()) if compact else m.state()), "table": "t01",
+        "state_bytes": [len(json.dumps({**(screen_subset(m.state().to_json()) if compact else m.state().to_json()),
+                                         "table": "t01",
                                         "ts": "2026-01-01T00:00:00.000Z"},
                                        separators=(",", ":"), ensure_ascii=False).encode()) for m in matches],
     }))

@@ -82,7 +82,7 @@ def states(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for obj in log[1:EVENTS + 1]:
         match.apply(match.parse(obj))
-        out.append(match.state())
+        out.append(match.state().to_json())
     return out
 
 

@@ -78,7 +78,7 @@ def matches() -> list[list[dict[str, Any]]]:
         states = []
         for event in log[1:]:
             match.apply(match.parse(event))
-            states.append(match.state())
+            states.append(match.state().to_json())
         out.append(states)
     return out
 

@@ -35,6 +35,7 @@ from .engine import Event, IllegalEvent, Match, to_json
 from .engine.events import Amend, Redo, Undo
 from .engine.record import Recorder, match_id
 from .engine.shot_clock import ShotClock
+from .engine.state import State
 from .health import OK, Health, HealthState
 from .inbox import Inbox
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
@@ -75,7 +76,7 @@ class Table:
         self.match: Match | None = None
         self.recorder: Recorder | None = None
         """The match record (docs/record.md), kept up to date event by event."""
-        self.latest_state: dict[str, Any] | None = None
+        self.latest_state: State | None = None
         """The state last shown, published and answered (read by any thread: never changed)."""
         self.inbox = Inbox()  # the table's own inputs first, then a lane per network sender
         self._counting = threading.Lock()  # accepted and refused, counted from any thread
@@ -340,7 +341,7 @@ class Table:
         if entry is None or self.match is None:
             self._refuse(None, Reason(f"{source}: no keymap is configured for it", "no_keymap"), source)
             return
-        outcome = entry.feed(key.press, self.match.state(), now=self._mono())
+        outcome = entry.feed(key.press, self.match.state().to_json(), now=self._mono())
         self._show_prompt(source, entry)
         if isinstance(outcome, dict):
             # The engine's refusal in this device's words ("press NEXT FRAME (SHIFT FREE BALL)").
@@ -449,7 +450,7 @@ class Table:
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
-            reply({"ok": True, "state": state})
+            reply({"ok": True, "state": state.to_json()})
 
     @staticmethod
     def _notice(match: Match, event: Event) -> Notice | None:
@@ -466,7 +467,7 @@ class Table:
             return Notice("corrected", to_json(event))
         return None
 
-    def _follow_record(self, event: Event, state: dict[str, Any]) -> None:
+    def _follow_record(self, event: Event, state: State) -> None:
         """Bring the match record up to date; publish it when a frame or the match ended (or an
         undo or redo crossed such an end). A bug here rebuilds it from the match: scoring goes on."""
         match = self.match
@@ -521,7 +522,7 @@ class Table:
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(True)
         if reply:
-            reply({"ok": True, "state": state})
+            reply({"ok": True, "state": state.to_json()})
 
     def _answered(self, line: dict[str, Any], *, logged: bool) -> None:
         """A daemon command with an ``id`` applied (a match line, ``new_match``, ``clock``):
@@ -678,7 +679,7 @@ class Table:
         self._answered({"type": "clock", "action": obj.get("action", "start"),
                        **{k: v for k, v in obj.items() if k in ("id", "user")}}, logged=False)
         if reply:
-            reply({"ok": True, "state": state})
+            reply({"ok": True, "state": state.to_json()})
 
     def _restart_clock(self, automatic: bool) -> None:
         shot = self.match.shot_time() if self.match is not None and automatic and self.config.shot_clock_auto \
@@ -702,8 +703,11 @@ class Table:
         """The latest state as a ``state`` question is answered (``cueboard match state``): with
         a shot clock, its ``clock`` as on MQTT but with the seconds ``left`` now, running or
         not (a person reads it, not a screen counting down). Safe from any thread."""
-        state, match = self.latest_state, self.match
-        if state is None or match is None:
+        latest, match = self.latest_state, self.match
+        if latest is None:
+            return None
+        state = self.topics.dress(latest.to_json())
+        if match is None:
             return state
         clock = self.clocks.answer(match.game.clock is not None, self._mono())
         return state if clock is None else {**state, "clock": clock}
@@ -717,24 +721,24 @@ class Table:
 
     # -- outputs ------------------------------------------------------------------------
 
-    def _show(self) -> dict[str, Any]:
+    def _show(self) -> State:
         match = self.match
         assert match is not None
-        state = self.topics.dress(match.state())
+        state = match.state()
         shot_clocks = match.game.clock is not None
-        shown, left = self.clocks.shown(state, match.shot_time() if shot_clocks else None, shot_clocks,
-                                        self._mono())
+        shown, left = self.clocks.shown(self.topics.dress(state.to_json()),
+                                        match.shot_time() if shot_clocks else None, shot_clocks, self._mono())
         for board in self.boards:
             self._guard(board.show, shown, left)
         self.latest_state = state
         self._publish_devices()
         return state
 
-    def _publish_state(self, state: dict[str, Any] | None = None) -> None:
+    def _publish_state(self, state: State | None = None) -> None:
         if self.feed is not None and self.match is not None:
-            state = state or self.topics.dress(self.match.state())
+            shown = self.topics.dress((state or self.match.state()).to_json())
             clock = self.clock_state()
-            self._guard(self.feed.publish_state, state if clock is None else {**state, "clock": clock})
+            self._guard(self.feed.publish_state, shown if clock is None else {**shown, "clock": clock})
 
     def health(self) -> dict[str, Health]:
         """Each device's health, read from what it reports (:mod:`cueboard.health`)."""

@@ -43,6 +43,7 @@ from typing import Any, TextIO
 
 from .config import parse_config
 from .daemon import Table
+from .engine.state import SnookerSide
 from .games import kit
 from .local_broker import free_port, mosquitto_binary, mosquitto_broker
 from .resources import examples_dir
@@ -268,15 +269,15 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
         finally:
             table.stop()
             engine.join(5)
-        state = table.match.state() if table.match else {}
+        state = table.match.state() if table.match else None
         report = sys.stderr if not interactive else out
         if interactive:  # below the board and the status lines, which the board's frames overwrite
             out.write(f"\x1b[{(2 if window else rows) + len(status)};1H\n")
         if not interactive:
-            sides = state.get("sides", [])
-            print(f"demo: {table.accepted} events applied, {table.refused} refused; frame {state.get('frame')}, "
-                  f"frames won {[s.get('frames') for s in sides]}, "
-                  f"score {[s.get('score', s.get('frames')) for s in sides]}", file=sys.stderr)
+            sides = () if state is None else state.sides
+            print(f"demo: {table.accepted} events applied, {table.refused} refused; frame "
+                  f"{None if state is None else state.frame}, frames won {[s.frames for s in sides]}, "
+                  f"score {[s.score if isinstance(s, SnookerSide) else s.frames for s in sides]}", file=sys.stderr)
         print(f"demo: the journal is kept in {work / 'journal'}", file=report, flush=True)
     return 0
 

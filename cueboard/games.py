@@ -36,6 +36,7 @@ from .engine import GAMES, Game, find_game
 from .engine.blackball import Blackball
 from .engine.record import SHEETS, Sheet
 from .engine.snooker import Snooker
+from .engine.state import State
 from .key_sequences import BlackballKeys, Grammar, SnookerKeys
 from .printed_sheet import BlackballPrinted, PrintedSheet, SnookerPrinted
 from .simulate_blackball import blackball_candidates, blackball_setup
@@ -50,7 +51,7 @@ Event = dict[str, Any]
 Candidate = tuple[float, Event]
 """A proposed event and its relative weight."""
 
-CandidateFn = Callable[[dict[str, Any]], list[Candidate]]
+CandidateFn = Callable[[State], list[Candidate]]
 
 SetupFn = Callable[[random.Random], dict[str, Any]]
 

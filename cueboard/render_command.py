@@ -58,8 +58,8 @@ def read_state(data: bytes, source: str = "input") -> dict[str, Any]:
             matches = [m for m, _ in replay(line.encode() for line in text.splitlines())]
         except RejectedLine as exc:
             raise RenderError(f"{source}: {exc}") from None
-        state: dict[str, Any] = matches[-1].state()  # replay raises on an empty log
-        return state
+        # A log's end: the state it leaves, as JSON like a state file (replay raises on an empty log).
+        return matches[-1].state().to_json()
     return dict(objects[-1])
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any, TextIO
+from typing import TextIO
 
 from .engine import IllegalEvent, Match, decode
+from .engine.state import State
 from .errors import RejectedLine
 
 
@@ -54,8 +55,9 @@ def replay(raw: Iterable[bytes]) -> Iterator[tuple[Match, int]]:
                            '({"type": "match", ...})')
 
 
-def dumps(state: dict[str, Any]) -> str:
-    return json.dumps(state, ensure_ascii=False)
+def dumps(state: State) -> str:
+    """The state as ``cueboard replay`` prints it: its JSON object (``state.md``) on one line."""
+    return json.dumps(state.to_json(), ensure_ascii=False)
 
 
 def run(raw: Iterable[bytes], out: TextIO, err: TextIO, each: bool) -> int:

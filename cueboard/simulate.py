@@ -100,7 +100,7 @@ def legal_events(match: Match, rng: random.Random, *, undo: bool = True) -> Iter
     Stops once the match is over (undo is then not offered, so every sequence ends), or
     when no candidate is legal. ``undo``: also offer ``undo``/``redo`` lines.
     """
-    while not match.state()["match_over"]:
+    while not match.state().match_over:
         obj = choose(match, rng, undo=undo)
         if obj is None:
             return
@@ -145,11 +145,12 @@ def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None 
     log: list[Event] = [dict(setup)]
     skills = ((0.55, 0.9), (0.5, 0.88))
     last: Event | None = None
-    while not match.position.match_over and (events is None or len(log) <= events):
+    while not match.state().match_over and (events is None or len(log) <= events):
         obj: Event | None = None
         if stroke is not None:
-            state = match.state()
-            striker = state["striker"]
+            typed = match.state()
+            state = typed.to_json()  # the model of play reads the state as the feed gives it
+            striker = typed.striker
             obj = stroke(state, rng, last, skills[striker if striker is not None else 0])
             try:
                 match.push(match.parse(obj))

@@ -1,7 +1,7 @@
 """Candidate blackball events for a state, for random walks (property tests, fuzzing, the benchmark);
 listed in :data:`cueboard.games.KITS`.
 
-Engine-free: it reads only the state of ``shared/contract/state.md`` (Blackball) and
+It reads the engine's typed state (:class:`~cueboard.engine.state.BlackballState`) and
 proposes event objects of ``events.md`` with relative weights, in the shape
 ``cueboard.simulate`` takes. Proposing an illegal event is harmless: the
 walker asks the engine (``match.check``) and skips it; a few are proposed on purpose.
@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .engine.state import BlackballState, State
+
 Event = dict[str, Any]
 Candidate = tuple[float, Event]
 
@@ -23,18 +25,20 @@ def _pot(*balls: str) -> Event:
     return {"type": "pot", "balls": list(balls)}
 
 
-def blackball_candidates(state: dict[str, Any]) -> list[Candidate]:
+def blackball_candidates(state: State) -> list[Candidate]:
     """Weighted events for ``state``: mostly pots of the striker's group and misses, some
     fouls, rarely a loss, concession, award or rerack."""
-    if state["frame_over"]:
+    assert isinstance(state, BlackballState)
+    if state.frame_over:
         return [(20.0, {"type": "next_frame"}), (0.05, {"type": "award", "side": 0, "match": True}),
                 (0.05, {"type": "award", "side": 1, "match": True}), (0.5, _pot("red"))]
-    balls = state["balls"]
-    striker = state["striker"]
-    own = state["sides"][striker]["group"]
-    theirs = state["sides"][1 - striker]["group"]
+    balls = {"red": state.balls.red, "yellow": state.balls.yellow, "black": state.balls.black}
+    striker = state.striker
+    assert striker is not None
+    own = state.sides[striker].group
+    theirs = state.sides[1 - striker].group
     out: list[Candidate] = [(20.0, {"type": "no_pot"})]
-    if state["break_shot"]:
+    if state.break_shot:
         out += [(6.0, {"type": "no_pot", "legal": False}), (0.5, _pot("black")),
                 (0.3, {"type": "foul", "balls": ["black"]})]
     else:
@@ -45,15 +49,15 @@ def blackball_candidates(state: dict[str, Any]) -> list[Candidate]:
         out.append((30.0, _pot(g)))
         if balls[g] > 1:
             out.append((2.0, _pot(g, g)))
-    if state["open_table"] and balls["red"] and balls["yellow"]:
+    if state.open_table and balls["red"] and balls["yellow"]:
         out.append((1.5, _pot("red", "yellow")))  # rule 4e(d): the table stays open
     if theirs is not None and balls[theirs]:
-        out.append((4.0 if state["free_shot"] else 0.5, _pot(theirs)))  # refused unless free shot
+        out.append((4.0 if state.free_shot else 0.5, _pot(theirs)))  # refused unless free shot
         if own is not None and balls[own]:
             out.append((1.0, _pot(own, theirs)))  # rule 4j(a)
     # The black: heavy when it is on (win), light otherwise (rule 7b: a loss).
     if balls["black"]:
-        out.append((25.0 if state["black_on"] else 0.2, _pot("black")))
+        out.append((25.0 if state.black_on else 0.2, _pot("black")))
         if own is not None and balls[own] and balls[own] <= 2:
             out.append((3.0, _pot(*[own] * balls[own], "black")))  # rule 4j(b)
     # Fouls, with or without balls going down.
@@ -63,14 +67,14 @@ def blackball_candidates(state: dict[str, Any]) -> list[Candidate]:
             out.append((0.7, {"type": "foul", "balls": [g]}))
     if balls["black"]:
         out.append((0.1, {"type": "foul", "balls": ["black"]}))
-    if state["shot_clock"] is not None:
+    if state.shot_clock is not None:
         out.append((0.3, {"type": "foul", "reason": "time"}))
     out.append((0.1, {"type": "foul", "reason": "time", "balls": ["red"]}))  # refused
     out += [(0.05, {"type": "loss", "reason": "7c"}), (0.05, {"type": "concede"}),
             (0.01, {"type": "concede", "match": True}), (0.05, {"type": "award", "side": 0}),
             (0.05, {"type": "award", "side": 1}), (0.01, {"type": "award", "side": 0, "match": True}),
             (0.08, {"type": "rerack"}), (0.03, {"type": "rerack", "nine_ball": True}),
-            (0.03, {"type": "rerack", "breaker": 1 - state["breaker"]}), (0.2, {"type": "next_frame"})]
+            (0.03, {"type": "rerack", "breaker": 1 - state.breaker}), (0.2, {"type": "next_frame"})]
     return out
 
 

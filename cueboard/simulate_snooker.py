@@ -1,7 +1,7 @@
 """Candidate snooker events for a state, for random walks (property tests, fuzzing, the benchmark):
 the snooker part of the simulator, listed in :data:`cueboard.games.KITS`.
 
-Engine-free: it reads only the state of ``shared/contract/state.md`` (Snooker) and proposes
+It reads the engine's typed state (:class:`~cueboard.engine.state.SnookerState`) and proposes
 event objects of ``events.md`` with relative weights (see :mod:`cueboard.simulate`).
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 from typing import Any
+
+from .engine.state import SnookerState, State
 
 Event = dict[str, Any]
 Candidate = tuple[float, Event]
@@ -18,34 +20,35 @@ VALUE = {"red": 1, "yellow": 2, "green": 3, "brown": 4, "blue": 5, "pink": 6, "b
 _COLOUR_WEIGHT = {"yellow": 2.0, "green": 2.0, "brown": 3.0, "blue": 5.0, "pink": 8.0, "black": 20.0}
 
 
-def _orders(state: dict[str, Any]) -> list[list[str]]:
+def _orders(state: SnookerState) -> list[list[str]]:
     """Every order of play an ``order`` event may give in four-handed snooker (Rule 17(a))."""
-    sides = [s["players"] for s in state["sides"]]
+    sides = [list(s.players) for s in state.sides]
     if len(sides[0]) != 2:
         return []
-    first, other = sides[state["breaker"]], sides[1 - state["breaker"]]
+    first, other = sides[state.breaker], sides[1 - state.breaker]
     return [[a, b, c, d] for a, c in (first, first[::-1]) for b, d in (other, other[::-1])]
 
 
-def snooker_candidates(state: dict[str, Any]) -> list[Candidate]:
+def snooker_candidates(state: State) -> list[Candidate]:
     """Weighted snooker events for ``state``; mostly pots and misses, rarely anything drastic."""
+    assert isinstance(state, SnookerState)
     out: list[Candidate] = []
-    sides = state["sides"]
-    if state["frame_over"]:
+    sides = state.sides
+    if state.frame_over:
         out.append((20.0, {"type": "next_frame"}))
         out += [(0.05, {"type": "award", "side": i, "match": True}) for i in (0, 1)]
         return out
-    if state["striker"] is None:  # a re-spotted black waits for the lot
+    if state.striker is None:  # a re-spotted black waits for the lot
         for i in (0, 1):
             out.append((5.0, {"type": "respotted_black", "striker": i}))
-            if len(sides[i]["players"]) > 1:
+            if len(sides[i].players) > 1:
                 out += [(1.0, {"type": "respotted_black", "striker": i, "player": p})
-                        for p in sides[i]["players"]]
+                        for p in sides[i].players]
         out += [(0.1, {"type": "award", "side": i}) for i in (0, 1)]
         out.append((0.05, {"type": "rerack"}))
         return out
 
-    on, reds, free = state["ball_on"], state["reds"], state["free_ball"]
+    on, reds, free = state.ball_on, state.reds, state.free_ball
     out.append((25.0, {"type": "no_pot"}))
     if on == "red":
         out += [(40.0, {"type": "pot", "balls": ["red"]}), (3.0, {"type": "pot", "balls": ["red", "red"]}),
@@ -59,17 +62,17 @@ def snooker_candidates(state: dict[str, Any]) -> list[Candidate]:
         out.append((40.0, {"type": "pot", "balls": [on]}))
         # Steer towards a tie on the last black now and then (the re-spotted black, Rule 4):
         # clear the colours when that would leave the scores level.
-        lead = sides[state["striker"]]["score"] - sides[1 - state["striker"]]["score"]
-        if lead + sum(VALUE[c] for c in state["colours"]) == 0:
+        lead = sides[state.striker].score - sides[1 - state.striker].score
+        if lead + sum(VALUE[c] for c in state.colours) == 0:
             out.append((100.0, {"type": "pot", "balls": [on]}))
-        if state["colours"] == ["black"] and lead == 7:
+        if state.colours == ("black",) and lead == 7:
             out.append((40.0, {"type": "foul", "points": 7}))
         if free:
             out += [(20.0, {"type": "pot", "balls": ["free"]}),
                     (3.0, {"type": "pot", "balls": ["free", on]})]
     # Fouls: the engine refuses a penalty below the ball on's value, so offer 4 to 7. Once a
     # miss has been called, more misses and replacements: sequences of misses (Rule 14(c)).
-    misses = 8.0 if state["misses"] else 1.0
+    misses = 8.0 if state.misses else 1.0
     for points in range(4, 8):
         foul: Event = {"type": "foul", "points": points}
         out += [(0.5, foul), (0.25 * misses, {**foul, "miss": True}), (0.15, {**foul, "free_ball": True}),
@@ -79,8 +82,8 @@ def snooker_candidates(state: dict[str, Any]) -> list[Candidate]:
                     (0.05 * misses, {**foul, "reds_off": 1, "miss": True})]
     out += [(4.0, {"type": "play_again"}), (6.0 * misses, {"type": "replace"})]
     # Ending a frame: concede when snookers are needed, claim with only the black left.
-    needs = state["snookers_required"]
-    behind = needs is not None and needs["side"] == state["striker"]
+    needs = state.snookers_required
+    behind = needs is not None and needs.side == state.striker
     out.append((4.0 if behind else 0.1, {"type": "concede"}))
     out.append((0.01, {"type": "concede", "match": True}))
     out.append((10.0, {"type": "claim"}))

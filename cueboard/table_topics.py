@@ -203,8 +203,9 @@ class TableTopics:
             why = (f"start_next: fixture {fixture!r} is not the one handed to this table (next holds "
                    f"{'nothing' if held is None else repr(held.fixture)})")
         elif self._live():
-            state = self.table.latest_state or {}
-            why = (f"start_next: a match is live on this table ({' v '.join(s['name'] for s in state['sides'])}): "
+            latest = self.table.latest_state
+            names = "" if latest is None else " v ".join(side.name for side in latest.sides)
+            why = (f"start_next: a match is live on this table ({names}): "
                    f"fixture {fixture!r} waits until it is over (or the referee starts it with NEW MATCH)")
         if why is not None:
             self.table._refuse(obj, Reason(why, "invalid"), source, reply)
@@ -237,7 +238,7 @@ class TableTopics:
 
     def _live(self) -> bool:
         state = self.table.latest_state
-        return state is not None and state.get("seq", 0) > 0 and not state.get("match_over")
+        return state is not None and state.seq > 0 and not state.match_over
 
     def preview(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
         """An amend with ``"preview": true``: checked and applied on a copy of the match, never
@@ -256,7 +257,7 @@ class TableTopics:
         except IllegalEvent as exc:
             self.table._refuse(obj, Reason(f"preview: {exc}", exc.short, ball=exc.ball, n=exc.n), source, reply)
             return
-        state = self.dress(trial.state())
+        state = self.dress(trial.state().to_json())
         feed = self._feed
         if feed is not None:
             payload = {"schema": 1, "id": obj.get("id"), "user": obj.get("user"), "event": to_json(event),
@@ -295,12 +296,10 @@ class TableTopics:
 
     # -- outputs -----------------------------------------------------------------------
 
-    def _republish(self) -> dict[str, Any] | None:
+    def _republish(self) -> None:
         if self.table.match is None:
-            return None
-        state = self.table._show()
-        self.table._publish_state(state)
-        return state
+            return
+        self.table._publish_state(self.table._show())
 
     def _publish_history(self) -> None:
         feed = self._feed

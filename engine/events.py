@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
 from .errors import IllegalEvent
+from .json_value import JsonObject
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -210,7 +211,7 @@ def _converter(hint: Any) -> Converter:
     raise TypeError(f"unsupported field type {hint!r}")
 
 
-def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
+def parse_event(obj: object, kinds: Mapping[str, type[Event]]) -> Event:
     """Parse one decoded JSON object into an event of ``kinds``, strictly.
 
     >>> parse_event({"type": "award", "side": 1, "sied": 0}, COMMON_EVENTS)
@@ -252,7 +253,7 @@ def parse_event(obj: Any, kinds: Mapping[str, type[Event]]) -> Event:
     return cls(**values)
 
 
-def parse_amend(obj: dict[str, Any], parse: Callable[[Any], Event]) -> Amend:
+def parse_amend(obj: dict[str, Any], parse: Callable[[object], Event]) -> Amend:
     """An ``amend`` line, its corrected event parsed by ``parse`` (the match's game), strictly.
 
     >>> parse_amend({"type": "amend", "seq": 3, "event": None}, lambda o: parse_event(o, COMMON_EVENTS))
@@ -298,12 +299,12 @@ def parse_amend(obj: dict[str, Any], parse: Callable[[Any], Event]) -> Amend:
     return Amend(seq=seq, event=now, delete=now is None, user=user, t=common.t)
 
 
-def to_json(event: Event) -> dict[str, Any]:
+def to_json(event: Event) -> JsonObject:
     """The event as the JSON object of the log; fields left at their default are omitted,
     so ``parse_event(to_json(e)) == e``."""
     if isinstance(event, Amend):
         return _amend_json(event)
-    out: dict[str, Any] = {"type": event.TYPE}
+    out: JsonObject = {"type": event.TYPE}
     for f in dataclasses.fields(event):
         value = getattr(event, f.name)
         if f.default is not dataclasses.MISSING and value == f.default:
@@ -312,8 +313,8 @@ def to_json(event: Event) -> dict[str, Any]:
     return out
 
 
-def _amend_json(a: Amend) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": a.TYPE, "seq": a.seq}
+def _amend_json(a: Amend) -> JsonObject:
+    out: JsonObject = {"type": a.TYPE, "seq": a.seq}
     if a.insert is not None:
         out["insert"] = to_json(a.insert)
     else:

@@ -7,11 +7,14 @@ name in :data:`cueboard.engine.registry.GAMES`; nothing registers itself on impo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .events import Event, parse_event
 from .match_setup import MatchSetup
 from .shot_clock import ShotClockRules, ShotTime
+
+if TYPE_CHECKING:  # the states import each game's package, which imports this module
+    from .state import State
 
 S = TypeVar("S")
 
@@ -38,7 +41,7 @@ class Game(Generic[S]):
         self.clock: ShotClockRules | None = setup.clock
         """The match's shot clock (the match line's ``shot_clock``), or None."""
 
-    def parse(self, obj: Any) -> Event:
+    def parse(self, obj: object) -> Event:
         return parse_event(obj, self.events)
 
     def initial(self) -> S:
@@ -47,7 +50,8 @@ class Game(Generic[S]):
     def play(self, position: S, event: Event) -> S:
         raise NotImplementedError
 
-    def view(self, position: S, seq: int) -> dict[str, Any]:
+    def view(self, position: S, seq: int) -> State:
+        """The state the boards show after ``seq`` events, the game's own typed value."""
         raise NotImplementedError
 
     # -- the shot clock -------------------------------------------------------------------

@@ -7,9 +7,9 @@ match; redo puts back what undo took, until a new event is pushed.
 
 >>> m = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"]})
 >>> m.apply(m.parse({"type": "pot", "balls": ["red"]}))
->>> m.state()["sides"][0]["score"], m.state()["ball_on"]
+>>> m.state().sides[0].score, m.state().ball_on
 (1, 'colour')
->>> m.apply(m.parse({"type": "undo"})); m.state()["ball_on"], m.seq
+>>> m.apply(m.parse({"type": "undo"})); m.state().ball_on, m.seq
 ('red', 0)
 """
 
@@ -25,6 +25,7 @@ from .game import Game
 from .match_setup import MatchSetup
 from .registry import find_game, parse_match
 from .shot_clock import ShotTime
+from .state import Json, JsonObject, State
 
 NOT_GAME_EVENTS = (Undo, Redo, Amend)
 """What apply() takes but push() refuses: they move along the log, the game never sees them."""
@@ -101,7 +102,7 @@ class Match:
         """The same for the last amend checked, keyed on the log it was checked against."""
 
     @classmethod
-    def from_json(cls, obj: Any) -> Match:
+    def from_json(cls, obj: object) -> Match:
         """A new match from the decoded match line; IllegalEvent if it is not one."""
         return cls(parse_match(obj))
 
@@ -112,7 +113,7 @@ class Match:
     # -- reading ---------------------------------------------------------------
 
     @property
-    def position(self) -> Any:
+    def position(self) -> object:
         """The game's position now: a frozen value, safe to keep."""
         return self._positions[-1]
 
@@ -164,18 +165,19 @@ class Match:
         """How long the next shot may take, or None when no shot clock can run now."""
         return self.game.shot_time(self._positions[-1])
 
-    def state(self) -> dict[str, Any]:
-        """The state of ``docs/state.md``: a new plain dict each call."""
+    def state(self) -> State:
+        """The state of ``docs/state.md``, a frozen value of the game's own type; its
+        ``to_json()`` is the JSON object of ``state.md``."""
         return self.game.view(self._positions[-1], len(self._events))
 
-    def state_at(self, seq: int) -> dict[str, Any]:
+    def state_at(self, seq: int) -> State:
         """The state after the first ``seq`` events in effect (what the boards showed then,
         as corrected)."""
         return self.game.view(self._positions[seq], seq)
 
     # -- changing --------------------------------------------------------------
 
-    def parse(self, obj: Any) -> Event:
+    def parse(self, obj: object) -> Event:
         """An event of this match's game (or an ``amend`` of one) from a decoded JSON object,
         strictly."""
         if isinstance(obj, dict) and obj.get("type") == Amend.TYPE:
@@ -332,14 +334,15 @@ class Match:
         else:
             self.push(event)
 
-    def log(self) -> list[dict[str, Any]]:
+    def log(self) -> list[JsonObject]:
         """The match line and the events in effect, as JSON objects."""
         return [self.setup.to_json(), *(to_json(e) for e in self._events)]
 
 
-def decode(line: str) -> Any:
+def decode(line: str) -> Json:
     """One JSON value from a line of the log, or IllegalEvent saying why not."""
     try:
-        return json.loads(line)
+        value: Json = json.loads(line)
+        return value
     except (json.JSONDecodeError, RecursionError) as exc:
         raise IllegalEvent(f"not JSON: {exc}", short="invalid") from None

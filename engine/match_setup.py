@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import IllegalEvent
+from .json_value import JsonObject
 from .shot_clock import ShotClockRules
 
 # Fields every game's match line may carry; a game adds its own (Game.setup_fields).
@@ -87,8 +88,8 @@ class MatchSetup:
         """Side that breaks frame ``frame`` (1-based): Section 3 Rule 3(b), alternating."""
         return (self.first + frame - 1) % 2
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "match", "game": self.game,
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"type": "match", "game": self.game,
                                "sides": [p[0] if len(p) == 1 else list(p) for p in self.players]}
         if self.race_to is not None:
             out["race_to"] = self.race_to
@@ -232,7 +233,7 @@ def _side(entry: Any, index: int) -> tuple[str, ...]:
     return tuple(check_name(n, f"side {index} player {k + 1}") for k, n in enumerate(names))
 
 
-def parse_setup(obj: Any, game_fields: Mapping[str, Any],
+def parse_setup(obj: object, game_fields: Mapping[str, Any],
                 elsewhere: Mapping[str, Collection[str]] | None = None) -> MatchSetup:
     """Parse and check the match line of a game whose own fields are ``game_fields`` (each
     mapped to a checker that returns the value to keep or raises IllegalEvent).

@@ -20,3 +20,8 @@ def next_of_side(rotation: Rotation, after: int, side: int) -> int:
         if rotation[i][0] == side:
             return i
     raise AssertionError("every side has a player")
+
+
+def order_names(rotation: Rotation) -> tuple[str, ...]:
+    """The players in the order of play (the state's ``order``)."""
+    return tuple(name for _, name in rotation)

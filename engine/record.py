@@ -29,7 +29,6 @@ or more; its ``high_break`` and the match's count every break.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -40,6 +39,7 @@ from .errors import IllegalEvent
 from .events import Amend, Award, Concede, Event, Pot, Redo, Undo, to_json
 from .match_setup import MatchSetup
 from .snooker.events import Claim, Rerack
+from .state import BlackballState, SnookerState, State
 
 if TYPE_CHECKING:
     from .match import Correction, Match
@@ -156,17 +156,17 @@ class Sheet:
     points: ClassVar[bool]
     """The game scores points: frames have scores and breaks, the match totals."""
 
-    def scores(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
+    def scores(self, state: State) -> tuple[int, int] | None:
         return None
 
-    def totals(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
+    def totals(self, state: State) -> tuple[int, int] | None:
         return None
 
-    def ending(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> _Ending:
+    def ending(self, event: Event, before: _Progress, state: State) -> _Ending:
         """How the frame that ``event`` has just ended was decided."""
         raise NotImplementedError
 
-    def restarts(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> bool:
+    def restarts(self, event: Event, before: _Progress, state: State) -> bool:
         """``event`` re-racked the frame: its scores, breaks and strokes so far are void."""
         raise NotImplementedError
 
@@ -182,18 +182,20 @@ class SnookerSheet(Sheet):
     game = "snooker"
     points = True
 
-    def scores(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
-        sides = state["sides"]
-        return (sides[0]["score"], sides[1]["score"])
+    def scores(self, state: State) -> tuple[int, int] | None:
+        assert isinstance(state, SnookerState)
+        sides = state.sides
+        return (sides[0].score, sides[1].score)
 
-    def totals(self, state: Mapping[str, Any]) -> tuple[int, int] | None:
+    def totals(self, state: State) -> tuple[int, int] | None:
         # The frames finished (and frames forfeited, Section 4 Rule 2(b)); not the frame in play.
-        sides = state["sides"]
-        if state["frame_over"]:
-            return (sides[0]["total"], sides[1]["total"])
-        return (sides[0]["total"] - sides[0]["score"], sides[1]["total"] - sides[1]["score"])
+        assert isinstance(state, SnookerState)
+        sides = state.sides
+        if state.frame_over:
+            return (sides[0].total, sides[1].total)
+        return (sides[0].total - sides[0].score, sides[1].total - sides[1].score)
 
-    def ending(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> _Ending:
+    def ending(self, event: Event, before: _Progress, state: State) -> _Ending:
         # Section 2 Rule 1: a frame ends by (a) concession, (b) claim, (c) the final pot or foul
         # with only the black left, (d) award; on a re-spotted black, Section 3 Rule 4(b).
         if isinstance(event, Concede):
@@ -210,7 +212,7 @@ class SnookerSheet(Sheet):
             return _Ending("respotted_black", "Section 3 Rule 4(b)")
         return _Ending("potted", "Section 2 Rule 1(c)")
 
-    def restarts(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> bool:
+    def restarts(self, event: Event, before: _Progress, state: State) -> bool:
         return isinstance(event, Rerack)  # Section 3 Rule 16: the scores nullified
 
     def head(self, setup: MatchSetup) -> dict[str, Any]:
@@ -222,7 +224,7 @@ class BlackballSheet(Sheet):
     game = "blackball"
     points = False
 
-    def ending(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> _Ending:
+    def ending(self, event: Event, before: _Progress, state: State) -> _Ending:
         if isinstance(event, Concede):
             return _Ending("conceded", None)
         if isinstance(event, Award):
@@ -231,16 +233,16 @@ class BlackballSheet(Sheet):
             return _Ending("loss", "rule 7", event.reason)  # 7c-7f, 4q, 8i: the referee's ruling
         if isinstance(event, BlackballFoul):
             return _Ending("loss", "rule 7a", event.reason)  # a foul that pots the black
-        if state["frame_winner"] == before.striker:
+        if state.frame_winner == before.striker:
             return _Ending("black", "rule 3")  # the black potted with his group cleared
         return _Ending("loss", "rule 7b")  # the black potted with balls of his group left
 
-    def restarts(self, event: Event, before: _Progress, state: Mapping[str, Any]) -> bool:
+    def restarts(self, event: Event, before: _Progress, state: State) -> bool:
         if isinstance(event, BlackballRerack):
             return True
         # Rule 4d: the black potted on the break re-racks, the same player breaking.
         balls: tuple[str, ...] = getattr(event, "balls", ())
-        return before.break_shot and "black" in balls and not state["frame_over"]
+        return before.break_shot and "black" in balls and not state.frame_over
 
     def frame_extra(self, frame: FrameRecord) -> dict[str, Any]:
         left = frame.balls_left
@@ -260,7 +262,7 @@ class Recorder:
     :class:`~.match.Match`'s ``state()``); ``breaks_from``: the least break a frame lists.
     """
 
-    def __init__(self, setup: MatchSetup, state: Mapping[str, Any], *, breaks_from: int = BREAKS_FROM) -> None:
+    def __init__(self, setup: MatchSetup, state: State, *, breaks_from: int = BREAKS_FROM) -> None:
         if setup.game not in SHEETS:
             raise IllegalEvent(f"no match record for the game {setup.game!r}", short="invalid")
         self.setup = setup
@@ -268,8 +270,8 @@ class Recorder:
         self.breaks_from = breaks_from
         head: dict[str, Any] = {
             "schema": SCHEMA, "game": setup.game,
-            "sides": [{"name": side["name"], "players": list(side["players"])} for side in state["sides"]],
-            "best_of": state["best_of"], "race_to": state["race_to"],
+            "sides": [{"name": side.name, "players": list(side.players)} for side in state.sides],
+            "best_of": state.best_of, "race_to": state.race_to,
         }
         head.update(self.sheet.head(setup))
         if setup.fixture is not None:  # handed by the desk (<prefix>/next): the league's archive keys on it
@@ -278,12 +280,12 @@ class Recorder:
             head["breaks_from"] = breaks_from
         self._head = head
         first = _Progress(
-            frames=(), frames_won=_pair(side["frames"] for side in state["sides"]),
-            totals=self.sheet.totals(state), winner=state["match_winner"], how=None, started=None, ended=None,
+            frames=(), frames_won=(state.sides[0].frames, state.sides[1].frames),
+            totals=self.sheet.totals(state), winner=state.match_winner, how=None, started=None, ended=None,
             last_t=None, frame_started=None, frame_last_t=None, strokes=0, reracks=0, breaks=(), visit=None,
-            striker=state["striker"], player=state["player"], scores=self.sheet.scores(state),
-            respotted_black=bool(state.get("respotted_black")), break_shot=bool(state.get("break_shot")),
-            frame_over=state["frame_over"],
+            striker=state.striker, player=state.player, scores=self.sheet.scores(state),
+            respotted_black=_respotted_black(state), break_shot=_break_shot(state),
+            frame_over=state.frame_over,
         )
         self._steps: list[tuple[Event | None, _Progress]] = [(None, first)]
         self._redo: list[tuple[Event | None, _Progress]] = []
@@ -318,7 +320,7 @@ class Recorder:
 
     # -- changing ---------------------------------------------------------------------
 
-    def apply(self, event: Event, state: Mapping[str, Any], match: Match | None = None) -> bool:
+    def apply(self, event: Event, state: State, match: Match | None = None) -> bool:
         """Follow the match through one line of its log, once the match has applied it:
         ``undo`` takes the record back, ``redo`` puts back what it took, any other event is
         pushed with ``state``, the match's state after it. True when the record changed in
@@ -343,7 +345,7 @@ class Recorder:
             return self.push(match.events[-1], state, keep_redo=True)
         return self.push(event, state)
 
-    def push(self, event: Event, state: Mapping[str, Any], *, keep_redo: bool = False) -> bool:
+    def push(self, event: Event, state: State, *, keep_redo: bool = False) -> bool:
         """Record a game event the match has applied; ``state``: the match's state after it."""
         before = self._steps[-1][1]
         after = self._next(before, event, state)
@@ -394,30 +396,30 @@ class Recorder:
         self._steps.append(step)
         return _changed(before, step[1])
 
-    def _next(self, p: _Progress, event: Event, state: Mapping[str, Any]) -> _Progress:
+    def _next(self, p: _Progress, event: Event, state: State) -> _Progress:
         sheet = self.sheet
         t = event.t
         last_t = p.last_t if t is None else t
-        frames_won = _pair(side["frames"] for side in state["sides"])
+        frames_won = (state.sides[0].frames, state.sides[1].frames)
         scores = sheet.scores(state)
         totals = sheet.totals(state)
         # The pairs of the last event again when unchanged: a snapshot is kept per event.
         frames_won = p.frames_won if frames_won == p.frames_won else frames_won
         totals = p.totals if totals == p.totals else totals
         scores = p.scores if scores == p.scores else scores
-        common = {
-            "frames_won": frames_won, "totals": totals, "winner": state["match_winner"],
+        common: dict[str, Any] = {
+            "frames_won": frames_won, "totals": totals, "winner": state.match_winner,
             "started": p.started if p.started is not None else t, "last_t": last_t,
-            "striker": state["striker"], "player": state["player"], "scores": scores,
-            "respotted_black": bool(state.get("respotted_black")), "break_shot": bool(state.get("break_shot")),
-            "frame_over": state["frame_over"],
+            "striker": state.striker, "player": state.player, "scores": scores,
+            "respotted_black": _respotted_black(state), "break_shot": _break_shot(state),
+            "frame_over": state.frame_over,
         }
-        if state["match_over"] and p.how is None:
+        if state.match_over and p.how is None:
             how = "played"
             if isinstance(event, Concede | Award) and event.match:
                 how = "conceded" if isinstance(event, Concede) else "awarded"  # Section 4 Rule 2(b)
             common.update(how=how, ended=last_t)
-        elif not state["match_over"]:
+        elif not state.match_over:
             common.update(how=None, ended=None)
         if p.frame_over:
             # Between frames (next_frame, or the match awarded once the frame is over): the
@@ -434,25 +436,27 @@ class Recorder:
             assert scores is not None and p.scores is not None
             points = scores[p.striker] - p.scores[p.striker]
             if visit is None:
-                visit = Break(p.striker, p.player, points, state["frame"])
+                visit = Break(p.striker, p.player, points, state.frame)
             else:
                 visit = visit._replace(points=visit.points + points)
-            if state["frame_over"] or state["player"] != p.player:
+            if state.frame_over or state.player != p.player:
                 breaks, visit = _close(breaks, visit), None  # the frame ended, or a re-spotted black
         elif visit is not None:
             breaks, visit = _close(breaks, visit), None  # any other event ends the turn
-        if state["frame_over"]:
+        if state.frame_over:
             ending = sheet.ending(event, p, state)
             reason = event.reason if isinstance(event, Award) else None
-            if ending.how == "awarded" and (reason == "conduct" or (reason is None and state.get("aggregate"))):
+            aggregate = isinstance(state, SnookerState) and state.aggregate
+            if ending.how == "awarded" and (reason == "conduct" or (reason is None and aggregate)):
                 # Section 4 Rule 2(a)(ii): the offender forfeits all points scored in the frame.
-                offender = 1 - state["frame_winner"]
+                assert state.frame_winner is not None
+                offender = 1 - state.frame_winner
                 breaks = tuple(b for b in breaks if b.side != offender)
-            left = None
-            if not sheet.points:
-                left = (state["sides"][0]["balls_left"], state["sides"][1]["balls_left"])
+            left: tuple[int | None, int | None] | None = None
+            if isinstance(state, BlackballState):
+                left = (state.sides[0].balls_left, state.sides[1].balls_left)
             record = FrameRecord(
-                frame=state["frame"], breaker=state["breaker"], scores=scores, winner=state["frame_winner"],
+                frame=state.frame, breaker=state.breaker, scores=scores, winner=state.frame_winner,
                 how=ending.how, rule=ending.rule, reason=ending.reason, breaks=breaks, started=frame_started,
                 ended=frame_last_t, strokes=strokes, reracks=p.reracks, balls_left=left)
             return p._replace(**common, frames=(*p.frames, record), frame_started=None, frame_last_t=None,
@@ -506,9 +510,12 @@ def record_of(match: Match, *, breaks_from: int = BREAKS_FROM) -> dict[str, Any]
 # -- small helpers -------------------------------------------------------------------------
 
 
-def _pair(values: Any) -> tuple[int, int]:
-    a, b = values
-    return (int(a), int(b))
+def _respotted_black(state: State) -> bool:
+    return isinstance(state, SnookerState) and state.respotted_black
+
+
+def _break_shot(state: State) -> bool:
+    return isinstance(state, BlackballState) and state.break_shot
 
 
 def _close(breaks: tuple[Break, ...], visit: Break) -> tuple[Break, ...]:

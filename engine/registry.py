@@ -21,7 +21,7 @@ GAMES: Mapping[str, type[Game[Any]]] = MappingProxyType({cls.name: cls for cls i
 """Every game of the engine by name (read-only): one line a game."""
 
 
-def find_game(name: Any) -> type[Game[Any]]:
+def find_game(name: object) -> type[Game[Any]]:
     """The game called ``name``, or IllegalEvent listing the games there are."""
     if isinstance(name, str) and name in GAMES:
         return GAMES[name]
@@ -29,7 +29,7 @@ def find_game(name: Any) -> type[Game[Any]]:
     raise IllegalEvent(f"match: 'game' must be one of {known}, not {name!r}", short="match_setup")
 
 
-def parse_match(obj: Any) -> MatchSetup:
+def parse_match(obj: object) -> MatchSetup:
     """The match line checked in full: its game found in the registry, the fields every game
     takes and the game's own, and the game's own checks (an odd ``best_of`` ...); IllegalEvent
     naming what is wrong.

@@ -32,7 +32,7 @@ def play(m: Match, *events: Event) -> State:
     """Apply each event as a line of the log (undo and redo included); the state after."""
     for event in events:
         m.apply(m.parse(event))
-    return m.state()
+    return m.state().to_json()
 
 
 def state_after(events: list[Event], **setup: Any) -> State:
@@ -42,13 +42,13 @@ def state_after(events: list[Event], **setup: Any) -> State:
 def refused(m: Match, event: Event, *fragments: str) -> str:
     """Offer ``event``: it must raise IllegalEvent whose message holds every fragment, and
     leave the match exactly as it was. Returns the message."""
-    before, position, events = m.state(), m.position, m.events
+    before, position, events = m.state().to_json(), m.position, m.events
     with pytest.raises(IllegalEvent) as info:
         m.apply(m.parse(event))
     message = str(info.value)
     for fragment in fragments:
         assert fragment in message, message
-    assert m.state() == before
+    assert m.state().to_json() == before
     assert m.position == position
     assert m.events == events
     return message

@@ -34,7 +34,7 @@ def scripted_events(count: int, seed: int = 7, setup: dict[str, Any] | None = No
     match = Match.from_json(line)
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
-    while len(out) < count and not match.state()["match_over"]:
+    while len(out) < count and not match.state().to_json()["match_over"]:
         obj = choose(match, rng, undo=False)
         assert obj is not None
         match.apply(match.parse(obj))

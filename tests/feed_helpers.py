@@ -29,7 +29,7 @@ TIMEOUT = 30.0
 def example_states(name: str) -> list[dict[str, Any]]:
     """The state after each line of ``examples/<name>.jsonl`` (the match line included)."""
     with (ROOT / "examples" / f"{name}.jsonl").open("rb") as f:
-        return [match.state() for match, _ in replay(f)]
+        return [match.state().to_json() for match, _ in replay(f)]
 
 
 class HealthLog:

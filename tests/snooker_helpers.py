@@ -28,7 +28,7 @@ def play(m: Match, *events: Event) -> State:
     """Apply each event as a line of the log (undo and redo included); the state after."""
     for event in events:
         m.apply(m.parse(event))
-    return m.state()
+    return m.state().to_json()
 
 
 def state_after(events: list[Event], **setup: Any) -> State:
@@ -39,13 +39,13 @@ def state_after(events: list[Event], **setup: Any) -> State:
 def refused(m: Match, event: Event, *fragments: str) -> str:
     """Offer ``event``: it must raise IllegalEvent, its message must contain every fragment,
     and the match must be exactly as before. Returns the message."""
-    before, events = m.state(), m.events
+    before, events = m.state().to_json(), m.events
     with pytest.raises(IllegalEvent) as info:
         m.apply(m.parse(event))
     message = str(info.value)
     for fragment in fragments:
         assert fragment in message
-    assert m.state() == before
+    assert m.state().to_json() == before
     assert m.events == events
     return message
 

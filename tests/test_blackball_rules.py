@@ -87,7 +87,7 @@ def test_black_potted_on_the_break_reracks_with_the_same_breaker_rule_4d(stroke:
     """Rule 4d: the black potted on the break is re-racked and the same player breaks again,
     with no penalty even when the stroke was a foul."""
     m = new_match()
-    before = m.state()
+    before = m.state().to_json()
     s = play(m, stroke)
     assert s == {**before, "seq": 1}
     assert turn(s) == (0, 1, False) and s["break_shot"]
@@ -287,7 +287,7 @@ def test_free_shot_onto_the_black_when_it_is_on_wins_rule_4j() -> None:
     when the black is on; the opponent ball need not go down."""
     ann_on_black = [*ann_clears_reds(), foul()]  # Ann fouls; Bob's free shot ...
     m = match_after([*ann_on_black, foul()])  # ... and Bob fouls: Ann's free shot
-    assert m.state()["black_on"] and turn(m.state()) == (0, 2, True)
+    assert m.state().to_json()["black_on"] and turn(m.state().to_json()) == (0, 2, True)
     assert play(m, pot("black"))["frame_winner"] == 0
 
 

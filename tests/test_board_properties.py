@@ -41,9 +41,9 @@ def legal_states(game: str, rng: random.Random, events: int) -> Iterator[dict[st
     """The state after each event of a random legal log (``cueboard.simulate``: each event
     checked by the engine, undo and redo among them)."""
     match = Match.from_json(SETUPS[game](rng))
-    yield match.state()
+    yield match.state().to_json()
     for count, _ in enumerate(legal_events(match, rng), start=1):
-        yield match.state()
+        yield match.state().to_json()
         if count >= events:
             return
 

@@ -349,7 +349,7 @@ def test_presses_become_events(factory: MockFactory, time: ManualClock) -> None:
     outcomes: list[Any] = []
 
     def on_press(p: ButtonPress) -> None:
-        outcome = entry.feed(p, m.state(), now=time.now())
+        outcome = entry.feed(p, m.state().to_json(), now=time.now())
         outcomes.append(outcome)
         if isinstance(outcome, dict):
             m.apply(m.parse(outcome))
@@ -367,7 +367,7 @@ def test_presses_become_events(factory: MockFactory, time: ManualClock) -> None:
     tap("BLUE")
     tap("FOUL", hold=1.0)  # held: foul and a miss
     tap("PINK")
-    state = m.state()
+    state = m.state().to_json()
     assert [s["score"] for s in state["sides"]] == [6, 6]
     assert state["misses"] == 1
     assert [type(o).__name__ for o in outcomes] == ["dict", "dict", "Pending", "Pending", "dict"]

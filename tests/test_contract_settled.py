@@ -28,13 +28,13 @@ def test_visits_through_a_free_shot_rule_6a() -> None:
 def test_blackball_doubles_order_and_first() -> None:
     pairs = [["A1", "A2"], ["B1", "B2"]]
     m = blackball(sides=pairs, first=1, race_to=5)
-    s = m.state()
+    s = m.state().to_json()
     assert (s["order"], s["breaker"], s["player"]) == (["B1", "A1", "B2", "A2"], 1, "B1")
     assert [bplay(m, {"type": "no_pot"})["player"] for _ in range(4)] == ["A1", "B2", "A2", "B1"]
     breakers = []
     for _ in range(4):
         bplay(m, {"type": "concede"}, {"type": "next_frame"})
-        s = m.state()
+        s = m.state().to_json()
         breakers.append((s["player"], s["breaker"]))
     assert breakers == [("A1", 0), ("B2", 1), ("A2", 0), ("B1", 1)]
 

@@ -72,10 +72,10 @@ def test_sigkill_at_random_points_loses_no_acknowledged_event(tmp_path: Path, fi
     script = realistic_log(SETUP, random.Random(11))[1:]
     assert len(script) > 12 * KILLS
     replay = Match.from_json(SETUP)
-    states = [replay.state()]
+    states = [replay.state().to_json()]
     for obj in script:
         replay.apply(replay.parse(obj))
-        states.append(replay.state())
+        states.append(replay.state().to_json())
     config = tmp_path / "cueboard.toml"
     config.write_text(CONFIG.format(dir=tmp_path, frames=FRAMES))
     sock = tmp_path / "control.sock"

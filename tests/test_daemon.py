@@ -234,7 +234,7 @@ def test_shot_clock_restarts_after_each_stroke_and_its_expiry_is_a_time_foul(tmp
         assert t.clock is not None and t.clock.left(mono.now) == 60
         mono.now += 60
         t._timers(None)
-        state = t.match.state()
+        state = t.match.state().to_json()
         assert t.match.events[-1].TYPE == "foul" and state["free_shot"] and state["striker"] == 0
         assert json.loads(read_lines(t.journal.path)[-1])["reason"] == "time"
     finally:
@@ -267,7 +267,8 @@ def test_the_state_question_says_the_clocks_time_left_and_a_held_clock_is_marked
         assert shown["clock"]["paused"] is True and left == pytest.approx(41.75)
         t.command({"type": "clock", "action": "resume"}, "referee_box:0")
         assert "clock" not in board.shown[-1][0]
-        assert "clock" not in t.latest_state  # the state itself is the contract's
+        # The state itself is the contract's.
+        assert t.latest_state is not None and "clock" not in t.latest_state.to_json()
     finally:
         t.journal.close()
 

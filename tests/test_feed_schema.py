@@ -46,10 +46,10 @@ def random_states(game: str, seed: int) -> Iterator[dict[str, Any]]:
     rng = random.Random(seed)
     log = random_log(SETUPS[game](rng), rng, events=EVENTS)
     match = Match.from_json(log[0])
-    yield match.state()
+    yield match.state().to_json()
     for event in log[1:]:
         match.apply(match.parse(event))
-        yield match.state()
+        yield match.state().to_json()
 
 
 @pytest.mark.parametrize("name", ["snooker-frame", "blackball-match"])

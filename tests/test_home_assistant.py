@@ -34,7 +34,7 @@ CONFIG_TOPIC = "homeassistant/device/cueboard_hall_t7/config"
 
 def _states(log: str) -> list[dict[str, Any]]:
     path = ROOT / "examples" / log
-    return [match.state() for match, _ in replay(path.read_bytes().splitlines(keepends=True))]
+    return [match.state().to_json() for match, _ in replay(path.read_bytes().splitlines(keepends=True))]
 
 
 # -- the configuration ------------------------------------------------------------------------

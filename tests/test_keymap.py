@@ -72,7 +72,7 @@ def match(game: str = "snooker", events: Sequence[dict[str, Any]] = (), **setup:
 
 def play(m: Match, km: Keymap, keys: Sequence[str]) -> dict[str, Any]:
     """Key the sequence in on a fresh Entry; the engine must accept the event it makes."""
-    event = key_in(Entry(km), m.state(), keys)
+    event = key_in(Entry(km), m.state().to_json(), keys)
     assert isinstance(event, dict), (keys, event)
     m.apply(m.parse(event))  # IllegalEvent here fails the test
     return event
@@ -141,17 +141,17 @@ def test_snooker_keypad_sequences_make_events_the_engine_accepts(
 
 def test_respotted_black_from_the_keypad() -> None:
     m = respotted_black()
-    assert m.state()["respotted_black"] and m.state()["striker"] is None
+    assert m.state().to_json()["respotted_black"] and m.state().to_json()["striker"] is None
     event = play(m, keymap("keypad-4x5.toml"), ["SHIFT", "7", "2"])
     assert event == {"type": "respotted_black", "striker": 1}
-    assert m.state()["player"] == "Bob"
+    assert m.state().to_json()["player"] == "Bob"
 
 
 def test_respotted_black_in_doubles_names_the_player() -> None:
     m = respotted_black(**DOUBLES)
     event = play(m, keymap("keypad-4x5.toml"), ["SHIFT", "7", "4"])
     assert event == {"type": "respotted_black", "striker": 1, "player": "B2"}
-    assert m.state()["player"] == "B2"
+    assert m.state().to_json()["player"] == "B2"
 
 
 def test_every_snooker_event_is_reachable_from_the_keypad() -> None:
@@ -239,13 +239,13 @@ def test_several_reds_and_reds_off_from_the_referee_box() -> None:
     # The first ball that is not a red closes the + and sets the penalty.
     assert play(m, keymap(BOX), ["FOUL", "SHIFT", "RED", "RED", "RED", "BLUE"]) == {
         "type": "foul", "points": 5, "reds_off": 2}
-    assert m.state()["reds"] == 13
+    assert m.state().to_json()["reds"] == 13
 
 
 def test_free_ball_and_the_ball_on_together_from_the_referee_box() -> None:
     m = match(events=[*[e for _ in range(15) for e in (POT_RED, {"type": "pot", "balls": ["black"]})],
                       {"type": "foul", "points": 4, "free_ball": True}])
-    assert m.state()["ball_on"] == "yellow"
+    assert m.state().to_json()["ball_on"] == "yellow"
     assert play(m, keymap(BOX), ["SHIFT", "RED", "FREE_BALL", "YELLOW", "SHIFT", "RED"]) == {
         "type": "pot", "balls": ["free", "yellow"]}
 
@@ -264,7 +264,7 @@ def test_blackball_referee_box() -> None:
 def test_a_button_press_feeds_the_keymap_like_a_key_press() -> None:
     km = keymap(BOX)
     entry = Entry(km)
-    state = match().state()
+    state = match().state().to_json()
     assert entry.feed(ButtonPress(box=1, button=index_of(km, "RED")), state) == POT_RED
 
 
@@ -273,10 +273,10 @@ def test_a_button_press_feeds_the_keymap_like_a_key_press() -> None:
 
 def test_free_ball_key_pots_the_free_ball_only_when_one_is_to_be_taken() -> None:
     km = keymap(BOX)
-    offered = match(events=[{"type": "foul", "points": 4, "free_ball": True}]).state()
+    offered = match(events=[{"type": "foul", "points": 4, "free_ball": True}]).state().to_json()
     assert offered["free_ball"] is True
     assert key_in(Entry(km), offered, ["FREE_BALL"]) == {"type": "pot", "balls": ["free"]}
-    not_offered = match().state()
+    not_offered = match().state().to_json()
     assert key_in(Entry(km), not_offered, ["FREE_BALL"]) == Pending(
         ("FREE BALL",), "the ball that sets the penalty (4 to 7)")
     # A striker who has a free ball and fouls: FOUL first makes FREE BALL a call again.
@@ -296,7 +296,7 @@ def refused(entry: Entry, state: dict[str, Any], key: str) -> str:
 
 
 def test_a_foul_needs_its_ball_and_says_which_rule() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match().state()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match().state().to_json()
     key_in(entry, state, ["FOUL", "MISS"])
     reason = refused(entry, state, "NO_POT")
     assert reason.startswith("FOUL MISS NO POT: ")
@@ -309,7 +309,7 @@ def test_a_foul_needs_its_ball_and_says_which_rule() -> None:
 
 def test_sequences_that_make_no_event_are_refused_never_guessed() -> None:
     km = keymap("keypad-4x5.toml")
-    state = match().state()
+    state = match().state().to_json()
     entry = Entry(km)
     key_in(entry, state, ["PLUS"])
     assert "balls potted" in refused(entry, state, "PLUS")
@@ -326,7 +326,7 @@ def test_sequences_that_make_no_event_are_refused_never_guessed() -> None:
 
 
 def test_order_refuses_a_player_twice() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match(**DOUBLES).state()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match(**DOUBLES).state().to_json()
     key_in(entry, state, ["SHIFT", "PLUS", "1"])
     assert refused(entry, state, "1") == "ORDER 1 1: player 1 (A1) is in the order already"
 
@@ -334,16 +334,16 @@ def test_order_refuses_a_player_twice() -> None:
 def test_the_engine_still_judges_what_the_keymap_builds() -> None:
     """The keymap builds the event; the rules (ball on, penalty) are the engine's to apply."""
     m = match(events=[POT_RED, {"type": "pot", "balls": ["pink"]}])
-    event = key_in(Entry(keymap(BOX)), m.state(), ["FOUL", "RED"])
+    event = key_in(Entry(keymap(BOX)), m.state().to_json(), ["FOUL", "RED"])
     assert event == {"type": "foul", "points": 4}
     m2 = match(reds=6, events=SIX_REDS_CLEARED[:-1])  # pink on
-    event = key_in(Entry(keymap(BOX)), m2.state(), ["FOUL", "RED"])
+    event = key_in(Entry(keymap(BOX)), m2.state().to_json(), ["FOUL", "RED"])
     with pytest.raises(ValueError, match="at least 6"):
         m2.apply(m2.parse(event))
 
 
 def test_shift_of_a_key_with_nothing_shifted_names_the_config_key() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match().state()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match().state().to_json()
     key_in(entry, state, ["SHIFT"])
     assert "keymap 'shift'" in refused(entry, state, "5")
     assert entry.pending.keys == ("SHIFT",)
@@ -353,7 +353,7 @@ def test_shift_of_a_key_with_nothing_shifted_names_the_config_key() -> None:
 
 def test_a_key_that_is_not_on_the_keymap_or_a_match_of_another_game() -> None:
     entry = Entry(keymap(BOX))
-    state = match().state()
+    state = match().state().to_json()
     outcome = entry.press(12, state)
     assert isinstance(outcome, Refusal) and "'layout'" in outcome.reason
     outcome = entry.press(0, {"game": "blackball"})
@@ -368,7 +368,7 @@ def test_a_key_that_is_not_on_the_keymap_or_a_match_of_another_game() -> None:
 
 def test_undo_is_one_press_and_clears_a_half_keyed_sequence_first() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match(events=[POT_RED]).state()
+    entry, state = Entry(km), match(events=[POT_RED]).state().to_json()
     assert key_in(entry, state, ["UNDO"]) == {"type": "undo"}
     key_in(entry, state, ["FOUL"])
     assert key_in(entry, state, ["UNDO"]) == Pending()
@@ -377,7 +377,7 @@ def test_undo_is_one_press_and_clears_a_half_keyed_sequence_first() -> None:
 
 
 def test_clear_and_redo_on_the_keypad() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match().state()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match().state().to_json()
     key_in(entry, state, ["FOUL", "PLUS", "1"])
     assert refused(entry, state, "REDO") == "FOUL + 1 REDO: finish the call first, or clear it with UNDO or CLEAR"
     assert key_in(entry, state, ["CLEAR"]) == Pending()
@@ -393,7 +393,7 @@ def test_clear_and_redo_on_the_keypad() -> None:
 
 def test_a_held_key_replaces_the_press_it_follows() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     foul = index_of(km, "FOUL")
     needs = "the ball that sets the penalty (4 to 7)"
     assert entry.press(foul, state) == Pending(("FOUL",), needs)
@@ -404,7 +404,7 @@ def test_a_held_key_replaces_the_press_it_follows() -> None:
 
 def test_a_held_key_without_a_hold_action_is_the_press_already_taken() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     red = index_of(km, "RED")
     assert entry.press(red, state) == POT_RED
     assert entry.press(red, state, held=True) == Pending()  # not a second red
@@ -412,7 +412,7 @@ def test_a_held_key_without_a_hold_action_is_the_press_already_taken() -> None:
 
 def test_hold_after_a_press_within_a_sequence() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     assert key_in(entry, state, ["FREE_BALL", "FOUL~", "BLUE"]) == {
         "type": "foul", "points": 5, "miss": True, "free_ball": True}
 
@@ -423,7 +423,7 @@ def test_hold_after_a_press_within_a_sequence() -> None:
 def test_an_unfinished_sequence_expires_after_the_keymap_timeout() -> None:
     km = keymap(BOX)
     assert km.timeout == 15
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     assert entry.expire(114.9) is None
     assert entry.pending.keys == ("FOUL",)
@@ -438,7 +438,7 @@ def test_a_key_just_after_a_lapse_is_refused_not_read_as_a_new_call() -> None:
     """The referee who presses the ball 15.5 s after FREE BALL has not seen the call lapse:
     the key is refused, saying so, and only the next press starts a new call."""
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     assert km.grace == 3
     entry.press(index_of(km, "FREE_BALL"), state, now=100.0)
     lapse = entry.expire(115.0)
@@ -457,7 +457,7 @@ def test_a_lapse_is_noticed_by_the_press_itself() -> None:
     """The daemon calls expire() once a second; a press after the call's time and before
     that call still finds the call lapsed, not extended by a key nobody saw it take."""
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     outcome = entry.press(index_of(km, "BLUE"), state, now=115.2)
     assert outcome == Refusal("FOUL lapsed after 15 s (keymap 'timeout'): press again to start a new call")
@@ -466,7 +466,7 @@ def test_a_lapse_is_noticed_by_the_press_itself() -> None:
 
 def test_after_the_grace_a_key_starts_a_new_call() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     assert entry.expire(115.0) is not None
     assert entry.press(index_of(km, "RED"), state, now=118.0) == POT_RED
@@ -477,7 +477,7 @@ def test_undo_just_after_a_lapse_never_takes_back_a_stroke() -> None:
     """UNDO meant to clear a half-keyed call that has just lapsed must not undo the stroke
     before it."""
     km = keymap(BOX)
-    entry, state = Entry(km), match(events=[POT_RED]).state()
+    entry, state = Entry(km), match(events=[POT_RED]).state().to_json()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     entry.expire(115.0)
     undo = index_of(km, "UNDO")
@@ -489,7 +489,7 @@ def test_undo_just_after_a_lapse_never_takes_back_a_stroke() -> None:
 
 def test_a_held_key_refused_in_the_grace_is_not_a_first_word() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     foul = index_of(km, "FOUL")
     entry.press(foul, state, now=100.0)
     entry.expire(115.0)
@@ -500,7 +500,7 @@ def test_a_held_key_refused_in_the_grace_is_not_a_first_word() -> None:
 
 def test_expires_at_follows_the_last_key() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     assert entry.expires_at is None
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     assert entry.expires_at == 115.0
@@ -517,7 +517,7 @@ def test_expires_at_follows_the_last_key() -> None:
 
 def test_no_grace_when_the_keymap_says_zero_and_clear_forgets_a_lapse() -> None:
     km = Keymap.from_toml('game = "snooker"\ntimeout = 5\ngrace = 0\nlayout = [["FOUL", "RED", "UNDO"]]')
-    entry, state = Entry(km), match().state()
+    entry, state = Entry(km), match().state().to_json()
     entry.press(0, state, now=0.0)
     assert entry.expire(5.0) is not None
     assert entry.press(1, state, now=5.0) == POT_RED
@@ -534,22 +534,22 @@ def test_no_grace_when_the_keymap_says_zero_and_clear_forgets_a_lapse() -> None:
 
 def test_prompts_and_refusals_name_the_keys_of_the_box_they_are_keyed_on() -> None:
     box, pad = keymap(BOX), keymap("keypad-4x5.toml")
-    state = respotted_black().state()
+    state = respotted_black().state().to_json()
     on_box = key_in(Entry(box), state, ["SHIFT", "BLACK"])
     assert on_box == Pending(("RE-SPOT BLACK",), "who plays the black: side 1 (RED) or 2 (YELLOW)")
     on_pad = key_in(Entry(pad), state, ["SHIFT", "7"])
     assert on_pad == Pending(("RE-SPOT BLACK",), "who plays the black: side 1 or 2")
     entry = Entry(box)
-    key_in(entry, match().state(), ["SHIFT", "RED"])
+    key_in(entry, match().state().to_json(), ["SHIFT", "RED"])
     assert entry.pending.needs == "the balls potted together, then + (SHIFT RED)"
-    assert refused(entry, match().state(), "NO_POT") == (
+    assert refused(entry, match().state().to_json(), "NO_POT") == (
         "+ NO POT: between the two + (SHIFT RED) go only the balls potted in the stroke")
 
 
 @needs_blackball
 def test_the_blackball_box_is_never_told_to_press_a_key_it_does_not_have() -> None:
     box = keymap("referee-box-12-blackball.toml")
-    state = match("blackball", [{"type": "no_pot"}]).state()
+    state = match("blackball", [{"type": "no_pot"}]).state().to_json()
     entry = Entry(box)
     key_in(entry, state, ["FOUL"])
     assert entry.pending.needs == "the balls that went down, then FOUL"
@@ -678,7 +678,7 @@ def test_the_keypad_keys_a_foul_before_a_stroke_rule_14d() -> None:
     for event in ({"type": "foul", "points": 4, "miss": True}, {"type": "replace"}):
         m.apply(m.parse(event))
     entry = Entry(keymap("keypad-4x5.toml"))
-    event = key_in(entry, m.state(), ["SHIFT", "REPLACE", "4"])
+    event = key_in(entry, m.state().to_json(), ["SHIFT", "REPLACE", "4"])
     assert event == {"type": "foul", "points": 4, "before_stroke": True}
     m.apply(m.parse(event))
-    assert m.state()["misses"] == 1 and m.state()["striker"] == 1
+    assert m.state().to_json()["misses"] == 1 and m.state().to_json()["striker"] == 1

@@ -68,9 +68,9 @@ def test_a_doubles_player_is_named_too(name: str, why: str) -> None:
 def test_a_good_name_is_trimmed_and_normalised() -> None:
     decomposed = "Jo\u0301zsef"  # o + combining acute: NFC makes it one character
     m = Match.from_json(line("  " + decomposed + " ", "赵心童"))
-    assert m.state()["sides"][0]["name"] == "J\u00f3zsef"
-    assert m.state()["sides"][1]["name"] == "赵心童"
-    assert Match.from_json(line("x" * 40, "Bob")).state()["sides"][0]["name"] == "x" * 40
+    assert m.state().to_json()["sides"][0]["name"] == "J\u00f3zsef"
+    assert m.state().to_json()["sides"][1]["name"] == "赵心童"
+    assert Match.from_json(line("x" * 40, "Bob")).state().to_json()["sides"][0]["name"] == "x" * 40
 
 
 @pytest.mark.parametrize(("given", "shown"), [
@@ -83,7 +83,7 @@ def test_a_good_name_is_trimmed_and_normalised() -> None:
 ])
 def test_names_read_the_same_everywhere(given: str, shown: str) -> None:
     """Spaces normalised, real scripts' marks and joiners kept (issue 26)."""
-    assert Match.from_json(line(given, "Bob")).state()["sides"][0]["name"] == shown
+    assert Match.from_json(line(given, "Bob")).state().to_json()["sides"][0]["name"] == shown
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def published(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_against_state(record: dict[str, Any], match: Match) -> None:
-    state = match.state()
+    state = match.state().to_json()
     assert record["frames_won"] == [side["frames"] for side in state["sides"]]
     assert record["winner"] == state["match_winner"]
     won = [sum(1 for f in record["frames"] if f["winner"] == side) for side in (0, 1)]
@@ -99,7 +99,7 @@ def test_the_record_built_event_by_event_is_the_record_of_the_log(
             restart, redo_next = "done", True
             recorder = Recorder.of_match(match)
             label("restarted after an undo, then redo")
-        if match.state()["match_over"]:
+        if match.state().to_json()["match_over"]:
             break
     note("\n".join(lines))
     record = recorder.record()

@@ -108,7 +108,7 @@ class Daemon:
         return result[0]
 
     def state(self) -> dict[str, Any]:
-        state = self.on_engine(lambda: self.table.match.state() if self.table.match else None)
+        state = self.on_engine(lambda: self.table.match.state().to_json() if self.table.match else None)
         assert state is not None
         return state
 
@@ -216,7 +216,7 @@ def test_a_ten_second_broker_outage_mid_match(tmp_path: Path, mosquitto_broker: 
             time.sleep(max(0.0, stopped + OUTAGE - time.monotonic()))  # the rest of the outage
 
             current = daemon.state()
-            assert current == expected_match(config, script[:entered]).state()
+            assert current == expected_match(config, script[:entered]).state().to_json()
             began = time.monotonic()
             broker.start()  # same port; no persistence: the broker remembers nothing retained
             broker_start.append(time.monotonic() - began)
@@ -258,7 +258,7 @@ def test_a_ten_second_broker_outage_mid_match(tmp_path: Path, mosquitto_broker: 
     # How soon is the finding's (a busy machine may be slower: no wall-clock limit here); what
     # bounds it is the feed's reconnect backoff, which the table's configuration caps.
     assert config.mqtt is not None and config.mqtt.reconnect_max <= BACK_WITHIN
-    assert published_state(after) == final == expected_match(config, script[:entered]).state()
+    assert published_state(after) == final == expected_match(config, script[:entered]).state().to_json()
 
 
 # -- b. a full disk -----------------------------------------------------------------------------
@@ -454,7 +454,7 @@ def test_a_full_disk_refuses_inputs_until_space_is_freed(tmp_path: Path, mosquit
         pins.close()
     events = [m.json() for m in watcher.seen if m.topic.endswith("/event")]
     rejected = [m.json() for m in watcher.seen if m.topic.endswith("/rejected")]
-    expected = expected_match(config, applied).state()
+    expected = expected_match(config, applied).state().to_json()
     no_space = [r for r in refusals if "the journal cannot be written" in r and "No space left on device" in r]
     finding(f"journal on a {TMPFS_SIZE} tmpfs filled {fills} time(s) ({', '.join(map(str, filled))} bytes of "
             f"filler): {', '.join(map(str, fitted))} more events and then {', '.join(map(str, topped))} undo/redo "
@@ -497,7 +497,7 @@ class Shadow:
         self.accepted = self.refused = 0
 
     def press(self, press: ButtonPress) -> None:
-        outcome = self.entries[press.box].feed(press, self.match.state(), now=time.monotonic())
+        outcome = self.entries[press.box].feed(press, self.match.state().to_json(), now=time.monotonic())
         if isinstance(outcome, Refusal):
             self.refused += 1
         elif isinstance(outcome, dict):
@@ -572,9 +572,9 @@ def test_bounce_storms_on_every_button_make_one_press_each(tmp_path: Path, findi
                     missed += expected not in got
                     held += sum(p.held for p in got)
                     shadow.press(expected)
-                    state, counts = daemon.on_engine(lambda: (table.match.state() if table.match else None,
+                    state, counts = daemon.on_engine(lambda: (table.match.state().to_json() if table.match else None,
                                                                (table.accepted, table.refused)))
-                    if state != shadow.match.state() or counts != (shadow.accepted, shadow.refused):
+                    if state != shadow.match.state().to_json() or counts != (shadow.accepted, shadow.refused):
                         diverged.append(f"storm {storms} (box {box} button {button}): the engine's state or "
                                         f"counts {counts} differ from one press's {shadow.accepted, shadow.refused}")
     finally:

@@ -322,7 +322,7 @@ def test_screen_units() -> None:
 
 def _states(log: Path) -> list[dict[str, Any]]:
     """The state after each event of a log (the match line's own left out), as `cueboard replay --each`."""
-    return [match.state() for match, _ in replay(log.read_bytes().splitlines(keepends=True))][1:]
+    return [match.state().to_json() for match, _ in replay(log.read_bytes().splitlines(keepends=True))][1:]
 
 
 def _now() -> str:
@@ -357,7 +357,7 @@ def _final() -> list[dict[str, Any]]:
     states = []
     for event in log[1:]:
         match.apply(match.parse(event))
-        states.append(match.state())
+        states.append(match.state().to_json())
     return states
 
 

@@ -38,7 +38,7 @@ def test_sides_of_two_players_and_the_default_order_section3_rule17a() -> None:
     """Section 3 Rule 17(a); docs/engine.md: until an order is given, the breaking side's first
     player, the other side's first, then the second players."""
     m = doubles()
-    s = m.state()
+    s = m.state().to_json()
     assert [side["name"] for side in s["sides"]] == ["A1 & A2", "B1 & B2"]
     assert [side["players"] for side in s["sides"]] == PAIRS
     assert (s["order"], s["player"], s["striker"]) == (["A1", "B1", "A2", "B2"], "A1", 0)

@@ -45,7 +45,7 @@ def test_breaker_alternates_section3_rule3b() -> None:
 def test_first_chooses_who_breaks_frame_one_section3_rule3() -> None:
     """Section 3 Rule 3: the order of play by lot; events.md 'first'; then it alternates."""
     m = new_match(best_of=3, first=1)
-    s = m.state()
+    s = m.state().to_json()
     assert (s["breaker"], s["striker"], s["player"]) == (1, 1, "Bob")
     s = play(m, award(1), NEXT_FRAME)
     assert (s["breaker"], s["striker"], s["player"]) == (0, 0, "Ann")
@@ -99,7 +99,7 @@ def test_best_of_five_goes_to_the_deciding_frame_section3_rule1g_i() -> None:
 def test_race_to_three_section3_rule1g_i() -> None:
     """events.md race_to: frames needed to win; state.md best_of is the most it can last."""
     m = new_match(race_to=3)
-    s = m.state()
+    s = m.state().to_json()
     assert (s["best_of"], s["race_to"]) == (5, 3)
     for frame in (1, 2):
         s = play(m, award(1))
@@ -122,7 +122,7 @@ def test_one_frame_match_by_default() -> None:
 def test_handicap_is_the_start_of_every_frame() -> None:
     """events.md handicap: the points each side starts every frame with."""
     m = new_match(best_of=3, handicap=[20, 0])
-    assert [side["score"] for side in m.state()["sides"]] == [20, 0]
+    assert [side["score"] for side in m.state().to_json()["sides"]] == [20, 0]
     s = play(m, RED, pot("black"), NO_POT)
     assert [side["score"] for side in s["sides"]] == [28, 0]
     assert s["sides"][0]["high_break"] == 8
@@ -172,7 +172,7 @@ def test_aggregate_total_counts_the_frame_in_progress() -> None:
 
 def test_aggregate_even_number_of_frames_allowed() -> None:
     """events.md: best_of is odd except with aggregate."""
-    assert new_match(best_of=4, aggregate=True).state()["best_of"] == 4
+    assert new_match(best_of=4, aggregate=True).state().to_json()["best_of"] == 4
     with pytest.raises(IllegalEvent, match="odd"):
         new_match(best_of=4)
 

@@ -116,7 +116,7 @@ def test_remaining_falls_pot_by_pot_in_a_maximum_state_md() -> None:
     m = new_match()
     left = 147
     for event in [*reds_and_blacks(15), *colours()]:
-        before = m.state()["sides"][0]["score"]
+        before = m.state().to_json()["sides"][0]["score"]
         s = play(m, event)
         left -= s["sides"][0]["score"] - before
         assert s["remaining"] == left

@@ -127,7 +127,7 @@ def test_a_frame_started_by_the_wrong_side_goes_on_and_the_order_resumes_rule_3d
     and Bob frame 2; Bob wrongly breaks frame 3 too."""
     m = new_match(best_of=5, reds=6)
     play(m, {"type": "concede"}, NEXT_FRAME, {"type": "concede"}, NEXT_FRAME)
-    assert m.state()["breaker"] == 0
+    assert m.state().to_json()["breaker"] == 0
     s = play(m, {"type": "started_by", "side": 1})
     assert (s["breaker"], s["striker"], s["player"]) == (1, 1, "Bob")
     s = play(m, RED, pot("black"), NO_POT, {"type": "concede"}, NEXT_FRAME)

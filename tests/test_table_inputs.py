@@ -128,7 +128,7 @@ def test_an_id_must_be_a_short_string(tmp_path: Path) -> None:
     with Running(table):
         answer = table.ask({"type": "no_pot", "id": "x" * 65}, "control", 30, remote=True)
         assert answer["ok"] is False and "'id'" in answer["reason"]
-        assert table.latest_state is not None and table.latest_state["seq"] == 0
+        assert table.latest_state is not None and table.latest_state.seq == 0
 
 
 # -- the shot clock ---------------------------------------------------------------------------------

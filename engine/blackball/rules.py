@@ -7,7 +7,7 @@ engine departs from the text.
 >>> for line in ({"type": "no_pot"}, {"type": "pot", "balls": ["yellow"]}):
 ...     m.apply(m.parse(line))
 >>> s = m.state()
->>> s["player"], s["sides"][1]["group"], s["sides"][1]["balls_left"], s["open_table"]
+>>> s.player, s.sides[1].group, s.sides[1].balls_left, s.open_table
 ('Bob', 'yellow', 6, False)
 >>> m.apply(m.parse({"type": "pot", "balls": ["red"]}))
 Traceback (most recent call last):
@@ -31,6 +31,7 @@ from .balls import BALLS, FULL_RACK, GROUPS, NINE_BALL_RACK, tally
 from .events import BLACKBALL_EVENTS, HOLD_REASONS, TIME, ClockHold, ClockResume, Foul, Loss, NoPot, Rerack, Touching
 from .order_of_play import breaker_at, order_of_play
 from .position import Position
+from .state import BlackballBalls, BlackballSide, BlackballState
 from .visits import NextStroke, end_of_visit, penalty, play_on
 
 CONDUCT = "conduct"
@@ -59,21 +60,15 @@ class Blackball(Game[Position]):
         to_win = setup.frames_to_win
         assert to_win is not None
         self.to_win: int = to_win
-        # What the view shows that never changes in the match: worked out once.
-        n = len(self.order)
         self._names = setup.names
         self._players = setup.players
+        # The state's order of play from each breaker, and its clock fields: fixed for the match.
+        n = len(self.order)
         self._orders = tuple(tuple(self.order[(at + k) % n][1] for k in range(n)) for at in range(n))
-        self._clock_view = {first: self._clock_fields(first) for first in (False, True)}
-        # The state's keys in the order of state.md, what never changes in the match filled in.
-        # view() copies it and sets every other key: copying a dict this size costs a quarter of
-        # building it from a literal.
-        self._state: dict[str, Any] = dict.fromkeys((
-            "schema", "game", "seq", "sides", "frame", "best_of", "race_to", "breaker", "striker", "player",
-            "open_table", "balls", "visits", "free_shot", "black_on", "break_shot", "order", "shot_clock",
-            "shot_clock_call", "frame_over", "frame_winner", "match_over", "match_winner",
-        ))
-        self._state.update(schema=1, game="blackball", best_of=setup.frames_in_match, race_to=self.to_win)
+        self._clocks = (self._clock_fields(False), self._clock_fields(True))
+        self._sides_key: tuple[object, ...] = ()
+        self._sides_now: tuple[BlackballSide, BlackballSide] | None = None
+        self._balls_now: BlackballBalls | None = None
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
             Concede: self._concede, Award: self._award, Rerack: self._rerack, NextFrame: self._next_frame,
@@ -350,12 +345,8 @@ class Blackball(Game[Position]):
         length = self.clock.length(first_of_visit)
         return _seconds(length), _seconds(self.clock.call_at(length))
 
-    def view(self, p: Position, seq: int) -> dict[str, Any]:
-        # Built after every event: the position's fields are read once each, and the two sides
-        # are written out rather than made by a comprehension (a function call in Python 3.11).
-        names = self._names
-        players = self._players
-        striker, player = (None, None) if p.turn is None else p.order[p.turn]
+    def view(self, p: Position, seq: int) -> BlackballState:
+        striker = p.striker
         table = p.groups
         if table is None:
             group: tuple[str | None, str | None] = (None, None)
@@ -366,30 +357,34 @@ class Blackball(Game[Position]):
             left = (p.left(table[0]), p.left(table[1]))
             # Rule 3: once the striker's group is cleared, the black is his ball on.
             black_on = striker is not None and left[striker] == 0
-        seconds, call = self._clock_view[p.first_of_visit or p.frame_over]
-        state = self._state.copy()
-        state["seq"] = seq
-        state["sides"] = [
-            {"name": names[0], "players": list(players[0]), "frames": p.frames[0],
-             "group": group[0], "balls_left": left[0]},
-            {"name": names[1], "players": list(players[1]), "frames": p.frames[1],
-             "group": group[1], "balls_left": left[1]},
-        ]
-        state["frame"] = p.frame
-        state["breaker"] = p.breaker
-        state["striker"] = striker
-        state["player"] = player
-        state["open_table"] = table is None
-        state["balls"] = {"red": p.red, "yellow": p.yellow, "black": p.black}
-        state["visits"] = p.visits
-        state["free_shot"] = p.free_shot
-        state["black_on"] = black_on
-        state["break_shot"] = p.break_shot
-        state["order"] = list(self._orders[p.breaker_at])
-        state["shot_clock"] = seconds
-        state["shot_clock_call"] = call
-        state["frame_over"] = p.frame_over
-        state["frame_winner"] = p.frame_winner
-        state["match_over"] = p.match_over
-        state["match_winner"] = p.match_winner
-        return state
+        seconds, call = self._clocks[p.first_of_visit or p.frame_over]
+        return BlackballState(
+            seq=seq,
+            sides=self._sides(p.frames, group, left),
+            frame=p.frame, best_of=self.setup.frames_in_match, race_to=self.to_win, breaker=p.breaker,
+            striker=striker, player=p.player, open_table=table is None,
+            balls=self._balls(p.red, p.yellow, p.black), visits=p.visits,
+            free_shot=p.free_shot, black_on=black_on, break_shot=p.break_shot,
+            order=self._orders[p.breaker_at],
+            shot_clock=seconds, shot_clock_call=call, frame_over=p.frame_over,
+            frame_winner=p.frame_winner, match_over=p.match_over, match_winner=p.match_winner,
+        )
+
+    def _sides(self, frames: tuple[int, int], group: tuple[str | None, str | None],
+               left: tuple[int | None, int | None]) -> tuple[BlackballSide, BlackballSide]:
+        """Both sides' state; the last pair again while nothing of theirs changed (a miss, a
+        foul): each is a frozen value, and the state after every event must keep to the
+        engine's 50,000 events a second (bench/engine.py)."""
+        key = (frames, group, left)
+        if key != self._sides_key or self._sides_now is None:
+            names, players = self._names, self._players
+            self._sides_key = key
+            self._sides_now = (BlackballSide(names[0], players[0], frames[0], group[0], left[0]),
+                               BlackballSide(names[1], players[1], frames[1], group[1], left[1]))
+        return self._sides_now
+
+    def _balls(self, red: int, yellow: int, black: int) -> BlackballBalls:
+        balls = self._balls_now
+        if balls is None or (balls.red, balls.yellow, balls.black) != (red, yellow, black):
+            balls = self._balls_now = BlackballBalls(red, yellow, black)
+        return balls

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from .ball_on import ball_on_at_turn_start, least_penalty
 from .balls import VALUE
 from .position import Position
+from .state import SnookersRequired
 
 
 @cache
@@ -60,8 +60,8 @@ def available_to_trailer(p: Position, trailer: int, points_left: int) -> int:
     return 8 * p.reds + 27 if p.reds else colours_value(p.colours)
 
 
-def snookers_required(p: Position, points_left: int, before: tuple[int, int] = (0, 0)) -> dict[str, Any] | None:
-    """``{"side", "count", "each"}`` when the side behind trails by more than it can still
+def snookers_required(p: Position, points_left: int, before: tuple[int, int] = (0, 0)) -> SnookersRequired | None:
+    """``SnookersRequired(side, count, each)`` when the side behind trails by more than it can still
     score (:func:`available_to_trailer`); None otherwise, once the frame is over, and on a
     re-spotted black (the scores, or in aggregate play the totals, are level there).
 
@@ -83,7 +83,7 @@ def snookers_required(p: Position, points_left: int, before: tuple[int, int] = (
     ...                  scores=(68, 0), frames=(0, 0), totals=(0, 0), high_breaks=(68, 0), brk=68,
     ...                  reds=4, colours=COLOURS, ball_on="colour")
     >>> remaining(white), snookers_required(white, remaining(white))
-    (66, {'side': 1, 'count': 3, 'each': 4})
+    (66, SnookersRequired(side=1, count=3, each=4))
     """
     if p.frame_over or p.respotted_black:
         return None
@@ -99,4 +99,4 @@ def snookers_required(p: Position, points_left: int, before: tuple[int, int] = (
     each = least_penalty(on_next_turn)
     only_black = p.reds == 0 and p.colours == ("black",)
     count = None if only_black else -(-(deficit - available) // each)
-    return {"side": trailer, "count": count, "each": each}
+    return SnookersRequired(side=trailer, count=count, each=each)

@@ -15,7 +15,7 @@ from ..errors import IllegalEvent
 from ..events import Award, Concede, Event, NextFrame, Pot
 from ..game import Game
 from ..match_setup import MatchSetup
-from ..order import next_of_side
+from ..order import next_of_side, order_names
 from ..shot_clock import ShotTime
 from .ball_on import ball_on_at_turn_start, least_penalty
 from .balls import BALL_NAMES, BY_VALUE, COLOURS, FREE, REDS_ALLOWED, VALUE
@@ -34,6 +34,7 @@ from .events import (
 from .order_of_play import default_rotation, rotation_from_order
 from .position import Position
 from .remaining import remaining, snookers_required, table_value
+from .state import SnookerSide, SnookerState
 
 MISS = "miss"
 """``award``'s reason for a third failure after the warning: Section 3 Rule 14(c)(ii)."""
@@ -101,21 +102,12 @@ class Snooker(Game[Position]):
         if not self.aggregate and setup.best_of is not None and setup.best_of % 2 == 0:
             raise IllegalEvent(f"match: 'best_of' must be odd (best of {setup.best_of} can end level), "
                                "unless the match is decided on 'aggregate' points", short="match_setup")
-        # Per-match constants of the state, worked out once: view() runs after every event.
-        self._names = setup.names
-        self._players = setup.players
-        self._orders: dict[tuple[tuple[int, str], ...], tuple[str, ...]] = {}
-        # The state's keys in the order of state.md, what never changes in the match filled in.
-        # view() copies it and sets every other key: copying a dict this size costs a quarter of
-        # building it from a literal.
-        self._state: dict[str, Any] = dict.fromkeys((
-            "schema", "game", "seq", "sides", "frame", "best_of", "race_to", "aggregate", "breaker",
-            "striker", "player", "break", "reds", "colours", "ball_on", "free_ball", "misses", "missed_by", "remaining",
-            "snookers_required", "respotted_black", "frame_over", "frame_winner", "match_over",
-            "match_winner", "order", "shot_clock",
-        ))
-        self._state.update(schema=1, game="snooker", best_of=setup.frames_in_match, race_to=setup.frames_to_win,
-                           aggregate=self.aggregate, shot_clock=setup.shot_clock)
+        self._best_of = setup.frames_in_match
+        self._race_to = setup.frames_to_win
+        self._sides_key: tuple[tuple[int, int], ...] = ()
+        self._rotation: tuple[tuple[int, str], ...] = ()
+        self._order_now: tuple[str, ...] = ()
+        self._sides_now: tuple[SnookerSide, SnookerSide] | None = None
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
             Replace: self._replace_balls, Concede: self._concede, Claim: self._claim, Award: self._award,
@@ -655,51 +647,46 @@ class Snooker(Game[Position]):
 
     # -- the state the boards show -----------------------------------------------------
 
-    def view(self, p: Position, seq: int) -> dict[str, Any]:
-        # Built after every event: the position's fields are read once each, and the two sides
-        # are written out rather than made by a comprehension (a function call in Python 3.11).
+    def view(self, p: Position, seq: int) -> SnookerState:
         points_left = remaining(p)
-        names = self._names
-        players = self._players
-        scores, frames, high, totals = p.scores, p.frames, p.high_breaks, p.totals
         # A finished frame's points are already in ``totals``.
-        live = (0, 0) if p.frame_over else scores
-        striker, player = (None, None) if p.turn is None else p.rotation[p.turn]
-        order = self._orders.get(p.rotation)
-        if order is None:
-            order = self._orders[p.rotation] = tuple(name for _, name in p.rotation)
-        state = self._state.copy()
-        state["seq"] = seq
-        state["sides"] = [
-            {"name": names[0], "players": list(players[0]), "score": scores[0],
-             "frames": frames[0], "high_break": high[0], "total": totals[0] + live[0]},
-            {"name": names[1], "players": list(players[1]), "score": scores[1],
-             "frames": frames[1], "high_break": high[1], "total": totals[1] + live[1]},
-        ]
-        state["frame"] = p.frame
-        state["breaker"] = p.breaker
-        state["striker"] = striker
-        state["player"] = player
-        state["break"] = p.brk
-        state["reds"] = p.reds
-        state["colours"] = list(p.colours)
-        state["ball_on"] = p.ball_on
-        state["free_ball"] = p.free_ball
-        state["misses"] = p.misses
-        state["missed_by"] = _missed_by(p)
-        state["remaining"] = points_left
+        live = (0, 0) if p.frame_over else p.scores
+        sides = self._sides(p.scores, p.frames, p.high_breaks, (p.totals[0] + live[0], p.totals[1] + live[1]))
         if not self.aggregate:
-            state["snookers_required"] = snookers_required(p, points_left)
+            required = snookers_required(p, points_left)
         elif self._last_frame(p):
             # state.md: in aggregate play only the match totals decide, so only in the last frame,
             # with the totals of the frames before counting (Section 3 Rule 1(g)(ii)).
-            state["snookers_required"] = snookers_required(p, points_left, p.totals)
+            required = snookers_required(p, points_left, p.totals)
         else:
-            state["snookers_required"] = None
-        state["respotted_black"] = p.respotted_black
-        state["frame_over"] = p.frame_over
-        state["frame_winner"] = p.frame_winner
-        state["match_over"] = p.match_over
-        state["match_winner"] = p.match_winner
-        state["order"] = list(order)
-        return state
+            required = None
+        striker, player = (None, None) if p.turn is None else p.rotation[p.turn]
+        return SnookerState(
+            seq=seq, sides=sides, frame=p.frame, best_of=self._best_of, race_to=self._race_to,
+            aggregate=self.aggregate, breaker=p.breaker, striker=striker, player=player, brk=p.brk,
+            reds=p.reds, colours=p.colours, ball_on=p.ball_on, free_ball=p.free_ball, misses=p.misses,
+            missed_by=_missed_by(p), remaining=points_left, snookers_required=required,
+            respotted_black=p.respotted_black, frame_over=p.frame_over, frame_winner=p.frame_winner,
+            match_over=p.match_over, match_winner=p.match_winner, order=self._order_of_play(p.rotation),
+            shot_clock=self.setup.shot_clock,
+        )
+
+    def _order_of_play(self, rotation: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
+        """The state's ``order``: the same until the order of play changes (a new frame, ``order``)."""
+        if rotation is not self._rotation:
+            self._rotation, self._order_now = rotation, order_names(rotation)
+        return self._order_now
+
+    def _sides(self, scores: tuple[int, int], frames: tuple[int, int], high: tuple[int, int],
+               totals: tuple[int, int]) -> tuple[SnookerSide, SnookerSide]:
+        """Both sides' state; the last pair again while nothing of theirs changed (a safety, a
+        foul's turn passing): each is a frozen value, and the state after every event must keep
+        to the engine's 50,000 events a second (bench/engine.py)."""
+        key = (scores, frames, high, totals)
+        if key != self._sides_key:
+            names, players = self.setup.names, self.setup.players
+            self._sides_key = key
+            self._sides_now = (SnookerSide(names[0], players[0], scores[0], frames[0], high[0], totals[0]),
+                               SnookerSide(names[1], players[1], scores[1], frames[1], high[1], totals[1]))
+        assert self._sides_now is not None
+        return self._sides_now

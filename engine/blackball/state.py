@@ -1,0 +1,81 @@
+"""A blackball match's state as the boards show it (``docs/state.md``): frozen values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from ..json_value import JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class BlackballSide:
+    name: str
+    players: tuple[str, ...]
+    frames: int
+    group: str | None
+    """``red`` or ``yellow`` once the table is no longer open (rule 4e); None while it is."""
+    balls_left: int | None
+    """Balls of its group on the table; None while the table is open."""
+
+    def to_json(self) -> JsonObject:
+        return {"name": self.name, "players": list(self.players), "frames": self.frames,
+                "group": self.group, "balls_left": self.balls_left}
+
+
+@dataclass(frozen=True, slots=True)
+class BlackballBalls:
+    """Balls of each colour on the table."""
+
+    red: int
+    yellow: int
+    black: int
+
+    def to_json(self) -> JsonObject:
+        return {"red": self.red, "yellow": self.yellow, "black": self.black}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlackballState:
+    """The fields of ``state.md`` for blackball."""
+
+    game: ClassVar[Literal["blackball"]] = "blackball"
+    schema: ClassVar[int] = 1
+    """The version of the shape of ``state.md``."""
+    seq: int
+    sides: tuple[BlackballSide, BlackballSide]
+    frame: int
+    best_of: int
+    race_to: int
+    breaker: int
+    striker: int | None
+    player: str | None
+    open_table: bool
+    balls: BlackballBalls
+    visits: int
+    free_shot: bool
+    black_on: bool
+    break_shot: bool
+    order: tuple[str, ...]
+    shot_clock: float | None
+    """Seconds the next shot may take (a whole number of seconds stays an int on the wire)."""
+    shot_clock_call: float | None
+    frame_over: bool
+    frame_winner: int | None
+    match_over: bool
+    match_winner: int | None
+
+    def to_json(self) -> JsonObject:
+        """The JSON object of ``state.md``, its keys in that order."""
+        sides = self.sides
+        return {
+            "schema": self.schema, "game": self.game, "seq": self.seq,
+            "sides": [sides[0].to_json(), sides[1].to_json()],
+            "frame": self.frame, "best_of": self.best_of, "race_to": self.race_to,
+            "breaker": self.breaker, "striker": self.striker, "player": self.player,
+            "open_table": self.open_table, "balls": self.balls.to_json(), "visits": self.visits,
+            "free_shot": self.free_shot, "black_on": self.black_on, "break_shot": self.break_shot,
+            "order": list(self.order), "shot_clock": self.shot_clock, "shot_clock_call": self.shot_clock_call,
+            "frame_over": self.frame_over, "frame_winner": self.frame_winner,
+            "match_over": self.match_over, "match_winner": self.match_winner,
+        }

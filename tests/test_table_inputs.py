@@ -21,7 +21,7 @@ from daemon_helpers import StillOutput, table_config
 from test_daemon import FakeMonotonic, Running
 
 from cueboard.daemon import ControlServer, Table
-from cueboard.engine.record import record_of
+from cueboard.engine.record import match_id, record_of
 from cueboard.hw.keys import KeyPress
 from cueboard.inputs import KeyInput
 from cueboard.seams import Prompt
@@ -258,8 +258,10 @@ def test_the_record_goes_out_when_a_frame_ends_equal_to_the_record_of_the_log(tm
         # The log's record, and where it was played (record.md: the daemon adds venue, table, match_id).
         placed = {"venue": config.venue, "table": config.table, "fixture": None, "competition": None}
         record = record_of(table.match)
-        match_id = f"{config.venue}/{config.table}/{record['started']}"
-        assert feed.records[-1] == {**record, **placed, "match_id": match_id}
+        assert table.recorder is not None and table.recorder.started_at is not None
+        ident = match_id(config.venue, config.table, table.recorder.started_at)  # its first event's time
+        assert ident.startswith(f"{config.venue}/{config.table}/{record['started'][:-1]}")
+        assert feed.records[-1] == {**record, **placed, "match_id": ident}
         assert feed.records[-1]["frames"][0]["how"] == "conceded"
         table.command({"type": "undo"}, "control")  # the frame's end taken back
         assert {k: v for k, v in feed.records[-1].items() if k not in (*placed, "match_id")} == record_of(table.match)

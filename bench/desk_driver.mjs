@@ -42,10 +42,13 @@ function instrument(tables) {
     const el = node.nodeType === 1 ? node : node.parentElement;
     return el && el.closest ? el.closest("tr.table") : null;
   };
-  const observer = new MutationObserver((records) => {
+  // Credited on each mutation of the page (the rows just drawn), and on every animation frame
+  // besides: a state that changes nothing a row shows makes no mutation, and the last one a table
+  // sends would otherwise wait for another table's to be credited (or never be).
+  const pass = (records) => {
     const link = window.cueboardDesk;
     if (!link) return;
-    B.renders += 1;
+    if (records.length) B.renders += 1;
     const changed = new Set();
     for (const r of records) {
       const row = rowOf(r.target);
@@ -83,7 +86,10 @@ function instrument(tables) {
       if (!B.complete && document.querySelectorAll("tr.table .match .side").length >= 2 * tables) B.complete = at;
     };
     channel.port2.postMessage(0);
-  });
+  };
+  const observer = new MutationObserver(pass);
+  const frame = () => { pass([]); requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
   const watch = () => observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   if (document.body) watch(); else document.addEventListener("DOMContentLoaded", watch);
 }

@@ -162,7 +162,7 @@ def match_states(count: int = 4) -> list[Played]:
         for event in log[1:]:
             applied = match.parse(event)
             match.apply(applied)
-            states.append((dict(event), match.state()))
+            states.append((dict(event), match.state().to_json()))
         out.append(states)
     return out
 

@@ -31,6 +31,7 @@ bench/scorer_driver.mjs runs the page in Debian's headless Chromium as a phone (
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -80,7 +81,7 @@ def scorer_topic(venue: BenchVenue, table: str) -> str:
 def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, Any]:
     load_before = os.getloadavg()
     with BenchVenue(TABLES, scorers=("t1", FLOOR_TABLE)) as venue, \
-            tempfile.TemporaryDirectory(dir="/var/tmp") as journal_dir:
+            tempfile.TemporaryDirectory(dir="/var/tmp") as journal_dir, contextlib.ExitStack() as stack:
         floor_out = scorer_topic(venue, FLOOR_TABLE)
         raw = {"table": {"venue": VENUE, "name": "t1"},
                "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
@@ -96,12 +97,21 @@ def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, 
             back = sim.topic(FLOOR_TABLE, "event")
 
             def on_ping(client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-                client.publish(back, message.payload, qos=QOS, retain=False)
+                echo.publish(back, message.payload, qos=QOS, retain=False)
 
+            # A table reads its scorers' lines on its second session, as <login>.scorers (the
+            # daemon's cueboard.score_link; the venue's ACL gives that login alone the score topics):
+            # the floor's ping is heard there, as the daemon hears a tap, and echoed on the table's own.
+            hearing = venue.client(FLOOR_TABLE, client_id=f"cueboard-{VENUE}-{FLOOR_TABLE}-scorers")
+            hearing.username_pw_set(f"{FLOOR_TABLE}.scorers", venue.password(FLOOR_TABLE))
             subscribed = threading.Event()
-            echo.on_subscribe = lambda *args: subscribed.set()
-            echo.message_callback_add(floor_out, on_ping)
-            echo.subscribe(floor_out, qos=QOS)
+            hearing.on_connect = lambda client, *args: client.subscribe(floor_out, qos=QOS)
+            hearing.on_subscribe = lambda *args: subscribed.set()
+            hearing.message_callback_add(floor_out, on_ping)
+            hearing.connect("localhost", venue.ports["tables"])
+            hearing.loop_start()
+            stack.callback(hearing.loop_stop)
+            stack.callback(hearing.disconnect)
             if not subscribed.wait(30):
                 raise RuntimeError(f"the floor's echo on {FLOOR_TABLE} could not subscribe to {floor_out}")
             stop = threading.Event()

@@ -27,10 +27,10 @@ def states() -> tuple[dict[str, Any], dict[str, Any]]:
     """The example match before its first stroke (idle) and after its tenth (live)."""
     lines = EXAMPLE.read_text().splitlines()
     match = Match.from_json(json.loads(lines[0]))
-    idle = match.state()
+    idle = match.state().to_json()  # the boards draw the state as the daemon hands it: JSON, dressed
     for line in lines[1:11]:
         match.apply(match.parse_line(line))
-    return idle, match.state()
+    return idle, match.state().to_json()
 
 
 def same(a: Image.Image, b: Image.Image) -> bool:

@@ -212,6 +212,9 @@ try {
   await page.click('.match-box[data-fixture="D1-05-2"] button[data-hand]');
   await waitFor(page, "a pair's fixture handed to the next free table", () =>
     document.querySelector('.match-box[data-fixture="D1-05-2"]').dataset.status === "handed");
+  // The hand-off comes back from the broker as the table's retained next (the desk's own publish, read back).
+  await waitFor(page, "the table's next, read back from the broker", () =>
+    [...window.cueboardDesk.tables.values()].some((x) => x.next?.fixture === "D1-05-2"));
   const pairs = await page.evaluate(() => { const t = [...window.cueboardDesk.tables.values()].find((x) => x.next?.fixture === "D1-05-2"); return t && t.next; });
   check(pairs && JSON.stringify(pairs.sides) === '[["Cat Lee","Dan Ross"],["Eve Hart","Fay Moss"]]' && pairs.format.best_of === 1
     && pairs.competition === "Division 1" && pairs.handed_by === "desk", `the table's next carries the pairs, the format and the competition: ${JSON.stringify(pairs)}`);

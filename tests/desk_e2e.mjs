@@ -178,7 +178,7 @@ try {
   await act("concede_match", "Eve v Finn is conceded on t2");
   const results = (page, n) => waitFor(page, `${n} results listed`, (n) => {
     const li = [...document.querySelectorAll(".results li")].map((l) => l.textContent);
-    return li.length === n && li.some((l) => l.includes("Cath")) && li.some((l) => l.includes("Eve"));
+    return li.length === n && li[0].includes("Cath") && li[1].includes("Eve"); // in the order they ended
   }, n);
   await page.click('nav.tabs button[data-tab="results"]');
   await results(page, 2);

@@ -8,7 +8,7 @@
 
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
 import { LANGUAGES, translator } from "../shared/i18n.js";
-import { Link } from "./link.js";
+import { Link, byEnd } from "./link.js";
 import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
 import { Night } from "./night.js";
 import { Tonight } from "./tonight.js";
@@ -293,7 +293,7 @@ function Results() {
   const [clearing, setClearing] = useState(false);
   // Kept for the venue on its retained `desk/results` (docs/desk.md): the same list after a
   // reload and on every desk, in the order the matches ended.
-  const items = [...link.results.entries()].sort(([, a], [, b]) => String(a.record.ended || "").localeCompare(String(b.record.ended || "")));
+  const items = [...link.results.entries()].sort(([, a], [, b]) => byEnd(a.record, b.record));
   const picked = shown ? link.results.get(shown) : null;
   const kept = link.resultsKept;
   return html`<section class="results"><h2>${t("results")}</h2>
@@ -394,6 +394,8 @@ async function start() {
   if (kept) {
     try { const { user, password } = JSON.parse(kept); link.signIn(user, password); } catch (e) { sessionStorage.removeItem(TRUST_KEY); }
   }
+  // The page's "…" before its first drawing is not Preact's to keep (it would stay above the page).
+  document.getElementById("desk")?.replaceChildren();
   draw();
 }
 

@@ -19,6 +19,9 @@ const encoder = new TextEncoder();
 
 /** Whether a record is a finished match's (docs/record.md: `ended` and the winner set). */
 const finished = (/** @type {any} */ r) => !!r && typeof r === "object" && r.winner !== null && r.winner !== undefined;
+/** The order matches ended (to the second), then began (match_id has the millisecond). */
+export const byEnd = (/** @type {any} */ a, /** @type {any} */ b) =>
+  String(a.ended || "").localeCompare(String(b.ended || "")) || String(a.match_id).localeCompare(String(b.match_id));
 /** A record's rank among copies of one match: [corrections, ended, its text] (compared as JSON). */
 const rank = (/** @type {any} */ r) => [String(Array.isArray(r.corrections) ? r.corrections.length : 0).padStart(6, "0"),
   String(r.ended || ""), JSON.stringify(r)];
@@ -191,7 +194,7 @@ export class Link {
   /** What this desk would keep for the venue: the records by end, the oldest left out past the limit. */
   resultsBody() {
     let records = [...this.results.values()].map((v) => v.record)
-      .sort((a, b) => String(a.ended || "").localeCompare(String(b.ended || "")) || String(a.match_id).localeCompare(String(b.match_id)));
+      .sort(byEnd);
     let left = 0;
     const size = () => encoder.encode(JSON.stringify(records)).length;
     while (records.length && size() > RESULTS_BYTES) { records = records.slice(1); left += 1; }

@@ -191,9 +191,10 @@ try {
     await waitFor(page, `${who}'s sheet is shown`, (who) => document.querySelector(".sheet")?.textContent.includes(who), who);
     await page.emulateMedia({ media: "print" });
     const shown = await page.evaluate(() => ({
-      bar: getComputedStyle(document.querySelector(".bar")).display, sheet: getComputedStyle(document.querySelector(".sheet")).display }));
+      bar: getComputedStyle(document.querySelector(".bar")).display, sheet: getComputedStyle(document.querySelector(".sheet")).display,
+      night: getComputedStyle(document.querySelector(".results .new-night")).display }));
     await page.emulateMedia({ media: "screen" });
-    return shown.bar === "none" && shown.sheet !== "none";
+    return shown.bar === "none" && shown.night === "none" && shown.sheet !== "none";
   };
   await page.reload();
   await signIn(page, plan.desk);

@@ -161,6 +161,49 @@ try {
   check(pdf.length > 1000 && pdf.subarray(0, 5).toString() === "%PDF-", `the sheet prints as an A4 PDF (${pdf.length} bytes)`);
   await page.emulateMedia({ media: "screen" });
 
+  // Tonight's results are the venue's, not the page's: a second match on t2 finishes (so t2's
+  // retained record is no longer Cath v Dave's), and after a reload both sheets are listed,
+  // read back from the desk's retained `desk/results`.
+  await page.click("nav.tabs button:first-child");
+  await page.uncheck('tr.table[data-table="t1"] input[type=checkbox]');
+  await page.check('tr.table[data-table="t2"] input[type=checkbox]');
+  await page.fill("form.start input[name=a]", "Eve");
+  await page.fill("form.start input[name=b]", "Finn");
+  await page.fill("form.start input[name=frames]", "1");
+  await page.fill("form.start input[name=clock]", "");
+  await page.click("form.start button[type=submit]");
+  await waitFor(page, "t2 begins Eve v Finn", () =>
+    [...document.querySelectorAll('tr.table[data-table="t2"] .side .who')].map((w) => w.textContent).join() === "Eve,Finn");
+  await page.click('tr.table[data-table="t2"] button.name');
+  await act("concede_match", "Eve v Finn is conceded on t2");
+  const results = (page, n) => waitFor(page, `${n} results listed`, (n) => {
+    const li = [...document.querySelectorAll(".results li")].map((l) => l.textContent);
+    return li.length === n && li[0].includes("Cath") && li[1].includes("Eve"); // in the order they ended
+  }, n);
+  await page.click('nav.tabs button[data-tab="results"]');
+  await results(page, 2);
+  await waitFor(page, "the desk has written both to the venue's results, acknowledged by the broker", () => {
+    const link = window.cueboardDesk;
+    return link.resultsKept && JSON.parse(link.resultsKept.records).length === 2 && Object.keys(link.client.outgoing).length === 0;
+  });
+  const printable = async (page, who) => {
+    await page.click(`.results li:has-text("${who}") button[data-sheet]`);
+    await waitFor(page, `${who}'s sheet is shown`, (who) => document.querySelector(".sheet")?.textContent.includes(who), who);
+    await page.emulateMedia({ media: "print" });
+    const shown = await page.evaluate(() => ({
+      bar: getComputedStyle(document.querySelector(".bar")).display, sheet: getComputedStyle(document.querySelector(".sheet")).display,
+      night: getComputedStyle(document.querySelector(".results .new-night")).display }));
+    await page.emulateMedia({ media: "screen" });
+    return shown.bar === "none" && shown.night === "none" && shown.sheet !== "none";
+  };
+  await page.reload();
+  await signIn(page, plan.desk);
+  await page.waitForSelector('nav.tabs button[data-tab="results"]', WAIT);
+  await page.click('nav.tabs button[data-tab="results"]');
+  await results(page, 2);
+  check(await printable(page, "Cath"), "after a reload, Cath v Dave's sheet (no longer t2's retained record) is listed and prints alone");
+  await page.screenshot({ path: join(plan.screenshots, "desk-results-reload-en.png") });
+
   // A set-up the table refuses: the table's reason in the form.
   await page.click("nav.tabs button:first-child");
   await page.uncheck('tr.table[data-table="t1"] input[type=checkbox]');
@@ -194,8 +237,8 @@ try {
 
   // Filtering: a player's name keeps the tables they play at.
   await page.fill("input.filter", "dave");
-  await waitFor(page, "the filter keeps t1 and t2 (Dave plays there)", () =>
-    [...document.querySelectorAll("tr.table")].map((r) => r.dataset.table).join() === "t1,t2");
+  await waitFor(page, "the filter keeps t1 (Dave plays there; t2 is Eve v Finn's now)", () =>
+    [...document.querySelectorAll("tr.table")].map((r) => r.dataset.table).join() === "t1");
   await page.fill("input.filter", "");
   check(page.errors.length === 0, `no errors on the desk's page: ${page.errors.join(" | ")}`);
 
@@ -209,6 +252,10 @@ try {
   const fits = await tablet.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1);
   check(fits, "the tablet's page is no wider than the tablet");
   await tablet.screenshot({ path: join(plan.screenshots, "desk-tablet-de.png") });
+  // The second desk has tonight's results too, from the venue's copy.
+  await tablet.click('nav.tabs button[data-tab="results"]');
+  await results(tablet, 2);
+  check(await printable(tablet, "Cath"), "a second desk lists Cath v Dave's sheet and prints it alone");
   const laptopDe = await open(browser, { width: 1366, height: 768 }, "de");
   await signIn(laptopDe, plan.desk);
   await laptopDe.waitForSelector('tr.table[data-table="t3"]', WAIT);
@@ -238,7 +285,24 @@ try {
   }));
   check(denied.state === "denied" && /not authori[sz]ed/i.test(denied.reason), `a scorer's match line for t2 is denied by the broker: ${JSON.stringify(denied)}`);
   const t2 = await row(page, "t2");
-  check(JSON.stringify(t2.sides.map((s) => s[0])) === '["Cath","Dave"]', "t2's match is still Cath v Dave on the desk");
+  check(JSON.stringify(t2.sides.map((s) => s[0])) === '["Eve","Finn"]', "t2's match is still Eve v Finn on the desk");
+
+  // "Start a new night" (confirmed) clears tonight's results on every desk; the tables' retained
+  // records of matches that ended before it do not come back after a reload.
+  await page.click('nav.tabs button[data-tab="results"]');
+  await tablet.click('.results button[data-action="new_night"]');
+  check(await page.$$eval(".results li", (l) => l.length) === 2, "nothing is cleared before the confirmation");
+  await tablet.click('.results button[data-confirm="yes"]');
+  await waitFor(page, "the new night has cleared the first desk's results", () =>
+    !document.querySelector(".results li") && document.querySelector(".results .none"));
+  await waitFor(tablet, "the broker has the new night", () => Object.keys(window.cueboardDesk.client.outgoing).length === 0);
+  await page.reload();
+  await signIn(page, plan.desk);
+  await page.waitForSelector('nav.tabs button[data-tab="results"]', WAIT);
+  await page.click('nav.tabs button[data-tab="results"]');
+  await waitFor(page, "after a reload the new night has no results, though t2's record is retained", () =>
+    window.cueboardDesk.resultsSeen && window.cueboardDesk.tables.get("t2")?.record && document.querySelector(".results .none"));
+  check(page.errors.length === 0, `no errors on the desk's page: ${page.errors.join(" | ")}`);
 } finally {
   await browser.close();
   closeInput();

@@ -47,8 +47,9 @@ DESK_TOPICS = ("next", "message")
 VENUE_TOPICS = ("competition",)
 """What the desk publishes for the whole venue, read by every desk and screen (docs/mqtt.md)."""
 
-DESK_KEPT = ("presets", "players")
-"""What the desks keep for each other (docs/desk.md): the venue's presets and player list."""
+DESK_KEPT = ("presets", "players", "results")
+"""What the desks keep for each other (docs/desk.md): the venue's presets, player list and
+tonight's results (the finished matches' records)."""
 
 
 def _listener(port: int, bind: str | None, websockets: bool) -> list[str]:

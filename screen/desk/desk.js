@@ -8,7 +8,7 @@
 
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
 import { LANGUAGES, translator } from "../shared/i18n.js";
-import { Link } from "./link.js";
+import { Link, byEnd } from "./link.js";
 import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
 import { Night } from "./night.js";
 import { Tonight } from "./tonight.js";
@@ -290,15 +290,25 @@ function Sheet({ table, record }) {
 
 function Results() {
   const [shown, setShown] = useState(/** @type {string | null} */ (null));
-  const items = [...link.results.entries()];
+  const [clearing, setClearing] = useState(false);
+  // Kept for the venue on its retained `desk/results` (docs/desk.md): the same list after a
+  // reload and on every desk, in the order the matches ended.
+  const items = [...link.results.entries()].sort(([, a], [, b]) => byEnd(a.record, b.record));
   const picked = shown ? link.results.get(shown) : null;
+  const kept = link.resultsKept;
   return html`<section class="results"><h2>${t("results")}</h2>
+    ${kept && kept.night ? html`<p class="night">${t("results_since", { time: new Date(kept.night).toLocaleString(opts.lang) })}</p>` : ""}
+    ${kept && kept.left_out ? html`<p class="left-out" role="status">${t("results_left_out", { n: kept.left_out })}</p>` : ""}
     ${items.length ? "" : html`<p class="none">${t("no_results")}</p>`}
     <ul>${items.map(([key, { table, record }]) => html`<li data-table=${table}><b>${table}</b>
       ${(record.sides || []).map((/** @type {any} */ x) => x.name).join(" – ")} ${(record.frames_won || []).join("–")}
       <button type="button" data-sheet=${table} onClick=${() => setShown(key)}>${t("sheet")}</button></li>`)}</ul>
     ${picked ? html`<div class="sheet-box"><button type="button" class="primary" data-print="yes" onClick=${() => window.print()}>${t("print")}</button>
       <${Sheet} table=${picked.table} record=${picked.record} /></div>` : ""}
+    <div class="new-night">${clearing ? html`<span class="confirm" role="alertdialog">${t("new_night_sure", { n: items.length })}
+        <button type="button" data-confirm="yes" onClick=${() => { link.newNight(); setShown(null); setClearing(false); }}>${t("yes")}</button>
+        <button type="button" data-confirm="no" onClick=${() => setClearing(false)}>${t("no")}</button></span>`
+      : html`<button type="button" data-action="new_night" onClick=${() => setClearing(true)}>${t("new_night")}</button>`}</div>
   </section>`;
 }
 
@@ -384,6 +394,8 @@ async function start() {
   if (kept) {
     try { const { user, password } = JSON.parse(kept); link.signIn(user, password); } catch (e) { sessionStorage.removeItem(TRUST_KEY); }
   }
+  // The page's "…" before its first drawing is not Preact's to keep (it would stay above the page).
+  document.getElementById("desk")?.replaceChildren();
   draw();
 }
 

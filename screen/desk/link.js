@@ -11,6 +11,23 @@ import { Session, tableTopics } from "../shared/broker.js";
 const decoder = new TextDecoder();
 const HISTORY = 500; // events kept a table (a long frame is ~150)
 const UNANSWERED_MS = 15000; // a table answers in well under a second; an offline one never
+// Tonight's results are one retained message: kept under the broker's message_size_limit (1 MiB,
+// docs/security.md) with room to spare; past it the oldest sheets are left out of the venue's copy.
+const RESULTS_BYTES = 900 * 1024;
+const RESULTS_WRITE_MS = 500; // records come in bursts (every table's retained one on a reconnect)
+const encoder = new TextEncoder();
+
+/** Whether a record is a finished match's (docs/record.md: `ended` and the winner set). */
+const finished = (/** @type {any} */ r) => !!r && typeof r === "object" && r.winner !== null && r.winner !== undefined;
+/** The order matches ended (to the second), then began (match_id has the millisecond). */
+export const byEnd = (/** @type {any} */ a, /** @type {any} */ b) =>
+  String(a.ended || "").localeCompare(String(b.ended || "")) || String(a.match_id).localeCompare(String(b.match_id));
+/** A record's rank among copies of one match: [corrections, ended, its text] (compared as JSON). */
+const rank = (/** @type {any} */ r) => [String(Array.isArray(r.corrections) ? r.corrections.length : 0).padStart(6, "0"),
+  String(r.ended || ""), JSON.stringify(r)];
+/** A record's key: its match_id (docs/record.md), the same for a corrected record of the match. */
+const resultKey = (/** @type {string} */ table, /** @type {any} */ r) => (typeof r.match_id === "string" ? r.match_id
+  : `${table} ${r.started || ""} ${(r.sides || []).map((/** @type {any} */ s) => s.name).join(" v ")}`);
 
 /**
  * @typedef {{name: string, status: string | null, devices: Record<string, string> | null,
@@ -32,8 +49,15 @@ export class Link {
     this.pending = new Map();
     /** @type {Set<string>} */
     this.names = new Set(); // players seen this session: the forms' typeahead
-    /** @type {Map<string, {table: string, record: any}>} */
+    /** Tonight's results by match_id: the finished records seen, merged with the venue's
+     * retained `desk/results` (docs/mqtt.md), which this desk writes back when it knows more.
+     * @type {Map<string, {table: string, record: any}>} */
     this.results = new Map();
+    /** The venue's copy as last read or written: its night, rev and records (JSON, to compare). */
+    this.resultsKept = /** @type {{night: string | null, rev: number, left_out: number, records: string} | null} */ (null);
+    this.resultsSeen = false; // the retained results have been read (or there are none yet)
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this._resultsTimer = null;
     this.connection = "signed-out"; // signed-out, connecting, online, offline, refused
     this.refusal = "";
     this.user = "";
@@ -76,7 +100,7 @@ export class Link {
           this.connection = "online";
           // The venue's retained topics come right after the subscription; one that has not
           // come by then does not exist yet (a new venue): the desk may write it.
-          setTimeout(() => { this.venueSeen = true; }, 1500);
+          setTimeout(() => { this.venueSeen = true; this.resultsSeen = true; this.syncResults(); }, 1500);
         } else if (link === "refused") { this.connection = "refused"; this.refusal = detail; }
         else if (link === "offline" && this.connection === "online") this.connection = "offline";
         this.changed();
@@ -95,13 +119,17 @@ export class Link {
     this.presets = [];
     this.players = [];
     this.venueSeen = false;
+    this.results.clear();
+    this.resultsKept = null;
+    this.resultsSeen = false;
     this.changed();
   }
 
   /** The venue's topics the desk reads and writes, by topic: what each is kept as. */
   venueTopics() {
     const v = `${this.where.prefix}/${this.where.venue}`;
-    return { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players" };
+    return { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players",
+      [`${v}/desk/results`]: "results" };
   }
 
   /** Publish one of the venue's topics (retained; null clears it), kept here at once. */
@@ -123,7 +151,78 @@ export class Link {
       this.competition = c;
     }
     else if (kind === "presets") this.presets = body && Array.isArray(body.presets) ? body.presets : [];
+    else if (kind === "results") this.keepResults(body);
     else if (kind === "players") this.players = body && Array.isArray(body.names) ? body.names.filter((/** @type {any} */ n) => typeof n === "string") : [];
+  }
+
+  /** The venue's retained results: a higher rev than the one kept (a rev rises with every
+   * write, a new night's too), merged into this desk's; a new night drops the last night's. */
+  keepResults(/** @type {any} */ body) {
+    if (!body || !Array.isArray(body.records)) return; // none yet: this desk writes the first
+    const kept = this.resultsKept;
+    const rev = typeof body.rev === "number" ? body.rev : 0;
+    if (kept && rev < kept.rev) return; // a late copy of an older write
+    const night = typeof body.night === "string" ? body.night : null;
+    if (kept && night !== kept.night) this.results.clear();
+    else if (!kept) {
+      // The first copy read: what this desk saw before it from an older night is no result of this one.
+      for (const [k, v] of this.results) if (!this.ofTonight(v.record, night)) this.results.delete(k);
+    }
+    const records = body.records.filter((/** @type {any} */ r) => finished(r));
+    this.resultsKept = { night, rev, left_out: typeof body.left_out === "number" ? body.left_out : 0, records: JSON.stringify(records) };
+    for (const r of records) this.addResult(typeof r.table === "string" ? r.table : "?", r);
+  }
+
+  /** A finished match of tonight's (ended after the night began; any, before a night was begun). */
+  ofTonight(/** @type {any} */ record, /** @type {string | null} */ night) {
+    if (!night) return true;
+    const ended = Date.parse(record.ended || record.started || "");
+    return !(ended < Date.parse(night));
+  }
+
+  /** Keep one finished record: a match's corrected record (more corrections, or ended later) replaces it. */
+  addResult(/** @type {string} */ table, /** @type {any} */ record) {
+    if (!finished(record) || !this.ofTonight(record, this.resultsKept ? this.resultsKept.night : null)) return;
+    const key = resultKey(table, record);
+    const had = this.results.get(key);
+    // One order every desk agrees on (more corrections, then ended later, then the text), so two
+    // desks holding two copies of a match keep the same one and stop writing.
+    if (had && JSON.stringify(rank(had.record)) >= JSON.stringify(rank(record))) return;
+    this.results.set(key, { table, record });
+  }
+
+  /** What this desk would keep for the venue: the records by end, the oldest left out past the limit. */
+  resultsBody() {
+    let records = [...this.results.values()].map((v) => v.record)
+      .sort(byEnd);
+    let left = 0;
+    const size = () => encoder.encode(JSON.stringify(records)).length;
+    while (records.length && size() > RESULTS_BYTES) { records = records.slice(1); left += 1; }
+    return { records, left };
+  }
+
+  /** Write the venue's results when this desk knows a record the venue's copy lacks (after it has
+   * read that copy: a desk never overwrites what it has not seen). Two desks that each write what
+   * they know read each other's copy (a higher rev) and write the union once: both are kept. */
+  syncResults() {
+    if (!this.resultsSeen || !this.client || this.connection !== "online" || this._resultsTimer) return;
+    this._resultsTimer = setTimeout(() => {
+      this._resultsTimer = null;
+      const { records, left } = this.resultsBody();
+      const kept = this.resultsKept;
+      if (kept ? JSON.stringify(records) === kept.records : !records.length) return;
+      this.publishVenue("results", { schema: 1, night: kept ? kept.night : null, records, left_out: left,
+        rev: (kept ? kept.rev : 0) + 1, by: this.user, ts: new Date().toISOString() });
+    }, RESULTS_WRITE_MS);
+  }
+
+  /** Start a new night: tonight's results cleared for every desk (the tables' retained records of
+   * matches ended before now are no longer tonight's). */
+  newNight() {
+    this.results.clear();
+    this.resultsKept = this.resultsKept || { night: null, rev: 0, left_out: 0, records: "[]" };
+    this.publishVenue("results", { schema: 1, night: new Date().toISOString(), records: [], left_out: 0,
+      rev: this.resultsKept.rev + 1, by: this.user, ts: new Date().toISOString() });
   }
 
   table(/** @type {string} */ name) {
@@ -151,6 +250,7 @@ export class Link {
     if (venueKind) {
       this.keepVenue(venueKind, body);
       this.venueSeen = true;
+      if (venueKind === "results") { this.resultsSeen = true; this.syncResults(); }
       if (venueKind === "competition" && this.onTables) this.onTables();
       this.changed();
       return;
@@ -181,8 +281,9 @@ export class Link {
     else if (kind === "input") tb.input = body && body.keys && body.keys.length ? body : null;
     else if (kind === "record") {
       tb.record = body;
-      // Tonight's results: every finished match seen, kept by table and start (a reprint of any).
-      if (body && body.winner !== null && body.winner !== undefined) this.results.set(`${name} ${body.started || ""} ${(body.sides || []).map((/** @type {any} */ s) => s.name).join(" v ")}`, { table: name, record: body });
+      // Tonight's results: every finished match seen, by match_id (a reprint of any), kept for
+      // the venue on its retained `desk/results`.
+      if (finished(body)) { this.addResult(name, body); this.syncResults(); }
       if (this.onTables) this.onTables();
     }
     else if (kind === "message") tb.message = body;

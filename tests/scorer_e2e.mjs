@@ -163,6 +163,42 @@ check((await statuses(page, [after]))[0] === "applied", "sent on the scorer's wo
 report("applied-held", [after]);
 report("refused", [wrong]);
 
+// ---- 4b. A call keyed on the phone is the table's to show, as a keypad's: "+ Miss" before the
+// foul's value is on the table's `input` (source scorer:<login>, the keypad's key names, what it
+// waits for), and no tap; the value ends it. Watched with the scorer's own login (it reads its table).
+const watcher = mqtt.connect(plan.broker, { username: plan.logins.t1.user, password: plan.logins.t1.pass,
+  protocolVersion: 5, clientId: "cueboard-scorer-t1-watch", rejectUnauthorized: false, reconnectPeriod: 0 });
+await new Promise((resolve, reject) => { watcher.once("connect", resolve); watcher.once("error", reject); });
+const inputs = [];
+watcher.on("message", (topic, payload) => inputs.push(JSON.parse(payload.toString())));
+await new Promise((resolve, reject) => watcher.subscribe(`cueboard/${plan.venue}/t1/input`, { qos: 1 },
+  (e) => (e ? reject(e) : resolve())));
+const fromScorer = (m) => m.source === `scorer:${plan.logins.t1.user}`;
+// The first input (from `since` on) that `pred` accepts, as the table publishes it.
+const inputWhere = (since, pred, what) => new Promise((resolve, reject) => {
+  const look = () => inputs.slice(since).find(pred);
+  if (look()) { resolve(look()); return; }
+  const timer = setTimeout(() => { watcher.off("message", on); reject(new Error(`no input ${what}: ${JSON.stringify(inputs)}`)); }, 60000);
+  const on = () => { const m = look(); if (m) { clearTimeout(timer); watcher.off("message", on); resolve(m); } };
+  watcher.on("message", on);
+});
+const beforeCall = await book(page);
+await page.locator("button.toggle", { hasText: "Miss" }).tap();
+const call = await inputWhere(0, (m) => fromScorer(m) && m.keys.length > 0, "with the scorer's call");
+check(JSON.stringify(call.keys) === '["MISS"]' && /foul's value/.test(call.next),
+  `"+ Miss" is shown on the table's input: ${JSON.stringify(call)}`);
+const afterCall = await book(page);
+check(afterCall.next === beforeCall.next && afterCall.taps.length === beforeCall.taps.length, "a call is no tap: the outbox is as it was");
+const shownAt = inputs.indexOf(call) + 1;
+const missFoul = await tap(page, { type: "foul", points: 4, miss: true });
+const ended = await inputWhere(shownAt, (m) => fromScorer(m) && m.keys.length === 0, "ending the scorer's call");
+check(ended.keys.length === 0 && !ended.expired, `the foul's value ends the call on the table's input: ${JSON.stringify(ended)}`);
+await settled(page);
+check((await statuses(page, [missFoul]))[0] === "applied", "the foul with its miss applied");
+check(!(await page.locator("button.toggle.on").count()), "the toggles are off after the foul");
+report("applied-call", [missFoul]);
+watcher.end(true);
+
 // ---- 5. The broker: a scorer's login for t1 writes nothing of t2's.
 const client = mqtt.connect(plan.broker, { username: plan.logins.t1.user, password: plan.logins.t1.pass,
   protocolVersion: 5, clientId: "cueboard-scorer-t1-probe", rejectUnauthorized: false, reconnectPeriod: 0 });

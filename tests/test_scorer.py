@@ -184,7 +184,7 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
     # it dropped or the table refused.
     ids = [line["id"] for line in lines if "id" in line]
     assert len(ids) == len(set(ids)), "an id applied twice"
-    for key in ("frame", "offline", "reload", "held"):
+    for key in ("frame", "offline", "reload", "held", "call"):
         applied = reports[f"applied-{key}"]
         positions = [ids.index(i) for i in applied]
         assert positions == sorted(positions), key

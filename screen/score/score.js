@@ -112,6 +112,8 @@ function connect() {
           { qos: 1, retain: true });
         model.connection = "online";
         model.error = "";
+        callSent = callSent === NO_CALL ? NO_CALL : null; // a call shown before the drop: shown again, or ended
+        sendCall();
         inflight = null; // whatever was in flight is sent again, same id
         pump();
       } else if (link === "refused") model.error = t("bad_login");
@@ -176,6 +178,9 @@ function onEvent(msg) {
   if (event.type === "undo") answer = model.seen.get(seq + 1) || null;
   else if (event.type === "redo") answer = model.seen.get(seq) || null;
   else model.seen.set(seq, event);
+  // The table ends this login's call when one of its lines is applied: a call still being
+  // keyed here (toggles on while an earlier tap was answered) is shown again.
+  if (model.login && msg.user === model.login.user) { callSent = NO_CALL; sendCall(); }
   if (msg.id && model.login && outbox) answered(msg.id, "applied", null, answer ? describe(answer) : null);
 }
 
@@ -232,8 +237,34 @@ async function tap(line) {
   if (!model.login) return;
   if (navigator.vibrate) navigator.vibrate(15);
   // A foul's calls (miss, free ball, before the stroke) are for that foul only.
-  if (line.type === "foul") model.foul = { miss: false, free_ball: false, before_stroke: false };
+  if (line.type === "foul") { model.foul = { miss: false, free_ball: false, before_stroke: false }; sendCall(); }
   await changeBook((box) => { box.add(model.login.user, line, describe(line), Date.now()); });
+}
+
+// ---- the call being keyed: shown on the table's boards and its `input` as a keypad's is
+// (docs/scorer.md). Only the foul's calls (miss, free ball, before the stroke) are keyed in
+// parts here; every other key is a whole line. Keys in the keypad's legends
+// (cueboard/key_sequences.py LEGENDS), in the order of the keys on the page. A call is not a
+// stroke: no id, never in the outbox, never a tap; offline it is simply not sent (QoS 0, and
+// only while connected, so nothing stale is queued for later).
+const NO_CALL = "[]";
+const CALL_KEYS = [["miss", "MISS"], ["free_ball", "FREE BALL"], ["before_stroke", "BEFORE STROKE"]];
+let callSent = NO_CALL; // the keys the table was last sent (JSON), null: not known since the connection
+
+function callKeys() {
+  const s = model.state;
+  if (!s || s.game !== "snooker") return [];
+  return CALL_KEYS.filter(([k]) => model.foul[k]).map(([, legend]) => legend);
+}
+
+function sendCall() {
+  if (!model.login || !client || !client.connected) return;
+  const keys = callKeys();
+  const json = JSON.stringify(keys);
+  if (json === callSent) return;
+  const line = keys.length ? { type: "call", keys, needs: "the foul's value (4 to 7)" } : { type: "call", keys: [] };
+  client.publish(`${prefix}/score/${model.login.user}`, JSON.stringify(line), { qos: 0 });
+  callSent = json;
 }
 
 // ---- what the table allows now (offered first; the rest stays reachable, the table decides)
@@ -318,7 +349,7 @@ const ballLabel = (initial, name) => html`<span class="lbl"><b>${initial}</b><sp
 function SnookerKeys({ s }) {
   const allows = snookerAllows(s);
   const f = model.foul;
-  const toggle = (k) => () => { model.foul = { ...f, [k]: !f[k] }; draw(); };
+  const toggle = (k) => () => { model.foul = { ...f, [k]: !f[k] }; sendCall(); draw(); };
   const foulLine = (points) => ({ type: "foul", points, ...(f.miss ? { miss: true } : {}),
     ...(f.free_ball ? { free_ball: true } : {}), ...(f.before_stroke ? { before_stroke: true } : {}) });
   const least = { yellow: 4, green: 4, brown: 4, blue: 5, pink: 6, black: 7 }[s.ball_on] || 4;

@@ -792,6 +792,10 @@ def command(config: Config, *, step_seconds: float | None, stdin: TextIO, stdout
     # devices closed: a MAX7219 left in display test stays lit until the daemon starts.
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _interrupt)
+    # Ctrl-C ends the check even when the command was started with SIGINT ignored (a shell's
+    # background job, or a parent that ignores it: the disposition is inherited, and Python then
+    # leaves it ignored), which left the check waiting for Enter with its devices held.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     return run(config, stdout, stderr, pacer)
 
 

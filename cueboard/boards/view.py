@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -118,11 +119,12 @@ def _side_index(value: Any) -> int | None:
 
 
 def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    return str(value)
+    text = value if isinstance(value, str) else "" if value is None else str(value)
+    if text.isprintable():
+        return text
+    # Control and format characters never reach the text layout (raqm refuses some: a board
+    # must never crash on a state, whatever it holds); the table's names rules refuse them first.
+    return "".join(c for c in text if unicodedata.category(c)[0] != "C")
 
 
 def _word(value: Any) -> str | None:

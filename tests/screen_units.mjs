@@ -9,6 +9,7 @@ import { readPayload } from "../screen/shared/payloads.js";
 import { isRefusal, tableTopic, tableTopics } from "../screen/shared/broker.js";
 import { fitName, messageShown, nextMatch, shortName } from "../screen/card.js";
 import { cardGame, FACTS, GAMES } from "../screen/games.js";
+import { freeTables } from "../screen/desk/competition.js";
 import { readFileSync } from "node:fs";
 
 let failures = 0;
@@ -164,5 +165,16 @@ check(pickLanguage("SV") === "sv" && pickLanguage("es") === "en" && pickLanguage
 const scorerWords = translator("de", { scorer: { title: "Zähler" }, screen: { break: "Serie" } }, en, ["scorer", "screen"]);
 check(scorerWords("title") === "Zähler" && scorerWords("break") === "Serie" && scorerWords("remaining") === "Remaining",
   "a page's own section first, then the screen's, then English");
+
+// the desk's next free table: fewest of tonight's matches first, then the venue's order
+{
+  const m = (fixture, table, winner, started) => ({ fixture, label: fixture, round: 1, sides: ["A", "B"], handicap: [0, 0], bye: [false, false],
+    winner, next: null, format: null, table, started });
+  const night = { schema: 1, id: "n", name: "n", kind: "knockout", format: null, rounds: 1,
+    matches: [m("R1-1", "t1", 0, true), m("R1-2", "t3", null, true), m("R1-3", null, null, false)] };
+  const tb = (name, over = true, status = "online") => ({ name, status, next: null, state: { sides: [{}, {}], match_over: over } });
+  const free = freeTables(night, [tb("t1"), tb("t2"), tb("t3"), tb("t4"), tb("t5", false), tb("t6", true, "offline")]);
+  check(same(free, ["t2", "t4", "t1"]), `a table that has not played tonight before one just finished; busy, playing and offline ones left out: ${free}`);
+}
 
 process.exit(failures ? 1 : 0);

@@ -162,7 +162,9 @@ export function hand(c, fixture, table, user) {
 
 /**
  * The tables free for a match: online, no match on or the match over, nothing on `next`, none
- * of tonight's matches handed to it or playing there; in the venue's order.
+ * of tonight's matches handed to it or playing there. Those that have had fewest of tonight's
+ * matches come first, then the venue's order: play is spread over the hall, and a table whose
+ * players have only just shaken hands is not handed the next match while another stands idle.
  * @param {Competition} c
  * @param {{name: string, status: string | null, state: any, next: any}[]} tables sorted
  */
@@ -170,8 +172,13 @@ export function freeTables(c, tables) {
   const busy = new Set(c.matches.filter((m) => ["handed", "playing"].includes(status(m))).map((m) => m.table));
   // A `next` still retained for a match already begun (its table clears it when it starts it) is no claim.
   const begun = new Set(c.matches.filter((m) => m.started || m.winner !== null).map((m) => m.fixture));
+  /** @type {Map<string, number>} */
+  const played = new Map();
+  for (const m of c.matches) if (m.table && (m.started || m.winner !== null)) played.set(m.table, (played.get(m.table) || 0) + 1);
   return tables.filter((tb) => tb.status === "online" && !(tb.next && !begun.has(tb.next.fixture)) && !busy.has(tb.name)
-    && (!tb.state || !tb.state.sides || tb.state.match_over)).map((tb) => tb.name);
+    && (!tb.state || !tb.state.sides || tb.state.match_over))
+    .map((tb, i) => ({ name: tb.name, i, n: played.get(tb.name) || 0 }))
+    .sort((a, b) => a.n - b.n || a.i - b.i).map((tb) => tb.name);
 }
 
 /** The players of a match (a pair's two), by name. */

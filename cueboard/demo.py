@@ -220,7 +220,7 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
              journal: str | None, layout: str = "64x16", board: str | None = None, window: bool = False,
              language: str = "en", out: TextIO = sys.stdout) -> int:
     # the ignore below: gpiozero ships no type hints (no py.typed, no stubs)
-    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]  # gpiozero ships no type hints (no py.typed, no stubs)
 
     from .devices import open_board
     from .hw.display_devices import open_device

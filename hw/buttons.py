@@ -48,7 +48,7 @@ class RefereeBox:
         config.check(f"referee_box[{box}]")
         # Imported here so that cueboard.hw imports on a machine without gpiozero.
         # the ignore below: gpiozero ships no type hints (no py.typed, no stubs)
-        from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
+        from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]  # gpiozero ships no type hints (no py.typed, no stubs)
 
         self.box = box
         self._on_press = on_press

@@ -110,7 +110,7 @@ def _open_device(config: DisplayConfig, *, serial: Any, spi: Any, dma: Any, hub7
     if c.device == "max7219":
         if serial is None:
             # the ignore below: luma ships no type hints (no py.typed, no stubs)
-            from luma.core.interface.serial import noop  # type: ignore[import-untyped]
+            from luma.core.interface.serial import noop  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
             from luma.core.interface.serial import spi as luma_spi
 
             serial = luma_spi(spi=spi, gpio=noop(), port=c.spi_port, device=c.spi_device,
@@ -127,7 +127,7 @@ def _open_device(config: DisplayConfig, *, serial: Any, spi: Any, dma: Any, hub7
                                      port=c.spi_port, device=c.spi_device, spi=spi)
         else:  # "pwm": rpi_ws281x on GPIO 18, root, not on a Pi 5
             # the ignore below: luma ships no type hints (no py.typed, no stubs)
-            from luma.led_matrix.device import ws2812  # type: ignore[import-untyped]
+            from luma.led_matrix.device import ws2812  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 
             from .ws2812_spi import check_pwm_supported
 
@@ -137,13 +137,13 @@ def _open_device(config: DisplayConfig, *, serial: Any, spi: Any, dma: Any, hub7
         return device
     if c.device == "dummy":
         # the ignore below: luma ships no type hints (no py.typed, no stubs)
-        from luma.core.device import dummy  # type: ignore[import-untyped]
+        from luma.core.device import dummy  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 
         return dummy(width=c.width, height=c.height, rotate=c.rotate, mode=c.mode)
     # The emulators, on pygame (which greets stdout on import unless told not to).
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     # the ignore below: luma ships no type hints (no py.typed, no stubs)
-    from luma.emulator import device as emulator  # type: ignore[import-untyped]
+    from luma.emulator import device as emulator  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 
     common: dict[str, Any] = {"width": c.width, "height": c.height, "rotate": c.rotate, "mode": c.mode}
     if c.device == "capture":

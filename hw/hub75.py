@@ -297,7 +297,7 @@ def open_panel(setup: Hub75Setup, *, model: int | None = None, rgbmatrix: Module
         if rgbmatrix is None:
             try:
                 # the ignore below: on the Pi only: not installed where mypy runs
-                import rgbmatrix as found  # type: ignore[import-not-found]
+                import rgbmatrix as found  # type: ignore[import-not-found]  # hzeller's rpi-rgb-led-matrix binding: built on the Pi only, no stubs
             except ImportError as exc:
                 pi = f"Raspberry Pi {model}" if model else "Raspberry Pi"
                 raise MissingLibrary(
@@ -309,7 +309,7 @@ def open_panel(setup: Hub75Setup, *, model: int | None = None, rgbmatrix: Module
         if piomatter is None:
             try:
                 # the ignore below: on the Pi only: not installed where mypy runs
-                import adafruit_blinka_raspberry_pi5_piomatter as found_pio  # type: ignore[import-not-found]
+                import adafruit_blinka_raspberry_pi5_piomatter as found_pio  # type: ignore[import-not-found]  # Adafruit's Piomatter: installed on a Pi 5 only, no stubs
             except ImportError as exc:
                 raise MissingLibrary(
                     "a HUB75 board on a Raspberry Pi 5 needs Adafruit's piomatter: pip install "

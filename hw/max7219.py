@@ -26,7 +26,7 @@ from operator import itemgetter
 from typing import Any
 
 # the ignore below: luma ships no type hints (no py.typed, no stubs)
-from luma.led_matrix.device import max7219  # type: ignore[import-untyped]
+from luma.led_matrix.device import max7219  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image
 
 from .pixels import pixel_values

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 # the ignore below: luma ships no type hints (no py.typed, no stubs)
-from luma.core.device import device as luma_device  # type: ignore[import-untyped]
+from luma.core.device import device as luma_device  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image
 
 from ..errors import UnsupportedDriver

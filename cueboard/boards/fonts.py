@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 # the ignore below: luma ships no type hints (no py.typed, no stubs)
-from luma.core.legacy.font import LCD_FONT, TINY_FONT  # type: ignore[import-untyped]
+from luma.core.legacy.font import LCD_FONT, TINY_FONT  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image
 
 __all__ = ["LARGE", "NARROW", "NORMAL", "TINY", "Font", "ascii_text"]

@@ -47,6 +47,7 @@ from .engine.state import SnookerSide
 from .games import kit
 from .local_broker import free_port, mosquitto_binary, mosquitto_broker
 from .resources import examples_dir
+from .stop_signals import end_as_ctrl_c
 
 EXAMPLES = examples_dir()
 ROWS = ("1234", "qwer", "asdf")
@@ -228,6 +229,8 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
     from .service import open_table
 
     interactive = sys.stdin.isatty() if autoplay is None else not autoplay
+    # A kill or a closed terminal ends the demo as Ctrl-C does: its broker is stopped on the way out.
+    end_as_ctrl_c()
     with contextlib.ExitStack() as stack:
         # The journal is kept: a folder of its own under the temporary directory (printed),
         # or --journal.
@@ -265,7 +268,8 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
             else:
                 for line in status:
                     print(line, file=sys.stderr, flush=True)
-                _autoplay(table, config, events)
+                with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, a kill or a closed terminal: it ends
+                    _autoplay(table, config, events)
         finally:
             table.stop()
             engine.join(5)

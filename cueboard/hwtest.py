@@ -66,6 +66,7 @@ from .hw.keypad_link import (
 from .hw.keys import ButtonPress, KeyPress
 from .hw.max7219 import Max7219Chain
 from .keymap import Keymap, load_keymap
+from .stop_signals import end_as_ctrl_c
 
 __all__ = ["EXIT_DAEMON", "EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "STOP_DAEMON", "DaemonRunning",
            "EnterPacer", "HardwareCheck", "Pacer", "Step", "TimedPacer", "block_numbers", "run"]
@@ -788,16 +789,7 @@ def run(config: Config, out: TextIO, err: TextIO, pacer: Pacer, **devices: Any) 
 def command(config: Config, *, step_seconds: float | None, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """The command line's entry: steps paced by Enter, or ``step_seconds`` each."""
     pacer: Pacer = EnterPacer(stdin) if step_seconds is None else TimedPacer(step_seconds)
-    # A closed SSH session (SIGHUP) or a kill (SIGTERM) ends the check as Ctrl-C does, the
-    # devices closed: a MAX7219 left in display test stays lit until the daemon starts.
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _interrupt)
-    # Ctrl-C ends the check even when the command was started with SIGINT ignored (a shell's
-    # background job, or a parent that ignores it: the disposition is inherited, and Python then
-    # leaves it ignored), which left the check waiting for Enter with its devices held.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # A closed SSH session or a kill ends the check as Ctrl-C does, the devices closed; Ctrl-C
+    # works even if SIGINT was inherited ignored (the check then waited for Enter, devices held).
+    end_as_ctrl_c()
     return run(config, stdout, stderr, pacer)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

@@ -156,6 +156,45 @@ def test_the_demo_says_what_to_run_beside_it_and_keeps_its_journal(tmp_path: Pat
     assert list((work / "journal").glob("match-*.jsonl"))
 
 
+def _children(pid: int) -> set[int]:
+    return {int(c) for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()}
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_demo_killed_or_hung_up_stops_its_broker(tmp_path: Path, signum: int) -> None:
+    """A kill or a closed terminal ends ``cueboard demo`` as Ctrl-C does: the mosquitto it started
+    for itself is stopped, not left running on the ports (the next demo would take others)."""
+    from mosquitto import require_mosquitto
+
+    require_mosquitto()
+    proc = subprocess.Popen([*CUEBOARD, "demo", "--autoplay", "--journal", str(tmp_path / "demo"), "--layout", "32x8"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # the status lines come once the broker and the table are up
+            if "cueboard screen --broker-ws" in line:
+                break
+        brokers = {pid for pid in _children(proc.pid) if "mosquitto" in Path(f"/proc/{pid}/cmdline").read_text()}
+        assert len(brokers) == 1, f"the demo runs its own mosquitto: {brokers}"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "demo: the journal is kept in" in err
+    assert not [pid for pid in brokers if _running(pid)], "the demo's mosquitto outlived it"
+
+
 def test_the_demo_board_takes_the_layout_asked_for(tmp_path: Path) -> None:
     from cueboard.demo import demo_config
 

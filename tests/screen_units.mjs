@@ -146,6 +146,11 @@ for (const g of GAMES) {
 }
 check(cardGame("snooker").length({ best_of: 7 }, en0) === "Best of 7" && cardGame("snooker").length({ best_of: 1 }, en0) === ""
   && cardGame("blackball").length({ race_to: 5 }, en0) === "Race to 5", "each game says its match's length");
+{
+  const respot = (over) => cardGame("snooker").shown({ ...base, game: "snooker", striker: 0, break: 0, remaining: 7, respotted_black: true,
+    frame_over: over }, en0, (i) => String(i)).respot;
+  check(respot(false)?.value === "Re-spotted black" && respot(true) === null, "a re-spotted black is shown while it is to be played, not after the frame");
+}
 check(cardGame("bowls").facts.length === 0 && !cardGame("bowls").points, "a game the list lacks: a card without facts, not a crash");
 
 // the shared modules: topics, payloads, refusals, languages

@@ -26,7 +26,8 @@ export const snooker = {
         : { value: sr.count === null ? t("cannot_win", { name: name(sr.side) }) : t("snookers", { name: name(sr.side), n: sr.count }) },
       // The list has no room for the sentence: the count, labelled (the side behind needs them).
       "snookers-n": counted === null ? null : { label: t("snookers_label"), value: counted },
-      respot: s.respotted_black ? { value: t("respotted_black") } : null,
+      // Once the frame is over the re-spotted black is history, not something to play (Section 3 Rule 4(c)).
+      respot: s.respotted_black && !s.frame_over ? { value: t("respotted_black") } : null,
     };
   },
 };

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -202,6 +203,37 @@ def test_every_page_script_is_type_checked_and_linted() -> None:
     assert not twice, f"checked with two sets of globals: {twice}"
     unchecked = sorted(str(p.relative_to(SCREEN_DIR)) for p in ours if not p.read_text().startswith("// @ts-check"))
     assert not unchecked, f"start these with // @ts-check: {unchecked}"
+
+
+def test_the_scorers_service_worker_keeps_every_file_the_page_loads() -> None:
+    """The scorer loads with no connection from its service worker's cache (screen/score/sw.js,
+    SHELL): every file its page names, every module score.js imports (shared/ and vendor/ ones
+    too, followed through their imports), the schemas it checks payloads against and the five
+    catalogues. A file left out would be missing offline."""
+    worker = (SCREEN_DIR / "score" / "sw.js").read_text()
+    listed = re.search(r"const SHELL = (\[.*?\]);", worker, re.S)
+    assert listed, "sw.js: no SHELL list"
+    shell = set(json.loads(listed.group(1)))
+    html = (SCREEN_DIR / "score" / "index.html").read_text()
+    wanted = {"/score"} | set(re.findall(r'(?:src|href)="(/[^"]+)"', html))
+    modules = [url for url in wanted if url.endswith(".js")]
+    while modules:
+        url = modules.pop()
+        source = (SCREEN_DIR / url[1:]).read_text()
+        for name in re.findall(r'^(?:import|export)\b[^;"]*?from\s*"([^"]+)"', source, re.M):
+            found = name if name.startswith("/") else posixpath.normpath(posixpath.join(posixpath.dirname(url), name))
+            if found not in wanted:
+                wanted.add(found)
+                modules.append(found)
+    page = (SCREEN_DIR / "score" / "score.js").read_text()
+    schemas = re.search(r"loadSchemas\(\[([^\]]*)\]", page)
+    assert schemas, "score.js loads no schema"
+    wanted |= {f"/vendor/{name}.schema.json" for name in re.findall(r'"(\w+)"', schemas.group(1))}
+    wanted |= {f"/i18n/{lang}.json" for lang in LANGUAGES}
+    assert {"/shared/payloads.js", "/shared/validate.js", "/vendor/preact.js", "/vendor/state.schema.json"} <= wanted
+    assert wanted <= shell, f"sw.js SHELL lacks {sorted(wanted - shell)}"
+    missing = [url for url in shell - {"/score"} if not (SCREEN_DIR / url[1:]).is_file()]
+    assert not missing, f"sw.js SHELL names files that are not there: {missing}"
 
 
 def test_the_screen_keeps_its_state_in_one_place_and_knows_no_game_by_name() -> None:

@@ -54,9 +54,9 @@ const remembered = (() => {
 })();
 const fromQuery = query.get("broker") && query.get("venue") && query.get("table");
 /** @param {unknown} value */
-const text = (value) => (typeof value === "string" ? value : "");
+const asText = (value) => (typeof value === "string" ? value : "");
 /** @param {string} name @param {unknown} fallback */
-const pick = (name, fallback) => query.get(name) || (fromQuery ? "" : text(remembered[name])) || text(fallback);
+const pick = (name, fallback) => query.get(name) || (fromQuery ? "" : asText(remembered[name])) || asText(fallback);
 const settings = {
   broker: pick("broker", defaults.scorer_broker),
   venue: pick("venue", defaults.venue),
@@ -127,8 +127,7 @@ function problem(text, topic = "") {
 let say = translator("en", null, null);
 /** @param {string} key @param {Vars} [vars] */
 const t = (key, vars) => say(key, vars);
-/** The contract's schemas (schema/, served in /vendor/): what is read from the table is checked against them. */
-/** @type {Record<string, Schema>} */
+/** @type {Record<string, Schema>} the contract's schemas (schema/, served in /vendor/), what the table sends is checked against */
 let schemas = {};
 
 // ---- the outbox, shared by the tabs of this login at this table under a Web Lock

@@ -9,7 +9,7 @@ const browser = readonly(["window", "document", "location", "history", "navigato
   "TextDecoder", "TextEncoder", "URL", "URLSearchParams", "Event", "HTMLElement", "Element", "Node", "CSS", "Intl",
   "getComputedStyle", "performance", "PerformanceObserver", "globalThis", "crypto", "caches", "self", "Blob", "matchMedia",
   "addEventListener", "removeEventListener", "structuredClone", "queueMicrotask", "AbortController", "alert", "confirm",
-  "print", "open", "btoa", "atob"]);
+  "print", "open", "btoa", "atob", "FormData"]);
 const node = readonly(["process", "console", "URL", "globalThis"]);
 const rules = {
   ...js.configs.recommended.rules,
@@ -22,7 +22,7 @@ const rules = {
 export default [
   { ignores: ["vendor/**", "node_modules/**"] },
   { files: ["**/*.js"], languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: browser }, rules },
-  // config.js is a classic script (the settings, before the modules).
-  { files: ["config.js"], languageOptions: { sourceType: "script" } },
+  // config.js is a classic script (the settings, before the modules); so is the scorer's service worker.
+  { files: ["config.js", "score/sw.js"], languageOptions: { sourceType: "script" } },
   { files: ["**/*.mjs"], languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: node }, rules },
 ];

@@ -65,9 +65,12 @@ try {
   await page.goto(new URL(parsed.start_url, plan.card_url).href);
   await page.waitForFunction(() => window.cueboardScorer && window.cueboardScorer.model.login, null, { timeout: 60000 });
   const where = await page.evaluate(() => ({ table: window.cueboardScorer.settings.table,
-    user: window.cueboardScorer.model.login.user, shown: document.querySelector(".bar .where")?.textContent }));
+    user: window.cueboardScorer.model.login.user, shown: document.querySelector(".bar .where")?.textContent,
+    problem: window.cueboardScorer.model.problem }));
   check(where.table === plan.table && where.shown === plan.table && where.user === plan.user,
     `with no server the installed app opens from its service worker: table ${where.shown}, signed in as ${where.user}`);
+  // Its words and the schemas it checks the table's payloads against came from the cache too.
+  check(where.problem === null, `with no server nothing failed to load (${JSON.stringify(where.problem)})`);
   const pageErrors = errors.filter((e) => !/^WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e));
   check(pageErrors.length === 0, `no page errors (${pageErrors.join("; ")})`);
 } finally {

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -41,8 +42,6 @@ pytest_plugins = ["mosquitto"]
 
 ROOT = Path(__file__).resolve().parent.parent
 E2E = Path(__file__).with_name("screen_e2e.mjs")
-UNCHECKED_YET = ("score/score.js", "score/sw.js")
-"""The scorer's files, changed by other work in the same round: typed once it has landed (docs/screen.md)."""
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and os.access(p, os.X_OK)), None)
 LANGUAGES = ["en", "nl", "sv", "de", "fr"]
 NAMES = ["Ronnie O'Sullivan", "Judd Trump", "赵心童", "Mark Selby", "Anne-Sophie Vandermeulen", "Bob",
@@ -179,18 +178,62 @@ def test_vendored_files_are_current() -> None:
 
 
 def test_every_page_script_is_type_checked_and_linted() -> None:
-    """Every page's own JavaScript (the screen, shared/, games/, the desk, the scorer) is in
-    `npm run check`: tsc reads the files tsconfig.json includes and checks those marked
-    `// @ts-check` (strict), eslint lints the folder; the vendored bundles are neither."""
-    config = json.loads((SCREEN_DIR / "tsconfig.json").read_text())
-    assert config["compilerOptions"]["strict"] is True
-    included = {path for pattern in config["include"] for path in SCREEN_DIR.glob(pattern)}
+    """Every page's own JavaScript (the screen, shared/, games/, the desk, the scorer and its
+    service worker) is in `npm run check`: tsc reads the files each of its configs includes
+    (tsconfig.json the pages', tsconfig.worker.json the service worker's, with the worker's
+    globals) and checks those marked `// @ts-check` (strict), eslint lints the folder; the
+    vendored bundles are neither."""
+    check = json.loads((SCREEN_DIR / "package.json").read_text())["scripts"]["check"]
+    covered: dict[Path, list[str]] = {}
+    for name in ("tsconfig.json", "tsconfig.worker.json"):
+        assert f"tsc -p {name}" in check
+        config = json.loads((SCREEN_DIR / name).read_text())
+        options = config["compilerOptions"]
+        if "extends" in config:
+            base = json.loads((SCREEN_DIR / config["extends"]).read_text())
+            options = {**base["compilerOptions"], **options}
+        assert options["strict"] is True, name
+        excluded = {path for pattern in config.get("exclude", []) for path in SCREEN_DIR.glob(pattern)}
+        for path in {path for pattern in config["include"] for path in SCREEN_DIR.glob(pattern)} - excluded:
+            covered.setdefault(path, []).append(name)
     ours = {path for path in SCREEN_DIR.rglob("*.js")
             if not {"vendor", "node_modules"} & set(path.relative_to(SCREEN_DIR).parts)}
-    assert ours and ours <= included, sorted(str(p) for p in ours - included)
+    assert ours and ours <= set(covered), sorted(str(p) for p in ours - set(covered))
+    twice = {str(p.relative_to(SCREEN_DIR)): names for p, names in covered.items() if len(names) > 1}
+    assert not twice, f"checked with two sets of globals: {twice}"
     unchecked = sorted(str(p.relative_to(SCREEN_DIR)) for p in ours if not p.read_text().startswith("// @ts-check"))
-    assert unchecked == sorted(UNCHECKED_YET), f"start these with // @ts-check: {unchecked}"
-    assert "tsc -p tsconfig.json" in json.loads((SCREEN_DIR / "package.json").read_text())["scripts"]["check"]
+    assert not unchecked, f"start these with // @ts-check: {unchecked}"
+
+
+def test_the_scorers_service_worker_keeps_every_file_the_page_loads() -> None:
+    """The scorer loads with no connection from its service worker's cache (screen/score/sw.js,
+    SHELL): every file its page names, every module score.js imports (shared/ and vendor/ ones
+    too, followed through their imports), the schemas it checks payloads against and the five
+    catalogues. A file left out would be missing offline."""
+    worker = (SCREEN_DIR / "score" / "sw.js").read_text()
+    listed = re.search(r"const SHELL = (\[.*?\]);", worker, re.S)
+    assert listed, "sw.js: no SHELL list"
+    shell = set(json.loads(listed.group(1)))
+    html = (SCREEN_DIR / "score" / "index.html").read_text()
+    wanted = {"/score"} | set(re.findall(r'(?:src|href)="(/[^"]+)"', html))
+    modules = [url for url in wanted if url.endswith(".js")]
+    while modules:
+        url = modules.pop()
+        source = (SCREEN_DIR / url[1:]).read_text()
+        for name in re.findall(r'^(?:import|export)\b[^;"]*?from\s*"([^"]+)"', source, re.M):
+            found = name if name.startswith("/") else posixpath.normpath(posixpath.join(posixpath.dirname(url), name))
+            if found not in wanted:
+                wanted.add(found)
+                modules.append(found)
+    page = (SCREEN_DIR / "score" / "score.js").read_text()
+    schemas = re.search(r"loadSchemas\(\[([^\]]*)\]", page)
+    assert schemas, "score.js loads no schema"
+    wanted |= {f"/vendor/{name}.schema.json" for name in re.findall(r'"(\w+)"', schemas.group(1))}
+    wanted |= {f"/i18n/{lang}.json" for lang in LANGUAGES}
+    assert {"/shared/payloads.js", "/shared/validate.js", "/vendor/preact.js", "/vendor/state.schema.json"} <= wanted
+    assert wanted <= shell, f"sw.js SHELL lacks {sorted(wanted - shell)}"
+    missing = [url for url in shell - {"/score"} if not (SCREEN_DIR / url[1:]).is_file()]
+    assert not missing, f"sw.js SHELL names files that are not there: {missing}"
 
 
 def test_the_screen_keeps_its_state_in_one_place_and_knows_no_game_by_name() -> None:

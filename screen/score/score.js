@@ -1,20 +1,62 @@
+// @ts-check
 // The scorer's page (/score, docs/scorer.md): one table, scored from a phone with a scorer's
 // login. The page only shows and sends: the table's engine decides every tap (its state and its
 // answers, read back here), the broker's ACL decides who may write the table's command topic.
+// What every page needs comes from shared/: the session with the broker (broker.js), the
+// payloads read and checked against the contract's schemas (payloads.js), the words (i18n.js).
 import { html, render } from "/score/ui.js";
 import { Outbox, verdictOf } from "/score/outbox.js";
 import { Session } from "/shared/broker.js";
-import { LANGUAGES, translator } from "/shared/i18n.js";
+import { loadTranslator, pickLanguage, translator } from "/shared/i18n.js";
+import { loadSchemas, readPayload, textOf } from "/shared/payloads.js";
+import { validate } from "/shared/validate.js";
+
+/**
+ * @typedef {import("/shared/state.js").State} State
+ * @typedef {import("/shared/state.js").Clock} Clock
+ * @typedef {import("/shared/i18n.js").Vars} Vars
+ * @typedef {import("/shared/validate.js").Schema} Schema
+ * @typedef {import("/score/outbox.js").Book} Book
+ * @typedef {import("/score/outbox.js").Tap} Tap
+ * @typedef {import("preact").ComponentChildren} Children
+ * @typedef {{user: string, pass: string, trusted: boolean}} Login
+ * @typedef {{
+ *   type: string, balls?: string[], points?: number, miss?: boolean, free_ball?: boolean,
+ *   before_stroke?: boolean, striker?: number, [field: string]: unknown}} Line
+ *   a tap's line as sent on the scorer's topic, and an event as the table applied it
+ *   (docs/events.md): the fields this page reads; the rest it passes through
+ * @typedef {{schema: number, seq: number, event: Line, id?: string, user?: string, logged?: boolean, ts: string}} Applied
+ *   `<prefix>/event` (schema/event.schema.json); `logged: false` answers a command in no log
+ * @typedef {{schema: number, event: object | null, reason: string, source: string, id?: string | null,
+ *   type?: string | null, user?: string, ts: string}} Rejected `<prefix>/rejected` (schema/rejected.schema.json)
+ * @typedef {{miss: boolean, free_ball: boolean, before_stroke: boolean}} Foul the calls keyed for the next foul
+ * @typedef {{
+ *   login: Login | null, connection: "idle" | "connecting" | "online" | "offline", error: string,
+ *   problem: {topic: string, text: string} | null, state: State | null, clock: Clock | null,
+ *   status: string | null, sender: boolean, book: Book | null, last: Tap | null, foul: Foul,
+ *   seen: Map<number, Line>}} Model
+ *   error: the login refused; problem: the last payload refused, until one on its topic is read
+ */
+
 const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (the table answers it once)
 
 // ---- settings: the address's query (never a password), config.js, then the QR card's fragment
 const query = new URLSearchParams(location.search);
-const defaults = window.CUEBOARD_SCREEN || {};
+const defaults = /** @type {{CUEBOARD_SCREEN?: import("../options.js").Config}} */ (/** @type {unknown} */ (window)).CUEBOARD_SCREEN || {};
 // The installed app opens at /score with no query: the table it was installed for, kept here.
 const SETTINGS_KEY = "cueboard-score-settings";
-const remembered = (() => { try { return JSON.parse(localStorage.getItem(SETTINGS_KEY) || "{}"); } catch { return {}; } })();
+/** @type {{[name: string]: unknown}} */
+const remembered = (() => {
+  try {
+    const kept = JSON.parse(localStorage.getItem(SETTINGS_KEY) || "{}");
+    return kept && typeof kept === "object" ? kept : {};
+  } catch { return {}; }
+})();
 const fromQuery = query.get("broker") && query.get("venue") && query.get("table");
-const pick = (name, fallback) => query.get(name) || (fromQuery ? "" : remembered[name]) || fallback || "";
+/** @param {unknown} value */
+const asText = (value) => (typeof value === "string" ? value : "");
+/** @param {string} name @param {unknown} fallback */
+const pick = (name, fallback) => query.get(name) || (fromQuery ? "" : asText(remembered[name])) || asText(fallback);
 const settings = {
   broker: pick("broker", defaults.scorer_broker),
   venue: pick("venue", defaults.venue),
@@ -22,11 +64,18 @@ const settings = {
   lang: pick("lang", defaults.lang) || (navigator.language || "en").slice(0, 2),
 };
 if (fromQuery) localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
-if (!LANGUAGES.includes(settings.lang)) settings.lang = "en";
+settings.lang = pickLanguage(settings.lang);
 const prefix = `cueboard/${settings.venue}/${settings.table}`;
 const place = `${settings.venue}/${settings.table}`;
 const LOGIN_KEY = `cueboard-score-login:${place}`;
 const STATE_KEY = `cueboard-score-state:${place}`;
+
+/** A login as kept or carried: a user and a password, or null. @param {unknown} value @returns {Login | null} */
+function asLogin(value) {
+  if (!value || typeof value !== "object") return null;
+  const { user, pass, trusted } = /** @type {{user?: unknown, pass?: unknown, trusted?: unknown}} */ (value);
+  return typeof user === "string" && user && typeof pass === "string" && pass ? { user, pass, trusted: trusted === true } : null;
+}
 
 function loginFromFragment() {
   // The QR card's link carries the login in the fragment (#user=..&pass=..): a fragment never
@@ -41,13 +90,14 @@ function loginFromFragment() {
 function storedLogin() {
   for (const store of [localStorage, sessionStorage]) {
     try {
-      const login = JSON.parse(store.getItem(LOGIN_KEY) || "null");
-      if (login && login.user && login.pass) return login;
+      const login = asLogin(JSON.parse(store.getItem(LOGIN_KEY) || "null"));
+      if (login) return login;
     } catch { /* unreadable: ask again */ }
   }
   return null;
 }
 
+/** @param {Login} login */
 function keepLogin(login) {
   // Only a device its owner trusts keeps the password after the tab closes (localStorage);
   // otherwise this tab keeps it until it closes (sessionStorage), so a reload does not sign out.
@@ -56,93 +106,117 @@ function keepLogin(login) {
   (login.trusted ? localStorage : sessionStorage).setItem(LOGIN_KEY, JSON.stringify(login));
 }
 
-// ---- words
+/** @type {Model} */
 const model = {
-  login: null, connection: "idle", error: "", state: null, clock: null, status: null, sender: false,
-  book: null, last: null, foul: { miss: false, free_ball: false, before_stroke: false }, panel: null,
-  words: {}, english: {}, seen: new Map(), lastEventAt: null,
+  login: null, connection: "idle", error: "", problem: null, state: null, clock: null, status: null, sender: false,
+  book: null, last: null, foul: { miss: false, free_ball: false, before_stroke: false }, seen: new Map(),
 };
 
-// The scorer's own words first, then the screen's (balls, frames), then English (shared/i18n.js).
-let say = translator("en", null, null);
-const t = (key, vars) => say(key, vars);
-
-async function loadWords() {
-  const get = async (lang) => (await fetch(`/i18n/${lang}.json`)).json();
-  model.english = await get("en");
-  model.words = settings.lang === "en" ? model.english : await get(settings.lang);
-  say = translator(settings.lang, model.words, model.english, ["scorer", "screen"]);
-  document.documentElement.lang = settings.lang;
+/**
+ * A payload refused, or a file that could not be loaded (shared/payloads.js, shared/i18n.js say
+ * why): shown under the board until a good payload comes on that topic, and in the console.
+ * @param {string} text @param {string} [topic]
+ */
+function problem(text, topic = "") {
+  model.problem = { topic, text };
+  console.warn(text);
+  draw();
 }
 
-// ---- the outbox, shared by the tabs of this login at this table under a Web Lock
-let outbox = null;
-const withLock = (name, fn) => (navigator.locks ? navigator.locks.request(name, fn) : Promise.resolve(fn()));
-const bookLock = () => `cueboard-score-book:${place}:${model.login.user}`;
+// ---- words: the scorer's own first, then the screen's (balls, frames), then English (shared/i18n.js)
+let say = translator("en", null, null);
+/** @param {string} key @param {Vars} [vars] */
+const t = (key, vars) => say(key, vars);
+/** @type {Record<string, Schema>} the contract's schemas (schema/, served in /vendor/), what the table sends is checked against */
+let schemas = {};
 
+// ---- the outbox, shared by the tabs of this login at this table under a Web Lock
+/** @type {Outbox | null} */
+let outbox = null;
+/** @template T @param {string} name @param {() => T} fn @returns {Promise<T>} */
+const withLock = (name, fn) => (navigator.locks ? navigator.locks.request(name, fn) : Promise.resolve(fn()));
+
+/** The login and its outbox: set by start(), before anything that sends or keeps a tap. */
+function signedIn() {
+  if (!model.login || !outbox) throw new Error("the scorer is not signed in");
+  return { login: model.login, outbox };
+}
+const bookLock = () => `cueboard-score-book:${place}:${signedIn().login.user}`;
+
+/** @template T @param {(box: Outbox) => T} fn */
 async function changeBook(fn) {
-  const result = await withLock(bookLock(), () => fn(outbox));
-  model.book = outbox.read();
+  const box = signedIn().outbox;
+  const result = await withLock(bookLock(), () => fn(box));
+  model.book = box.read();
   draw();
   pump();
   return result;
 }
 
 // ---- MQTT
-let client = null;
-let inflight = null; // {id, at}: the tap this tab sent last and waits for
-let resendTimer = null;
+/** @type {Session | null} */
+let session = null;
+/** @type {{id: string, at: number} | null} */
+let inflight = null; // the tap this tab sent last and waits for
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let resendTimer;
 
-function connect() {
-  const { user, pass } = model.login;
+/** @param {Login} login */
+function connect({ user, pass }) {
   model.connection = "connecting";
   // The shared session (shared/broker.js). A refused login is the scorer's to act on; a lost
   // connection is shown by the badge (and the session tries again by itself), not as a technical message.
   // The table shows this phone on its devices (scorer:<login>: ok or lost): present while
   // connected, and the broker says it is gone (the last will) when the connection drops.
   const presence = `${prefix}/score/${user}/presence`;
-  const session = new Session({ broker: settings.broker, who: user, user, password: pass, v5: true, reconnectMs: 2000,
+  const link = new Session({ broker: settings.broker, who: user, user, password: pass, v5: true, reconnectMs: 2000,
     connectTimeoutMs: 8000, keepalive: 20, stopWhenRefused: false,
     extra: { will: { topic: presence, payload: JSON.stringify({ schema: 1, online: false }), qos: 1, retain: true } } }, {
     topics: () => [`${prefix}/state`, `${prefix}/event`, `${prefix}/rejected`, `${prefix}/status`],
     message: (topic, payload) => received(topic, payload),
-    link: (link) => {
-      if (link === "online") {
-        session.client.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }),
-          { qos: 1, retain: true });
+    link: (state) => {
+      if (state === "online") {
+        link.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }), { qos: 1, retain: true });
         model.connection = "online";
         model.error = "";
         callSent = callSent === NO_CALL ? NO_CALL : null; // a call shown before the drop: shown again, or ended
         sendCall();
         inflight = null; // whatever was in flight is sent again, same id
         pump();
-      } else if (link === "refused") model.error = t("bad_login");
-      else if (link === "offline") { model.connection = "offline"; inflight = null; }
+      } else if (state === "refused") model.error = t("bad_login");
+      else if (state === "offline") { model.connection = "offline"; inflight = null; }
       draw();
     },
   });
-  client = session.client;
+  session = link;
 }
 
+/** @param {string} topic @param {Uint8Array} payload */
 function received(topic, payload) {
-  let msg;
-  try { msg = JSON.parse(payload.toString()); } catch { msg = payload.toString(); }
   const kind = topic.slice(prefix.length + 1);
-  if (kind === "state" && msg && typeof msg === "object") {
-    model.state = msg;
-    // Shown again at once after a reload with no connection (marked offline by the badge).
-    localStorage.setItem(STATE_KEY, payload.toString());
-    model.clock = msg.clock || null;
-  } else if (kind === "status") {
-    model.status = typeof msg === "string" ? msg : String(payload);
-  } else if (kind === "event" && msg && msg.event) {
-    onEvent(msg);
-  } else if (kind === "rejected" && msg) {
-    onRejected(msg);
+  if (kind === "status") {
+    model.status = textOf(payload).trim(); // "online" or "offline", plain text (docs/mqtt.md)
+  } else if (kind === "state" || kind === "event" || kind === "rejected") {
+    const read = readPayload(topic, payload, schemas[kind]);
+    if (read.problem !== undefined) { problem(read.problem, topic); return; }
+    if (model.problem && model.problem.topic === topic) model.problem = null;
+    if (read.value === null) return; // a retained topic cleared
+    if (kind === "state") {
+      const state = /** @type {State} */ (read.value);
+      model.state = state;
+      // Shown again at once after a reload with no connection (marked offline by the badge).
+      localStorage.setItem(STATE_KEY, textOf(payload));
+      model.clock = state.clock || null;
+    } else if (kind === "event") {
+      onEvent(/** @type {Applied} */ (read.value));
+    } else {
+      onRejected(/** @type {Rejected} */ (read.value));
+    }
   }
   draw();
 }
 
+/** A line or an event in the scorer's words ("Pot 2 reds Blue"). @param {Line | undefined} event */
 function describe(event) {
   if (!event) return "";
   const type = event.type;
@@ -164,12 +238,15 @@ function describe(event) {
   return t(`tap.${type}`);
 }
 
+/** @param {string} b */
 const ballName = (b) => t(`ball.${b}`);
 
+/** @param {Applied} msg */
 function onEvent(msg) {
   const event = msg.event;
   const seq = msg.seq;
   // What undo takes back: the event that made the state after `seq` (seen here as it was applied).
+  /** @type {Line | null} */
   let answer = null;
   if (msg.logged === false) { // the answer to a command in no log (the clock's): no stroke of the frame
     if (msg.id && model.login && outbox) answered(msg.id, "applied", null, null);
@@ -184,6 +261,7 @@ function onEvent(msg) {
   if (msg.id && model.login && outbox) answered(msg.id, "applied", null, answer ? describe(answer) : null);
 }
 
+/** @param {Rejected} msg */
 function onRejected(msg) {
   if (!msg.id || !outbox) return;
   const { verdict, reason } = verdictOf(msg.reason);
@@ -195,6 +273,10 @@ function onRejected(msg) {
   answered(msg.id, verdict, reason, null);
 }
 
+/**
+ * The table's answer to one of this login's taps, kept in the book.
+ * @param {string} id @param {"applied" | "refused"} verdict @param {string | null} reason @param {string | null} tookBack
+ */
 function answered(id, verdict, reason, tookBack) {
   changeBook((box) => {
     const tap = box.answer(id, verdict, reason, tookBack);
@@ -210,35 +292,38 @@ function scheduleResend() {
 
 // One tab sends (the one holding the sender lock); the others show and add taps to the book.
 async function pump() {
-  if (!model.sender || !client || !client.connected || inflight) return;
+  if (!model.sender || !session || !session.online || inflight) return;
+  const { login, outbox: box } = signedIn();
   await withLock(bookLock(), () => {
-    const head = outbox.head();
-    if (!head || inflight) return;
+    const head = box.head();
+    if (!head || inflight || !session) return;
     inflight = { id: head.id, at: Date.now() };
-    outbox.mark(head.id, "sent");
+    box.mark(head.id, "sent");
     // A scorer's own topic: the broker lets its login write only this one, and the table takes
     // from it what a marker keys (docs/mqtt.md, Roles).
-    client.publish(`${prefix}/score/${model.login.user}`, JSON.stringify(head.line), { qos: 1 });
+    session.publish(`${prefix}/score/${login.user}`, JSON.stringify(head.line), { qos: 1 });
     scheduleResend();
   });
-  model.book = outbox.read();
+  model.book = box.read();
   draw();
 }
 
 function becomeSender() {
-  withLock(`cueboard-score-sender:${place}:${model.login.user}`, () => {
+  withLock(`cueboard-score-sender:${place}:${signedIn().login.user}`, () => {
     model.sender = true;
     pump();
     return new Promise(() => {}); // held while this tab lives
   });
 }
 
+/** @param {Line} line */
 async function tap(line) {
-  if (!model.login) return;
+  const login = model.login;
+  if (!login) return;
   if (navigator.vibrate) navigator.vibrate(15);
   // A foul's calls (miss, free ball, before the stroke) are for that foul only.
   if (line.type === "foul") { model.foul = { miss: false, free_ball: false, before_stroke: false }; sendCall(); }
-  await changeBook((box) => { box.add(model.login.user, line, describe(line), Date.now()); });
+  await changeBook((box) => { box.add(login.user, line, describe(line), Date.now()); });
 }
 
 // ---- the call being keyed: shown on the table's boards and its `input` as a keypad's is
@@ -248,7 +333,9 @@ async function tap(line) {
 // stroke: no id, never in the outbox, never a tap; offline it is simply not sent (QoS 0, and
 // only while connected, so nothing stale is queued for later).
 const NO_CALL = "[]";
+/** @type {[keyof Foul, string][]} */
 const CALL_KEYS = [["miss", "MISS"], ["free_ball", "FREE BALL"], ["before_stroke", "BEFORE STROKE"]];
+/** @type {string | null} */
 let callSent = NO_CALL; // the keys the table was last sent (JSON), null: not known since the connection
 
 function callKeys() {
@@ -258,22 +345,24 @@ function callKeys() {
 }
 
 function sendCall() {
-  if (!model.login || !client || !client.connected) return;
+  if (!model.login || !session || !session.online) return;
   const keys = callKeys();
   const json = JSON.stringify(keys);
   if (json === callSent) return;
   const line = keys.length ? { type: "call", keys, needs: "the foul's value (4 to 7)" } : { type: "call", keys: [] };
-  client.publish(`${prefix}/score/${model.login.user}`, JSON.stringify(line), { qos: 0 });
+  session.publish(`${prefix}/score/${model.login.user}`, JSON.stringify(line), { qos: 0 });
   callSent = json;
 }
 
 // ---- what the table allows now (offered first; the rest stays reachable, the table decides)
+/** @param {State} s */
 function snookerAllows(s) {
   const over = s.frame_over;
   return {
-    red: !over && (s.ball_on === "red" || (s.free_ball && s.reds > 0)),
+    red: !over && (s.ball_on === "red" || (!!s.free_ball && (s.reds ?? 0) > 0)),
+    /** @param {string} c */
     colour: (c) => !over && (s.ball_on === "colour" || s.ball_on === c),
-    free: !over && s.free_ball,
+    free: !over && !!s.free_ball,
   };
 }
 
@@ -292,14 +381,15 @@ function clockText() {
   const c = model.clock;
   if (!c) return null;
   if (c.running && c.ends_at) return `${Math.max(0, Math.ceil((Date.parse(c.ends_at) - Date.now()) / 1000))} s`;
-  if (c.paused) return `${Math.ceil(c.left)} s ${t("held")}`;
-  return c.left == null ? null : `${Math.ceil(c.left)} s`;
+  if (c.left == null) return null;
+  return c.paused ? `${Math.ceil(c.left)} s ${t("held")}` : `${Math.ceil(c.left)} s`;
 }
 
 function Board() {
   const s = model.state;
   if (!s || !s.sides) return html`<section class="board empty">${t("no_match")}</section>`;
   const snooker = s.game === "snooker";
+  /** @type {[string, string, string | number | undefined][]} the fact's class, its label, its value */
   const facts = [];
   if (snooker) {
     facts.push(["break", t("break"), s.break]);
@@ -334,30 +424,39 @@ function Board() {
   </section>`;
 }
 
+/** A key that sends one line. @param {{line: Line, label: Children, cls?: string, offered?: boolean, sub?: string}} props */
 function Key({ line, label, cls = "", offered = true, sub = "" }) {
   return html`<button type="button" class=${`key ${cls}${offered ? "" : " later"}`} data-tap=${JSON.stringify(line)}
     onClick=${() => tap(line)}>${label}${sub ? html`<small>${sub}</small>` : ""}</button>`;
 }
 
+/** @type {[string, number][]} the colours and their values */
 const COLOURS = [["yellow", 2], ["green", 3], ["brown", 4], ["blue", 5], ["pink", 6], ["black", 7]];
+/** The least a foul on the ball on costs (Section 3 Rule 12): 4, or the ball on's value when higher. @type {Record<string, number>} */
+const LEAST_FOUL = { yellow: 4, green: 4, brown: 4, blue: 5, pink: 6, black: 7 };
+/** @param {string} ball */
 const letter = (ball) => t(`ball_letter.${ball}`); // the language's own initial (J for jaune)
 
 // A ball's key: its letter and its name, never its colour alone (one line on a phone held
 // upright, two when the keys are narrow).
+/** @param {string} initial @param {string} name */
 const ballLabel = (initial, name) => html`<span class="lbl"><b>${initial}</b><span class="dot"> · </span><span class="bname">${name}</span></span>`;
 
+/** @param {{s: State}} props */
 function SnookerKeys({ s }) {
   const allows = snookerAllows(s);
   const f = model.foul;
+  /** @param {keyof Foul} k */
   const toggle = (k) => () => { model.foul = { ...f, [k]: !f[k] }; sendCall(); draw(); };
+  /** @param {number} points @returns {Line} */
   const foulLine = (points) => ({ type: "foul", points, ...(f.miss ? { miss: true } : {}),
     ...(f.free_ball ? { free_ball: true } : {}), ...(f.before_stroke ? { before_stroke: true } : {}) });
-  const least = { yellow: 4, green: 4, brown: 4, blue: 5, pink: 6, black: 7 }[s.ball_on] || 4;
+  const least = (s.ball_on && LEAST_FOUL[s.ball_on]) || 4;
   const lastSeen = model.seen.get(s.seq); // the event that made this state, when seen here
   const afterFoul = !!lastSeen && lastSeen.type === "foul";
   return html`<div class="keys snooker">
     <div class="row reds">
-      ${[1, 2, 3].map((n) => html`<${Key} cls="ball red" line=${{ type: "pot", balls: Array(n).fill("red") }}
+      ${[1, 2, 3].map((n) => html`<${Key} cls="ball red" line=${{ type: "pot", balls: Array.from({ length: n }, () => "red") }}
         label=${n === 1 ? ballLabel(letter("red"), ballName("red")) : `${n} × ${letter("red")}`} offered=${allows.red} />`)}
     </div>
     <div class="row colours">
@@ -378,7 +477,7 @@ function SnookerKeys({ s }) {
     </div>
     <div class="row after">
       <${Key} cls="plain" line=${{ type: "play_again" }} label=${t("tap.play_again")} offered=${afterFoul} />
-      <${Key} cls="plain" line=${{ type: "replace" }} label=${t("tap.replace")} offered=${afterFoul && !!lastSeen.miss} />
+      <${Key} cls="plain" line=${{ type: "replace" }} label=${t("tap.replace")} offered=${afterFoul && !!lastSeen?.miss} />
     </div>
     <div class="row end">
       <${Key} cls="plain" line=${{ type: "concede" }} label=${t("tap.concede")} offered=${!s.frame_over} />
@@ -391,10 +490,12 @@ function SnookerKeys({ s }) {
   </div>`;
 }
 
+/** @param {{s: State}} props */
 function BlackballKeys({ s }) {
   const over = s.frame_over;
-  const mine = (s.sides[s.striker ?? 0] || {}).group;
+  const mine = s.sides[s.striker ?? 0]?.group;
   const theirs = mine === "red" ? "yellow" : mine === "yellow" ? "red" : null;
+  /** @param {string} g @param {string} label */
   const groupKey = (g, label) => html`<${Key} cls=${`ball ${g}`} line=${{ type: "pot", balls: [g] }}
     label=${ballLabel(letter(g), label)} offered=${!over && (!mine || g === mine || s.free_shot)} />`;
   return html`<div class="keys blackball">
@@ -443,15 +544,21 @@ function Answers() {
   </section>`;
 }
 
+function Problem() {
+  return model.problem ? html`<p class="problem">${model.problem.text}</p>` : "";
+}
+
 function Login() {
+  /** @param {SubmitEvent} e */
   const submit = (e) => {
     e.preventDefault();
-    const form = e.target;
-    start({ user: form.user.value.trim(), pass: form.pass.value, trusted: form.trusted.checked });
+    const form = new FormData(/** @type {HTMLFormElement} */ (e.currentTarget));
+    start({ user: String(form.get("user") ?? "").trim(), pass: String(form.get("pass") ?? ""), trusted: form.get("trusted") !== null });
   };
   return html`<form class="login" onSubmit=${submit}>
     <h1>${t("title", { table: settings.table })}</h1>
     ${model.error ? html`<p class="error" role="alert">${model.error}</p>` : ""}
+    <${Problem} />
     <label>${t("user")} <input name="user" autocomplete="username" required /></label>
     <label>${t("password")} <input name="pass" type="password" autocomplete="current-password" required /></label>
     <label class="check"><input name="trusted" type="checkbox" /> ${t("trust_device")}</label>
@@ -469,6 +576,7 @@ function App() {
     <main class="scorer">
       <${Board} />
       ${model.error ? html`<p class="error" role="alert">${model.error}</p>` : ""}
+      <${Problem} />
       <${Answers} />
       ${s && s.game === "blackball" ? html`<${BlackballKeys} s=${s} />` : s && s.sides ? html`<${SnookerKeys} s=${s} />` : ""}
       <div class="corrections">
@@ -485,7 +593,7 @@ function draw() {
   drawing = true;
   requestAnimationFrame(() => {
     drawing = false;
-    render(html`<${App} />`, document.getElementById("app"));
+    render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("app")));
   });
 }
 
@@ -495,17 +603,27 @@ function signOut() {
   location.reload();
 }
 
+/** The state kept from the last visit, if it still fits the schema (a reload with no connection shows it). */
+function keptState() {
+  try {
+    const state = JSON.parse(localStorage.getItem(STATE_KEY) || "null");
+    return state && typeof state === "object" && !validate(schemas.state, state).length ? /** @type {State} */ (state) : null;
+  } catch { return null; }
+}
+
+/** @param {Login} login */
 function start(login) {
   model.login = login;
-  try { model.state = JSON.parse(localStorage.getItem(STATE_KEY) || "null"); } catch { model.state = null; }
+  model.state = keptState();
   keepLogin(login);
-  outbox = new Outbox(localStorage, `cueboard-score-taps:${place}:${login.user}`);
-  model.book = outbox.read();
+  const box = new Outbox(localStorage, `cueboard-score-taps:${place}:${login.user}`);
+  outbox = box;
+  model.book = box.read();
   window.addEventListener("storage", (e) => {
-    if (e.key === outbox.key) { model.book = outbox.read(); draw(); pump(); }
+    if (e.key === box.key) { model.book = box.read(); draw(); pump(); }
   });
   becomeSender();
-  connect();
+  connect(login);
   keepAwake();
   draw();
 }
@@ -519,12 +637,19 @@ async function keepAwake() {
 }
 
 // The test drivers (tests/scorer_e2e.mjs) read what the page holds.
-window.cueboardScorer = { model, settings, outbox: () => outbox };
+/** @type {Window & {cueboardScorer?: {model: Model, settings: typeof settings, outbox: () => Outbox | null}}} */
+(window).cueboardScorer = { model, settings, outbox: () => outbox };
 
 // Installable, and loads with no connection once loaded (screen/score/sw.js).
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/score/sw.js", { scope: "/score" }).catch(() => {});
 
-await loadWords();
+// The words and the schemas before the first picture: one that cannot be loaded is said
+// (English is shown, or the table's payloads go unchecked), the page works on.
+[say, schemas] = await Promise.all([
+  loadTranslator(settings.lang, problem, { base: "/i18n/", sections: ["scorer", "screen"] }),
+  loadSchemas(["state", "event", "rejected"], problem, "/vendor/"),
+]);
+document.documentElement.lang = say.lang;
 const login = loginFromFragment() || storedLogin();
 if (login) start(login); else draw();
 setInterval(() => { if (model.clock && model.clock.running) draw(); }, 1000);

@@ -18,7 +18,7 @@
  *   striker: number | null, player?: string | null, frame_over: boolean, frame_winner?: number | null,
  *   match_over: boolean, match_winner?: number | null, shot_clock?: number | null, shot_clock_call?: number | null,
  *   clock?: Clock | null, table?: string, ts: string, sides: Side[],
- *   break?: number, remaining?: number, ball_on?: string | null, free_ball?: boolean,
+ *   break?: number, remaining?: number, reds?: number, colours?: string[], ball_on?: string | null, free_ball?: boolean,
  *   snookers_required?: SnookersRequired | null, respotted_black?: boolean,
  *   open_table?: boolean, visits?: number, free_shot?: boolean, black_on?: boolean,
  *   next?: Next | null, message?: Message | null}} State

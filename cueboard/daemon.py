@@ -345,8 +345,8 @@ class Table:
             return
         outcome = entry.feed(key.press, self.match.state(), now=self._mono())
         self._show_prompt(source, entry)
-        # The engine's refusal in this device's words ("press NEXT FRAME (SHIFT FREE BALL)").
         if isinstance(outcome, Event):
+            # The engine's refusal in this device's words ("press NEXT FRAME (SHIFT FREE BALL)").
             self._keyed(outcome, source, entry.keymap.explain)
         elif isinstance(outcome, NewMatch | ClockCommand):
             # The daemon's own commands: carried out as the same line from the network is (a

@@ -20,6 +20,7 @@ import pytest
 from daemon_helpers import EXAMPLES, StillOutput, table_config
 
 from cueboard.daemon import Table
+from cueboard.engine.blackball.events import Touching
 from cueboard.hw.keys import KeyPress
 from cueboard.inputs import Call, Command, KeyInput
 from cueboard.journal import read_lines
@@ -177,3 +178,15 @@ def test_new_match_keyed_is_the_daemons_command(tmp_path: Path) -> None:
         assert journal(table)[1:] == ['{"type":"pot","t":T,"balls":["red"]}']
         press(table, OK)
         assert journal(table) == [SNOOKER_LINES[0]] and len(table.journal.matches()) == 2
+
+
+def test_an_event_of_another_game_is_refused_never_applied(tmp_path: Path) -> None:
+    """A keymap of another game refuses every key, so this cannot come from the keys; should
+    a typed event of another game reach the daemon all the same, it is said and changes nothing."""
+    with running(tmp_path, SNOOKER_MATCH, "keypad-4x5.toml") as table:
+        table.submit(Call("test", lambda: table._keyed(Touching(ball="red"), "keypad")))
+        sync(table)
+        assert table.refused == 1 and reasons(table)[-1] == "touching: not an event of snooker"
+        assert journal(table) == [SNOOKER_LINES[0]]
+        press(table, RED)  # and the table goes on
+        assert journal(table)[1:] == ['{"type":"pot","t":T,"balls":["red"]}']

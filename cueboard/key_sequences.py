@@ -10,12 +10,13 @@ for what is the daemon's rather than the engine's (a new match, the shot clock).
 only builds events; whether an event is allowed now is the engine's to say (it names the
 rule). The keys are in docs/keymaps.md.
 
->>> from cueboard.engine import Match
+>>> from cueboard.engine import Match, to_json
 >>> state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state()
 >>> g = SnookerKeys()
 >>> d = g.step(None, "FOUL", state)
->>> g.step(d, "BLUE", state)
-Foul(t=None, points=5, reds_off=0, miss=False, free_ball=False, before_stroke=False, non_striker=None, out_of_turn=None)
+>>> foul = g.step(d, "BLUE", state)
+>>> type(foul).__name__, foul.points, to_json(foul)
+('Foul', 5, {'type': 'foul', 'points': 5})
 >>> g.step(d, "NO_POT", state).reason
 'a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)'
 """

@@ -23,6 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -40,6 +41,7 @@ from .health import OK, Health, HealthState
 from .inbox import Inbox
 from .inputs import Command, HealthChanged, Input, KeyInput, Refused, Reply
 from .journal import Journal
+from .key_sequences import ClockCommand, NewMatch
 from .keymap import Entry, Keymap, Lapse, Refusal, load_keymap
 from .rate_limiter import REFUSALS_A_SECOND, RateLimiter, sender
 from .remote_lines import peek_id
@@ -341,11 +343,15 @@ class Table:
         if entry is None or self.match is None:
             self._refuse(None, Reason(f"{source}: no keymap is configured for it", "no_keymap"), source)
             return
-        outcome = entry.feed(key.press, self.match.state().to_json(), now=self._mono())
+        outcome = entry.feed(key.press, self.match.state(), now=self._mono())
         self._show_prompt(source, entry)
-        if isinstance(outcome, dict):
+        if isinstance(outcome, Event):
             # The engine's refusal in this device's words ("press NEXT FRAME (SHIFT FREE BALL)").
-            self.command(outcome, source, explain=entry.keymap.explain)
+            self._keyed(outcome, source, entry.keymap.explain)
+        elif isinstance(outcome, NewMatch | ClockCommand):
+            # The daemon's own commands: carried out as the same line from the network is (a
+            # fixture handed to the table is started by NEW MATCH as by the desk's new_match).
+            self.command(outcome.to_json(), source, explain=entry.keymap.explain)
         elif isinstance(outcome, Refusal):
             self._refuse(None, Reason(outcome.reason, outcome.short), source)
 
@@ -402,10 +408,38 @@ class Table:
 
     def _event(self, obj: dict[str, Any], source: str, reply: Reply | None,
                explain: Callable[[str], str] | None = None) -> None:
+        """A line of the network, parsed at this edge (strictly: a bad line is refused naming
+        the field), stamped with the time it came unless it says when, then :meth:`_apply`'d."""
         match = self.match
         assert match is not None
         try:
             event = match.parse({**obj, "t": obj.get("t", round(self._wall(), 3))})
+        except IllegalEvent as exc:
+            self._refuse(obj, _reason(str(exc) if explain is None else explain(str(exc)), exc), source, reply)
+            return
+        self._apply(event, obj, source, reply, explain)
+
+    def _keyed(self, event: Event, source: str, explain: Callable[[str], str] | None = None) -> None:
+        """An event made at the table (a key sequence, the shot clock's time foul): typed
+        already, so nothing to parse; stamped with the time it was made, then :meth:`_apply`'d.
+        Its JSON stands for it where a refusal is published."""
+        match = self.match
+        assert match is not None
+        line = to_json(event)
+        if match.game.events.get(event.TYPE) is not type(event):
+            # Cannot happen (a keymap of another game refuses every key): said, never applied.
+            self._refuse(line, Reason(f"{event.TYPE}: not an event of {match.setup.game}", "invalid"), source)
+            return
+        self._apply(event if event.t is not None else replace(event, t=round(self._wall(), 3)), line, source,
+                    None, explain)
+
+    def _apply(self, event: Event, obj: dict[str, Any], source: str, reply: Reply | None,
+               explain: Callable[[str], str] | None = None) -> None:
+        """Check ``event``; journal it (with ``obj``'s ``id`` and ``user``: the line it came
+        as), apply it, show and publish the new state. Refused, naming the rule, with ``obj``."""
+        match = self.match
+        assert match is not None
+        try:
             match.check(event)
         except IllegalEvent as exc:
             self._refuse(obj, _reason(str(exc) if explain is None else explain(str(exc)), exc), source, reply)
@@ -694,7 +728,7 @@ class Table:
         assert self.match is not None
         foul = self.match.game.time_foul()
         if foul is not None:
-            self._event(to_json(foul), "clock", None)
+            self._keyed(foul, "clock")
         else:
             self._refuse(None, Reason("shot clock expired: the referee enters the foul", "time_up"), "clock")
             self._publish_state()

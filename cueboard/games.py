@@ -32,7 +32,7 @@ from typing import Any
 
 from .boards.catalogue import LAYOUTS, LayoutsBySize
 from .boards.layout import Layout
-from .engine import GAMES, Game, find_game
+from .engine import GAMES, Event, Game, find_game
 from .engine.blackball import Blackball
 from .engine.record import SHEETS, Sheet
 from .engine.snooker import Snooker
@@ -42,22 +42,19 @@ from .printed_sheet import BlackballPrinted, PrintedSheet, SnookerPrinted
 from .simulate_blackball import blackball_candidates, blackball_setup
 from .simulate_snooker import snooker_candidates, snooker_setup, snooker_stroke
 
-__all__ = ["KITS", "Candidate", "CandidateFn", "Demo", "Event", "GameKit", "IncompleteGame", "SetupFn",
+__all__ = ["KITS", "Candidate", "CandidateFn", "Demo", "GameKit", "IncompleteGame", "SetupFn",
            "Simulator", "StrokeFn", "kit", "registry"]
 
-Event = dict[str, Any]
-"""An event as the JSON object of the log."""
-
 Candidate = tuple[float, Event]
-"""A proposed event and its relative weight."""
+"""A proposed engine event and its relative weight."""
 
 CandidateFn = Callable[[State], list[Candidate]]
 
 SetupFn = Callable[[random.Random], dict[str, Any]]
 
-StrokeFn = Callable[[dict[str, Any], random.Random, Event | None, tuple[float, float]], Event]
-"""From the state, the previous event and the striker's skill (a pot's chance at the start of
-a visit and within a break) to the next event a good player would make."""
+StrokeFn = Callable[[State, random.Random, Event | None, tuple[float, float]], Event]
+"""From the match's typed state, the previous event and the striker's skill (a pot's chance at
+the start of a visit and within a break) to the next event a good player would make."""
 
 
 class IncompleteGame(TypeError):
@@ -69,9 +66,10 @@ class IncompleteGame(TypeError):
 @dataclass(frozen=True)
 class Simulator:
     """A game's part of the simulator (``cueboard.simulate``): ``candidates`` from the match's
-    ``state()`` to weighted candidate events, ``setup`` from a ``random.Random`` to a random
-    match line, and ``stroke``, a model of good play for ``realistic_log`` (the demo, the
-    benches); a game without one is played there by weighted legal candidates."""
+    typed ``state()`` to weighted candidate engine events, ``setup`` from a ``random.Random`` to
+    a random match line, and ``stroke``, a model of good play for ``realistic_log`` (the demo,
+    the benches) from the typed state to an engine event; a game without one is played there by
+    weighted legal candidates."""
 
     candidates: CandidateFn
     setup: SetupFn

@@ -1,17 +1,23 @@
 """What a sequence of keys says: the calls of the referee and the marker, key by key.
 
 Pure: no I/O, no clock. Each game has a :class:`Grammar` that takes the call keyed in
-so far (a :class:`Draft`, or None) and one more key's action, and returns the call
-with that key added (still a :class:`Draft`), the finished event as a dict of
-``shared/contract/events.md``, or a :class:`Refusal` saying why that key makes no
-event here. The grammar only builds events; whether an event is allowed now is the
-engine's to say (it names the rule). The keys are in docs/keymaps.md.
+so far (a :class:`Draft`, or None), one more key's action and the match's state (the
+engine's typed :data:`~cueboard.engine.state.State`), and returns the call with that key
+added (still a :class:`Draft`), the finished call, or a :class:`Refusal` saying why that key
+makes no event here. A finished call is an engine event (``cueboard.engine.events`` and the
+game's own, frozen dataclasses: the daemon applies it as it is), or a :data:`TableCommand`
+for what is the daemon's rather than the engine's (a new match, the shot clock). The grammar
+only builds events; whether an event is allowed now is the engine's to say (it names the
+rule). The keys are in docs/keymaps.md.
 
+>>> from cueboard.engine import Match, to_json
+>>> state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state()
 >>> g = SnookerKeys()
->>> d = g.step(None, "FOUL", {})
->>> g.step(d, "BLUE", {})
-{'type': 'foul', 'points': 5}
->>> g.step(d, "NO_POT", {}).reason
+>>> d = g.step(None, "FOUL", state)
+>>> foul = g.step(d, "BLUE", state)
+>>> type(foul).__name__, foul.points, to_json(foul)
+('Foul', 5, {'type': 'foul', 'points': 5})
+>>> g.step(d, "NO_POT", state).reason
 'a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)'
 """
 
@@ -20,13 +26,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, TypeAlias
 
-from .engine import Game, to_json
+from .engine import Event, Game
 from .engine.blackball import Blackball
+from .engine.blackball.events import ClockHold, ClockResume, Loss, Touching
+from .engine.blackball.events import Foul as BlackballFoul
+from .engine.blackball.events import NoPot as BlackballNoPot
+from .engine.blackball.events import Rerack as BlackballRerack
+from .engine.events import Award, Concede, NextFrame, Pot
+from .engine.json_value import JsonObject
 from .engine.snooker import Snooker
-
-Event = dict[str, Any]
+from .engine.snooker.events import Claim, Order, PlayAgain, Replace, RespottedBlack, StartedBy
+from .engine.snooker.events import Foul as SnookerFoul
+from .engine.snooker.events import NoPot as SnookerNoPot
+from .engine.snooker.events import Rerack as SnookerRerack
+from .engine.state import SnookerState, State
 
 # Actions every keymap may use, handled by the keymap itself whatever the game.
 UNDO, REDO, CLEAR, SHIFT = "UNDO", "REDO", "CLEAR", "SHIFT"
@@ -35,10 +50,38 @@ UNDO, REDO, CLEAR, SHIFT = "UNDO", "REDO", "CLEAR", "SHIFT"
 # default format; CLOCK starts the shot clock for the next shot, CLOCK_HOLD stops it where
 # it is (a referee's stoppage) and CLOCK_RESUME runs it on from there.
 NEW_MATCH, CLOCK, CLOCK_HOLD, CLOCK_RESUME = "NEW_MATCH", "CLOCK", "CLOCK_HOLD", "CLOCK_RESUME"
-CLOCK_COMMANDS: Mapping[str, Event] = {
-    CLOCK: {"type": "clock", "action": "start"},
-    CLOCK_HOLD: {"type": "clock", "action": "hold"},
-    CLOCK_RESUME: {"type": "clock", "action": "resume"},
+
+
+@dataclass(frozen=True, slots=True)
+class NewMatch:
+    """NEW MATCH, confirmed: the daemon starts a match in the table's default format (or the
+    fixture handed to the table). Not an event of the log: a match line starts a new one."""
+
+    def to_json(self) -> JsonObject:
+        """The same command as a line from the network (docs/mqtt.md)."""
+        return {"type": "new_match"}
+
+
+@dataclass(frozen=True, slots=True)
+class ClockCommand:
+    """A shot clock key, for the daemon: ``start`` the clock for the next shot, ``hold`` it
+    where it is, ``resume`` it from there. In no log (where a game's rules put the referee's
+    holds in the log, the key makes that game's event instead: :meth:`Grammar.clock_event`)."""
+
+    action: Literal["start", "hold", "resume"]
+
+    def to_json(self) -> JsonObject:
+        """The same command as a line from the network (docs/mqtt.md)."""
+        return {"type": "clock", "action": self.action}
+
+
+TableCommand: TypeAlias = NewMatch | ClockCommand
+"""A finished call that is the daemon's to carry out, not an event for the engine."""
+
+CLOCK_COMMANDS: Mapping[str, ClockCommand] = {
+    CLOCK: ClockCommand("start"),
+    CLOCK_HOLD: ClockCommand("hold"),
+    CLOCK_RESUME: ClockCommand("resume"),
 }
 """The daemon command each clock key makes, at once and only with nothing pending."""
 COMMON_ACTIONS = frozenset({UNDO, REDO, CLEAR, SHIFT, NEW_MATCH, *CLOCK_COMMANDS})
@@ -123,7 +166,8 @@ class Draft:
     before_stroke: bool = False
 
 
-Step = Draft | Event | Refusal
+Step = Draft | Event | TableCommand | Refusal
+"""What one more key makes of a call: the call so far, the finished call, or a refusal."""
 
 
 class Grammar:
@@ -135,17 +179,17 @@ class Grammar:
     actions: ClassVar[frozenset[str]]
     holdable: ClassVar[frozenset[str]]
 
-    def step(self, draft: Draft | None, action: str, state: Mapping[str, Any]) -> Step:
+    def step(self, draft: Draft | None, action: str, state: State) -> Step:
         if draft is None:
             return self.start(action, state)
         handler = getattr(self, f"_{draft.call}")
         result: Step = handler(draft, action, state)
         return result
 
-    def start(self, action: str, state: Mapping[str, Any]) -> Step:
+    def start(self, action: str, state: State) -> Step:
         raise NotImplementedError
 
-    def needs(self, draft: Draft, state: Mapping[str, Any]) -> str:
+    def needs(self, draft: Draft, state: State) -> str:
         """What the display asks for next."""
         raise NotImplementedError
 
@@ -169,7 +213,7 @@ class Grammar:
         """The ball a key adds to a ``+`` group of balls potted together."""
         return self.ball(action)
 
-    def _pot(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _pot(self, d: Draft, a: str, state: State) -> Step:
         ball = self.pot_ball(a)
         if ball is not None:
             return replace(d, balls=(*d.balls, ball))
@@ -179,16 +223,16 @@ class Grammar:
             return _pot(d.balls)
         return Refusal("between the two <PLUS> go only the balls potted in the stroke")
 
-    def _match(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _match(self, d: Draft, a: str, state: State) -> Step:
         if a == "MATCH":
             return d
         if a == "CONCEDE":
-            return {"type": "concede", "match": True}
+            return Concede(match=True)
         if a == "AWARD":
             return Draft("award", match=True)
         return Refusal("<MATCH> goes before <CONCEDE>[, or before <AWARD> and the side]")
 
-    def _award(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _award(self, d: Draft, a: str, state: State) -> Step:
         if a == "MATCH":
             return replace(d, match=True)
         n = self.number(a)
@@ -196,11 +240,11 @@ class Grammar:
             return Refusal("<AWARD> is followed by the side it goes to: <1> or <2>")
         if n not in (1, 2):
             return Refusal(f"the frame is awarded to side <1> or <2>, not {n}")
-        return {"type": "award", "side": n - 1} | ({"match": True} if d.match else {})
+        return Award(side=n - 1, match=d.match)
 
-    def _new_match(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _new_match(self, d: Draft, a: str, state: State) -> Step:
         if a in (OK, NEW_MATCH):
-            return {"type": "new_match"}
+            return NewMatch()
         return Refusal("<NEW_MATCH> is confirmed with <NEW_MATCH> again[ or <OK>]; <UNDO>[ or <CLEAR>] "
                        "keeps this match")
 
@@ -212,11 +256,11 @@ def _time_foul(game: type[Game[Any]]) -> Event:
     """The event the game enters for a shot not played in time."""
     foul = game.time_foul()
     assert foul is not None, game.name
-    return to_json(foul)
+    return foul
 
 
-def _pot(balls: tuple[str, ...]) -> Event:
-    return {"type": "pot", "balls": list(balls)}
+def _pot(balls: tuple[str, ...]) -> Pot:
+    return Pot(balls=balls)
 
 
 # -- snooker --------------------------------------------------------------------------------
@@ -227,9 +271,9 @@ SNOOKER_BALLS = Snooker.balls
 
 class SnookerKeys(Grammar):
     game = "snooker"
-    _SIMPLE: ClassVar[dict[str, str]] = {
-        "NO_POT": "no_pot", "PLAY_AGAIN": "play_again", "REPLACE": "replace", "CLAIM": "claim",
-        "RERACK": "rerack", "NEXT_FRAME": "next_frame", "CONCEDE": "concede",
+    _SIMPLE: ClassVar[dict[str, Event]] = {
+        "NO_POT": SnookerNoPot(), "PLAY_AGAIN": PlayAgain(), "REPLACE": Replace(), "CLAIM": Claim(),
+        "RERACK": SnookerRerack(), "NEXT_FRAME": NextFrame(), "CONCEDE": Concede(),
     }
     actions = frozenset({
         *(b.upper() for b in SNOOKER_BALLS), *(str(n) for n in range(1, 8)),
@@ -252,14 +296,15 @@ class SnookerKeys(Grammar):
         ball = self.ball(action)
         return None if ball is None else SNOOKER_BALLS.index(ball) + 1
 
-    def start(self, a: str, state: Mapping[str, Any]) -> Step:
+    def start(self, a: str, state: State) -> Step:
         ball = self.ball(a)
         if ball is not None:
             return _pot((ball,))
         if a == "FREE_BALL":
             # The one key whose meaning hangs on the state: with a free ball to take it is
             # potted (Section 3 Rule 12(b)); otherwise the referee is calling one on a foul.
-            return _pot(("free",)) if state.get("free_ball") else Draft("foul", free_ball=True)
+            free_ball = isinstance(state, SnookerState) and state.free_ball
+            return _pot(("free",)) if free_ball else Draft("foul", free_ball=True)
         if a == "FOUL":
             return Draft("foul")
         if a == "MISS":
@@ -270,26 +315,26 @@ class SnookerKeys(Grammar):
         if a == PLUS:
             return Draft("pot", group=True)
         if a in self._SIMPLE:
-            return {"type": self._SIMPLE[a]}
+            return self._SIMPLE[a]
         if a in ("MATCH", "AWARD", "RESPOTTED_BLACK", "ORDER", "STARTED_BY"):
             return Draft(a.lower())
         if a == OK:
             return Refusal("nothing to finish", short="nothing_to_finish")
         return Refusal(f"{key(a)} is not a snooker key")
 
-    def _started_by(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _started_by(self, d: Draft, a: str, state: State) -> Step:
         # Section 3 Rule 3(d)(ii): the side that really started the frame.
         n = self.number(a)
         if n not in (1, 2):
             return Refusal("<STARTED_BY> is followed by the side that started the frame: <1> or <2> "
                            "(Section 3 Rule 3(d))")
-        return {"type": "started_by", "side": n - 1}
+        return StartedBy(side=n - 1)
 
     def pot_ball(self, action: str) -> str | None:
         # Section 3 Rule 12: the free ball can go down with reds in one stroke.
         return "free" if action == "FREE_BALL" else self.ball(action)
 
-    def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _foul(self, d: Draft, a: str, state: State) -> Step:
         ball = self.ball(a)
         if d.group:
             if ball == "red":
@@ -322,24 +367,15 @@ class SnookerKeys(Grammar):
         # Section 3 Rule 10: the penalty is the value of the ball concerned, at least 4.
         points = Snooker.foul_points(ball)
         assert points is not None, ball
-        event: Event = {"type": "foul", "points": points}
-        if d.reds_off:
-            event["reds_off"] = d.reds_off
-        if d.miss:
-            event["miss"] = True
-        if d.free_ball:
-            event["free_ball"] = True
-        if d.before_stroke:
-            event["before_stroke"] = True
-        return event
+        return SnookerFoul(points=points, reds_off=d.reds_off, miss=d.miss, free_ball=d.free_ball,
+                           before_stroke=d.before_stroke)
 
     @staticmethod
-    def _players(state: Mapping[str, Any]) -> list[tuple[int, str]]:
+    def _players(state: State) -> list[tuple[int, str]]:
         """(side, name) of every player, numbered from 1 in this order: side 1's, then side 2's."""
-        sides = state.get("sides") or []
-        return [(i, name) for i, side in enumerate(sides[:2]) for name in side.get("players", [])]
+        return [(i, name) for i in (0, 1) for name in state.sides[i].players]
 
-    def _respotted_black(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _respotted_black(self, d: Draft, a: str, state: State) -> Step:
         n = self.number(a)
         players = self._players(state)
         if len(players) > 2:
@@ -348,13 +384,13 @@ class SnookerKeys(Grammar):
                 return Refusal(f"<RESPOTTED_BLACK> is followed by the player who plays it: <1> to "
                                f"<{len(players)}>")
             side, name = players[n - 1]
-            return {"type": "respotted_black", "striker": side, "player": name}
+            return RespottedBlack(striker=side, player=name)
         if n is None or n not in (1, 2):
             return Refusal("<RESPOTTED_BLACK> is followed by the side the lot chose: <1> or <2> "
                            "(Section 3 Rule 4(b))")
-        return {"type": "respotted_black", "striker": n - 1}
+        return RespottedBlack(striker=n - 1)
 
-    def _order(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _order(self, d: Draft, a: str, state: State) -> Step:
         players = self._players(state)
         n = self.number(a)
         if n is None or not 1 <= n <= len(players):
@@ -365,9 +401,9 @@ class SnookerKeys(Grammar):
         numbers = (*d.numbers, n)
         if len(numbers) < len(players):
             return replace(d, numbers=numbers)
-        return {"type": "order", "players": [players[k - 1][1] for k in numbers]}
+        return Order(players=tuple(players[k - 1][1] for k in numbers))
 
-    def needs(self, d: Draft, state: Mapping[str, Any]) -> str:
+    def needs(self, d: Draft, state: State) -> str:
         if d.call == "pot":
             return "the balls potted together, then <PLUS>"
         if d.call == "foul":
@@ -393,14 +429,14 @@ BLACKBALL_BALLS = Blackball.balls
 class BlackballKeys(Grammar):
     game = "blackball"
     _SIMPLE: ClassVar[dict[str, Event]] = {
-        "NO_POT": {"type": "no_pot"},
+        "NO_POT": BlackballNoPot(),
         # Rule 4b: a break that was not valid is entered as a no_pot with legal false.
-        "ILLEGAL_BREAK": {"type": "no_pot", "legal": False},
+        "ILLEGAL_BREAK": BlackballNoPot(legal=False),
         # Rule 8a: the shot clock ran out.
         "TIME": _time_foul(Blackball),
-        "LOSS": {"type": "loss"},
-        "CONCEDE": {"type": "concede"},
-        "NEXT_FRAME": {"type": "next_frame"},
+        "LOSS": Loss(),
+        "CONCEDE": Concede(),
+        "NEXT_FRAME": NextFrame(),
     }
     actions = frozenset({
         "RED", "YELLOW", "BLACK", "1", "2", PLUS, OK, "FOUL", *_SIMPLE, "MATCH", "AWARD",
@@ -411,18 +447,18 @@ class BlackballKeys(Grammar):
     def clock_event(self, action: str) -> Event | None:
         # Rule 8a: the referee's suspension of the time is a ruling of the log (its reason,
         # when the referee gives one, is keyed on the desk: the keys only hold and resume).
-        return {CLOCK_HOLD: {"type": "clock_hold"}, CLOCK_RESUME: {"type": "clock_resume"}}.get(action)
+        return {CLOCK_HOLD: ClockHold(), CLOCK_RESUME: ClockResume()}.get(action)
 
     @staticmethod
     def ball(action: str) -> str | None:
         return action.lower() if action.lower() in BLACKBALL_BALLS else None
 
-    def start(self, a: str, state: Mapping[str, Any]) -> Step:
+    def start(self, a: str, state: State) -> Step:
         ball = self.ball(a)
         if ball is not None:
             return _pot((ball,))
         if a in self._SIMPLE:
-            return dict(self._SIMPLE[a])
+            return self._SIMPLE[a]
         if a == PLUS:
             return Draft("pot", group=True)
         if a == "FOUL":
@@ -437,38 +473,38 @@ class BlackballKeys(Grammar):
             return Refusal("nothing to finish", short="nothing_to_finish")
         return Refusal(f"{key(a)} is not a blackball key")
 
-    def _foul(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _foul(self, d: Draft, a: str, state: State) -> Step:
         ball = self.ball(a)
         if ball is not None:
             # Rule 4f: what went down in the foul stays down; the engine needs to know.
             return replace(d, balls=(*d.balls, ball))
-        balls: Event = {"balls": list(d.balls)} if d.balls else {}
         if a in ("FOUL", OK):
-            return {"type": "foul"} | balls
+            return BlackballFoul(balls=d.balls)
         if a == "TIME":
-            return _time_foul(Blackball) | balls
+            foul = _time_foul(Blackball)
+            assert isinstance(foul, BlackballFoul), foul
+            return replace(foul, balls=d.balls)
         return Refusal("after <FOUL> press the balls that went down, if any, then <FOUL> again[ or <OK>]")
 
-    def _touching(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
+    def _touching(self, d: Draft, a: str, state: State) -> Step:
         ball = self.ball(a)
         if ball is None:
             return Refusal("<TOUCHING> is followed by the ball the cue ball touches: <RED>, <YELLOW> or <BLACK> "
                            "(rule 4i)")
-        return {"type": "touching", "ball": ball}
+        return Touching(ball=ball)
 
-    def _rerack(self, d: Draft, a: str, state: Mapping[str, Any]) -> Step:
-        nine: Event = {"nine_ball": True} if d.nine_ball else {}
+    def _rerack(self, d: Draft, a: str, state: State) -> Step:
         if a == "NINE_BALL":
             return replace(d, nine_ball=True)
         if a in ("RERACK", OK):
-            return {"type": "rerack"} | nine
+            return BlackballRerack(nine_ball=d.nine_ball)
         n = self.number(a)
-        if n in (1, 2):
-            return {"type": "rerack", "breaker": n - 1} | nine
+        if n is not None and n in (1, 2):
+            return BlackballRerack(breaker=n - 1, nine_ball=d.nine_ball)
         return Refusal("<RERACK> is followed by the side that breaks (<1> or <2>), or by <RERACK> again"
                        "[ or <OK>] for the same breaker")
 
-    def needs(self, d: Draft, state: Mapping[str, Any]) -> str:
+    def needs(self, d: Draft, state: State) -> str:
         if d.call == "pot":
             return "the balls potted together, then <PLUS>"
         if d.call == "foul":

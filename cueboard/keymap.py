@@ -18,24 +18,27 @@ A keymap is a TOML file (``examples/keymaps/``, described in docs/keymaps.md)::
 
 :class:`Keymap` is the parsed file, checked: an unknown key, action or game is an
 error naming it. :class:`Entry` is one device's key sequence in progress; feed it
-each press with the match's state (the engine's ``Match.state()``) and it answers
-with the event to give the engine, a :class:`Pending` (the sequence goes on) or a
-:class:`Refusal` (that key makes no event there: the sequence is left as it was).
-Pure: no I/O and no clock; time comes in as an argument.
+each press with the match's state (the engine's typed ``Match.state()``) and it answers
+with the engine event to apply (a frozen dataclass of ``cueboard.engine.events`` or the
+game's own), a :data:`~cueboard.key_sequences.TableCommand` for the daemon (a new match,
+the shot clock), a :class:`Pending` (the sequence goes on) or a :class:`Refusal` (that key
+makes no event there: the sequence is left as it was). Pure: no I/O and no clock; time
+comes in as an argument.
 
 Its messages are in the words of the device's own keys (:meth:`Keymap.words`,
 :meth:`Keymap.explain`): on a referee box whose + is a shifted key a prompt reads
 "the balls potted together, then + (SHIFT RED)".
 
+>>> from cueboard.engine import Match, to_json
 >>> keymap = Keymap.from_toml('game = "snooker"\\nlayout = [["RED", "BLUE", "FOUL", "UNDO"]]')
 >>> entry = Entry(keymap)
->>> state = {"game": "snooker", "free_ball": False}
+>>> state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state()
 >>> entry.press(2, state)
 Pending(keys=('FOUL',), needs='the ball that sets the penalty (4 to 7)')
->>> entry.press(1, state)
+>>> to_json(entry.press(1, state))
 {'type': 'foul', 'points': 5}
 >>> entry.press(3, state)
-{'type': 'undo'}
+Undo(t=None)
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .engine import Event
+from .engine.events import Redo, Undo
+from .engine.state import State
 from .errors import KeymapError
 from .games import KITS
 from .inputs import Press
@@ -59,16 +65,16 @@ from .key_sequences import (
     SHIFT,
     UNDO,
     Draft,
-    Event,
     Grammar,
     Refusal,
+    TableCommand,
     legend,
     words,
 )
 from .settings import Required, Section, refusal
 
-__all__ = ["DEFAULT_GRACE", "Entry", "Event", "Keymap", "KeymapError", "Lapse", "Outcome", "Pending", "Refusal",
-           "load_keymap"]
+__all__ = ["DEFAULT_GRACE", "Entry", "Keymap", "KeymapError", "Lapse", "Outcome", "Pending", "Refusal",
+           "TableCommand", "load_keymap"]
 
 DEFAULT_GRACE = 3.0
 """Seconds after a call lapsed during which a key is refused rather than read as a new call
@@ -97,8 +103,9 @@ class Lapse(Refusal):
     until: float = 0.0
 
 
-Outcome = Event | Pending | Refusal
-"""What a press gives: an event for the engine, a pending sequence, or a refusal."""
+Outcome = Event | TableCommand | Pending | Refusal
+"""What a press gives: an event for the engine, a command for the daemon, a pending sequence,
+or a refusal."""
 
 
 @dataclass(frozen=True)
@@ -355,11 +362,11 @@ class Entry:
                             "cleared", keys=pending.keys, needs=pending.needs, at=now, until=now + self.keymap.grace)
         return self._lapse
 
-    def feed(self, press: Press, state: Mapping[str, Any], now: float | None = None) -> Outcome:
+    def feed(self, press: Press, state: State, now: float | None = None) -> Outcome:
         """:meth:`press` for a KeyPress or ButtonPress."""
         return self.press(press.index, state, held=press.held, now=now)
 
-    def press(self, index: int, state: Mapping[str, Any], *, held: bool = False,
+    def press(self, index: int, state: State, *, held: bool = False,
               now: float | None = None) -> Outcome:
         """Key ``index`` was pressed (or, with ``held``, is held); ``state`` is the match's
         state now. Returns the event, a Pending, or a Refusal that changed nothing.
@@ -367,8 +374,8 @@ class Entry:
         keymap = self.keymap
         if not 0 <= index < keymap.size:
             return Refusal(f"key {index} is not on this keymap ({keymap.size} keys in 'layout')")
-        if state.get("game") != keymap.game:
-            return Refusal(f"this keymap is for {keymap.game} and the match is {state.get('game')} "
+        if state.game != keymap.game:
+            return Refusal(f"this keymap is for {keymap.game} and the match is {state.game} "
                            "(keymap 'game')", short="wrong_keymap")
         action = keymap.action(index)
         if not action:
@@ -411,7 +418,7 @@ class Entry:
         self._last_press = (index, shifted, isinstance(outcome, Refusal))
         return outcome
 
-    def _held(self, index: int, action: str, state: Mapping[str, Any]) -> Outcome:
+    def _held(self, index: int, action: str, state: State) -> Outcome:
         hold = self.keymap.hold.get(action)
         last = self._last_press
         if hold is None or last is None or last[0] != index or last[1]:
@@ -432,7 +439,7 @@ class Entry:
             self._steps.append(taken)
         return outcome
 
-    def _act(self, action: str, index: int, state: Mapping[str, Any], *, shifted: bool) -> Outcome:
+    def _act(self, action: str, index: int, state: State, *, shifted: bool) -> Outcome:
         keys = [s.legend for s in self._steps]
         words = self.keymap.words
         if action == SHIFT:
@@ -442,11 +449,11 @@ class Entry:
             self._reset()
             return Pending()
         if action == UNDO:
-            return {"type": "undo"}
+            return Undo()
         if action in CLOCK_COMMANDS and not self._steps:
             self._shift = False
             logged = self._grammar.clock_event(action)
-            return dict(CLOCK_COMMANDS[action] if logged is None else logged)
+            return CLOCK_COMMANDS[action] if logged is None else logged
         if action == NEW_MATCH and not self._steps:
             self._shift = False
             self._steps.append(_Step(Draft("new_match"), legend(action), index, shifted,
@@ -457,7 +464,7 @@ class Entry:
                 return Refusal(f"{' '.join(keys)} {legend(REDO)}: finish the call first, or clear it with "
                                + words("<UNDO>[ or <CLEAR>]"))
             self._shift = False
-            return {"type": "redo"}
+            return Redo()
         draft = self._steps[-1].draft if self._steps else None
         result = self._grammar.step(draft, action, state)
         if isinstance(result, Refusal):

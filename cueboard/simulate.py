@@ -1,10 +1,12 @@
 """Random *legal* event sequences for a match: for property tests, fuzzing and benchmarks.
 
 The engine stays pure; all randomness lives here. The generator is game-agnostic: for the
-match's current ``state()`` a per-game function proposes candidate events, each with a
-weight, and the first candidate the engine accepts (``match.check``), in a weighted random
-order, is the next event. Proposing an illegal candidate is harmless (it is just skipped),
-so a game's candidate function may be generous and need not re-implement the rules.
+match's current typed ``state()`` a per-game function proposes candidate engine events (frozen
+dataclasses), each with a weight, and the first candidate the engine accepts (``match.check``),
+in a weighted random order, is the next event. Proposing an illegal candidate is harmless (it
+is just skipped), so a game's candidate function may be generous and need not re-implement
+the rules. A log (:func:`random_log`, :func:`realistic_log`) is what a journal holds: the match
+line, then each event's JSON (``to_json``).
 
 >>> import random
 >>> log = random_log({"type": "match", "game": "snooker", "sides": ["A", "B"], "reds": 6},
@@ -30,10 +32,12 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .engine import IllegalEvent, Match
-from .games import KITS, Candidate, CandidateFn, Event, SetupFn
+from .engine import Event, IllegalEvent, Match, to_json
+from .engine.events import Redo, Undo
+from .engine.json_value import JsonObject
+from .games import KITS, Candidate, CandidateFn, SetupFn
 
-__all__ = ["CANDIDATES", "SETUPS", "Candidate", "CandidateFn", "Event", "SetupFn", "accepts", "blackball_log",
+__all__ = ["CANDIDATES", "SETUPS", "Candidate", "CandidateFn", "SetupFn", "accepts", "blackball_log",
            "candidates", "choose", "final_log", "legal_events", "random_log", "random_setup",
            "realistic_log", "weighted_order"]
 
@@ -55,9 +59,9 @@ def candidates(match: Match, *, undo: bool = True) -> list[Candidate]:
     out = list(CANDIDATES[match.setup.game](match.state()))
     if undo:
         if match.can_undo:
-            out.append((UNDO_WEIGHT, {"type": "undo"}))
+            out.append((UNDO_WEIGHT, Undo()))
         if match.can_redo:
-            out.append((REDO_WEIGHT, {"type": "redo"}))
+            out.append((REDO_WEIGHT, Redo()))
     return out
 
 
@@ -76,10 +80,10 @@ def weighted_order(pool: list[Candidate], rng: random.Random) -> Iterator[Event]
         yield pool.pop(index)[1]
 
 
-def accepts(match: Match, obj: Event) -> bool:
-    """Whether the match would accept this event JSON now (parse and check; nothing changes)."""
+def accepts(match: Match, event: Event) -> bool:
+    """Whether the match would accept this event now (nothing changes)."""
     try:
-        match.check(match.parse(obj))
+        match.check(event)
     except IllegalEvent:
         return False
     return True
@@ -88,24 +92,24 @@ def accepts(match: Match, obj: Event) -> bool:
 def choose(match: Match, rng: random.Random, *, undo: bool = True) -> Event | None:
     """A random event the match accepts now, or None when no candidate is legal
     (in practice: the match is over and undo is off). ``match`` is not changed."""
-    for obj in weighted_order(candidates(match, undo=undo), rng):
-        if accepts(match, obj):
-            return obj
+    for event in weighted_order(candidates(match, undo=undo), rng):
+        if accepts(match, event):
+            return event
     return None
 
 
 def legal_events(match: Match, rng: random.Random, *, undo: bool = True) -> Iterator[Event]:
-    """Play random legal events on ``match``, yielding each event's JSON after applying it.
+    """Play random legal events on ``match``, yielding each event after applying it.
 
     Stops once the match is over (undo is then not offered, so every sequence ends), or
     when no candidate is legal. ``undo``: also offer ``undo``/``redo`` lines.
     """
     while not match.state().match_over:
-        obj = choose(match, rng, undo=undo)
-        if obj is None:
+        event = choose(match, rng, undo=undo)
+        if event is None:
             return
-        match.apply(match.parse(obj))
-        yield obj
+        match.apply(event)
+        yield event
 
 
 def random_setup(game: str, rng: random.Random) -> dict[str, Any]:
@@ -114,16 +118,16 @@ def random_setup(game: str, rng: random.Random) -> dict[str, Any]:
 
 
 def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
-               undo: bool = True) -> list[Event]:
+               undo: bool = True) -> list[JsonObject]:
     """The match line and up to ``events`` random legal events (fewer if the match ends).
 
     With ``undo`` the log may contain ``undo``/``redo`` lines: replaying it with
     ``Match.apply`` line by line gives the same match.
     """
     match = Match.from_json(setup)
-    log: list[Event] = [dict(setup)]
-    for obj in legal_events(match, rng, undo=undo):
-        log.append(obj)
+    log: list[JsonObject] = [dict(setup)]
+    for event in legal_events(match, rng, undo=undo):
+        log.append(to_json(event))
         if len(log) > events:
             break
     return log
@@ -132,7 +136,7 @@ def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
 # -- a realistic match, for the demo and the benchmarks -----------------------------------
 
 
-def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None = None) -> list[Event]:
+def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None = None) -> list[JsonObject]:
     """A match played to its end (or for ``events`` events) by two strong players: the game's
     model of play (its simulator's ``stroke``), or weighted legal candidates for a game with
     none.
@@ -142,37 +146,36 @@ def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None 
     """
     stroke = KITS[setup["game"]].simulator.stroke
     match = Match.from_json(setup)
-    log: list[Event] = [dict(setup)]
+    log: list[JsonObject] = [dict(setup)]
     skills = ((0.55, 0.9), (0.5, 0.88))
     last: Event | None = None
     while not match.state().match_over and (events is None or len(log) <= events):
-        obj: Event | None = None
+        event: Event | None = None
         if stroke is not None:
-            typed = match.state()
-            state = typed.to_json()  # the model of play reads the state as the feed gives it
-            striker = typed.striker
-            obj = stroke(state, rng, last, skills[striker if striker is not None else 0])
+            state = match.state()
+            striker = state.striker
+            event = stroke(state, rng, last, skills[striker if striker is not None else 0])
             try:
-                match.push(match.parse(obj))
+                match.push(event)
             except IllegalEvent:
-                obj = None
-        if obj is None:
-            obj = choose(match, rng, undo=False)
-            if obj is None:
+                event = None
+        if event is None:
+            event = choose(match, rng, undo=False)
+            if event is None:
                 break
-            match.push(match.parse(obj))
-        log.append(obj)
-        last = obj
+            match.push(event)
+        log.append(to_json(event))
+        last = event
     return log
 
 
-def final_log(best_of: int = 35, seed: int = 2025) -> list[Event]:
+def final_log(best_of: int = 35, seed: int = 2025) -> list[JsonObject]:
     """A deterministic synthetic snooker final, best of ``best_of`` frames, played to its end."""
     setup = {"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": best_of}
     return realistic_log(setup, random.Random(seed))
 
 
-def blackball_log(race_to: int = 25, seed: int = 2025) -> list[Event]:
+def blackball_log(race_to: int = 25, seed: int = 2025) -> list[JsonObject]:
     """A deterministic blackball match, race to ``race_to``, played to its end: for the benchmark."""
     setup = {"type": "match", "game": "blackball", "sides": ["Ann", "Bob"], "race_to": race_to}
     return realistic_log(setup, random.Random(seed))

@@ -2,7 +2,8 @@
 listed in :data:`cueboard.games.KITS`.
 
 It reads the engine's typed state (:class:`~cueboard.engine.state.BlackballState`) and
-proposes event objects of ``events.md`` with relative weights, in the shape
+proposes engine events (the frozen dataclasses of ``cueboard.engine.events`` and
+``cueboard.engine.blackball.events``) with relative weights, in the shape
 ``cueboard.simulate`` takes. Proposing an illegal event is harmless: the
 walker asks the engine (``match.check``) and skips it; a few are proposed on purpose.
 Weights keep the strokes heavy and the frame-ending oddities rare, so frames finish.
@@ -13,16 +14,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .engine import Event
+from .engine.blackball.events import TIME, Foul, Loss, NoPot, Rerack
+from .engine.events import Award, Concede, NextFrame, Pot
 from .engine.state import BlackballState, State
 
-Event = dict[str, Any]
 Candidate = tuple[float, Event]
 
 GROUPS = ("red", "yellow")
 
 
-def _pot(*balls: str) -> Event:
-    return {"type": "pot", "balls": list(balls)}
+def _pot(*balls: str) -> Pot:
+    return Pot(balls=balls)
 
 
 def blackball_candidates(state: State) -> list[Candidate]:
@@ -30,19 +33,18 @@ def blackball_candidates(state: State) -> list[Candidate]:
     fouls, rarely a loss, concession, award or rerack."""
     assert isinstance(state, BlackballState)
     if state.frame_over:
-        return [(20.0, {"type": "next_frame"}), (0.05, {"type": "award", "side": 0, "match": True}),
-                (0.05, {"type": "award", "side": 1, "match": True}), (0.5, _pot("red"))]
+        return [(20.0, NextFrame()), (0.05, Award(side=0, match=True)), (0.05, Award(side=1, match=True)),
+                (0.5, _pot("red"))]
     balls = {"red": state.balls.red, "yellow": state.balls.yellow, "black": state.balls.black}
     striker = state.striker
     assert striker is not None
     own = state.sides[striker].group
     theirs = state.sides[1 - striker].group
-    out: list[Candidate] = [(20.0, {"type": "no_pot"})]
+    out: list[Candidate] = [(20.0, NoPot())]
     if state.break_shot:
-        out += [(6.0, {"type": "no_pot", "legal": False}), (0.5, _pot("black")),
-                (0.3, {"type": "foul", "balls": ["black"]})]
+        out += [(6.0, NoPot(legal=False)), (0.5, _pot("black")), (0.3, Foul(balls=("black",)))]
     else:
-        out.append((0.3, {"type": "no_pot", "legal": False}))  # refused: only the break
+        out.append((0.3, NoPot(legal=False)))  # refused: only the break
     # Pots: the striker's own balls (any colour on an open table), one or two at a time.
     mine = [g for g in GROUPS if balls[g]] if own is None else ([own] if balls[own] else [])
     for g in mine:
@@ -61,20 +63,18 @@ def blackball_candidates(state: State) -> list[Candidate]:
         if own is not None and balls[own] and balls[own] <= 2:
             out.append((3.0, _pot(*[own] * balls[own], "black")))  # rule 4j(b)
     # Fouls, with or without balls going down.
-    out.append((3.0, {"type": "foul"}))
+    out.append((3.0, Foul()))
     for g in GROUPS:
         if balls[g]:
-            out.append((0.7, {"type": "foul", "balls": [g]}))
+            out.append((0.7, Foul(balls=(g,))))
     if balls["black"]:
-        out.append((0.1, {"type": "foul", "balls": ["black"]}))
+        out.append((0.1, Foul(balls=("black",))))
     if state.shot_clock is not None:
-        out.append((0.3, {"type": "foul", "reason": "time"}))
-    out.append((0.1, {"type": "foul", "reason": "time", "balls": ["red"]}))  # refused
-    out += [(0.05, {"type": "loss", "reason": "7c"}), (0.05, {"type": "concede"}),
-            (0.01, {"type": "concede", "match": True}), (0.05, {"type": "award", "side": 0}),
-            (0.05, {"type": "award", "side": 1}), (0.01, {"type": "award", "side": 0, "match": True}),
-            (0.08, {"type": "rerack"}), (0.03, {"type": "rerack", "nine_ball": True}),
-            (0.03, {"type": "rerack", "breaker": 1 - state.breaker}), (0.2, {"type": "next_frame"})]
+        out.append((0.3, Foul(reason=TIME)))
+    out.append((0.1, Foul(balls=("red",), reason=TIME)))  # refused
+    out += [(0.05, Loss(reason="7c")), (0.05, Concede()), (0.01, Concede(match=True)), (0.05, Award(side=0)),
+            (0.05, Award(side=1)), (0.01, Award(side=0, match=True)), (0.08, Rerack()),
+            (0.03, Rerack(nine_ball=True)), (0.03, Rerack(breaker=1 - state.breaker)), (0.2, NextFrame())]
     return out
 
 

@@ -2,7 +2,8 @@
 the snooker part of the simulator, listed in :data:`cueboard.games.KITS`.
 
 It reads the engine's typed state (:class:`~cueboard.engine.state.SnookerState`) and proposes
-event objects of ``events.md`` with relative weights (see :mod:`cueboard.simulate`).
+engine events (the frozen dataclasses of ``cueboard.engine.events`` and
+``cueboard.engine.snooker.events``) with relative weights (see :mod:`cueboard.simulate`).
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .engine import Event
+from .engine.events import Award, Concede, NextFrame, Pot
+from .engine.snooker.events import Claim, Foul, NoPot, Order, PlayAgain, Replace, Rerack, RespottedBlack
 from .engine.state import SnookerState, State
 
-Event = dict[str, Any]
 Candidate = tuple[float, Event]
 
 _COLOURS = ("yellow", "green", "brown", "blue", "pink", "black")
@@ -20,13 +23,17 @@ VALUE = {"red": 1, "yellow": 2, "green": 3, "brown": 4, "blue": 5, "pink": 6, "b
 _COLOUR_WEIGHT = {"yellow": 2.0, "green": 2.0, "brown": 3.0, "blue": 5.0, "pink": 8.0, "black": 20.0}
 
 
-def _orders(state: SnookerState) -> list[list[str]]:
+def _orders(state: SnookerState) -> list[tuple[str, ...]]:
     """Every order of play an ``order`` event may give in four-handed snooker (Rule 17(a))."""
-    sides = [list(s.players) for s in state.sides]
+    sides = [s.players for s in state.sides]
     if len(sides[0]) != 2:
         return []
     first, other = sides[state.breaker], sides[1 - state.breaker]
-    return [[a, b, c, d] for a, c in (first, first[::-1]) for b, d in (other, other[::-1])]
+    return [(a, b, c, d) for a, c in (first, first[::-1]) for b, d in (other, other[::-1])]
+
+
+def _pot(*balls: str) -> Pot:
+    return Pot(balls=balls)
 
 
 def snooker_candidates(state: State) -> list[Candidate]:
@@ -35,62 +42,57 @@ def snooker_candidates(state: State) -> list[Candidate]:
     out: list[Candidate] = []
     sides = state.sides
     if state.frame_over:
-        out.append((20.0, {"type": "next_frame"}))
-        out += [(0.05, {"type": "award", "side": i, "match": True}) for i in (0, 1)]
+        out.append((20.0, NextFrame()))
+        out += [(0.05, Award(side=i, match=True)) for i in (0, 1)]
         return out
     if state.striker is None:  # a re-spotted black waits for the lot
         for i in (0, 1):
-            out.append((5.0, {"type": "respotted_black", "striker": i}))
+            out.append((5.0, RespottedBlack(striker=i)))
             if len(sides[i].players) > 1:
-                out += [(1.0, {"type": "respotted_black", "striker": i, "player": p})
-                        for p in sides[i].players]
-        out += [(0.1, {"type": "award", "side": i}) for i in (0, 1)]
-        out.append((0.05, {"type": "rerack"}))
+                out += [(1.0, RespottedBlack(striker=i, player=p)) for p in sides[i].players]
+        out += [(0.1, Award(side=i)) for i in (0, 1)]
+        out.append((0.05, Rerack()))
         return out
 
     on, reds, free = state.ball_on, state.reds, state.free_ball
-    out.append((25.0, {"type": "no_pot"}))
+    out.append((25.0, NoPot()))
     if on == "red":
-        out += [(40.0, {"type": "pot", "balls": ["red"]}), (3.0, {"type": "pot", "balls": ["red", "red"]}),
-                (0.5, {"type": "pot", "balls": ["red"] * 3})]
+        out += [(40.0, _pot("red")), (3.0, _pot("red", "red")), (0.5, _pot(*["red"] * 3))]
         if free:
-            out += [(20.0, {"type": "pot", "balls": ["free"]}),
-                    (3.0, {"type": "pot", "balls": ["free", "red"]})]
+            out += [(20.0, _pot("free")), (3.0, _pot("free", "red"))]
     elif on == "colour":
-        out += [(_COLOUR_WEIGHT[c] * 2, {"type": "pot", "balls": [c]}) for c in _COLOURS]
+        out += [(_COLOUR_WEIGHT[c] * 2, _pot(c)) for c in _COLOURS]
     elif on is not None:
-        out.append((40.0, {"type": "pot", "balls": [on]}))
+        out.append((40.0, _pot(on)))
         # Steer towards a tie on the last black now and then (the re-spotted black, Rule 4):
         # clear the colours when that would leave the scores level.
         lead = sides[state.striker].score - sides[1 - state.striker].score
         if lead + sum(VALUE[c] for c in state.colours) == 0:
-            out.append((100.0, {"type": "pot", "balls": [on]}))
+            out.append((100.0, _pot(on)))
         if state.colours == ("black",) and lead == 7:
-            out.append((40.0, {"type": "foul", "points": 7}))
+            out.append((40.0, Foul(points=7)))
         if free:
-            out += [(20.0, {"type": "pot", "balls": ["free"]}),
-                    (3.0, {"type": "pot", "balls": ["free", on]})]
+            out += [(20.0, _pot("free")), (3.0, _pot("free", on))]
     # Fouls: the engine refuses a penalty below the ball on's value, so offer 4 to 7. Once a
     # miss has been called, more misses and replacements: sequences of misses (Rule 14(c)).
     misses = 8.0 if state.misses else 1.0
     for points in range(4, 8):
-        foul: Event = {"type": "foul", "points": points}
-        out += [(0.5, foul), (0.25 * misses, {**foul, "miss": True}), (0.15, {**foul, "free_ball": True}),
-                (0.05, {**foul, "miss": True, "free_ball": True})]
+        out += [(0.5, Foul(points=points)), (0.25 * misses, Foul(points=points, miss=True)),
+                (0.15, Foul(points=points, free_ball=True)), (0.05, Foul(points=points, miss=True, free_ball=True))]
         if reds:
-            out += [(0.1, {**foul, "reds_off": 1}), (0.03, {**foul, "reds_off": min(reds, 2)}),
-                    (0.05 * misses, {**foul, "reds_off": 1, "miss": True})]
-    out += [(4.0, {"type": "play_again"}), (6.0 * misses, {"type": "replace"})]
+            out += [(0.1, Foul(points=points, reds_off=1)), (0.03, Foul(points=points, reds_off=min(reds, 2))),
+                    (0.05 * misses, Foul(points=points, reds_off=1, miss=True))]
+    out += [(4.0, PlayAgain()), (6.0 * misses, Replace())]
     # Ending a frame: concede when snookers are needed, claim with only the black left.
     needs = state.snookers_required
     behind = needs is not None and needs.side == state.striker
-    out.append((4.0 if behind else 0.1, {"type": "concede"}))
-    out.append((0.01, {"type": "concede", "match": True}))
-    out.append((10.0, {"type": "claim"}))
-    out += [(0.05, {"type": "award", "side": i}) for i in (0, 1)]
-    out += [(0.01, {"type": "award", "side": i, "match": True}) for i in (0, 1)]
-    out.append((0.05, {"type": "rerack"}))
-    out += [(0.5, {"type": "order", "players": order}) for order in _orders(state)]
+    out.append((4.0 if behind else 0.1, Concede()))
+    out.append((0.01, Concede(match=True)))
+    out.append((10.0, Claim()))
+    out += [(0.05, Award(side=i)) for i in (0, 1)]
+    out += [(0.01, Award(side=i, match=True)) for i in (0, 1)]
+    out.append((0.05, Rerack()))
+    out += [(0.5, Order(players=order)) for order in _orders(state)]
     return out
 
 
@@ -114,50 +116,49 @@ def snooker_setup(rng: random.Random) -> dict[str, Any]:
     return setup
 
 
-def snooker_stroke(state: dict[str, Any], rng: random.Random, last: Event | None,
-                      skill: tuple[float, float]) -> Event:
+def snooker_stroke(state: State, rng: random.Random, last: Event | None, skill: tuple[float, float]) -> Event:
     """The next event of a professional-looking frame: long pots at the start of a visit or
     a safety, breaks of pots at ``skill`` per stroke, an occasional foul or miss."""
-    if state["frame_over"]:
-        return {"type": "next_frame"}
-    if state["striker"] is None:
-        return {"type": "respotted_black", "striker": rng.randrange(2)}
-    side = state["striker"]
-    on, reds, brk = state["ball_on"], state["reds"], state["break"]
-    needs = state["snookers_required"]
-    if last is not None and last["type"] == "foul":
-        if last.get("miss") and rng.random() < 0.7:
-            return {"type": "replace"}
+    assert isinstance(state, SnookerState)
+    if state.frame_over:
+        return NextFrame()
+    side = state.striker
+    if side is None:
+        return RespottedBlack(striker=rng.randrange(2))
+    on, reds, brk = state.ball_on, state.reds, state.brk
+    needs = state.snookers_required
+    if isinstance(last, Foul):
+        if last.miss and rng.random() < 0.7:
+            return Replace()
         if rng.random() < 0.08:
-            return {"type": "play_again"}
-    if (brk == 0 and needs is not None and needs["side"] == side
-            and (needs["count"] is None or needs["count"] > 1 or reds == 0 or rng.random() < 0.5)):
-        return {"type": "concede"}
-    if brk == 0 and state["colours"] == ["black"] and rng.random() < 0.5:
-        lead = state["sides"][side]["score"] - state["sides"][1 - side]["score"]
-        if lead > 7 and not state["aggregate"]:
-            return {"type": "claim"}
+            return PlayAgain()
+    if (brk == 0 and needs is not None and needs.side == side
+            and (needs.count is None or needs.count > 1 or reds == 0 or rng.random() < 0.5)):
+        return Concede()
+    only_black = state.colours == ("black",)
+    if brk == 0 and only_black and rng.random() < 0.5:
+        lead = state.sides[side].score - state.sides[1 - side].score
+        if lead > 7 and not state.aggregate:
+            return Claim()
     u = rng.random()
     if u < (0.035 if brk == 0 else 0.008):
-        least = 4 if on in ("red", "colour") else max(4, VALUE[on])
-        foul: Event = {"type": "foul", "points": rng.choice((least, least, max(least, 5), 7))}
-        if reds and rng.random() < 0.1:
-            foul["reds_off"] = 1
-        if brk == 0 and state["colours"] != ["black"] and rng.random() < 0.4:
-            foul["miss"] = True
-        if state["colours"] != ["black"] and rng.random() < 0.1:
-            foul["free_ball"] = True
-        return foul
-    if brk == 0 and not state["free_ball"] and rng.random() < 0.6:
-        return {"type": "no_pot"}  # a safety
+        least = 4 if on in (None, "red", "colour") else max(4, VALUE[on])
+        points = rng.choice((least, least, max(least, 5), 7))
+        reds_off = 1 if reds and rng.random() < 0.1 else 0
+        miss = brk == 0 and not only_black and rng.random() < 0.4
+        free_ball = not only_black and rng.random() < 0.1
+        return Foul(points=points, reds_off=reds_off, miss=miss, free_ball=free_ball)
+    if brk == 0 and not state.free_ball and rng.random() < 0.6:
+        return NoPot()  # a safety
     if rng.random() > (skill[0] if brk == 0 else skill[1]):
-        return {"type": "no_pot"}  # missed
-    if state["free_ball"] and rng.random() < 0.8:
-        return {"type": "pot", "balls": ["free"]}
+        return NoPot()  # missed
+    if state.free_ball and rng.random() < 0.8:
+        return _pot("free")
     if on == "red":
-        return {"type": "pot", "balls": ["red", "red"] if reds > 1 and rng.random() < 0.03 else ["red"]}
+        return _pot(*(["red", "red"] if reds > 1 and rng.random() < 0.03 else ["red"]))
     if on == "colour":
         x = rng.random()
         colour = "black" if x < 0.62 else "pink" if x < 0.85 else "blue" if x < 0.95 else "brown"
-        return {"type": "pot", "balls": [colour]}
-    return {"type": "pot", "balls": [on]}
+        return _pot(colour)
+    assert on is not None, state  # a striker at the table has a ball on
+    return _pot(on)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cueboard.config import Config, parse_config
-from cueboard.engine import Match
+from cueboard.engine import Match, to_json
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -35,10 +35,10 @@ def scripted_events(count: int, seed: int = 7, setup: dict[str, Any] | None = No
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     while len(out) < count and not match.state().to_json()["match_over"]:
-        obj = choose(match, rng, undo=False)
-        assert obj is not None
-        match.apply(match.parse(obj))
-        out.append(obj)
+        event = choose(match, rng, undo=False)
+        assert event is not None
+        match.apply(event)
+        out.append(to_json(event))
     return out
 
 

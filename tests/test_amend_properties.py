@@ -28,11 +28,11 @@ def played(setup: dict[str, Any], rng: random.Random, n: int) -> tuple[Match, li
     match = Match.from_json(setup)
     lines: list[dict[str, Any]] = []
     for _ in range(n):
-        obj = choose(match, rng)
-        if obj is None:
+        event = choose(match, rng)
+        if event is None:
             break
-        match.apply(match.parse(obj))
-        lines.append(obj)
+        match.apply(event)
+        lines.append(to_json(event))
     note("log:\n" + "\n".join(json.dumps(o) for o in [setup, *lines]))
     return match, lines
 
@@ -109,9 +109,13 @@ def test_replaying_a_log_with_amends_gives_the_states_the_boards_showed(game: st
     lines: list[dict[str, Any]] = []
     shown: list[dict[str, Any]] = []
     for _ in range(n):
-        obj = random_amend(match, rng) if match.seq and rng.random() < 0.15 else choose(match, rng)
-        if obj is None:
-            break
+        if match.seq and rng.random() < 0.15:
+            obj = random_amend(match, rng)
+        else:
+            chosen = choose(match, rng)
+            if chosen is None:
+                break
+            obj = to_json(chosen)
         before = match.state().to_json()
         event = match.parse(obj)
         try:

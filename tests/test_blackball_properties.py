@@ -18,7 +18,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from cueboard.engine import IllegalEvent, Match
+from cueboard.engine import Event, IllegalEvent, Match, to_json
+from cueboard.engine.events import Redo, Undo
 from cueboard.replay import replay
 from cueboard.simulate_blackball import blackball_candidates, blackball_setup
 
@@ -27,7 +28,8 @@ PROPERTY = settings(max_examples=400 if LONG else 40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 MAX_EVENTS = 600 if LONG else 250
 
-Event = dict[str, Any]
+Line = dict[str, Any]
+"""A line of the log as JSON."""
 
 JUNK: list[Any] = [
     {"type": "pot", "balls": ["blue"]}, {"type": "pot", "balls": []}, {"type": "pot", "balls": ["free"]},
@@ -56,7 +58,17 @@ def weighted(pool: list[tuple[float, Event]], rng: random.Random) -> Iterator[Ev
                 break
 
 
+def takes(match: Match, event: Event) -> bool:
+    """Whether the match takes this event now (nothing changes)."""
+    try:
+        match.check(event)
+    except IllegalEvent:
+        return False
+    return True
+
+
 def accepts(match: Match, obj: Any) -> bool:
+    """Whether the match takes this line of JSON now: parsed and checked (nothing changes)."""
     try:
         match.check(match.parse(obj))
     except IllegalEvent:
@@ -67,19 +79,21 @@ def accepts(match: Match, obj: Any) -> bool:
 def proposals(match: Match) -> list[tuple[float, Event]]:
     out = blackball_candidates(match.state())
     if match.can_undo:
-        out.append((1.5, {"type": "undo"}))
+        out.append((1.5, Undo()))
     if match.can_redo:
-        out.append((6.0, {"type": "redo"}))
+        out.append((6.0, Redo()))
     return out
 
 
 def walk(match: Match, rng: random.Random, n: int,
-         log: list[Event]) -> Iterator[tuple[Event, dict[str, Any]]]:
-    """Up to ``n`` accepted lines; after each, yield it and the state before it."""
+         log: list[Line]) -> Iterator[tuple[Line, dict[str, Any]]]:
+    """Up to ``n`` accepted lines; after each, yield it (as the log's JSON, applied from it as a
+    replay would) and the state before it."""
     for _ in range(n):
-        obj = next((o for o in weighted(proposals(match), rng) if accepts(match, o)), None)
-        if obj is None:
+        chosen = next((e for e in weighted(proposals(match), rng) if takes(match, e)), None)
+        if chosen is None:
             return
+        obj = to_json(chosen)
         before = match.state().to_json()
         log.append(obj)
         match.apply(match.parse(obj))
@@ -98,7 +112,7 @@ def lengths() -> st.SearchStrategy[int]:
     return st.integers(1, MAX_EVENTS) | st.just(MAX_EVENTS)
 
 
-def show(setup: dict[str, Any], log: list[Event]) -> None:
+def show(setup: dict[str, Any], log: list[Line]) -> None:
     note("log:\n" + "\n".join(json.dumps(o) for o in [setup, *log]))
 
 
@@ -114,7 +128,7 @@ def snapshot(match: Match) -> tuple[Any, ...]:
 def test_undo_after_push_restores_the_state_exactly(setup: dict[str, Any], rng: random.Random,
                                                      n: int) -> None:
     match = Match.from_json(setup)
-    log: list[Event] = []
+    log: list[Line] = []
     for obj, before in walk(match, rng, n, log):
         if obj["type"] == "undo":
             continue
@@ -143,10 +157,10 @@ def assert_refused(match: Match, obj: Any) -> None:
 @given(setup=setups(), rng=randoms(), n=lengths())
 def test_refused_events_change_nothing(setup: dict[str, Any], rng: random.Random, n: int) -> None:
     match = Match.from_json(setup)
-    log: list[Event] = []
+    log: list[Line] = []
     for _ in walk(match, rng, n, log):
         # Events of the right shape the engine turns down now, and junk a keypad might send.
-        pool = [o for _, o in proposals(match)]
+        pool = [to_json(e) for _, e in proposals(match)]
         for obj in rng.sample(pool, min(4, len(pool))):
             if not accepts(match, obj):
                 assert_refused(match, obj)
@@ -169,7 +183,7 @@ def replayed(lines: list[Any]) -> Match:
 @given(setup=setups(), rng=randoms(), n=lengths())
 def test_replaying_the_log_gives_the_live_state(setup: dict[str, Any], rng: random.Random, n: int) -> None:
     match = Match.from_json(setup)
-    log: list[Event] = []
+    log: list[Line] = []
     for obj, _ in walk(match, rng, n, log):
         if obj["type"] == "next_frame":
             assert replayed(match.log()).state().to_json() == match.state().to_json(), show(setup, log)
@@ -233,7 +247,7 @@ def test_state_invariants(setup: dict[str, Any], rng: random.Random, n: int) -> 
     """Every state keeps the invariants; balls only leave the table, except on a re-rack, the
     next frame, or an undo; the groups, once set, stay until then (rule 4e)."""
     match = Match.from_json(setup)
-    log: list[Event] = []
+    log: list[Line] = []
     check(match)
     for obj, before in walk(match, rng, n, log):
         check(match)
@@ -253,7 +267,7 @@ def test_whole_matches_are_played_out() -> None:
         rng = random.Random(seed)
         setup = blackball_setup(rng)
         match = Match.from_json(setup)
-        log: list[Event] = []
+        log: list[Line] = []
         for _ in walk(match, rng, 5000, log):
             check(match)
             if match.state().to_json()["match_over"]:

@@ -19,7 +19,7 @@ from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cueboard.engine import Match
+from cueboard.engine import Event, Match
 from cueboard.hw import buttons, clock, debounce, keys
 from cueboard.hw.buttons import BoxConfig, BoxConfigError, RefereeBox, open_boxes, parse_boxes
 from cueboard.hw.clock import ManualClock, MonotonicClock
@@ -349,10 +349,10 @@ def test_presses_become_events(factory: MockFactory, time: ManualClock) -> None:
     outcomes: list[Any] = []
 
     def on_press(p: ButtonPress) -> None:
-        outcome = entry.feed(p, m.state().to_json(), now=time.now())
+        outcome = entry.feed(p, m.state(), now=time.now())
         outcomes.append(outcome)
-        if isinstance(outcome, dict):
-            m.apply(m.parse(outcome))
+        if isinstance(outcome, Event):
+            m.apply(outcome)
 
     b = RefereeBox(PINS, on_press, clock=time, pin_factory=factory)
     pin = {name: factory.pin(PINS[i]) for i, name in enumerate(a for row in keymap.layout for a in row)}
@@ -370,7 +370,7 @@ def test_presses_become_events(factory: MockFactory, time: ManualClock) -> None:
     state = m.state().to_json()
     assert [s["score"] for s in state["sides"]] == [6, 6]
     assert state["misses"] == 1
-    assert [type(o).__name__ for o in outcomes] == ["dict", "dict", "Pending", "Pending", "dict"]
+    assert [type(o).__name__ for o in outcomes] == ["Pot", "Pot", "Pending", "Pending", "Foul"]
     b.close()
 
 

@@ -17,8 +17,10 @@ import pytest
 
 from cueboard import key_sequences
 from cueboard import keymap as keymap_module
-from cueboard.engine import GAMES, Match
+from cueboard.engine import GAMES, Event, Match, to_json
+from cueboard.engine.state import State
 from cueboard.hw.keys import ButtonPress, KeyPress
+from cueboard.key_sequences import ClockCommand, NewMatch
 from cueboard.keymap import Entry, Keymap, KeymapError, Lapse, Pending, Refusal, load_keymap
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +53,14 @@ def presses(km: Keymap, keys: Sequence[str]) -> list[KeyPress]:
     return out
 
 
-def key_in(entry: Entry, state: dict[str, Any], keys: Sequence[str]) -> Any:
+def line(outcome: object) -> object:
+    """A finished call as the journal writes it: an engine event's JSON (the keymap makes typed
+    events, never a dict); anything else (Pending, Refusal, a command for the daemon) as it is."""
+    assert not isinstance(outcome, dict), outcome
+    return to_json(outcome) if isinstance(outcome, Event) else outcome
+
+
+def keyed(entry: Entry, state: State, keys: Sequence[str]) -> Any:
     """Feed the keys; every key but the last must leave the sequence pending. The last outcome."""
     outcome: Any = None
     feed = presses(entry.keymap, keys)
@@ -60,6 +69,11 @@ def key_in(entry: Entry, state: dict[str, Any], keys: Sequence[str]) -> Any:
         if n < len(feed) - 1:
             assert isinstance(outcome, Pending), (keys, n, outcome)
     return outcome
+
+
+def key_in(entry: Entry, state: State, keys: Sequence[str]) -> Any:
+    """:func:`keyed`, a finished event as its JSON."""
+    return line(keyed(entry, state, keys))
 
 
 def match(game: str = "snooker", events: Sequence[dict[str, Any]] = (), **setup: Any) -> Match:
@@ -71,11 +85,12 @@ def match(game: str = "snooker", events: Sequence[dict[str, Any]] = (), **setup:
 
 
 def play(m: Match, km: Keymap, keys: Sequence[str]) -> dict[str, Any]:
-    """Key the sequence in on a fresh Entry; the engine must accept the event it makes."""
-    event = key_in(Entry(km), m.state().to_json(), keys)
-    assert isinstance(event, dict), (keys, event)
-    m.apply(m.parse(event))  # IllegalEvent here fails the test
-    return event
+    """Key the sequence in on a fresh Entry; the engine must accept the typed event it makes,
+    as it is. Its JSON (the journal's line) is what is returned."""
+    event = keyed(Entry(km), m.state(), keys)
+    assert isinstance(event, Event), (keys, event)
+    m.apply(event)  # IllegalEvent here fails the test
+    return to_json(event)
 
 
 # -- positions to key in from ------------------------------------------------------------------
@@ -264,8 +279,8 @@ def test_blackball_referee_box() -> None:
 def test_a_button_press_feeds_the_keymap_like_a_key_press() -> None:
     km = keymap(BOX)
     entry = Entry(km)
-    state = match().state().to_json()
-    assert entry.feed(ButtonPress(box=1, button=index_of(km, "RED")), state) == POT_RED
+    state = match().state()
+    assert line(entry.feed(ButtonPress(box=1, button=index_of(km, "RED")), state)) == POT_RED
 
 
 # -- the free ball key reads the state ---------------------------------------------------------
@@ -273,10 +288,10 @@ def test_a_button_press_feeds_the_keymap_like_a_key_press() -> None:
 
 def test_free_ball_key_pots_the_free_ball_only_when_one_is_to_be_taken() -> None:
     km = keymap(BOX)
-    offered = match(events=[{"type": "foul", "points": 4, "free_ball": True}]).state().to_json()
-    assert offered["free_ball"] is True
+    offered = match(events=[{"type": "foul", "points": 4, "free_ball": True}]).state()
+    assert offered.free_ball is True
     assert key_in(Entry(km), offered, ["FREE_BALL"]) == {"type": "pot", "balls": ["free"]}
-    not_offered = match().state().to_json()
+    not_offered = match().state()
     assert key_in(Entry(km), not_offered, ["FREE_BALL"]) == Pending(
         ("FREE BALL",), "the ball that sets the penalty (4 to 7)")
     # A striker who has a free ball and fouls: FOUL first makes FREE BALL a call again.
@@ -287,7 +302,7 @@ def test_free_ball_key_pots_the_free_ball_only_when_one_is_to_be_taken() -> None
 # -- refusals: a reason, a beep, and nothing changed --------------------------------------------
 
 
-def refused(entry: Entry, state: dict[str, Any], key: str) -> str:
+def refused(entry: Entry, state: State, key: str) -> str:
     before = entry.pending
     outcome = entry.feed(KeyPress(index_of(entry.keymap, key)), state)
     assert isinstance(outcome, Refusal), outcome
@@ -296,7 +311,7 @@ def refused(entry: Entry, state: dict[str, Any], key: str) -> str:
 
 
 def test_a_foul_needs_its_ball_and_says_which_rule() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match().state().to_json()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match().state()
     key_in(entry, state, ["FOUL", "MISS"])
     reason = refused(entry, state, "NO_POT")
     assert reason.startswith("FOUL MISS NO POT: ")
@@ -304,12 +319,12 @@ def test_a_foul_needs_its_ball_and_says_which_rule() -> None:
     assert refused(entry, state, "OK").startswith("FOUL MISS OK: ")
     # The sequence is still there: the right key finishes it.
     four = KeyPress(index_of(entry.keymap, "4"))
-    assert entry.feed(four, state) == {"type": "foul", "points": 4, "miss": True}
+    assert line(entry.feed(four, state)) == {"type": "foul", "points": 4, "miss": True}
 
 
 def test_sequences_that_make_no_event_are_refused_never_guessed() -> None:
     km = keymap("keypad-4x5.toml")
-    state = match().state().to_json()
+    state = match().state()
     entry = Entry(km)
     key_in(entry, state, ["PLUS"])
     assert "balls potted" in refused(entry, state, "PLUS")
@@ -326,7 +341,7 @@ def test_sequences_that_make_no_event_are_refused_never_guessed() -> None:
 
 
 def test_order_refuses_a_player_twice() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match(**DOUBLES).state().to_json()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match(**DOUBLES).state()
     key_in(entry, state, ["SHIFT", "PLUS", "1"])
     assert refused(entry, state, "1") == "ORDER 1 1: player 1 (A1) is in the order already"
 
@@ -334,16 +349,16 @@ def test_order_refuses_a_player_twice() -> None:
 def test_the_engine_still_judges_what_the_keymap_builds() -> None:
     """The keymap builds the event; the rules (ball on, penalty) are the engine's to apply."""
     m = match(events=[POT_RED, {"type": "pot", "balls": ["pink"]}])
-    event = key_in(Entry(keymap(BOX)), m.state().to_json(), ["FOUL", "RED"])
+    event = key_in(Entry(keymap(BOX)), m.state(), ["FOUL", "RED"])
     assert event == {"type": "foul", "points": 4}
     m2 = match(reds=6, events=SIX_REDS_CLEARED[:-1])  # pink on
-    event = key_in(Entry(keymap(BOX)), m2.state().to_json(), ["FOUL", "RED"])
+    event = key_in(Entry(keymap(BOX)), m2.state(), ["FOUL", "RED"])
     with pytest.raises(ValueError, match="at least 6"):
         m2.apply(m2.parse(event))
 
 
 def test_shift_of_a_key_with_nothing_shifted_names_the_config_key() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match().state().to_json()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match().state()
     key_in(entry, state, ["SHIFT"])
     assert "keymap 'shift'" in refused(entry, state, "5")
     assert entry.pending.keys == ("SHIFT",)
@@ -353,10 +368,10 @@ def test_shift_of_a_key_with_nothing_shifted_names_the_config_key() -> None:
 
 def test_a_key_that_is_not_on_the_keymap_or_a_match_of_another_game() -> None:
     entry = Entry(keymap(BOX))
-    state = match().state().to_json()
+    state = match().state()
     outcome = entry.press(12, state)
     assert isinstance(outcome, Refusal) and "'layout'" in outcome.reason
-    outcome = entry.press(0, {"game": "blackball"})
+    outcome = entry.press(0, match("blackball").state())
     assert isinstance(outcome, Refusal) and "keymap 'game'" in outcome.reason
     blank = Keymap.from_toml('game = "snooker"\nlayout = [["UNDO", ""]]')
     outcome = Entry(blank).press(1, state)
@@ -368,7 +383,7 @@ def test_a_key_that_is_not_on_the_keymap_or_a_match_of_another_game() -> None:
 
 def test_undo_is_one_press_and_clears_a_half_keyed_sequence_first() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match(events=[POT_RED]).state().to_json()
+    entry, state = Entry(km), match(events=[POT_RED]).state()
     assert key_in(entry, state, ["UNDO"]) == {"type": "undo"}
     key_in(entry, state, ["FOUL"])
     assert key_in(entry, state, ["UNDO"]) == Pending()
@@ -377,7 +392,7 @@ def test_undo_is_one_press_and_clears_a_half_keyed_sequence_first() -> None:
 
 
 def test_clear_and_redo_on_the_keypad() -> None:
-    entry, state = Entry(keymap("keypad-4x5.toml")), match().state().to_json()
+    entry, state = Entry(keymap("keypad-4x5.toml")), match().state()
     key_in(entry, state, ["FOUL", "PLUS", "1"])
     assert refused(entry, state, "REDO") == "FOUL + 1 REDO: finish the call first, or clear it with UNDO or CLEAR"
     assert key_in(entry, state, ["CLEAR"]) == Pending()
@@ -393,7 +408,7 @@ def test_clear_and_redo_on_the_keypad() -> None:
 
 def test_a_held_key_replaces_the_press_it_follows() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     foul = index_of(km, "FOUL")
     needs = "the ball that sets the penalty (4 to 7)"
     assert entry.press(foul, state) == Pending(("FOUL",), needs)
@@ -404,15 +419,15 @@ def test_a_held_key_replaces_the_press_it_follows() -> None:
 
 def test_a_held_key_without_a_hold_action_is_the_press_already_taken() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     red = index_of(km, "RED")
-    assert entry.press(red, state) == POT_RED
+    assert line(entry.press(red, state)) == POT_RED
     assert entry.press(red, state, held=True) == Pending()  # not a second red
 
 
 def test_hold_after_a_press_within_a_sequence() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     assert key_in(entry, state, ["FREE_BALL", "FOUL~", "BLUE"]) == {
         "type": "foul", "points": 5, "miss": True, "free_ball": True}
 
@@ -423,7 +438,7 @@ def test_hold_after_a_press_within_a_sequence() -> None:
 def test_an_unfinished_sequence_expires_after_the_keymap_timeout() -> None:
     km = keymap(BOX)
     assert km.timeout == 15
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     assert entry.expire(114.9) is None
     assert entry.pending.keys == ("FOUL",)
@@ -438,7 +453,7 @@ def test_a_key_just_after_a_lapse_is_refused_not_read_as_a_new_call() -> None:
     """The referee who presses the ball 15.5 s after FREE BALL has not seen the call lapse:
     the key is refused, saying so, and only the next press starts a new call."""
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     assert km.grace == 3
     entry.press(index_of(km, "FREE_BALL"), state, now=100.0)
     lapse = entry.expire(115.0)
@@ -450,14 +465,14 @@ def test_a_key_just_after_a_lapse_is_refused_not_read_as_a_new_call() -> None:
     assert entry.press(blue, state, now=115.5) == Refusal(
         "FREE BALL lapsed after 15 s (keymap 'timeout'): press again to start a new call")
     assert entry.pending == Pending() and entry.lapsed is None
-    assert entry.press(blue, state, now=116.0) == {"type": "pot", "balls": ["blue"]}
+    assert line(entry.press(blue, state, now=116.0)) == {"type": "pot", "balls": ["blue"]}
 
 
 def test_a_lapse_is_noticed_by_the_press_itself() -> None:
     """The daemon calls expire() once a second; a press after the call's time and before
     that call still finds the call lapsed, not extended by a key nobody saw it take."""
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     outcome = entry.press(index_of(km, "BLUE"), state, now=115.2)
     assert outcome == Refusal("FOUL lapsed after 15 s (keymap 'timeout'): press again to start a new call")
@@ -466,10 +481,10 @@ def test_a_lapse_is_noticed_by_the_press_itself() -> None:
 
 def test_after_the_grace_a_key_starts_a_new_call() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     assert entry.expire(115.0) is not None
-    assert entry.press(index_of(km, "RED"), state, now=118.0) == POT_RED
+    assert line(entry.press(index_of(km, "RED"), state, now=118.0)) == POT_RED
     assert entry.lapsed is None
 
 
@@ -477,19 +492,19 @@ def test_undo_just_after_a_lapse_never_takes_back_a_stroke() -> None:
     """UNDO meant to clear a half-keyed call that has just lapsed must not undo the stroke
     before it."""
     km = keymap(BOX)
-    entry, state = Entry(km), match(events=[POT_RED]).state().to_json()
+    entry, state = Entry(km), match(events=[POT_RED]).state()
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     entry.expire(115.0)
     undo = index_of(km, "UNDO")
     assert entry.press(undo, state, now=116.0) == Refusal(
         "FOUL lapsed after 15 s (keymap 'timeout') and is cleared already: press UNDO again to undo "
         "the last event")
-    assert entry.press(undo, state, now=116.5) == {"type": "undo"}
+    assert line(entry.press(undo, state, now=116.5)) == {"type": "undo"}
 
 
 def test_a_held_key_refused_in_the_grace_is_not_a_first_word() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     foul = index_of(km, "FOUL")
     entry.press(foul, state, now=100.0)
     entry.expire(115.0)
@@ -500,7 +515,7 @@ def test_a_held_key_refused_in_the_grace_is_not_a_first_word() -> None:
 
 def test_expires_at_follows_the_last_key() -> None:
     km = keymap(BOX)
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     assert entry.expires_at is None
     entry.press(index_of(km, "FOUL"), state, now=100.0)
     assert entry.expires_at == 115.0
@@ -517,16 +532,16 @@ def test_expires_at_follows_the_last_key() -> None:
 
 def test_no_grace_when_the_keymap_says_zero_and_clear_forgets_a_lapse() -> None:
     km = Keymap.from_toml('game = "snooker"\ntimeout = 5\ngrace = 0\nlayout = [["FOUL", "RED", "UNDO"]]')
-    entry, state = Entry(km), match().state().to_json()
+    entry, state = Entry(km), match().state()
     entry.press(0, state, now=0.0)
     assert entry.expire(5.0) is not None
-    assert entry.press(1, state, now=5.0) == POT_RED
+    assert line(entry.press(1, state, now=5.0)) == POT_RED
     entry = Entry(keymap(BOX))
     entry.press(index_of(entry.keymap, "FOUL"), state, now=0.0)
     entry.expire(20.0)
     entry.clear()
     assert entry.lapsed is None
-    assert entry.press(index_of(entry.keymap, "RED"), state, now=20.5) == POT_RED
+    assert line(entry.press(index_of(entry.keymap, "RED"), state, now=20.5)) == POT_RED
 
 
 # -- messages in the words of the device's keys -------------------------------------------------
@@ -534,22 +549,22 @@ def test_no_grace_when_the_keymap_says_zero_and_clear_forgets_a_lapse() -> None:
 
 def test_prompts_and_refusals_name_the_keys_of_the_box_they_are_keyed_on() -> None:
     box, pad = keymap(BOX), keymap("keypad-4x5.toml")
-    state = respotted_black().state().to_json()
+    state = respotted_black().state()
     on_box = key_in(Entry(box), state, ["SHIFT", "BLACK"])
     assert on_box == Pending(("RE-SPOT BLACK",), "who plays the black: side 1 (RED) or 2 (YELLOW)")
     on_pad = key_in(Entry(pad), state, ["SHIFT", "7"])
     assert on_pad == Pending(("RE-SPOT BLACK",), "who plays the black: side 1 or 2")
     entry = Entry(box)
-    key_in(entry, match().state().to_json(), ["SHIFT", "RED"])
+    key_in(entry, match().state(), ["SHIFT", "RED"])
     assert entry.pending.needs == "the balls potted together, then + (SHIFT RED)"
-    assert refused(entry, match().state().to_json(), "NO_POT") == (
+    assert refused(entry, match().state(), "NO_POT") == (
         "+ NO POT: between the two + (SHIFT RED) go only the balls potted in the stroke")
 
 
 @needs_blackball
 def test_the_blackball_box_is_never_told_to_press_a_key_it_does_not_have() -> None:
     box = keymap("referee-box-12-blackball.toml")
-    state = match("blackball", [{"type": "no_pot"}]).state().to_json()
+    state = match("blackball", [{"type": "no_pot"}]).state()
     entry = Entry(box)
     key_in(entry, state, ["FOUL"])
     assert entry.pending.needs == "the balls that went down, then FOUL"
@@ -654,22 +669,24 @@ def test_docstring_examples(module: Any) -> None:
 def test_new_match_needs_confirming_and_clear_keeps_the_match() -> None:
     keymap = Keymap.from_toml('game = "snooker"\nlayout = [["NEW_MATCH", "OK", "CLEAR", "UNDO", "RED"]]')
     entry = Entry(keymap)
-    state = {"game": "snooker", "free_ball": False}
+    state = match().state()
     first = entry.press(0, state)
     assert isinstance(first, Pending) and "OK" in first.needs
     assert isinstance(entry.press(4, state), Refusal)  # a stray ball key is refused, still pending
     assert entry.press(2, state) == Pending()  # CLEAR: no new match
     entry.press(0, state)
-    assert entry.press(1, state) == {"type": "new_match"}
+    assert entry.press(1, state) == NewMatch()
     entry.press(0, state)
-    assert entry.press(0, state) == {"type": "new_match"}  # NEW MATCH twice also confirms
+    assert entry.press(0, state) == NewMatch()  # NEW MATCH twice also confirms
+    assert NewMatch().to_json() == {"type": "new_match"}  # the daemon's command, as the network sends it
 
 
 def test_clock_is_one_press() -> None:
     keymap = load_keymap(KEYMAPS / "referee-box-12-blackball.toml")
     entry = Entry(keymap)
     index = [a for row in keymap.layout for a in row].index("CLOCK")
-    assert entry.press(index, {"game": "blackball"}) == {"type": "clock", "action": "start"}
+    assert entry.press(index, match("blackball").state()) == ClockCommand("start")
+    assert ClockCommand("start").to_json() == {"type": "clock", "action": "start"}
 
 
 def test_the_keypad_keys_a_foul_before_a_stroke_rule_14d() -> None:
@@ -678,7 +695,7 @@ def test_the_keypad_keys_a_foul_before_a_stroke_rule_14d() -> None:
     for event in ({"type": "foul", "points": 4, "miss": True}, {"type": "replace"}):
         m.apply(m.parse(event))
     entry = Entry(keymap("keypad-4x5.toml"))
-    event = key_in(entry, m.state().to_json(), ["SHIFT", "REPLACE", "4"])
+    event = key_in(entry, m.state(), ["SHIFT", "REPLACE", "4"])
     assert event == {"type": "foul", "points": 4, "before_stroke": True}
     m.apply(m.parse(event))
     assert m.state().to_json()["misses"] == 1 and m.state().to_json()["striker"] == 1

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
-from cueboard.engine import GAMES, IllegalEvent, Match
+from cueboard.engine import GAMES, IllegalEvent, Match, to_json
 from cueboard.engine.snooker.events import Foul
 from cueboard.replay import replay
 from cueboard.simulate import CANDIDATES, SETUPS, candidates, choose, random_log
@@ -44,7 +44,8 @@ PROPERTY = settings(max_examples=EXAMPLES, deadline=None, print_blob=True,
 GAMES_UNDER_TEST = sorted(g for g in CANDIDATES if g in GAMES)
 """Every game the engine plays and the simulator can play (blackball once it registers)."""
 
-Event = dict[str, Any]
+Line = dict[str, Any]
+"""A line of the log as JSON: what the walks record and the junk is made of."""
 
 
 # -- strategies -------------------------------------------------------------------------
@@ -137,7 +138,7 @@ class Mutation(typing.NamedTuple):
     key: str
     value: Any
 
-    def apply(self, proposed: list[Event]) -> Any:
+    def apply(self, proposed: list[Line]) -> Any:
         obj = dict(proposed[self.pick % len(proposed)])
         keys = [k for k in obj if k != "type"]
         if self.how == 0:
@@ -169,14 +170,15 @@ def junk(game: str) -> st.SearchStrategy[Any]:
 
 
 def walk(match: Match, rng: random.Random, n: int,
-         raw: list[Event]) -> Iterator[tuple[Event, dict[str, Any]]]:
+         raw: list[Line]) -> Iterator[tuple[Line, dict[str, Any]]]:
     """Apply up to ``n`` random legal lines (``undo``/``redo`` included, so the walk may go
     on past the end of the match by taking events back); after each, yield the line and
     the state before it. Every line is appended to ``raw``."""
     for _ in range(n):
-        obj = choose(match, rng)
-        if obj is None:
+        chosen = choose(match, rng)
+        if chosen is None:
             return
+        obj = to_json(chosen)  # the log's line, applied from its JSON as a replay would
         before = match.state().to_json()
         raw.append(obj)
         match.apply(match.parse(obj))
@@ -185,9 +187,9 @@ def walk(match: Match, rng: random.Random, n: int,
 
 
 @contextmanager
-def recording(setup: dict[str, Any]) -> Iterator[list[Event]]:
+def recording(setup: dict[str, Any]) -> Iterator[list[Line]]:
     """The lines of the walk; shown as a JSON-lines log when a property fails."""
-    raw: list[Event] = []
+    raw: list[Line] = []
     try:
         yield raw
     finally:
@@ -198,7 +200,7 @@ def snapshot(match: Match) -> tuple[Any, ...]:
     return (match.state().to_json(), match.position, match.seq, match.events, match.can_undo, match.can_redo)
 
 
-def last_type(match: Match, obj: Event) -> str:
+def last_type(match: Match, obj: Line) -> str:
     """The type of the game event a line put into effect (``redo`` puts one back)."""
     return match.events[-1].TYPE if obj["type"] == "redo" else str(obj["type"])
 
@@ -265,7 +267,7 @@ def test_refused_input_raises_illegal_event_and_changes_nothing(game: str, data:
     match = Match.from_json(setup)
 
     def offer(step: int) -> None:
-        proposed = [obj for _, obj in candidates(match)]
+        proposed = [to_json(e) for _, e in candidates(match)]
         # Events of the right shape that may be illegal now: the engine's verdict is checked
         # by assert_refused (which skips the legal ones).
         for obj in where.sample(proposed, min(4, len(proposed))):
@@ -304,7 +306,7 @@ def _unasked_value(hint: Any, rng: random.Random) -> Any:
     return rng.choice(WORDS)
 
 
-def unasked(game: str, rng: random.Random) -> Event:
+def unasked(game: str, rng: random.Random) -> Line:
     """An event proposed without asking the engine what is legal: one of the game's types
     (strokes more often, undo and redo now and then), each field there or not. Many are
     illegal; enough are legal that the match moves on."""
@@ -312,7 +314,7 @@ def unasked(game: str, rng: random.Random) -> Event:
     kind = rng.choice([*events, "pot", "pot", "pot", "no_pot", "no_pot", "foul", "next_frame"])
     cls = events[kind]
     hints = typing.get_type_hints(cls)
-    obj: Event = {"type": kind}
+    obj: Line = {"type": kind}
     for f in dataclasses.fields(cls):
         required = f.default is dataclasses.MISSING
         if f.name != "t" and rng.random() < (0.95 if required else 0.2):
@@ -377,7 +379,7 @@ def test_a_match_line_is_refused_with_illegal_event_or_round_trips(
 # -- (c) replay -------------------------------------------------------------------------
 
 
-def replayed(lines: list[Event]) -> Match:
+def replayed(lines: list[Line]) -> Match:
     """A new match from log lines (JSON round trip), each line through ``Match.apply``."""
     match = Match.from_line(json.dumps(lines[0]))
     for obj in lines[1:]:
@@ -385,7 +387,7 @@ def replayed(lines: list[Event]) -> Match:
     return match
 
 
-def assert_replays(match: Match, setup: dict[str, Any], raw: list[Event]) -> None:
+def assert_replays(match: Match, setup: dict[str, Any], raw: list[Line]) -> None:
     state = match.state().to_json()
     from_log = replayed(match.log())
     assert from_log.state().to_json() == state

@@ -25,7 +25,8 @@ from hypothesis import event as label
 from hypothesis import strategies as st
 from test_record import SCHEMA
 
-from cueboard.engine import Match
+from cueboard.engine import Match, to_json
+from cueboard.engine.events import Redo
 from cueboard.engine.record import Recorder, record_of
 from cueboard.report import record_of_log
 from cueboard.simulate import SETUPS, choose
@@ -79,10 +80,11 @@ def test_the_record_built_event_by_event_is_the_record_of_the_log(
     cut = int(restart * n) if isinstance(restart, float) else None
     redo_next = False
     for index in range(n):
-        obj = {"type": "redo"} if redo_next else choose(match, rng)
+        chosen = Redo() if redo_next else choose(match, rng)
         redo_next = False
-        if obj is None:
+        if chosen is None:
             break
+        obj = to_json(chosen)
         if rng.random() < times:  # some events timed, some not: the daemon stamps all, a log may not
             t += rng.uniform(5, 60)
             obj = {**obj, "t": round(t, 3)}

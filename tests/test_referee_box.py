@@ -25,7 +25,8 @@ from test_keymap import (
     respotted_black,
 )
 
-from cueboard.engine import GAMES, IllegalEvent, Match
+from cueboard.engine import GAMES, Event, IllegalEvent, Match, to_json
+from cueboard.key_sequences import ClockCommand
 from cueboard.keymap import Entry, Keymap, Pending, Refusal
 
 BOX = "referee-box-12.toml"
@@ -124,23 +125,23 @@ def test_the_blackball_box_makes_every_blackball_event() -> None:
 
 @needs_blackball
 @pytest.mark.parametrize(("keys", "command"), [
-    (["CLOCK"], {"type": "clock", "action": "start"}),
+    (["CLOCK"], ClockCommand("start")),
     (["SHIFT", "CLOCK"], {"type": "clock_hold"}),
     (["SHIFT", "TIME"], {"type": "clock_resume"}),
 ])
 def test_the_blackball_box_starts_holds_and_resumes_the_shot_clock(keys: list[str],
-                                                                   command: dict[str, Any]) -> None:
+                                                                   command: object) -> None:
     """Starting is a command for the daemon (docs/daemon.md); holding and resuming are rulings
     of the log (rule 8a: clock_hold, clock_resume, and the daemon holds its clock on them).
     One press, or SHIFT and one."""
-    state = match("blackball", shot_clock=30).state().to_json()
+    state = match("blackball", shot_clock=30).state()
     assert key_in(Entry(keymap(BLACKBALL_BOX)), state, keys) == command
 
 
 @needs_blackball
 def test_a_clock_key_in_the_middle_of_a_call_is_refused() -> None:
     entry = Entry(keymap(BLACKBALL_BOX))
-    state = match("blackball", [{"type": "no_pot"}]).state().to_json()
+    state = match("blackball", [{"type": "no_pot"}]).state()
     key_in(entry, state, ["FOUL"])
     outcome = key_in(entry, state, ["CLOCK"])
     assert isinstance(outcome, Refusal) and outcome.reason.startswith("FOUL CLOCK: ")
@@ -152,7 +153,8 @@ def test_a_clock_key_in_the_middle_of_a_call_is_refused() -> None:
 
 class Table:
     """The engine and the box's Entry, as the daemon joins them: each press with the state
-    now; an event goes to the engine, whose refusal is worded for the box."""
+    now; an event goes to the engine as it is, whose refusal is worded for the box. The events
+    applied are kept as the journal writes them."""
 
     def __init__(self, m: Match, km: Keymap) -> None:
         self.match = m
@@ -163,12 +165,13 @@ class Table:
         """Press the keys in turn; the last outcome (an event applied, a Pending or a Refusal)."""
         outcome: Any = None
         for key in presses(self.entry.keymap, keys):
-            outcome = self.entry.feed(key, self.match.state().to_json())
-            if isinstance(outcome, dict):
+            outcome = self.entry.feed(key, self.match.state())
+            if isinstance(outcome, Event):
                 try:
-                    self.match.apply(self.match.parse(outcome))
+                    self.match.apply(outcome)
                 except IllegalEvent as exc:
                     return Refusal(self.entry.keymap.explain(str(exc)))
+                outcome = to_json(outcome)
                 self.events.append(outcome)
         return outcome
 

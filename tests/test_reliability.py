@@ -44,7 +44,7 @@ import cueboard.feed
 import cueboard.service
 from cueboard.config import Config
 from cueboard.daemon import Table
-from cueboard.engine import IllegalEvent, Match, decode
+from cueboard.engine import Event, IllegalEvent, Match, decode
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.debounce import DEBOUNCE, HOLD_TIME
 from cueboard.hw.keys import ButtonPress
@@ -497,18 +497,16 @@ class Shadow:
         self.accepted = self.refused = 0
 
     def press(self, press: ButtonPress) -> None:
-        outcome = self.entries[press.box].feed(press, self.match.state().to_json(), now=time.monotonic())
+        outcome = self.entries[press.box].feed(press, self.match.state(), now=time.monotonic())
         if isinstance(outcome, Refusal):
             self.refused += 1
-        elif isinstance(outcome, dict):
-            assert outcome["type"] not in ("clock", "new_match", "match"), outcome
+        elif isinstance(outcome, Event):
             try:
-                event = self.match.parse(outcome)
-                self.match.check(event)
+                self.match.check(outcome)
             except IllegalEvent:
                 self.refused += 1
                 return
-            self.match.apply(event)
+            self.match.apply(outcome)
             self.accepted += 1
         else:
             assert isinstance(outcome, Pending)

@@ -8,11 +8,8 @@ a login) and checks the tables' journals: every tap applied once, in the order i
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import shutil
-import ssl
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -26,7 +23,7 @@ from mosquitto import TIMEOUT
 from node_e2e import Handler, run_e2e
 from test_reliability import KEYMAP, PINS, Daemon
 from test_screen import CHROMIUM, _require_browser
-from venue_helpers import Venue, running_venue, venue_pages
+from venue_helpers import Venue, running_venue, spki_hash, venue_pages
 
 from cueboard.inputs import Call
 from cueboard.journal import read_lines
@@ -50,17 +47,6 @@ def table_daemon(tmp_path: Path, club: Venue, name: str, match: dict[str, Any]) 
                           referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP if match["game"] == "snooker" else
                                                                         KEYMAP.with_name("referee-box-12-blackball.toml"))}])
     return Daemon(config, boards=[], control=False, pin_factory=MockFactory())
-
-
-def spki_hash(certificate: Path) -> str:
-    """Chromium's --ignore-certificate-errors-spki-list form of the venue's server key: the
-    browser trusts that one key (as a phone that installed the venue's CA trusts its certificate)."""
-    der = ssl.PEM_cert_to_DER_cert(certificate.read_text())
-    public = subprocess.run(["openssl", "x509", "-inform", "DER", "-pubkey", "-noout"], input=der,
-                            capture_output=True, check=True).stdout
-    spki = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=public, capture_output=True,
-                          check=True).stdout
-    return base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
 def journal(daemon: Daemon) -> list[dict[str, Any]]:

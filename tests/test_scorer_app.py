@@ -25,9 +25,8 @@ import pytest
 from mosquitto import TIMEOUT
 from node_e2e import run_e2e
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
-from test_scorer import spki_hash
 from test_screen import CHROMIUM, _require_browser
-from venue_helpers import Venue, running_venue, venue_cli, venue_pages
+from venue_helpers import Venue, running_venue, spki_hash, venue_cli, venue_pages
 
 from cueboard.cli import parser
 from cueboard.errors import VenueError

@@ -4,13 +4,18 @@
 the ACL), adds a scorer login for each table named, and starts mosquitto with the venue's own
 ``venue.conf``; :class:`Venue` reads its logins and changes it as an installer would (a
 ``cueboard venue`` command, then the reload systemd sends). :func:`venue_pages` serves the
-pages over HTTPS with the venue's certificate, as ``cueboard screen`` does at a venue.
+pages over HTTPS with the venue's certificate, as ``cueboard screen`` does at a venue, and
+:func:`spki_hash` has Chromium trust that certificate. bench/live_venue.py builds on these too.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import io
 import signal
+import ssl
+import subprocess
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,12 +70,12 @@ class Venue:
         return out
 
 
-def init_venue(directory: Path, tables: int, scorers: Sequence[str] = ()) -> dict[str, int]:
-    """``cueboard venue init`` of the venue "club" in ``directory`` with ``tables`` tables (t1,
+def init_venue(directory: Path, tables: int, scorers: Sequence[str] = (), venue: str = "club") -> dict[str, int]:
+    """``cueboard venue init`` of ``venue`` in ``directory`` with ``tables`` tables (t1,
     t2, ...), its listeners on free loopback ports, a certificate for localhost and 127.0.0.1;
     a scorer login ``scorer-<table>`` for each of ``scorers``. The listeners' ports."""
     ports = {name: free_port() for name in LISTENERS}
-    venue_cli("init", "--dir", str(directory), "--venue", "club", "--tables", str(tables), "--host", "localhost",
+    venue_cli("init", "--dir", str(directory), "--venue", venue, "--tables", str(tables), "--host", "localhost",
               "--host", "127.0.0.1", "--bind", "127.0.0.1", *(f"--{k}-port={v}" for k, v in ports.items()))
     for table in scorers:
         venue_cli("add-user", f"scorer-{table}", "--role", "scorer", "--table", table, "--dir", str(directory),
@@ -87,6 +92,17 @@ def running_venue(tmp_path: Path, tables: int = 2, scorers: Sequence[str] = ()) 
     config = (directory / "mosquitto" / "venue.conf").read_text()
     with Mosquitto(tmp_path / "broker", port=ports["tables"], config=config) as broker:
         yield Venue(directory, broker, ports)
+
+
+def spki_hash(certificate: Path) -> str:
+    """Chromium's --ignore-certificate-errors-spki-list form of the venue's server key: the
+    browser trusts that one key, as a device that installed the venue's CA trusts its certificate."""
+    der = ssl.PEM_cert_to_DER_cert(certificate.read_text())
+    public = subprocess.run(["openssl", "x509", "-inform", "DER", "-pubkey", "-noout"], input=der,
+                            capture_output=True, check=True).stdout
+    spki = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=public, capture_output=True,
+                          check=True).stdout
+    return base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
 @dataclass

@@ -19,7 +19,7 @@ import os
 import subprocess
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from gpiozero.pins.mock import MockFactory
 from node_e2e import run_e2e
 from test_reliability import KEYMAP, PINS, Daemon
 from test_screen import CHROMIUM, _require_browser
-from venue_helpers import running_venue, venue_pages
+from venue_helpers import Venue, running_venue
 
 from cueboard.cli import parser
 from cueboard.engine import decode
@@ -42,6 +42,17 @@ pytest_plugins = ["mosquitto"]
 
 E2E = Path(__file__).with_name("desk_e2e.mjs")
 TABLES = ("t1", "t2", "t3")
+
+
+def login(venue: Path, user: str) -> dict[str, str]:
+    """A login of the venue as the desk's form takes it."""
+    return {"user": user, "password": (venue / "logins" / f"{user}.password").read_text().strip()}
+
+
+def desk_shots(tmp_path: Path) -> str:
+    """Where the desk's screenshots go: ``CUEBOARD_DESK_SHOTS`` (docs/img for the docs), else the test's folder."""
+    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
+    return str(Path(shots).resolve()) if shots else str(tmp_path / "shots")
 
 
 class Table:
@@ -79,17 +90,22 @@ class Table:
         self.clock.advance(0.05)
 
 
+def started(stack: ExitStack, venue: Venue, tmp_path: Path, names: Sequence[str]) -> dict[str, Table]:
+    """A table's daemon for each of ``names`` on ``venue``'s broker, started; stopped with ``stack``."""
+    tables = {name: Table(name, tmp_path / name, venue.directory, venue.ports["tables"]) for name in names}
+    for table in tables.values():
+        table.start()
+        stack.callback(table.stop)
+    return tables
+
+
 @pytest.fixture
 def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
     _require_browser()
     with ExitStack() as stack:
         venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES), scorers=["t1"]))
-        tables = {name: Table(name, tmp_path / name, venue.directory, venue.ports["tables"]) for name in TABLES}
-        for table in tables.values():
-            table.start()
-            stack.callback(table.stop)
-        pages = stack.enter_context(venue_pages(venue.directory, venue="club",
-                                                page={"desk_broker": f"wss://localhost:{venue.ports['pages']}"}))
+        tables = started(stack, venue, tmp_path, TABLES)
+        pages = stack.enter_context(venue.desk_pages())
         yield {"broker": venue.broker, "tables": tables, "venue": venue.directory, "ports": venue.ports,
                "url": f"{pages.base}/desk"}
 
@@ -97,11 +113,8 @@ def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
 def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> None:
     venue: Path = club["venue"]
     tables: dict[str, Table] = club["tables"]
-    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
     plan = {"url": club["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
-            "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
-            "scorer": {"user": "scorer-t1", "password": (venue / "logins" / "scorer-t1.password").read_text().strip()},
-            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots"),
+            "desk": login(venue, "desk"), "scorer": login(venue, "scorer-t1"), "screenshots": desk_shots(tmp_path),
             "pdf": str(tmp_path / "sheet-t2.pdf")}
 
     def press(args: list[str]) -> None:

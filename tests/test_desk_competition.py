@@ -18,7 +18,6 @@ table's refusal of one), a message until a time and cleared, a table offline and
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -27,8 +26,9 @@ from typing import Any
 import pytest
 from desk_standin import StandIn
 from node_e2e import Handler, run_e2e
+from test_desk import desk_shots, login
 from test_screen import CHROMIUM, _require_browser
-from venue_helpers import running_venue, venue_pages
+from venue_helpers import running_venue
 
 pytest_plugins = ["mosquitto"]
 
@@ -45,19 +45,15 @@ def night(tmp_path: Path) -> Iterator[dict[str, Any]]:
         for name in TABLES:
             tables[name] = StandIn(name, venue.directory, venue.ports["tables"])
             stack.callback(tables[name].close)
-        pages = stack.enter_context(venue_pages(venue.directory, venue="club",
-                                                broker_ws=f"wss://localhost:{venue.ports['screens']}",
-                                                page={"desk_broker": f"wss://localhost:{venue.ports['pages']}"}))
+        pages = stack.enter_context(venue.desk_pages())
         yield {"tables": tables, "venue": venue.directory, "base": pages.base}
 
 
 def test_tonights_knockout_is_run_from_the_desk(night: dict[str, Any], tmp_path: Path) -> None:
     venue: Path = night["venue"]
     tables: dict[str, StandIn] = night["tables"]
-    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
-    plan = {"base": night["base"], "chromium": CHROMIUM,
-            "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
-            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots")}
+    plan = {"base": night["base"], "chromium": CHROMIUM, "desk": login(venue, "desk"),
+            "screenshots": desk_shots(tmp_path)}
     played: list[tuple[str, str]] = []
 
     def play(args: list[str]) -> None:

@@ -11,7 +11,6 @@ tests/test_desk_competition.py checks the desk's half alone, against stand-in ta
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -22,9 +21,9 @@ from typing import Any
 
 import pytest
 from node_e2e import run_e2e
-from test_desk import Table
+from test_desk import Table, desk_shots, login, started
 from test_screen import CHROMIUM, _require_browser
-from venue_helpers import running_venue, venue_pages
+from venue_helpers import running_venue
 
 pytest_plugins = ["mosquitto"]
 
@@ -38,10 +37,7 @@ def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
     with ExitStack() as stack:
         venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES)))
         directory, ports = venue.directory, venue.ports
-        tables = {name: Table(name, tmp_path / name, directory, ports["tables"]) for name in TABLES}
-        for table in tables.values():
-            table.start()
-            stack.callback(table.stop)
+        tables = started(stack, venue, tmp_path, TABLES)
         # The archive reads every table's record as the desk's login does (docs/league.md).
         db = tmp_path / "archive.db"
         archive = subprocess.Popen(
@@ -51,8 +47,7 @@ def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         stack.callback(archive.wait, 30)
         stack.callback(archive.terminate)
-        pages = stack.enter_context(venue_pages(directory, venue="club", broker_ws=f"wss://localhost:{ports['screens']}",
-                                                page={"desk_broker": f"wss://localhost:{ports['pages']}"}))
+        pages = stack.enter_context(venue.desk_pages())
         yield {"tables": tables, "venue": directory, "db": db, "base": pages.base}
 
 
@@ -66,10 +61,8 @@ def stored(db: Path) -> list[dict[str, Any]]:
 
 def test_a_knockout_of_8_on_4_tables_by_real_daemons(club: dict[str, Any], tmp_path: Path) -> None:
     venue: Path = club["venue"]
-    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
-    plan = {"base": club["base"], "chromium": CHROMIUM,
-            "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
-            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots")}
+    plan = {"base": club["base"], "chromium": CHROMIUM, "desk": login(venue, "desk"),
+            "screenshots": desk_shots(tmp_path)}
     run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600)
     # Every table played; the archive holds the 7 matches once, each with its fixture.
     tables: dict[str, Table] = club["tables"]

@@ -17,7 +17,7 @@ import signal
 import ssl
 import subprocess
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,12 @@ class Venue:
         process.send_signal(signal.SIGHUP)
         self.broker.wait_for_log(lambda line: "Reloading config" in line, since=since)
         return out
+
+    def desk_pages(self) -> AbstractContextManager[Pages]:
+        """:func:`venue_pages` for the desk and the hall's pages: the desk's broker on the pages'
+        listener, the screens' (the bracket's) on theirs."""
+        return venue_pages(self.directory, venue="club", broker_ws=f"wss://localhost:{self.ports['screens']}",
+                           page={"desk_broker": f"wss://localhost:{self.ports['pages']}"})
 
 
 def init_venue(directory: Path, tables: int, scorers: Sequence[str] = (), venue: str = "club") -> dict[str, int]:

@@ -30,9 +30,7 @@ Figures:
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -44,19 +42,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from live_venue import CHROMIUM, ROOT, VENUE, BenchVenue, SimulatedTables  # noqa: E402
-from stats import percentile  # noqa: E402
+from stats import load_average, over_floor, report, summary  # noqa: E402
 
 DRIVER = HERE / "desk_driver.mjs"
 MQTT_JS = ROOT / "screen" / "vendor" / "mqtt.min.js"
 WAIT_S = 240.0
 """The most the driver may take to sign in and draw the first complete page."""
-
-
-def summary(lags: list[float]) -> dict[str, Any]:
-    if not lags:
-        return {"n": 0}
-    return {"n": len(lags), "p50_ms": round(percentile(lags, 50), 1), "p99_ms": round(percentile(lags, 99), 1),
-            "max_ms": round(max(lags), 1)}
 
 
 def drawn_lags(sent: list[tuple[str, int]], credits: list[list[Any]]) -> tuple[list[float], list[str]]:
@@ -116,7 +107,7 @@ def _read(proc: subprocess.Popen[str], word: str, timeout: float) -> str:
 
 
 def run(tables: int = 256, seconds: float = 60.0, rate: float = 2.0, drain: float = 20.0) -> dict[str, Any]:
-    load_before = os.getloadavg()
+    load_before = load_average()
     with BenchVenue(tables) as venue, SimulatedTables(venue, venue.names) as sim:
         plan = {"chromium": CHROMIUM, "spki": venue.spki, "url": venue.page, "broker": venue.broker_url,
                 "venue": VENUE, "user": "desk", "password": venue.password("desk"), "tables": tables,
@@ -143,7 +134,7 @@ def run(tables: int = 256, seconds: float = 60.0, rate: float = 2.0, drain: floa
     lags, missing = drawn_lags(sim.sent, raw["credits"])
     base, unheard = floor_lags(sim.sent, raw["floor"])
     desk, floor = summary(lags), summary(base)
-    ratio = {k: round(desk[k] / floor[k], 2) if desk.get(k) and floor.get(k) else None for k in ("p50_ms", "p99_ms")}
+    ratio = over_floor(desk, floor)
     failures = len(missing) + sim.publish_failures + len(raw["mismatches"])
     return {
         "tables": tables, "events_per_second_per_table": rate, "seconds": seconds, "viewport": "1366x768",
@@ -158,8 +149,8 @@ def run(tables: int = 256, seconds: float = 60.0, rate: float = 2.0, drain: floa
         "desk_main_thread_busy_percent": raw["main_thread_busy_percent"], "desk_script_percent": raw["script_percent"],
         "desk_js_heap_mb": raw["js_heap_mb"], "desk_dom_nodes": raw["dom_nodes"], "desk_renders": raw["renders"],
         "page_errors": raw["errors"], "failures": failures, "ok": failures == 0,
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "load_average_before": load_before,
+        "load_average_after": load_average(),
     }
 
 
@@ -170,11 +161,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=2.0, help="events a second a table (default 2)")
     parser.add_argument("--drain", type=float, default=20.0, help="seconds the desk may take to draw the last ones")
     args = parser.parse_args()
-    result = {"command": "bench/desk.py " + " ".join(sys.argv[1:]),
-              "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
-              **run(args.tables, args.seconds, args.rate, args.drain)}
-    print(json.dumps(result, indent=2))
-    return 0 if result["ok"] else 1
+    return report("bench/desk.py", run(args.tables, args.seconds, args.rate, args.drain))
 
 
 if __name__ == "__main__":

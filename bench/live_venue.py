@@ -13,13 +13,8 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import io
 import json
 import random
-import ssl
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,17 +31,14 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT / "tests"))
 
 import paho.mqtt.client as mqtt  # noqa: E402
-from mosquitto import Mosquitto, free_port  # noqa: E402
+from mosquitto import Mosquitto  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E402
+from venue_helpers import init_venue, spki_hash, venue_pages  # noqa: E402
 
-from cueboard.cli import parser  # noqa: E402
 from cueboard.engine import Match  # noqa: E402
 from cueboard.feed_payloads import devices_payload, encode, event_payload, state_payload  # noqa: E402
-from cueboard.screen import make_server, serve_in_thread  # noqa: E402
 from cueboard.simulate import blackball_log, realistic_log  # noqa: E402
 from cueboard.times import timestamp  # noqa: E402
-from cueboard.venue.command import run as venue_command  # noqa: E402
-from cueboard.web_server import WebServer, tls_context  # noqa: E402
 
 VENUE = "club"
 CHROMIUM = "/usr/bin/chromium"
@@ -56,24 +48,6 @@ QOS = 1
 NAMES = [("Ronnie O'Sullivan", "Judd Trump"), ("赵心童", "Mark Selby"), ("Anne-Sophie Vandermeulen", "Bob"),
          ("Ding Junhui", "Kyren Wilson"), ("Åsa Sjöström", "Jürgen Müller"), ("Luca Brecel", "Neil Robertson")]
 DEVICES = {"journal": "ok", "buttons": "ok", "keypad": "ok", "boards": "ok"}
-
-
-def venue_cli(*argv: str) -> None:
-    out = io.StringIO()
-    status = venue_command(parser().parse_args(["venue", *argv]), out)
-    if status != 0:
-        raise RuntimeError(f"cueboard venue {' '.join(argv[:2])} failed: {out.getvalue()}")
-
-
-def spki_hash(certificate: Path) -> str:
-    """Chromium's --ignore-certificate-errors-spki-list form of the venue's server key: the
-    browser trusts that one key, as a device that installed the venue's CA trusts its certificate."""
-    der = ssl.PEM_cert_to_DER_cert(certificate.read_text())
-    public = subprocess.run(["openssl", "x509", "-inform", "DER", "-pubkey", "-noout"], input=der,
-                            capture_output=True, check=True).stdout
-    spki = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=public, capture_output=True,
-                          check=True).stdout
-    return base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
 def ms_of(ts: str) -> int:
@@ -91,22 +65,12 @@ class BenchVenue:
 
     def __enter__(self) -> BenchVenue:
         tmp = Path(self._stack.enter_context(tempfile.TemporaryDirectory()))
-        self.ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
         self.directory = tmp / "venue"
-        venue_cli("init", "--dir", str(self.directory), "--venue", VENUE, "--tables", str(len(self.names)),
-                  "--host", "localhost", "--bind", "127.0.0.1", *(f"--{k}-port={v}" for k, v in self.ports.items()))
-        for table in self.scorers:
-            venue_cli("add-user", f"scorer-{table}", "--role", "scorer", "--table", table, "--dir",
-                      str(self.directory), "--no-reload")
+        self.ports = init_venue(self.directory, len(self.names), self.scorers, venue=VENUE)
         config = (self.directory / "mosquitto" / "venue.conf").read_text() + "\n" + QUIET + "\n"
         self.broker = self._stack.enter_context(Mosquitto(tmp / "broker", port=self.ports["tables"], config=config))
-        certs = self.directory / "certs"
-        self.server: WebServer = make_server("127.0.0.1", 0, venue=VENUE,
-                                             tls=tls_context(str(certs / "server.crt"), str(certs / "server.key")),
-                                             page={"desk_broker": self.broker_url})
-        serve_in_thread(self.server)
-        self._stack.callback(self.server.server_close)
-        self._stack.callback(self.server.shutdown)
+        self.pages = self._stack.enter_context(venue_pages(self.directory, venue=VENUE,
+                                                           page={"desk_broker": self.broker_url}))
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
@@ -115,7 +79,7 @@ class BenchVenue:
 
     @property
     def page(self) -> str:
-        return f"https://localhost:{self.server.server_address[1]}"
+        return self.pages.base
 
     @property
     def broker_url(self) -> str:

@@ -32,9 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -47,7 +45,7 @@ sys.path.insert(0, str(HERE))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 from live_venue import CHROMIUM, QOS, VENUE, BenchVenue, SimulatedTables  # noqa: E402
-from stats import percentile  # noqa: E402
+from stats import load_average, over_floor, report, summary  # noqa: E402
 
 from cueboard.config import parse_config  # noqa: E402
 from cueboard.service import open_table  # noqa: E402
@@ -61,13 +59,6 @@ TABLES = 64
 FLOOR_TABLE = f"t{TABLES}"
 
 
-def summary(lags: list[float]) -> dict[str, Any]:
-    if not lags:
-        return {"n": 0}
-    return {"n": len(lags), "p50_ms": round(percentile(lags, 50), 1), "p99_ms": round(percentile(lags, 99), 1),
-            "max_ms": round(max(lags), 1)}
-
-
 def scorer_topic(venue: BenchVenue, table: str) -> str:
     """The topic the venue's ACL lets ``scorer-<table>`` write, checked to be SCORER_TOPIC's."""
     topic = f"cueboard/{VENUE}/{table}/{SCORER_TOPIC}/scorer-{table}"
@@ -79,7 +70,7 @@ def scorer_topic(venue: BenchVenue, table: str) -> str:
 
 
 def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, Any]:
-    load_before = os.getloadavg()
+    load_before = load_average()
     with BenchVenue(TABLES, scorers=("t1", FLOOR_TABLE)) as venue, \
             tempfile.TemporaryDirectory(dir="/var/tmp") as journal_dir, contextlib.ExitStack() as stack:
         floor_out = scorer_topic(venue, FLOOR_TABLE)
@@ -144,7 +135,7 @@ def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, 
     failed = [t for t in out["taps"] if t not in done or t["status"] != "applied"]
     base = [float(x) for x in out["floor"] if x is not None]
     tap, floor = summary(lags), summary(base)
-    ratio = {k: round(tap[k] / floor[k], 2) if tap.get(k) and floor.get(k) else None for k in ("p50_ms", "p99_ms")}
+    ratio = over_floor(tap, floor)
     failures = len(failed) + (len(out["floor"]) - len(base))
     staged = [t for t in done if t["sent"] is not None and t["received"] is not None]
     stages = {"touch_to_sent": summary([float(t["sent"] - t["touched"]) for t in staged]),
@@ -158,8 +149,8 @@ def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, 
         "floor_pings_unanswered": len(out["floor"]) - len(base), "tap_over_floor": ratio,
         "table_events_published_meanwhile": len(sim.sent), "publisher_late_max_ms": round(sim.late_ms, 1),
         "page_errors": out["errors"], "failures": failures, "ok": failures == 0,
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "load_average_before": load_before,
+        "load_average_after": load_average(),
     }
 
 
@@ -169,11 +160,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=2.0, help="events a second each simulated table (default 2)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds a tap's answer may take (default 10)")
     args = parser.parse_args()
-    result = {"command": "bench/scorer.py " + " ".join(sys.argv[1:]),
-              "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
-              **run(args.taps, args.rate, args.timeout)}
-    print(json.dumps(result, indent=2))
-    return 0 if result["ok"] else 1
+    return report("bench/scorer.py", run(args.taps, args.rate, args.timeout))
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT / "tests"))
 
 from mosquitto import Mosquitto  # noqa: E402
-from stats import percentile  # noqa: E402
+from stats import load_average, summary  # noqa: E402
 
 from cueboard.engine import Match  # noqa: E402
 from cueboard.screen import make_server, serve_in_thread  # noqa: E402
@@ -83,13 +83,6 @@ def matches() -> list[list[dict[str, Any]]]:
     return out
 
 
-def summary(lags: list[float]) -> dict[str, Any]:
-    if not lags:
-        return {"n": 0}
-    return {"n": len(lags), "p50_ms": round(percentile(lags, 50), 1), "p99_ms": round(percentile(lags, 99), 1),
-            "max_ms": round(max(lags), 1)}
-
-
 def windows(records: list[list[float]], started: float, width_s: float = 10.0) -> list[dict[str, Any]]:
     by: dict[int, list[float]] = {}
     for at, lag in records:
@@ -100,7 +93,7 @@ def windows(records: list[list[float]], started: float, width_s: float = 10.0) -
 def run_one(tables: int, seconds: float, rate: float, query: str, drain: float,
             size: tuple[int, int] = (1920, 1080)) -> dict[str, Any]:
     """One run: ``tables`` tables for ``seconds`` at ``rate`` events/s each, the page at ``query``."""
-    load_before = os.getloadavg()
+    load_before = load_average()
     with tempfile.TemporaryDirectory() as tmp, Mosquitto(Path(tmp), websockets=True, extra=QUIET) as broker:
         server = make_server("127.0.0.1", 0)
         serve_in_thread(server)
@@ -145,8 +138,8 @@ def run_one(tables: int, seconds: float, rate: float, query: str, drain: float,
         "frames_drawn": page["flushes"], "cards_patched": page["patched"], "pages": page["pages"],
         "js_heap_mb": round(raw["js_heap_mb"], 1), "dom_nodes": raw["nodes"],
         "problems": raw["problems"], "errors": raw["errors"],
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "load_average_before": load_before,
+        "load_average_after": load_average(),
     }
 
 

@@ -15,14 +15,11 @@ the desk's powers by the broker (it sees its own table only, and a match line fo
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import subprocess
-import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -30,17 +27,16 @@ from typing import Any
 import pytest
 from daemon_helpers import table_config
 from gpiozero.pins.mock import MockFactory
-from mosquitto import Mosquitto, free_port, require_mosquitto
+from node_e2e import run_e2e
 from test_reliability import KEYMAP, PINS, Daemon
 from test_screen import CHROMIUM, _require_browser
+from venue_helpers import Venue, running_venue
 
 from cueboard.cli import parser
 from cueboard.engine import decode
 from cueboard.hw.clock import ManualClock
 from cueboard.journal import read_lines
 from cueboard.screen import SCREEN_DIR, make_server, serve_in_thread
-from cueboard.venue.command import run as venue_tool
-from cueboard.web_server import tls_context
 
 pytest_plugins = ["mosquitto"]
 
@@ -48,9 +44,15 @@ E2E = Path(__file__).with_name("desk_e2e.mjs")
 TABLES = ("t1", "t2", "t3")
 
 
-def cli(*argv: str) -> None:
-    out = io.StringIO()
-    assert venue_tool(parser().parse_args(["venue", *argv]), out) == 0, out.getvalue()
+def login(venue: Path, user: str) -> dict[str, str]:
+    """A login of the venue as the desk's form takes it."""
+    return {"user": user, "password": (venue / "logins" / f"{user}.password").read_text().strip()}
+
+
+def desk_shots(tmp_path: Path) -> str:
+    """Where the desk's screenshots go: ``CUEBOARD_DESK_SHOTS`` (docs/img for the docs), else the test's folder."""
+    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
+    return str(Path(shots).resolve()) if shots else str(tmp_path / "shots")
 
 
 class Table:
@@ -88,73 +90,48 @@ class Table:
         self.clock.advance(0.05)
 
 
+def started(stack: ExitStack, venue: Venue, tmp_path: Path, names: Sequence[str]) -> dict[str, Table]:
+    """A table's daemon for each of ``names`` on ``venue``'s broker, started; stopped with ``stack``."""
+    tables = {name: Table(name, tmp_path / name, venue.directory, venue.ports["tables"]) for name in names}
+    for table in tables.values():
+        table.start()
+        stack.callback(table.stop)
+    return tables
+
+
 @pytest.fixture
 def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    require_mosquitto()
     _require_browser()
-    ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
-    directory = tmp_path / "venue"
-    cli("init", "--dir", str(directory), "--venue", "club", "--tables", str(len(TABLES)), "--host", "localhost",
-        "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports["tables"]),
-        "--people-port", str(ports["people"]), "--pages-port", str(ports["pages"]),
-        "--screens-port", str(ports["screens"]))
-    cli("add-user", "scorer-t1", "--role", "scorer", "--table", "t1", "--dir", str(directory), "--no-reload")
-    config = (directory / "mosquitto" / "venue.conf").read_text()
     with ExitStack() as stack:
-        broker = stack.enter_context(Mosquitto(tmp_path / "broker", port=ports["tables"], config=config))
-        tables = {name: Table(name, tmp_path / name, directory, ports["tables"]) for name in TABLES}
-        for table in tables.values():
-            table.start()
-            stack.callback(table.stop)
-        certs = directory / "certs"
-        tls = tls_context(str(certs / "server.crt"), str(certs / "server.key"))
-        server = make_server("127.0.0.1", 0, venue="club", tls=tls,
-                             page={"desk_broker": f"wss://localhost:{ports['pages']}"})
-        serve_in_thread(server)
-        stack.callback(server.server_close)
-        stack.callback(server.shutdown)
-        yield {"broker": broker, "tables": tables, "venue": directory, "ports": ports,
-               "url": f"https://localhost:{server.server_address[1]}/desk"}
+        venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES), scorers=["t1"]))
+        tables = started(stack, venue, tmp_path, TABLES)
+        pages = stack.enter_context(venue.desk_pages())
+        yield {"broker": venue.broker, "tables": tables, "venue": venue.directory, "ports": venue.ports,
+               "url": f"{pages.base}/desk"}
 
 
 def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> None:
     venue: Path = club["venue"]
     tables: dict[str, Table] = club["tables"]
-    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
     plan = {"url": club["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
-            "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
-            "scorer": {"user": "scorer-t1", "password": (venue / "logins" / "scorer-t1.password").read_text().strip()},
-            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots"),
+            "desk": login(venue, "desk"), "scorer": login(venue, "scorer-t1"), "screenshots": desk_shots(tmp_path),
             "pdf": str(tmp_path / "sheet-t2.pdf")}
-    plan_file = tmp_path / "plan.json"
-    plan_file.write_text(json.dumps(plan))
-    node = subprocess.Popen(["node", str(E2E), str(plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    timer = threading.Timer(300, node.kill)
-    timer.start()
-    out: list[str] = []
-    try:
-        assert node.stdout is not None and node.stdin is not None
-        for line in node.stdout:
-            out.append(line)
-            print(line, end="")
-            if line.startswith("need: "):
-                verb, name = line.split(": ", 1)[1].split()
-                if verb == "press":
-                    name, buttons = name.split(":")
-                    for button in buttons.split(","):
-                        tables[name].press(int(button))
-                elif verb == "stop":
-                    tables[name].stop()
-                elif verb == "start":
-                    tables[name].start()
-                node.stdin.write("done\n")
-                node.stdin.flush()
-        node.wait()
-    finally:
-        timer.cancel()
-    err = node.stderr.read() if node.stderr else ""
-    assert node.returncode == 0, "".join(out[-8:]) + err
+
+    def press(args: list[str]) -> None:
+        (target,) = args
+        name, buttons = target.split(":")
+        for button in buttons.split(","):
+            tables[name].press(int(button))
+
+    def stop(args: list[str]) -> None:
+        (name,) = args
+        tables[name].stop()
+
+    def start(args: list[str]) -> None:
+        (name,) = args
+        tables[name].start()
+
+    run_e2e(E2E, plan, tmp_path / "plan.json", timeout=300, handlers={"press": press, "stop": stop, "start": start})
     # What the desk did is the tables' own, in their journals under the desk's name: t1's match
     # started by the desk, the referee's first red undone, the black of stroke 2 made a pink.
     daemon = tables["t1"].daemon
@@ -197,8 +174,8 @@ def test_cueboard_screen_serves_the_desk_and_its_broker() -> None:
         with urllib.request.urlopen(f"{base}/desk") as answer:
             assert answer.status == 200 and "desk/desk.js" in answer.read().decode()
             assert "script-src 'self'" in answer.headers["Content-Security-Policy"]
-        for path in ("/desk/desk.js", "/desk/link.js", "/desk/lines.js", "/desk/desk.css", "/shared/ui.js",
-                     "/vendor/preact.js", "/vendor/hooks.js", "/vendor/htm.js"):
+        for path in ("/desk/desk.js", "/desk/page.js", "/desk/link.js", "/desk/lines.js", "/desk/desk.css",
+                     "/shared/ui.js", "/vendor/preact.js", "/vendor/hooks.js", "/vendor/htm.js"):
             with urllib.request.urlopen(base + path) as answer:
                 assert answer.status == 200, path
         with urllib.request.urlopen(f"{base}/config.js") as answer:

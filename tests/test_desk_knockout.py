@@ -11,7 +11,6 @@ tests/test_desk_competition.py checks the desk's half alone, against stand-in ta
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -21,12 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mosquitto import Mosquitto, free_port, require_mosquitto
-from test_desk import Table, cli
+from node_e2e import run_e2e
+from test_desk import Table, desk_shots, login, started
 from test_screen import CHROMIUM, _require_browser
-
-from cueboard.screen import make_server, serve_in_thread
-from cueboard.web_server import tls_context
+from venue_helpers import running_venue
 
 pytest_plugins = ["mosquitto"]
 
@@ -36,38 +33,22 @@ TABLES = ("t1", "t2", "t3", "t4")
 
 @pytest.fixture
 def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    require_mosquitto()
     _require_browser()
-    ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
-    directory = tmp_path / "venue"
-    cli("init", "--dir", str(directory), "--venue", "club", "--tables", str(len(TABLES)), "--host", "localhost",
-        "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports["tables"]),
-        "--people-port", str(ports["people"]), "--pages-port", str(ports["pages"]),
-        "--screens-port", str(ports["screens"]))
-    config = (directory / "mosquitto" / "venue.conf").read_text()
     with ExitStack() as stack:
-        stack.enter_context(Mosquitto(tmp_path / "broker", port=ports["tables"], config=config))
-        tables = {name: Table(name, tmp_path / name, directory, ports["tables"]) for name in TABLES}
-        for table in tables.values():
-            table.start()
-            stack.callback(table.stop)
+        venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES)))
+        directory, ports = venue.directory, venue.ports
+        tables = started(stack, venue, tmp_path, TABLES)
         # The archive reads every table's record as the desk's login does (docs/league.md).
         db = tmp_path / "archive.db"
         archive = subprocess.Popen(
             [sys.executable, "-m", "cueboard.cli", "archive", "run", "--db", f"sqlite:///{db}", "--host", "localhost",
-             "--port", str(ports["people"]), "--ca", str(directory / "ca" / "venue-ca.crt"), "--username", "desk",
+             "--port", str(ports["people"]), "--ca", str(venue.ca), "--username", "desk",
              "--password-file", str(directory / "logins" / "desk.password")],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         stack.callback(archive.wait, 30)
         stack.callback(archive.terminate)
-        certs = directory / "certs"
-        tls = tls_context(str(certs / "server.crt"), str(certs / "server.key"))
-        server = make_server("127.0.0.1", 0, venue="club", tls=tls, broker_ws=f"wss://localhost:{ports['screens']}",
-                             page={"desk_broker": f"wss://localhost:{ports['pages']}"})
-        serve_in_thread(server)
-        stack.callback(server.server_close)
-        stack.callback(server.shutdown)
-        yield {"tables": tables, "venue": directory, "db": db, "base": f"https://localhost:{server.server_address[1]}"}
+        pages = stack.enter_context(venue.desk_pages())
+        yield {"tables": tables, "venue": directory, "db": db, "base": pages.base}
 
 
 def stored(db: Path) -> list[dict[str, Any]]:
@@ -80,27 +61,9 @@ def stored(db: Path) -> list[dict[str, Any]]:
 
 def test_a_knockout_of_8_on_4_tables_by_real_daemons(club: dict[str, Any], tmp_path: Path) -> None:
     venue: Path = club["venue"]
-    shots = os.environ.get("CUEBOARD_DESK_SHOTS")
-    plan = {"base": club["base"], "chromium": CHROMIUM,
-            "desk": {"user": "desk", "password": (venue / "logins" / "desk.password").read_text().strip()},
-            "screenshots": str(Path(shots).resolve()) if shots else str(tmp_path / "shots")}
-    plan_file = tmp_path / "plan.json"
-    plan_file.write_text(json.dumps(plan))
-    node = subprocess.Popen(["node", str(E2E), str(plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    timer = threading.Timer(600, node.kill)
-    timer.start()
-    out: list[str] = []
-    try:
-        assert node.stdout is not None and node.stdin is not None
-        for line in node.stdout:
-            out.append(line)
-            print(line, end="")
-        node.wait()
-    finally:
-        timer.cancel()
-    err = node.stderr.read() if node.stderr else ""
-    assert node.returncode == 0, "".join(out[-8:]) + err
+    plan = {"base": club["base"], "chromium": CHROMIUM, "desk": login(venue, "desk"),
+            "screenshots": desk_shots(tmp_path)}
+    run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600)
     # Every table played; the archive holds the 7 matches once, each with its fixture.
     tables: dict[str, Table] = club["tables"]
     played = {name for name, t in tables.items() if t.daemon is not None

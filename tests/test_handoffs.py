@@ -20,10 +20,10 @@ import jsonschema
 import paho.mqtt.client as mqtt
 import pytest
 from daemon_helpers import StillOutput, table_config
-from mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
+from mosquitto import TIMEOUT, Message, Subscriber
 from paho.mqtt.enums import CallbackAPIVersion
 from test_reliability import Daemon
-from test_scorer import venue_cli
+from venue_helpers import Venue, running_venue
 
 from cueboard.config import Config
 from cueboard.hw.keys import KeyPress
@@ -50,18 +50,8 @@ def valid(name: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
-class Club:
-    directory: Path
-    broker: Mosquitto
-    ports: dict[str, int]
+class Club(Venue):
     tmp: Path
-
-    def password(self, login: str) -> str:
-        return (self.directory / "logins" / f"{login}.password").read_text().strip()
-
-    @property
-    def ca(self) -> Path:
-        return self.directory / "ca" / "venue-ca.crt"
 
     def config(self, name: str, *, mqtt_on: bool = True) -> Config:
         section = {"host": "localhost", "port": self.ports["tables"], "username": name,
@@ -86,17 +76,8 @@ class Club:
 
 @pytest.fixture
 def club(tmp_path: Path) -> Iterator[Club]:
-    require_mosquitto()
-    ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
-    directory = tmp_path / "venue"
-    venue_cli("init", "--dir", str(directory), "--venue", "club", "--tables", "2", "--host", "localhost",
-              "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports["tables"]),
-              "--people-port", str(ports["people"]), "--pages-port", str(ports["pages"]),
-              "--screens-port", str(ports["screens"]))
-    venue_cli("add-user", "scorer-t1", "--role", "scorer", "--table", "t1", "--dir", str(directory), "--no-reload")
-    config = (directory / "mosquitto" / "venue.conf").read_text()
-    with Mosquitto(tmp_path / "broker", port=ports["tables"], config=config) as broker:
-        yield Club(directory, broker, ports, tmp_path)
+    with running_venue(tmp_path, scorers=["t1"]) as venue:
+        yield Club(venue.directory, venue.broker, venue.ports, tmp_path)
 
 
 class Person:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
-from test_venue_tool import Client, Venue, cli, listening
+from test_venue_tool import Client, Venue, listening
+from venue_helpers import init_venue
 
 from cueboard.cli import parser
 from cueboard.venue.league import run as league_run
@@ -58,20 +59,15 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     assert status == 0, out
     status, out = league_cli("add-venue", "club", "--dir", str(directory), "--no-reload")
     assert status == 0, out
-    ports = [free_port() for _ in range(4)]
     venue_dir = tmp_path / "venue"
-    status, out = cli("init", "--dir", str(venue_dir), "--venue", "club", "--tables", "1", "--host", "localhost",
-                      "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports[0]),
-                      "--people-port", str(ports[1]), "--pages-port", str(ports[2]), "--screens-port", str(ports[3]))
-    assert status == 0, out
+    ports = init_venue(venue_dir, tables=1)
     bridge = (directory / "logins" / "venue-club.bridge.conf").read_text().replace(
         "/etc/mosquitto/certs/league-ca.crt", str(directory / "ca" / "venue-ca.crt"))
     venue_conf = (venue_dir / "mosquitto" / "venue.conf").read_text() + "\n" + bridge
     with Mosquitto(tmp_path / "league-broker", port=bridges,
                    config=(directory / "mosquitto" / "league.conf").read_text()) as league, \
-            Mosquitto(tmp_path / "venue-broker", port=ports[0], config=venue_conf) as venue:
-        ports_by_name = dict(zip(("tables", "people", "pages", "screens"), ports, strict=True))
-        yield Setup(league, venue, directory, bridges, readers, Venue(venue_dir, venue, ports_by_name))
+            Mosquitto(tmp_path / "venue-broker", port=ports["tables"], config=venue_conf) as venue:
+        yield Setup(league, venue, directory, bridges, readers, Venue(venue_dir, venue, ports))
 
 
 def bridge_up(setup: Setup) -> Subscriber:

@@ -22,17 +22,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
 import pytest
-from mosquitto import TIMEOUT, Mosquitto, free_port, require_mosquitto
+from mosquitto import TIMEOUT
+from node_e2e import run_e2e
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
-from test_scorer import Venue, spki_hash, venue_cli
 from test_screen import CHROMIUM, _require_browser
+from venue_helpers import Venue, running_venue, spki_hash, venue_cli, venue_pages
 
 from cueboard.cli import parser
 from cueboard.errors import VenueError
-from cueboard.screen import make_server, serve_in_thread
 from cueboard.venue.card import card_for, write_card
 from cueboard.venue.command import run as venue_command
-from cueboard.web_server import tls_context
 
 E2E = Path(__file__).with_name("scorer_app_e2e.mjs")
 SHOTS = Path(os.environ.get("CUEBOARD_SCORER_SHOTS", ""))
@@ -41,17 +40,8 @@ SHOTS = Path(os.environ.get("CUEBOARD_SCORER_SHOTS", ""))
 @pytest.fixture
 def club(tmp_path: Path) -> Iterator[Venue]:
     """The venue broker as ``cueboard venue init`` writes it, tables t1 and t2, a scorer each."""
-    require_mosquitto()
-    ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
-    directory = tmp_path / "venue"
-    venue_cli("init", "--dir", str(directory), "--venue", "club", "--tables", "2", "--host", "localhost",
-              "--bind", "127.0.0.1", *(f"--{k}-port={v}" for k, v in ports.items()))
-    for table in ("t1", "t2"):
-        venue_cli("add-user", f"scorer-{table}", "--role", "scorer", "--table", table, "--dir", str(directory),
-                  "--no-reload")
-    config = (directory / "mosquitto" / "venue.conf").read_text()
-    with Mosquitto(tmp_path / "broker", port=ports["tables"], config=config) as broker:
-        yield Venue(directory, broker, ports)
+    with running_venue(tmp_path, scorers=["t1", "t2"]) as venue:
+        yield venue
 
 
 def read_qr_codes(picture: Path) -> list[str]:
@@ -150,48 +140,19 @@ def test_cueboard_venue_card_says_what_is_wrong() -> None:
 
 def test_the_scorer_installs_from_its_card_and_loads_offline(club: Venue, tmp_path: Path) -> None:
     _require_browser()
-    certs = club.directory / "certs"
-    server = make_server("127.0.0.1", 0, tls=tls_context(str(certs / "server.crt"), str(certs / "server.key")),
-                         venue_ca=club.ca)
-    serve_in_thread(server)
-    page = f"https://localhost:{server.server_address[1]}"
-    stopped = False
-    try:
+    with venue_pages(club.directory, venue_ca=club.ca) as pages:
         # The CA, as the card's second code fetches it.
         context = ssl.create_default_context(cafile=str(club.ca))
-        with urllib.request.urlopen(f"{page}/venue-ca.crt", context=context) as answer:
+        with urllib.request.urlopen(f"{pages.base}/venue-ca.crt", context=context) as answer:
             assert answer.headers["Content-Type"] == "application/x-x509-ca-cert"
             assert answer.read() == club.ca.read_bytes()
-        card = card_for(club.directory, "t1", page=page, broker=f"wss://localhost:{club.ports['pages']}")
-        plan = {"chromium": CHROMIUM, "spki": spki_hash(certs / "server.crt"), "card_url": card.url, "table": "t1",
-                "user": "scorer-t1", "shot": str((SHOTS if str(SHOTS) != "." else tmp_path) / "scorer-app-t1.png")}
-        plan_file = tmp_path / "plan.json"
-        plan_file.write_text(json.dumps(plan))
-        node = subprocess.Popen(["node", str(E2E), str(plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        timer = threading.Timer(240, node.kill)
-        timer.start()
-        out: list[str] = []
-        try:
-            assert node.stdout is not None and node.stdin is not None
-            for line in node.stdout:
-                out.append(line)
-                if line.strip() == "need: stop-server":
-                    server.shutdown()
-                    server.server_close()
-                    stopped = True
-                    node.stdin.write("done\n")
-                    node.stdin.flush()
-            node.wait()
-        finally:
-            timer.cancel()
-        err = node.stderr.read() if node.stderr else ""
-        assert node.returncode == 0, "".join(out[-12:]) + err
+        card = card_for(club.directory, "t1", page=pages.base, broker=f"wss://localhost:{club.ports['pages']}")
+        plan = {"chromium": CHROMIUM, "spki": spki_hash(club.directory / "certs" / "server.crt"),
+                "card_url": card.url, "table": "t1", "user": "scorer-t1",
+                "shot": str((SHOTS if str(SHOTS) != "." else tmp_path) / "scorer-app-t1.png")}
+        out = run_e2e(E2E, plan, tmp_path / "plan.json", timeout=240,
+                      handlers={"stop-server": lambda args: pages.stop()})
         assert "all ok" in "".join(out)
-    finally:
-        if not stopped:
-            server.shutdown()
-            server.server_close()
 
 
 def test_the_icons_are_the_favicon_at_the_manifests_sizes() -> None:

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import pytest
 from mosquitto import Mosquitto
+from node_e2e import run_e2e
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from cueboard.cli import parser
@@ -430,29 +431,9 @@ def _hall(n: int) -> tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, A
 
 def _run(plan: dict[str, Any], tmp_path: Path, broker: Mosquitto | None = None, timeout: float = 240) -> str:
     """Run one scenario of screen_e2e.mjs; stop or start ``broker`` when it asks."""
-    plan_file = tmp_path / f"plan-{plan['scenario']}.json"
-    plan_file.write_text(json.dumps(plan))
-    node = subprocess.Popen(["node", str(E2E), str(plan_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    timer = threading.Timer(timeout, node.kill)
-    timer.start()
-    out = []
-    try:
-        assert node.stdout is not None and node.stdin is not None
-        for line in node.stdout:
-            out.append(line)
-            print(line, end="")
-            if line.startswith("need: "):
-                what = line.split(": ", 1)[1].strip()
-                assert broker is not None, f"the scenario asked for {what} without a broker"
-                {"stop-broker": broker.stop, "start-broker": broker.start}[what]()
-                node.stdin.write("done\n")
-                node.stdin.flush()
-        node.wait()
-    finally:
-        timer.cancel()
-    err = node.stderr.read() if node.stderr else ""
-    assert node.returncode == 0, "".join(out[-5:]) + err
+    handlers = {} if broker is None else {"stop-broker": lambda args: broker.stop(),
+                                          "start-broker": lambda args: broker.start()}
+    out = run_e2e(E2E, plan, tmp_path / f"plan-{plan['scenario']}.json", timeout=timeout, handlers=handlers)
     return "".join(out)
 
 

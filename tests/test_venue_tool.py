@@ -15,9 +15,7 @@ as written on a real mosquitto with TLS, then attacked on loopback.
 
 from __future__ import annotations
 
-import io
 import json
-import signal
 import stat
 import threading
 from collections.abc import Callable, Iterator
@@ -27,47 +25,22 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+import venue_helpers
 from feed_helpers import HealthLog
-from mosquitto import TIMEOUT, Mosquitto, free_port, require_mosquitto
+from mosquitto import TIMEOUT, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
+from venue_helpers import running_venue, venue_run
 
-from cueboard.cli import parser
 from cueboard.feed import Feed, MqttConfig, TlsConfig
 from cueboard.score_link import ScoreLink
-from cueboard.venue.command import run as venue
 
 pytest_plugins = ["mosquitto"]
 
 
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    status = venue(parser().parse_args(["venue", *argv]), out)
-    return status, out.getvalue()
-
-
-@dataclass
-class Venue:
-    directory: Path
-    broker: Mosquitto
-    ports: dict[str, int]
-
-    def password(self, login: str) -> str:
-        return (self.directory / "logins" / f"{login}.password").read_text().strip()
-
-    @property
-    def ca(self) -> Path:
-        return self.directory / "ca" / "venue-ca.crt"
-
+class Venue(venue_helpers.Venue):
     def change(self, *argv: str) -> str:
-        """A ``cueboard venue`` change, then the broker reloaded as systemd does (SIGHUP)."""
-        status, out = cli(*argv, "--dir", str(self.directory), "--no-reload")
-        assert status == 0, out
-        since = len(self.broker.log)
-        process = self.broker._process
-        assert process is not None
-        process.send_signal(signal.SIGHUP)
-        self.broker.wait_for_log(lambda line: "Reloading config" in line, since=since)
-        # The reload is done when the broker answers again: a round trip through it.
+        """:meth:`venue_helpers.Venue.change`, done when the broker answers again: a round trip through it."""
+        out = super().change(*argv)
         with Client(self, "screens", None, client_id="cueboard-probe"):
             pass
         return out
@@ -75,17 +48,8 @@ class Venue:
 
 @pytest.fixture
 def club(tmp_path: Path) -> Iterator[Venue]:
-    require_mosquitto()
-    ports = {"tables": free_port(), "people": free_port(), "pages": free_port(), "screens": free_port()}
-    directory = tmp_path / "venue"
-    status, out = cli("init", "--dir", str(directory), "--venue", "club", "--tables", "2", "--host", "localhost",
-                      "--host", "127.0.0.1", "--bind", "127.0.0.1", "--tables-port", str(ports["tables"]),
-                      "--people-port", str(ports["people"]), "--pages-port", str(ports["pages"]),
-                      "--screens-port", str(ports["screens"]))
-    assert status == 0, out
-    config = (directory / "mosquitto" / "venue.conf").read_text()
-    with Mosquitto(tmp_path / "broker", port=ports["tables"], config=config) as broker:
-        yield Venue(directory, broker, ports)
+    with running_venue(tmp_path) as venue:
+        yield Venue(venue.directory, venue.broker, venue.ports)
 
 
 class Client:
@@ -187,7 +151,7 @@ def test_one_command_writes_a_venue_whose_secrets_only_their_owner_reads(club: V
     assert {name: login["role"] for name, login in record["logins"].items()} == {
         "t1": "table", "t2": "table", "desk": "desk"}
     assert "password" not in (d / "venue.json").read_text()  # hashes only
-    status, _ = cli("init", "--dir", str(d), "--venue", "club")
+    status, _ = venue_run("init", "--dir", str(d), "--venue", "club")
     assert status == 2  # a venue is never overwritten
 
 

@@ -8,21 +8,13 @@
 // venue, prefix, lang.
 
 import { html, render } from "../shared/ui.js";
-import { LANGUAGES, translator } from "../shared/i18n.js";
+import { deskWords, pageOptions } from "../desk/page.js";
 import { BracketView } from "../desk/bracket_view.js";
 
 const mqtt = /** @type {any} */ (window).mqtt;
-const config = /** @type {any} */ (window).CUEBOARD_SCREEN || {};
-const query = new URLSearchParams(location.search);
-const opts = {
-  broker: query.get("broker") || config.broker || `wss://${location.hostname || "localhost"}:9001`,
-  venue: query.get("venue") || config.venue || "",
-  prefix: (query.get("prefix") || config.prefix || "cueboard").replace(/\/+$/, ""),
-  lang: query.get("lang") || config.lang || "en",
-};
-if (!LANGUAGES.includes(opts.lang)) opts.lang = "en";
+const opts = pageOptions("broker", 9001);
 
-/** @type {(key: string, vars?: Record<string, unknown>) => string} */
+/** @type {import("../desk/page.js").Words} */
 let t = (key) => key;
 let competition = /** @type {any} */ (null);
 let connected = false;
@@ -66,14 +58,7 @@ function connect() {
 
 async function start() {
   document.documentElement.lang = opts.lang;
-  const load = async (/** @type {string} */ lang) => (await fetch(`i18n/${lang}.json`)).json();
-  try {
-    const english = await load("en");
-    const own = opts.lang === "en" ? english : await load(opts.lang);
-    t = translator(opts.lang, { screen: own.desk }, { screen: english.desk });
-  } catch (e) {
-    console.error(`the page's words could not be loaded: ${e}`);
-  }
+  t = await deskWords(opts.lang, "the page's");
   document.title = t("bracket_title");
   draw();
   connect();

@@ -7,24 +7,16 @@
 // prefix, lang. Credentials are typed in the form, never taken from the address.
 
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
-import { LANGUAGES, translator } from "../shared/i18n.js";
+import { deskWords, pageOptions } from "./page.js";
 import { Link, byEnd } from "./link.js";
 import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
 import { Night } from "./night.js";
 import { Tonight } from "./tonight.js";
 
-const config = /** @type {any} */ (window).CUEBOARD_SCREEN || {};
-const query = new URLSearchParams(location.search);
-const opts = {
-  broker: query.get("broker") || config.desk_broker || `wss://${location.hostname || "localhost"}:8885`,
-  venue: query.get("venue") || config.venue || "",
-  prefix: (query.get("prefix") || config.prefix || "cueboard").replace(/\/+$/, ""),
-  lang: query.get("lang") || config.lang || "en",
-};
-if (!LANGUAGES.includes(opts.lang)) opts.lang = "en";
+const opts = pageOptions("desk_broker", 8885);
 const TRUST_KEY = "cueboard-desk-login";
 
-/** @type {(key: string, vars?: Record<string, unknown>) => string} */
+/** @type {import("./page.js").Words} */
 let t = (key) => key;
 
 const link = new Link(opts, () => draw());
@@ -381,14 +373,7 @@ function App() {
 
 async function start() {
   document.documentElement.lang = opts.lang;
-  const load = async (/** @type {string} */ lang) => (await fetch(`i18n/${lang}.json`)).json();
-  try {
-    const english = await load("en");
-    const own = opts.lang === "en" ? english : await load(opts.lang);
-    t = translator(opts.lang, { screen: own.desk }, { screen: english.desk });
-  } catch (e) {
-    console.error(`the desk's words could not be loaded: ${e}`);
-  }
+  t = await deskWords(opts.lang, "the desk's");
   document.title = t("title");
   const kept = sessionStorage.getItem(TRUST_KEY);
   if (kept) {

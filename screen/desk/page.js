@@ -1,0 +1,50 @@
+// @ts-check
+// What the desk (desk.js) and the hall's bracket page (screen/bracket/) share as pages: their
+// options, query parameters over config.js, and their words, the catalogues' `desk` section.
+
+import { LANGUAGES, translator } from "../shared/i18n.js";
+
+/**
+ * @typedef {{broker: string, venue: string, prefix: string, lang: string}} PageOptions
+ * @typedef {(key: string, vars?: Record<string, unknown>) => string} Words
+ */
+
+/**
+ * The page's options: each query parameter, else config.js's, else the default. The broker's
+ * default is this host's listener on `port`, config.js's key for it `brokerKey` (the desk's
+ * and the screens' listeners differ); a language with no catalogue is English.
+ * @param {string} brokerKey
+ * @param {number} port
+ * @returns {PageOptions}
+ */
+export function pageOptions(brokerKey, port) {
+  const config = /** @type {any} */ (window).CUEBOARD_SCREEN || {};
+  const query = new URLSearchParams(location.search);
+  const opts = {
+    broker: query.get("broker") || config[brokerKey] || `wss://${location.hostname || "localhost"}:${port}`,
+    venue: query.get("venue") || config.venue || "",
+    prefix: (query.get("prefix") || config.prefix || "cueboard").replace(/\/+$/, ""),
+    lang: query.get("lang") || config.lang || "en",
+  };
+  if (!LANGUAGES.includes(opts.lang)) opts.lang = "en";
+  return opts;
+}
+
+/**
+ * The catalogues' `desk` words in `lang`, English behind them; if they cannot be loaded, the
+ * keys themselves (the page still works) and the reason on the console, naming `page`.
+ * @param {string} lang
+ * @param {string} page
+ * @returns {Promise<Words>}
+ */
+export async function deskWords(lang, page) {
+  const load = async (/** @type {string} */ name) => (await fetch(`i18n/${name}.json`)).json();
+  try {
+    const english = await load("en");
+    const own = lang === "en" ? english : await load(lang);
+    return translator(lang, { screen: own.desk }, { screen: english.desk });
+  } catch (e) {
+    console.error(`${page} words could not be loaded: ${e}`);
+    return (key) => key;
+  }
+}

@@ -9,6 +9,7 @@ a login) and checks the tables' journals: every tap applied once, in the order i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -31,7 +32,9 @@ from cueboard.journal import read_lines
 pytest_plugins = ["mosquitto"]
 
 E2E = Path(__file__).with_name("scorer_e2e.mjs")
-DOCS_IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
+# Where the screenshots go: CUEBOARD_SCORER_SHOTS=docs/img redraws the docs' pictures; else the test's folder
+# (a run must not rewrite tracked files: a key caught mid-press differs by a pixel).
+SHOTS = os.environ.get("CUEBOARD_SCORER_SHOTS")
 
 
 @pytest.fixture
@@ -82,7 +85,7 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
             "chromium": CHROMIUM, "spki": spki_hash(club.directory / "certs" / "server.crt"),
             "url": f"{pages.base}/score", "broker": f"wss://localhost:{club.ports['pages']}", "venue": "club",
             "logins": {t: {"user": f"scorer-{t}", "pass": club.password(f"scorer-{t}")} for t in ("t1", "t2")},
-            "shots": str(DOCS_IMG), "offline_seconds": 60,
+            "shots": str(Path(SHOTS).resolve()) if SHOTS else str(tmp_path / "shots"), "offline_seconds": 60,
         }
 
         def hold(args: list[str]) -> None:

@@ -10,6 +10,10 @@
   ``per_event_us``: ``parse``, ``push``, ``state`` (``push`` then ``state()``, less ``push``),
   and ``check_then_push``: ``check()`` then ``push()`` of the same event, as the daemon does
   (it journals the event in between); the match reuses what the check worked out.
+  The floor, measured in the same run: ``push`` alone (the rules, the events parsed beforehand,
+  no state); ``ratio_to_floor`` is a replay's ``cpu_seconds`` over the floor's CPU seconds
+  (what parsing and the state after each event cost on top of the rules, steadier than the
+  events per second when other work shares the machine).
 - ``blackball``: the same for a blackball match, race to 25 (``cueboard.simulate.blackball_log``).
 - ``undo``: the mean time of ``pop()`` + ``push()`` at the end of a match of 100 events and
   of one of 100,000 events (the final's frames repeated in a long race); the ratio should
@@ -108,6 +112,7 @@ def replay_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
             match.check(ev)
             match.push(ev)
 
+    floor_cpu = best(push_only, repeat=REPEAT, clock=time.process_time)
     per_event = {name: round(best(fn, repeat=REPEAT) / events * 1e6, 3) for name, fn in
                  (("parse", parse_only), ("push", push_only), ("push_and_state", push_and_state),
                   ("check_then_push", check_then_push))}
@@ -125,6 +130,8 @@ def replay_figures(log: list[dict[str, Any]]) -> dict[str, Any]:
         "cpu_seconds": round(cpu_seconds, 6),
         "events_per_cpu_second": round(events / cpu_seconds),
         "per_event_us": per_event,
+        "floor_push_only_cpu_seconds": round(floor_cpu, 6),
+        "ratio_to_floor": round(cpu_seconds / floor_cpu, 3),
         "from_json_lines": {"seconds": round(line_seconds, 6),
                             "events_per_second": round(events / line_seconds)},
     }

@@ -100,6 +100,10 @@ class Match:
         play() of the same event on the same position is not worked out again."""
         self._checked_amend: tuple[tuple[int, int, Any], Amend, _Amended] | None = None
         """The same for the last amend checked, keyed on the log it was checked against."""
+        self._last_state: tuple[Any, State] | None = None
+        """(position, the state of it) of the last state(): the daemon asks for the state of
+        the same position more than once (the key grammar, the boards, the feed, the record),
+        and a state is some two dozen frozen fields to build (docs/performance.md)."""
 
     @classmethod
     def from_json(cls, obj: object) -> Match:
@@ -168,7 +172,14 @@ class Match:
     def state(self) -> State:
         """The state of ``docs/state.md``, a frozen value of the game's own type; its
         ``to_json()`` is the JSON object of ``state.md``."""
-        return self.game.view(self._positions[-1], len(self._events))
+        position, seq = self._positions[-1], len(self._events)
+        last = self._last_state
+        # The same position object at the same seq has the same state (play() is pure).
+        if last is not None and last[0] is position and last[1].seq == seq:
+            return last[1]
+        state = self.game.view(position, seq)
+        self._last_state = (position, state)
+        return state
 
     def state_at(self, seq: int) -> State:
         """The state after the first ``seq`` events in effect (what the boards showed then,

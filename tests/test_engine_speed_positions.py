@@ -7,6 +7,8 @@
   same position: pushing after a check must give what pushing alone gives.
 - ``state()`` is a frozen value (its sides reused while they do not change); its ``to_json()``
   is a new object each call that the caller may change freely.
+- ``Match.state()`` gives the last state again while the position and ``seq`` are the same: it
+  must be what the game's ``view`` of the position gives, after any push, undo, redo or amend.
 
 Positions come from random legal matches of ``cueboard.simulate`` (fixed seeds).
 """
@@ -146,3 +148,27 @@ def test_state_is_new_each_call(game: str) -> None:
             first[key] = "changed"
         first["extra"] = True
         assert json.dumps(m.state().to_json()) == frozen
+
+
+@pytest.mark.parametrize("game", ["snooker", "blackball"])
+def test_the_state_kept_is_the_state_of_the_position(game: str) -> None:
+    rng = random.Random(11)
+    log = random_log(random_setup(game, rng), rng, events=200)
+    m = Match.from_json(log[0])
+
+    def check() -> None:
+        state = m.state()
+        # A fresh view of the same position: neither the state kept nor the sides kept used.
+        fresh = type(m.game)(m.setup).view(m.position, m.seq)
+        assert state == fresh and json.dumps(state.to_json()) == json.dumps(fresh.to_json())
+        assert m.state() is state
+
+    for obj in log[1:]:
+        m.apply(m.parse(obj))
+        check()
+        if m.can_undo:
+            # Back to a position shown before, and forward again to this one.
+            m.pop()
+            check()
+            m.redo()
+            check()

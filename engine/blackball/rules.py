@@ -66,8 +66,9 @@ class Blackball(Game[Position]):
         n = len(self.order)
         self._orders = tuple(tuple(self.order[(at + k) % n][1] for k in range(n)) for at in range(n))
         self._clocks = (self._clock_fields(False), self._clock_fields(True))
-        self._sides_key: tuple[object, ...] = ()
-        self._sides_now: tuple[BlackballSide, BlackballSide] | None = None
+        self._sides_now = (BlackballSide(self._names[0], self._players[0], 0, None, None),
+                           BlackballSide(self._names[1], self._players[1], 0, None, None))
+        """The sides of the last state: kept while their figures stay the same (``_sides``)."""
         self._balls_now: BlackballBalls | None = None
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, Loss: self._loss,
@@ -372,19 +373,26 @@ class Blackball(Game[Position]):
 
     def _sides(self, frames: tuple[int, int], group: tuple[str | None, str | None],
                left: tuple[int | None, int | None]) -> tuple[BlackballSide, BlackballSide]:
-        """Both sides' state; the last pair again while nothing of theirs changed (a miss, a
-        foul): each is a frozen value, and the state after every event must keep to the
-        engine's 50,000 events a second (bench/engine.py)."""
-        key = (frames, group, left)
-        if key != self._sides_key or self._sides_now is None:
-            names, players = self._names, self._players
-            self._sides_key = key
-            self._sides_now = (BlackballSide(names[0], players[0], frames[0], group[0], left[0]),
-                               BlackballSide(names[1], players[1], frames[1], group[1], left[1]))
-        return self._sides_now
+        """Both sides' state. A side is built again only when a figure of its own changed: a
+        pot changes one side's balls left, a miss or a foul neither. Each side is a frozen
+        value, and building frozen values is most of what the state after every event costs
+        (``bench/engine.py``; docs/performance.md, issue 25)."""
+        last = self._sides_now
+        a = _side(last[0], frames[0], group[0], left[0])
+        b = _side(last[1], frames[1], group[1], left[1])
+        if a is not last[0] or b is not last[1]:
+            self._sides_now = last = (a, b)
+        return last
 
     def _balls(self, red: int, yellow: int, black: int) -> BlackballBalls:
         balls = self._balls_now
         if balls is None or (balls.red, balls.yellow, balls.black) != (red, yellow, black):
             balls = self._balls_now = BlackballBalls(red, yellow, black)
         return balls
+
+
+def _side(last: BlackballSide, frames: int, group: str | None, left: int | None) -> BlackballSide:
+    """``last`` if its figures are these, else a new side with them."""
+    if last.frames == frames and last.group == group and last.balls_left == left:
+        return last
+    return BlackballSide(last.name, last.players, frames, group, left)

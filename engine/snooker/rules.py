@@ -104,10 +104,12 @@ class Snooker(Game[Position]):
                                "unless the match is decided on 'aggregate' points", short="match_setup")
         self._best_of = setup.frames_in_match
         self._race_to = setup.frames_to_win
-        self._sides_key: tuple[tuple[int, int], ...] = ()
         self._rotation: tuple[tuple[int, str], ...] = ()
         self._order_now: tuple[str, ...] = ()
-        self._sides_now: tuple[SnookerSide, SnookerSide] | None = None
+        names, players = setup.names, setup.players
+        self._sides_now = (SnookerSide(names[0], players[0], 0, 0, 0, 0),
+                           SnookerSide(names[1], players[1], 0, 0, 0, 0))
+        """The sides of the last state: kept while their figures stay the same (``_sides``)."""
         self._handlers: dict[type[Event], Callable[[Any, Any], Position]] = {
             Pot: self._pot, NoPot: self._no_pot, Foul: self._foul, PlayAgain: self._play_again,
             Replace: self._replace_balls, Concede: self._concede, Claim: self._claim, Award: self._award,
@@ -650,8 +652,7 @@ class Snooker(Game[Position]):
     def view(self, p: Position, seq: int) -> SnookerState:
         points_left = remaining(p)
         # A finished frame's points are already in ``totals``.
-        live = (0, 0) if p.frame_over else p.scores
-        sides = self._sides(p.scores, p.frames, p.high_breaks, (p.totals[0] + live[0], p.totals[1] + live[1]))
+        totals = p.totals if p.frame_over else (p.totals[0] + p.scores[0], p.totals[1] + p.scores[1])
         if not self.aggregate:
             required = snookers_required(p, points_left)
         elif self._last_frame(p):
@@ -662,13 +663,13 @@ class Snooker(Game[Position]):
             required = None
         striker, player = (None, None) if p.turn is None else p.rotation[p.turn]
         return SnookerState(
-            seq=seq, sides=sides, frame=p.frame, best_of=self._best_of, race_to=self._race_to,
-            aggregate=self.aggregate, breaker=p.breaker, striker=striker, player=player, brk=p.brk,
-            reds=p.reds, colours=p.colours, ball_on=p.ball_on, free_ball=p.free_ball, misses=p.misses,
-            missed_by=_missed_by(p), remaining=points_left, snookers_required=required,
-            respotted_black=p.respotted_black, frame_over=p.frame_over, frame_winner=p.frame_winner,
-            match_over=p.match_over, match_winner=p.match_winner, order=self._order_of_play(p.rotation),
-            shot_clock=self.setup.shot_clock,
+            seq=seq, sides=self._sides(p.scores, p.frames, p.high_breaks, totals), frame=p.frame,
+            best_of=self._best_of, race_to=self._race_to, aggregate=self.aggregate, breaker=p.breaker,
+            striker=striker, player=player, brk=p.brk, reds=p.reds, colours=p.colours, ball_on=p.ball_on,
+            free_ball=p.free_ball, misses=p.misses, missed_by=_missed_by(p), remaining=points_left,
+            snookers_required=required, respotted_black=p.respotted_black, frame_over=p.frame_over,
+            frame_winner=p.frame_winner, match_over=p.match_over, match_winner=p.match_winner,
+            order=self._order_of_play(p.rotation), shot_clock=self.setup.shot_clock,
         )
 
     def _order_of_play(self, rotation: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
@@ -679,14 +680,20 @@ class Snooker(Game[Position]):
 
     def _sides(self, scores: tuple[int, int], frames: tuple[int, int], high: tuple[int, int],
                totals: tuple[int, int]) -> tuple[SnookerSide, SnookerSide]:
-        """Both sides' state; the last pair again while nothing of theirs changed (a safety, a
-        foul's turn passing): each is a frozen value, and the state after every event must keep
-        to the engine's 50,000 events a second (bench/engine.py)."""
-        key = (scores, frames, high, totals)
-        if key != self._sides_key:
-            names, players = self.setup.names, self.setup.players
-            self._sides_key = key
-            self._sides_now = (SnookerSide(names[0], players[0], scores[0], frames[0], high[0], totals[0]),
-                               SnookerSide(names[1], players[1], scores[1], frames[1], high[1], totals[1]))
-        assert self._sides_now is not None
-        return self._sides_now
+        """Both sides' state. A side is built again only when a figure of its own changed: a
+        pot or a foul changes one side, a miss neither. Each side is a frozen value, and
+        building frozen values is most of what the state after every event costs
+        (``bench/engine.py``; docs/performance.md, issue 25)."""
+        last = self._sides_now
+        a = _side(last[0], scores[0], frames[0], high[0], totals[0])
+        b = _side(last[1], scores[1], frames[1], high[1], totals[1])
+        if a is not last[0] or b is not last[1]:
+            self._sides_now = last = (a, b)
+        return last
+
+
+def _side(last: SnookerSide, score: int, frames: int, high: int, total: int) -> SnookerSide:
+    """``last`` if its figures are these, else a new side with them."""
+    if last.score == score and last.frames == frames and last.high_break == high and last.total == total:
+        return last
+    return SnookerSide(last.name, last.players, score, frames, high, total)

@@ -32,7 +32,7 @@ const resultKey = (/** @type {string} */ table, /** @type {any} */ r) => (typeof
 /**
  * @typedef {{name: string, status: string | null, devices: Record<string, string> | null,
  *   state: any, rejected: any, input: any, record: any, events: any[], message: any, seen: number, fresh: boolean,
- *   next: any, nextSeen: boolean, history: any, since: number}} Table
+ *   next: any, nextSeen: boolean, history: any, since: number, version: number}} Table
  * @typedef {{id: string, table: string, what: string, line: any, state: string, reason?: string, sentAt: number}} Pending
  */
 
@@ -229,7 +229,7 @@ export class Link {
     let tb = this.tables.get(name);
     if (!tb) {
       tb = { name, status: null, devices: null, state: null, rejected: null, input: null, record: null, events: [],
-        message: null, seen: 0, fresh: false, next: null, nextSeen: false, history: null, since: 0 };
+        message: null, seen: 0, fresh: false, next: null, nextSeen: false, history: null, since: 0, version: 0 };
       this.tables.set(name, tb);
     }
     return tb;
@@ -260,6 +260,7 @@ export class Link {
     const name = parts[parts.length - 2];
     const tb = this.table(name);
     tb.seen = Date.now();
+    tb.version += 1; // the desk draws a table's row again only when this moves
     if (kind === "status") {
       const now = text || null;
       if (now !== tb.status) tb.since = Date.now();

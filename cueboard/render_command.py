@@ -75,7 +75,7 @@ def read_state(data: bytes, source: str = "input", game: str | None = None) -> S
     try:
         return Shown.from_json(state)
     except IllegalEvent as exc:
-        raise RenderError(f"{source}: {exc} (docs/state.md)") from None
+        raise RenderError(f"{source}: {exc}") from None
 
 
 def read_prompt(keys: str | None, needs: str | None, lapsed: bool) -> Prompt | None:

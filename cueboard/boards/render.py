@@ -223,11 +223,9 @@ class Renderer:
         talk = self._talk()
         if talk is None:
             scene = self.layout.scene(shown.state, self._shot, colour) if shown is not None else ()
-        elif shown is None:
-            bar = bar_item(talk[1], talk[0], (0, 0, self.width, self.height), self.motion)
-            scene = (bar,)
         else:
-            kept, box = self.layout.with_bar(shown.state, self._shot, colour)
+            kept, box = ((), (0, 0, self.width, self.height)) if shown is None else self.layout.with_bar(
+                shown.state, self._shot, colour)
             bar = bar_item(talk[1], talk[0], box, self.motion)
             scene = (*kept, bar)
             if self._message is not None:

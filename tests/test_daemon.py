@@ -17,6 +17,7 @@ from daemon_helpers import EXAMPLES, StillOutput, scripted_events, table_config
 
 from cueboard.boards.shown import Shown
 from cueboard.daemon import ControlServer, Table, ask_daemon
+from cueboard.engine.shot_clock import ShotTime
 from cueboard.hw.keys import KeyPress
 from cueboard.inputs import Call, Command, KeyInput
 from cueboard.journal import Journal, read_lines
@@ -33,6 +34,8 @@ class Recorder(StillOutput):
         """Each state shown (as JSON, to compare with answers) and the clock's seconds left."""
         self.held: list[bool] = []
         """Each time: the board was told the referee holds the shot clock."""
+        self.shots: list[ShotTime | None] = []
+        """Each time: the shot being timed (its length and call) the board was told."""
         self.flashes = 0
         self.reasons: list[str | None] = []
         self.notices: list[Notice] = []
@@ -46,6 +49,7 @@ class Recorder(StillOutput):
             self.saved_when_shown.append(len(lines) - 1 >= seq)
         self.shown.append((shown.state.to_json(), clock))
         self.held.append(shown.held)
+        self.shots.append(shown.shot)
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:
         self.flashes += 1
@@ -271,6 +275,7 @@ def test_the_state_question_says_the_clocks_time_left_and_a_held_clock_is_marked
         assert answers[-1]["state"]["clock"] == {"running": False, "paused": True, "left": 41.8, "length": 60}
         _, left = board.shown[-1]
         assert board.held[-1] and left == pytest.approx(41.75)
+        assert board.shots[-1] == ShotTime(60, 30)  # the running clock's: the call 30 s in (rule 8a)
         t.command({"type": "clock", "action": "resume"}, "referee_box:0")
         assert not board.held[-1]
         # The state itself is the contract's.

@@ -124,9 +124,10 @@ class TableTopics:
         self._publish_history()
 
     def dress(self, state: dict[str, Any]) -> dict[str, Any]:
-        """The state with ``next`` and ``message`` (docs/state.md) when there are: absent means
-        none (as from a table before them), so a state without either is the engine's own, the
-        one ``cueboard replay`` gives."""
+        """The state's JSON with ``next`` and ``message`` (docs/state.md) when there are: absent
+        means none (as from a table before them), so a state without either is the engine's own,
+        the one ``cueboard replay`` gives. For the edges (the feed, a preview, the state question);
+        the boards get :meth:`shown`."""
         handoff, message = self.handed.handoff, self.message
         if handoff is None and message is None:
             return state

@@ -49,6 +49,7 @@ from luma.core.render import canvas
 from luma.led_matrix.device import max7219
 from stats import percentile
 
+from cueboard.boards.shown import Shown
 from cueboard.devices import open_board
 from cueboard.engine import Match
 from cueboard.hw.display_config import parse_display
@@ -77,12 +78,13 @@ class CountingSerial:
         pass
 
 
-def states(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def states(log: list[dict[str, Any]]) -> list[Shown]:
+    """Each state of the log as the daemon hands it to a board (typed, never JSON)."""
     match = Match.from_json(log[0])
     out = []
     for obj in log[1:EVENTS + 1]:
         match.apply(match.parse(obj))
-        out.append(match.state().to_json())
+        out.append(Shown(match.state(), shot=match.shot_time()))
     return out
 
 

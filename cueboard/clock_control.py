@@ -21,8 +21,10 @@ True
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Literal
 
+from .boards.shown import Shown
 from .engine.shot_clock import ShotClock, ShotTime
 from .seams import Reason
 from .times import timestamp
@@ -118,18 +120,20 @@ class ClockControl:
             return "called"
         return "running"
 
-    def shown(self, state: dict[str, Any], shot: ShotTime | None, shot_clocks: bool,
-              now: float) -> tuple[dict[str, Any], float | None]:
-        """The state as the boards draw it and the seconds left. A held clock is told apart from a
-        running one (rule 8a: the referee holds it), as on MQTT: the boards mark it held, not just
-        a number standing still. Notes the idle clock's length for :meth:`answer`."""
+    def shown(self, shown: Shown, shot: ShotTime | None, shot_clocks: bool,
+              now: float) -> tuple[Shown, float | None]:
+        """The state as the boards draw it, with the shot being timed (the running or held
+        clock's, else the next shot's ``shot``: its length and call), and the seconds left. A
+        held clock is told apart from a running one (rule 8a: the referee holds it), as on MQTT:
+        the boards mark it held, not just a number standing still. Notes the idle clock's
+        length for :meth:`answer`."""
         clock = self.clock
-        left = None if clock is None else max(0.0, clock.left(now))
-        if shot_clocks and clock is None:
-            self.idle_shot = None if shot is None else seconds(shot.length)
-        if clock is not None and clock.paused_at is not None:
-            return {**state, "clock": self._held(clock, now)}, left
-        return state, left
+        if clock is None:
+            if shot_clocks:
+                self.idle_shot = None if shot is None else seconds(shot.length)
+            return replace(shown, shot=shot, held=False), None
+        timed = ShotTime(clock.length, clock.call_at)
+        return replace(shown, shot=timed, held=clock.paused_at is not None), max(0.0, clock.left(now))
 
     def answer(self, shot_clocks: bool, now: float) -> dict[str, Any] | None:
         """The ``clock`` of a ``state`` question (``cueboard match state``): the seconds ``left``

@@ -760,8 +760,8 @@ class Table:
         assert match is not None
         state = match.state()
         shot_clocks = match.game.clock is not None
-        shown, left = self.clocks.shown(self.topics.dress(state.to_json()),
-                                        match.shot_time() if shot_clocks else None, shot_clocks, self._mono())
+        shown, left = self.clocks.shown(self.topics.shown(state), match.shot_time() if shot_clocks else None,
+                                        shot_clocks, self._mono())
         for board in self.boards:
             self._guard(board.show, shown, left)
         self.latest_state = state

@@ -1,8 +1,11 @@
 """``cueboard render``: a picture of a board showing a state, for a preview or a document.
 
 The input is a state (``state.md``: one JSON object, or JSON lines of which the last is
-taken, as ``cueboard replay --each`` prints them), or an event log (its first line a
-``match`` line), which is replayed to its end. The picture is drawn by the same code as
+taken, as ``cueboard replay --each`` prints them or the feed publishes them, with ``next``,
+``message`` and ``clock``), or an event log (its first line a ``match`` line), which is
+replayed to its end. A state is read strictly: one that does not fit ``state.md`` is refused
+naming the field, and nothing is drawn (a state without ``missed_by``, older than it, has
+the striker's misses). The picture is drawn by the same code as
 the boards, on luma's ``dummy`` device, and saved as LEDs (:func:`~.preview.leds`) or,
 with ``--pixels``, one pixel an LED. ``--prompt FOUL,MISS --needs TEXT`` draws a call being
 keyed in over it (``--lapsed``: one that lapsed), ``--refusal TEXT`` a refused key's reason;
@@ -20,15 +23,20 @@ from PIL import Image
 
 from .boards import SIZES, LayoutOptions, parse_size, render
 from .boards.preview import leds
+from .boards.shown import Shown
 from .boards.words import words_for
+from .engine import IllegalEvent
 from .errors import RenderError
 from .seams import Prompt
 
 __all__ = ["RenderError", "read_prompt", "read_state", "run"]
 
 
-def read_state(data: bytes, source: str = "input") -> dict[str, Any]:
-    """The state in ``data``: a JSON object, the last of JSON lines, or a log's end."""
+def read_state(data: bytes, source: str = "input", game: str | None = None) -> Shown:
+    """The state in ``data``: a JSON object, the last of JSON lines, or a log's end, read
+    strictly (``docs/state.md``): a state that does not fit is a :class:`RenderError` naming
+    the file and the field, and nothing is drawn. ``game`` (``--game``) sets its ``game``
+    first."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -58,9 +66,16 @@ def read_state(data: bytes, source: str = "input") -> dict[str, Any]:
             matches = [m for m, _ in replay(line.encode() for line in text.splitlines())]
         except RejectedLine as exc:
             raise RenderError(f"{source}: {exc}") from None
-        # A log's end: the state it leaves, as JSON like a state file (replay raises on an empty log).
-        return matches[-1].state().to_json()
-    return dict(objects[-1])
+        # A log's end: the state it leaves (replay raises on an empty log).
+        state: dict[str, Any] = dict(matches[-1].state().to_json())
+    else:
+        state = dict(objects[-1])
+    if game is not None:
+        state["game"] = game
+    try:
+        return Shown.from_json(state)
+    except IllegalEvent as exc:
+        raise RenderError(f"{source}: {exc}") from None
 
 
 def read_prompt(keys: str | None, needs: str | None, lapsed: bool) -> Prompt | None:
@@ -94,17 +109,15 @@ def run(source: str, out: str, *, layout: str, size: str | None, game: str | Non
         print(f"cueboard render: cannot read {source}: {exc.strerror}", file=stderr)
         return 1
     try:
-        state = read_state(data, source)
+        shown = read_state(data, source, game)
         layout_size = parse_size(layout)
         board_size = parse_size(size) if size else layout_size
     except (RenderError, ValueError) as exc:
         print(f"cueboard render: {exc}", file=stderr)
         return 1
-    if game is not None:
-        state["game"] = game
     forced = layout_size if layout_size in SIZES else None
     options = LayoutOptions(words=words_for(language))
-    image = render(state, *board_size, mode=mode, clock=clock, at=at, size=forced, inverted=flash, prompt=call,
+    image = render(shown, *board_size, mode=mode, clock=clock, at=at, size=forced, inverted=flash, prompt=call,
                    refusal=refusal, options=options)
     picture = image.convert("RGB") if pixels else leds(image, scale=scale)
     if pixels and scale > 1:

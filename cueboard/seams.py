@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:  # a type only: the seams are a leaf, the boards above them
+    from .boards.shown import Shown
 
 __all__ = ["TABLE_SHORTS", "Healthy", "KeypadLike", "Notice", "Output", "Prompt", "Publisher", "Reason",
            "at_the_table"]
@@ -96,9 +99,9 @@ class Output(Protocol):
         """``"ok"`` or ``"failed: <reason>"``."""
         ...
 
-    def show(self, state: Mapping[str, Any] | None, clock: float | None = None,
-             now: float | None = None) -> bool:
-        """Show ``state``; ``clock``: seconds left on a running shot clock."""
+    def show(self, shown: Shown | None, clock: float | None = None, now: float | None = None) -> bool:
+        """Show ``shown`` (:class:`~cueboard.boards.shown.Shown`: the match's state and what the
+        table adds to it); ``clock``: seconds left on a running shot clock."""
         ...
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .boards.shown import Handed, Shown
 from .engine import IllegalEvent, to_json
 from .engine.record import match_id
 from .inputs import Call, Reply
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
 
     from .daemon import Table
+    from .engine.state import State
 
 log = logging.getLogger("cueboard")
 
@@ -122,14 +124,22 @@ class TableTopics:
         self._publish_history()
 
     def dress(self, state: dict[str, Any]) -> dict[str, Any]:
-        """The state with ``next`` and ``message`` (docs/state.md) when there are: absent means
-        none (as from a table before them), so a state without either is the engine's own, the
-        one ``cueboard replay`` gives."""
+        """The state's JSON with ``next`` and ``message`` (docs/state.md) when there are: absent
+        means none (as from a table before them), so a state without either is the engine's own,
+        the one ``cueboard replay`` gives. For the edges (the feed, a preview, the state question);
+        the boards get :meth:`shown`."""
         handoff, message = self.handed.handoff, self.message
         if handoff is None and message is None:
             return state
         return {**state, **({"next": handoff.state()} if handoff is not None else {}),
                 **({"message": message.state()} if message is not None else {})}
+
+    def shown(self, state: State) -> Shown:
+        """The state as the boards draw it, with the match handed on and the message: what
+        :meth:`dress` adds to the JSON, as typed values."""
+        handoff, message = self.handed.handoff, self.message
+        return Shown(state, None if handoff is None else Handed(handoff.names, handoff.competition),
+                     None if message is None else message.text)
 
     def hand_on(self, payload: bytes) -> None:
         """``<prefix>/next`` from the desk: held (shown while the table is idle), cleared, or

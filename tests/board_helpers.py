@@ -8,13 +8,46 @@
 
 from __future__ import annotations
 
+import copy
+import json
+from pathlib import Path
 from typing import Any
 
 from cueboard.boards import Board
+from cueboard.boards.shown import Shown
 from cueboard.devices import open_board
+from cueboard.engine import Match
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
+
+GOLDEN_STATES: dict[str, list[dict[str, Any]]] = json.loads(
+    (Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
+"""``tests/golden/states.json``: each game's named states (``{"name", "state", "clock"}``)."""
+
+
+def golden_state(game: str, name: str) -> dict[str, Any]:
+    """A copy of the golden state ``name`` of ``game``, as JSON (to change before reading)."""
+    return copy.deepcopy(next(c["state"] for c in GOLDEN_STATES[game] if c["name"] == name))
+
+
+def shown(state: dict[str, Any], **changes: Any) -> Shown:
+    """What a board draws of the JSON ``state`` with ``changes`` to its fields, read strictly."""
+    return Shown.from_json({**state, **changes})
+
+
+def simple_state(a: int = 1, b: int = 2) -> dict[str, Any]:
+    """A snooker state of two short names, A and B, scoring ``a`` and ``b``, nobody at the table."""
+    state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state().to_json()
+    sides = state["sides"]
+    assert isinstance(sides, list) and isinstance(sides[0], dict) and isinstance(sides[1], dict)
+    sides[0]["score"], sides[1]["score"] = a, b
+    return {**state, "striker": None, "player": None}
+
+
+def golden(game: str, name: str, **changes: Any) -> Shown:
+    """What a board draws of the golden state ``name`` of ``game``, with ``changes``."""
+    return shown(golden_state(game, name), **changes)
 
 
 class SerialRecorder:

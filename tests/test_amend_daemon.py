@@ -20,6 +20,7 @@ from test_daemon import Running
 from test_reliability import PREFIX, TIMEOUT, Daemon
 
 from cueboard.boards.notices import notice_words
+from cueboard.boards.shown import Shown
 from cueboard.boards.words import words_for
 from cueboard.daemon import ControlServer, Table, ask_daemon
 from cueboard.journal import read_lines
@@ -41,8 +42,8 @@ class Board(StillOutput):
         self.notices: list[tuple[str, str]] = []
         """Each notice as the bar says it in English: its head and its longest form."""
 
-    def show(self, state: dict[str, Any], clock: float | None = None, now: float | None = None) -> bool:
-        self.states.append(state)
+    def show(self, shown: Shown, clock: float | None = None, now: float | None = None) -> bool:
+        self.states.append(shown.state.to_json())
         return True
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from board_helpers import golden_state, shown
 from PIL import Image
 
 from cueboard.boards import render
@@ -15,8 +16,7 @@ from cueboard.cli import main
 from cueboard.render_command import RenderError, read_state
 
 ROOT = Path(__file__).parent.parent
-STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
-BREAK = next(c["state"] for c in STATES["snooker"] if c["name"] == "break")
+BREAK = golden_state("snooker", "break")
 
 
 def test_a_state_file_to_a_picture_of_leds(tmp_path: Path) -> None:
@@ -36,18 +36,31 @@ def test_pixels_one_an_led_are_what_the_board_shows(tmp_path: Path) -> None:
                  "--out", str(out)]) == 0
     with Image.open(out) as image:
         lit = image.convert("1").tobytes()
-    assert lit == render(BREAK, 32, 8, mode="1").tobytes()
+    assert lit == render(shown(BREAK), 32, 8, mode="1").tobytes()
 
 
 def test_an_event_log_is_replayed_and_its_last_state_drawn() -> None:
     log = (ROOT / "examples" / "blackball-match.jsonl").read_bytes()
-    state = read_state(log, "log")
-    assert state["game"] == "blackball" and state["match_over"]
+    state = read_state(log, "log").state
+    assert state.game == "blackball" and state.match_over
 
 
 def test_the_last_of_json_lines_is_the_state() -> None:
-    lines = json.dumps({"game": "snooker", "seq": 1}) + "\n" + json.dumps({"game": "snooker", "seq": 2}) + "\n"
-    assert read_state(lines.encode())["seq"] == 2
+    lines = json.dumps({**BREAK, "seq": 1}) + "\n" + json.dumps({**BREAK, "seq": 2}) + "\n"
+    assert read_state(lines.encode()).state.seq == 2
+
+
+def test_a_state_that_does_not_fit_is_refused_naming_the_file_and_the_field(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state, out = tmp_path / "state.json", tmp_path / "out.png"
+    state.write_text(json.dumps({**BREAK, "sides": [BREAK["sides"][0], {**BREAK["sides"][1], "score": -4}]}))
+    assert main(["render", str(state), "--out", str(out)]) == 1
+    assert capsys.readouterr().err == (f"cueboard render: {state}: state: sides[1].score must be a whole number "
+                                       "of 0 or more, not -4\n")
+    assert not out.exists()  # nothing drawn
+    older = {k: v for k, v in BREAK.items() if k != "missed_by"}  # a state from before missed_by: drawn
+    state.write_text(json.dumps(older))
+    assert main(["render", str(state), "--out", str(out)]) == 0 and out.exists()
 
 
 @pytest.mark.parametrize("data", [b"", b"[1, 2]", b"not json", b"\xff\xfe"])

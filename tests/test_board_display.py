@@ -7,13 +7,12 @@ here depends on the speed of the machine.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 import pytest
-from board_helpers import FakeWs281x, SerialRecorder, max7219_board
+from board_helpers import FakeWs281x, SerialRecorder, golden, max7219_board, shown, simple_state
 from PIL import Image, ImageChops
 
 from cueboard.boards import Board, render
@@ -22,11 +21,9 @@ from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import COMMON, DEVICES, DisplayConfig, DisplayConfigError, parse_display, parse_displays
 from cueboard.hw.display_devices import open_device, wiring_map
 
-STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
-CASE = {(game, c["name"]): c for game, cases in STATES.items() for c in cases}
-BREAK = CASE["snooker", "break"]["state"]
-GROUPS = CASE["blackball", "groups"]["state"]
-SIMPLE = {"game": "snooker", "sides": [{"name": "A", "score": 1}, {"name": "B", "score": 2}]}
+BREAK = golden("snooker", "break")
+GROUPS = golden("blackball", "groups")
+SIMPLE = shown(simple_state())
 
 
 def dummy_board(clock: ManualClock, **table: Any) -> Board:
@@ -168,9 +165,9 @@ def test_the_caller_can_drive_the_ticks_itself() -> None:
 def test_a_long_name_scrolls_and_stops_scrolling_once_shorter() -> None:
     clock = ManualClock()
     board = dummy_board(clock)
-    long = json.loads(json.dumps(SIMPLE))
+    long = simple_state()
     long["sides"][0]["name"] = "Ronnie O'Sullivan the Rocket"
-    board.show(long)
+    board.show(shown(long))
     assert clock.pending == 1
     frames = board.frames_sent
     clock.advance(3.0)
@@ -182,9 +179,9 @@ def test_a_long_name_scrolls_and_stops_scrolling_once_shorter() -> None:
 def test_names_are_cut_when_scrolling_is_off() -> None:
     clock = ManualClock()
     board = dummy_board(clock, scroll_speed=0)
-    long = json.loads(json.dumps(SIMPLE))
+    long = simple_state()
     long["sides"][0]["name"] = "Ronnie O'Sullivan the Rocket"
-    board.show(long)
+    board.show(shown(long))
     assert clock.pending == 0
 
 

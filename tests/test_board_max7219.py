@@ -8,13 +8,11 @@ one (register, value) pair a chip, the chip furthest down the chain first.
 
 from __future__ import annotations
 
-import json
 import random
 import warnings
-from pathlib import Path
 
 import pytest
-from board_helpers import FakeSpidev, SerialRecorder, max7219_board
+from board_helpers import FakeSpidev, SerialRecorder, golden, max7219_board, shown, simple_state
 from luma.led_matrix.device import max7219
 from PIL import Image
 
@@ -25,9 +23,8 @@ from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.hw.max7219 import Max7219Chain
 
-STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
-BREAK = next(c["state"] for c in STATES["snooker"] if c["name"] == "break")
-GROUPS = next(c["state"] for c in STATES["blackball"] if c["name"] == "groups")
+BREAK = golden("snooker", "break")
+GROUPS = golden("blackball", "groups")
 
 DIGIT = list(range(1, 9))
 DECODE, INTENSITY, SCANLIMIT, SHUTDOWN, TEST = 0x09, 0x0A, 0x0B, 0x0C, 0x0F
@@ -115,7 +112,7 @@ def test_a_board_sends_the_state_as_luma_would_then_nothing_while_nothing_change
     luma = luma_frame({"width": 64, "height": 16, "block_orientation": -90}, expected)
     assert frame == [row for row in luma if any(row[1::2])]  # blank rows were blank already
     assert not board.show(BREAK)
-    assert not board.show(dict(BREAK))  # an equal state, another object
+    assert not board.show(golden("snooker", "break"))  # an equal state, another object
     assert serial.take() == []
 
 
@@ -180,9 +177,9 @@ def test_retries_back_off_to_thirty_seconds() -> None:
 def test_the_set_up_and_picture_are_sent_again_every_minute() -> None:
     serial, clock = SerialRecorder(), ManualClock()
     board = max7219_board({"cascaded": 4}, serial, clock)
-    board.show({"game": "snooker", "sides": [{"score": 1}, {"score": 2}]})
+    board.show(shown(simple_state()))
     frame = [list(r) for r in board.device.encode(render(
-        {"game": "snooker", "sides": [{"score": 1}, {"score": 2}]}, 32, 8, mode="1"))]
+        shown(simple_state()), 32, 8, mode="1"))]
     serial.take()
     clock.advance(59.9)
     assert serial.take() == []

@@ -4,10 +4,10 @@ in every board language."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from board_helpers import golden
 from PIL import Image
 
 from cueboard.boards import Board, Renderer
@@ -19,8 +19,7 @@ from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.seams import Notice
 
-STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
-BREAK = next(c["state"] for c in STATES["snooker"] if c["name"] == "break")
+BREAK = golden("snooker", "break")
 PINK = Notice("corrected", {"type": "amend", "seq": 14, "event": {"type": "pot", "balls": ["pink"]}})
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import json
 import math
-from pathlib import Path
 
 import pytest
+from board_helpers import GOLDEN_STATES, golden, golden_state, shown
 from PIL import ImageChops
 
 from cueboard.boards import LayoutOptions, Motion, Renderer, layout_for, render
@@ -16,28 +15,31 @@ from cueboard.boards.catalogue import find_layout
 from cueboard.boards.fonts import LARGE, NARROW, NORMAL, TINY, ascii_text
 from cueboard.boards.layout import TinyLayout
 from cueboard.boards.scene import Pages, Text, duration, next_change, phase
-from cueboard.boards.view import board_view, shot_clock
+from cueboard.boards.shown import Handed, clock_shown
+from cueboard.engine import IllegalEvent
+from cueboard.engine.shot_clock import ShotTime
 
-STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
-CASE = {(game, c["name"]): c["state"] for game, cases in STATES.items() for c in cases}
+CASE = {(game, c["name"]): shown(c["state"]) for game, cases in GOLDEN_STATES.items() for c in cases}
 
 
 # -- the state as the boards read it ----------------------------------------------------
 
 
-def test_a_state_is_read_field_by_field_and_junk_reads_as_not_shown() -> None:
-    view = board_view({"game": "snooker", "sides": [{"name": 7, "score": 12.9, "frames": True}, "Judd"],
-                       "striker": 1, "break": "24", "misses": -3, "snookers_required": {"side": 0, "count": 2},
-                       "free_ball": 1})
-    assert view.sides[0].name == "7" and view.sides[0].score == 12 and view.sides[0].frames is None
-    assert view.sides[1].name == "Judd" and view.striker == 1
-    assert view.break_ is None and view.misses == 0 and not view.free_ball
-    assert view.snookers is not None and view.snookers.count == 2 and view.snookers.each is None
+def test_a_state_that_does_not_fit_is_refused_naming_the_field() -> None:
+    state = golden_state("snooker", "break")
+    state["sides"][0]["score"] = 12.9
+    with pytest.raises(IllegalEvent, match=r"^state: sides\[0\]\.score must be a whole number"):
+        shown(state)
+    with pytest.raises(IllegalEvent, match=r"^state: next\.names must be a list of strings \(2 or more\)"):
+        shown(golden_state("snooker", "break"), next={"fixture": "F1", "competition": None, "names": "Ann"})
 
 
-def test_doubles_sides_are_named_by_their_players_when_unnamed() -> None:
-    view = board_view({"sides": [{"players": ["Ann", "Bob"]}, {}]})
-    assert view.sides[0].name == "Ann & Bob" and view.doubles
+def test_the_extras_beside_the_state_are_read() -> None:
+    read = shown(golden_state("blackball", "groups"), next={"fixture": "F1", "competition": "Cup", "names": ["A", "B"]},
+                 message={"text": "Bar closes", "until": None},
+                 clock={"running": False, "paused": True, "left": 41.0, "length": 60})
+    assert read.handed == Handed(("A", "B"), "Cup") and read.message == "Bar closes" and read.held
+    assert read.shot == ShotTime(60, 30)
 
 
 @pytest.mark.parametrize(("left", "seconds", "called"), [
@@ -45,16 +47,15 @@ def test_doubles_sides_are_named_by_their_players_when_unnamed() -> None:
     (0.0, 0, True), (-3.0, 0, True)])
 def test_the_shot_clock_shows_whole_seconds_rounded_up_and_the_call_at_thirty(
         left: float, seconds: int, called: bool) -> None:
-    view = board_view(CASE["blackball", "groups"])  # 60 s a shot, the call 30 s in (rule 8a)
-    shot = shot_clock(view, left)
+    shot = clock_shown(CASE["blackball", "groups"], left)  # 60 s a shot, the call 30 s in (rule 8a)
     assert shot is not None and (shot.seconds, shot.called) == (seconds, called)
 
 
 def test_no_call_without_a_call_time() -> None:
-    view = board_view({"shot_clock": 15, "shot_clock_call": None})
-    shot = shot_clock(view, 1.0)
+    state = golden("blackball", "groups", shot_clock=15, shot_clock_call=None)
+    shot = clock_shown(state, 1.0)
     assert shot is not None and not shot.called
-    assert shot_clock(view, None) is None and shot_clock(view, float("nan")) is None
+    assert clock_shown(state, None) is None and clock_shown(state, float("nan")) is None
 
 
 # -- fonts ------------------------------------------------------------------------------
@@ -77,14 +78,7 @@ def test_fonts() -> None:
     ((64, 24), "snooker 64x16"), ((200, 100), "snooker 192x96"), ((128, 48), "snooker 128x32"),
     ((16, 8), "tiny 16x8"), ((8, 8), "tiny 8x8"), ((128, 8), "snooker 32x8")])
 def test_each_board_gets_the_largest_layout_that_fits(size: tuple[int, int], expected: str) -> None:
-    assert find_layout(board_view(CASE["snooker", "break"]), *size).name == expected
-
-
-def test_a_game_the_boards_do_not_know_is_drawn_as_the_nearest() -> None:
-    scores = board_view({"game": "pool9", "sides": [{"score": 3}, {"score": 5}]})
-    frames = board_view({"game": "pool9", "sides": [{"frames": 3}, {"frames": 5}]})
-    assert find_layout(scores, 64, 16).name == "snooker 64x16"
-    assert find_layout(frames, 64, 16).name == "blackball 64x16"
+    assert find_layout(CASE["snooker", "break"].state, *size).name == expected
 
 
 def test_a_layout_can_be_forced_and_is_drawn_in_the_middle() -> None:
@@ -92,7 +86,7 @@ def test_a_layout_can_be_forced_and_is_drawn_in_the_middle() -> None:
     big = render(CASE["snooker", "break"], 64, 16, mode="1", size=(32, 8))
     assert big.crop((16, 4, 48, 12)).tobytes() == small.tobytes()
     # Forced but too big for the board: the largest that fits instead.
-    assert isinstance(layout_for(board_view({}), 8, 8, (32, 8), LayoutOptions()), TinyLayout)
+    assert isinstance(layout_for(CASE["snooker", "break"], 8, 8, (32, 8), LayoutOptions()), TinyLayout)
 
 
 def test_no_state_is_a_blank_board() -> None:
@@ -147,24 +141,24 @@ def test_the_renderer_changes_its_scene_only_when_the_picture_would() -> None:
     renderer = Renderer(32, 8, "1")
     state = CASE["blackball", "groups"]
     assert renderer.update(state, 45.0, 0.0)
-    assert not renderer.update(dict(state), 44.5, 0.5)  # same state, same second
+    assert not renderer.update(shown(golden_state("blackball", "groups")), 44.5, 0.5)  # an equal state, same second
     assert renderer.update(state, 44.0, 1.0)
     assert not renderer.update(state, 44.0, 1.0)
 
 
 def test_a_page_turn_goes_on_across_a_new_score() -> None:
     renderer = Renderer(64, 16, "1")
-    state = json.loads(json.dumps(CASE["snooker", "break"]))
-    renderer.update(state, None, 0.0)
+    state = golden_state("snooker", "break")
+    renderer.update(shown(state), None, 0.0)
     before = renderer.phase(3.0)
     state["sides"][1]["score"] += 1
     state["break"] += 1
-    renderer.update(state, None, 3.0)
+    renderer.update(shown(state), None, 3.0)
     assert renderer.phase(3.0) == before  # the same pages: no jump back to the first
 
 
-@pytest.mark.parametrize("name", ["cueboard.boards", "cueboard.boards.fonts", "cueboard.boards.view",
-                                  "cueboard.boards.preview", "cueboard.hw.display_devices"])
+@pytest.mark.parametrize("name", ["cueboard.boards", "cueboard.boards.fonts", "cueboard.boards.shown",
+                                  "cueboard.boards.notices", "cueboard.boards.preview", "cueboard.hw.display_devices"])
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0

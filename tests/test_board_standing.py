@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from board_helpers import shown
 from PIL import Image, ImageChops
 
 from cueboard.boards.render import render
@@ -27,7 +28,7 @@ def states() -> tuple[dict[str, Any], dict[str, Any]]:
     """The example match before its first stroke (idle) and after its tenth (live)."""
     lines = EXAMPLE.read_text().splitlines()
     match = Match.from_json(json.loads(lines[0]))
-    idle = match.state().to_json()  # the boards draw the state as the daemon hands it: JSON, dressed
+    idle = match.state().to_json()  # as JSON, to add next or message as a state file has them
     for line in lines[1:11]:
         match.apply(match.parse_line(line))
     return idle, match.state().to_json()
@@ -42,8 +43,8 @@ def same(a: Image.Image, b: Image.Image) -> bool:
 def test_the_bar_says_the_next_match_and_the_desks_message(kind: str, extra: dict[str, Any], width: int,
                                                           height: int, mode: str) -> None:
     idle, _ = states()
-    drawn = render({**idle, **extra}, width, height, mode=mode)
-    assert not same(drawn, render(idle, width, height, mode=mode)), "the bar is drawn"
+    drawn = render(shown(idle, **extra), width, height, mode=mode)
+    assert not same(drawn, render(shown(idle), width, height, mode=mode)), "the bar is drawn"
     golden = GOLDEN / f"{kind}-{width}x{height}-{'mono' if mode == '1' else 'rgb'}.png"
     if os.environ.get("CUEBOARD_UPDATE_GOLDEN"):
         drawn.convert("RGB").save(golden)
@@ -52,8 +53,8 @@ def test_the_bar_says_the_next_match_and_the_desks_message(kind: str, extra: dic
 
 def test_the_next_match_waits_for_the_live_one_but_a_message_does_not() -> None:
     _, live = states()
-    plain = render(live, 128, 32)
-    assert same(render({**live, "next": NEXT}, 128, 32), plain)  # a match on: the hand-off is not shown
-    assert not same(render({**live, "message": MESSAGE}, 128, 32), plain)
+    plain = render(shown(live), 128, 32)
+    assert same(render(shown(live, next=NEXT), 128, 32), plain)  # a match on: the hand-off is not shown
+    assert not same(render(shown(live, message=MESSAGE), 128, 32), plain)
     over = {**live, "match_over": True}
-    assert not same(render({**over, "next": NEXT}, 128, 32), render(over, 128, 32))
+    assert not same(render(shown(over, next=NEXT), 128, 32), render(shown(over), 128, 32))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from board_helpers import GOLDEN_STATES, golden_state, shown, simple_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops
@@ -26,9 +27,10 @@ from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.seams import Prompt
 
-STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
-BREAK = next(c["state"] for c in STATES["snooker"] if c["name"] == "break")
-SIMPLE = {"game": "snooker", "sides": [{"name": "A", "score": 1}, {"name": "B", "score": 2}]}
+STATES = GOLDEN_STATES
+BREAK_JSON = golden_state("snooker", "break")
+BREAK = shown(BREAK_JSON)
+SIMPLE = shown(simple_state())
 """Nothing moves on it: one digit a score, short names, no pages."""
 PANEL = 64 - NORMAL.width("1") - 3
 """The bar's width on a 64x16 board showing SIMPLE: all but the scores and the rule before them."""
@@ -176,7 +178,7 @@ def test_the_next_state_ends_the_reason() -> None:
     clock.advance_to(1.0)
     board.show(SIMPLE)  # the same state again (the shot clock's ticks): the reason stays
     assert picture(board) == drawn(refusal=SHORT)
-    scored = {**SIMPLE, "sides": [{"name": "A", "score": 5}, {"name": "B", "score": 2}]}
+    scored = shown(simple_state(5, 2))
     board.show(scored)
     assert picture(board) == drawn(scored) and board.next_deadline() is None
 
@@ -336,10 +338,10 @@ def test_any_call_or_reason_draws_on_any_board(keys: list[str], needs: str, laps
                                                size: tuple[int, int], mode: str, game: str, at: float) -> None:
     state = next(c for c in STATES[game] if c.get("clock") is not None)
     prompt = Prompt("keypad", tuple(keys), needs, lapsed)
-    image = render(state["state"], *size, mode=mode, clock=state["clock"], at=at, prompt=prompt, refusal=reason)
+    image = render(shown(state["state"]), *size, mode=mode, clock=state["clock"], at=at, prompt=prompt, refusal=reason)
     assert image.size == size
     renderer = Renderer(*size, mode)
-    renderer.update(state["state"], state["clock"], 0.0)
+    renderer.update(shown(state["state"]), state["clock"], 0.0)
     renderer.prompt(prompt, 0.0)
     if reason is not None:
         renderer.refuse(reason, 0.0)
@@ -353,7 +355,7 @@ def test_any_call_or_reason_draws_on_any_board(keys: list[str], needs: str, laps
 
 def test_render_draws_a_call_and_a_refusal(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
-    state.write_text(json.dumps(BREAK))
+    state.write_text(json.dumps(BREAK_JSON))
     out = tmp_path / "board.png"
     assert main(["render", str(state), "--layout", "128x32", "--pixels", "--scale", "1", "--out", str(out),
                  "--prompt", "FOUL, MISS", "--needs", LONG_CALL.needs, "--at", "2"]) == 0
@@ -375,7 +377,7 @@ def test_render_draws_a_call_and_a_refusal(tmp_path: Path) -> None:
 def test_render_refuses_a_call_it_cannot_draw(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                               says: str) -> None:
     state = tmp_path / "state.json"
-    state.write_text(json.dumps(BREAK))
+    state.write_text(json.dumps(BREAK_JSON))
     out = tmp_path / "board.png"
     assert main(["render", str(state), "--out", str(out), *args]) == 1
     assert says in capsys.readouterr().err and not out.exists()

@@ -19,7 +19,7 @@ from PIL import Image
 from cueboard.boards import LayoutOptions, render
 from cueboard.boards.catalogue import find_layout
 from cueboard.boards.scene import Item, Pages, Text
-from cueboard.boards.view import board_view, shot_clock
+from cueboard.boards.shown import Shown, clock_shown
 from cueboard.boards.words import CatalogueError, Words, catalogue_path, parse_board_section, words_for
 from cueboard.cli import main
 from cueboard.devices import open_board
@@ -105,10 +105,10 @@ def texts(items: tuple[Item, ...] | list[Item]) -> Iterator[str]:
 
 def said(language: str, game: str, case: dict[str, Any], size: tuple[int, int]) -> set[str]:
     """Every text a board of ``size`` shows for the case, on every page, in ``language``."""
-    view = board_view(case["state"])
-    shot = shot_clock(view, case.get("clock"))
-    layout = find_layout(view, *size, LayoutOptions(words=words_for(language)))
-    return set(texts(layout.scene(view, shot, True)))
+    shown = Shown.from_json(case["state"])
+    shot = clock_shown(shown, case.get("clock"))
+    layout = find_layout(shown.state, *size, LayoutOptions(words=words_for(language)))
+    return set(texts(layout.scene(shown.state, shot, True)))
 
 
 def english_only(language: str) -> list[re.Pattern[str]]:
@@ -157,7 +157,8 @@ def test_each_language_shows_its_words_for_the_same_state() -> None:
     assert "REST" in shown["de"] and "GELB" in shown["de"]
     assert "RESTE" in shown["fr"] and "JAUNE" in shown["fr"]
     assert "REMAINING" in shown["en"] and "YELLOW" in shown["en"]
-    pictures = {lang: render(case["state"], 128, 32, options=LayoutOptions(words=words_for(lang))).tobytes()
+    state = Shown.from_json(case["state"])
+    pictures = {lang: render(state, 128, 32, options=LayoutOptions(words=words_for(lang))).tobytes()
                 for lang in LANGUAGES}
     assert len(set(pictures.values())) == len(LANGUAGES)
 
@@ -180,7 +181,7 @@ def test_the_board_fonts_draw_the_languages_letters() -> None:
 
 def test_a_boards_language_is_a_key_of_its_display_section() -> None:
     clock = ManualClock()
-    state = next(c for g, c in CASES if c["name"] == "snookers")["state"]
+    state = Shown.from_json(next(c for g, c in CASES if c["name"] == "snookers")["state"])
     config = parse_display({"device": "dummy", "width": 128, "height": 32, "language": "sv"})
     assert config.language == "sv"
     board = open_board(config, time_source=clock)
@@ -208,7 +209,7 @@ def test_cueboard_render_draws_the_board_in_a_language(tmp_path: Path) -> None:
                      "--out", str(path)]) == 0
         with Image.open(path) as image:
             out[lang] = image.convert("RGB").tobytes()
-    french = render(state, 128, 32, options=LayoutOptions(words=words_for("fr"))).convert("RGB")
+    french = render(Shown.from_json(state), 128, 32, options=LayoutOptions(words=words_for("fr"))).convert("RGB")
     assert out["fr"] == french.tobytes()
     assert out["fr"] != out["en"]
 

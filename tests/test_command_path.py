@@ -27,6 +27,7 @@ from mosquitto import Mosquitto, Subscriber, make_tls_files
 from paho.mqtt.enums import CallbackAPIVersion
 from test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
 
+from cueboard.boards.shown import Shown as Drawn
 from cueboard.daemon import ControlServer, ask_daemon
 from cueboard.hw.clock import ManualClock
 from cueboard.inputs import Call, Command, KeyInput
@@ -43,8 +44,8 @@ class Shown(StillOutput):
     def __init__(self) -> None:
         self.states: list[dict[str, Any]] = []
 
-    def show(self, state: dict[str, Any], clock: float | None = None, now: float | None = None) -> bool:
-        self.states.append(state)
+    def show(self, shown: Drawn, clock: float | None = None, now: float | None = None) -> bool:
+        self.states.append(shown.state.to_json())
         return True
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:

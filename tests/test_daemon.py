@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 from daemon_helpers import EXAMPLES, StillOutput, scripted_events, table_config
 
+from cueboard.boards.shown import Shown
 from cueboard.daemon import ControlServer, Table, ask_daemon
+from cueboard.engine.shot_clock import ShotTime
 from cueboard.hw.keys import KeyPress
 from cueboard.inputs import Call, Command, KeyInput
 from cueboard.journal import Journal, read_lines
@@ -29,17 +31,25 @@ class Recorder(StillOutput):
     def __init__(self, journal: Journal | None = None) -> None:
         self.journal = journal
         self.shown: list[tuple[dict[str, Any], float | None]] = []
+        """Each state shown (as JSON, to compare with answers) and the clock's seconds left."""
+        self.held: list[bool] = []
+        """Each time: the board was told the referee holds the shot clock."""
+        self.shots: list[ShotTime | None] = []
+        """Each time: the shot being timed (its length and call) the board was told."""
         self.flashes = 0
         self.reasons: list[str | None] = []
         self.notices: list[Notice] = []
         self.saved_when_shown: list[bool] = []
         self.health = "ok"
 
-    def show(self, state: dict[str, Any], clock: float | None = None) -> None:
-        if self.journal is not None and self.journal.path is not None and state["seq"]:
+    def show(self, shown: Shown, clock: float | None = None) -> None:
+        seq = shown.state.seq
+        if self.journal is not None and self.journal.path is not None and seq:
             lines = read_lines(self.journal.path)
-            self.saved_when_shown.append(len(lines) - 1 >= state["seq"])
-        self.shown.append((state, clock))
+            self.saved_when_shown.append(len(lines) - 1 >= seq)
+        self.shown.append((shown.state.to_json(), clock))
+        self.held.append(shown.held)
+        self.shots.append(shown.shot)
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:
         self.flashes += 1
@@ -263,10 +273,11 @@ def test_the_state_question_says_the_clocks_time_left_and_a_held_clock_is_marked
         mono.now += 100
         t.command({"type": "state"}, "control", answers.append)
         assert answers[-1]["state"]["clock"] == {"running": False, "paused": True, "left": 41.8, "length": 60}
-        shown, left = board.shown[-1]
-        assert shown["clock"]["paused"] is True and left == pytest.approx(41.75)
+        _, left = board.shown[-1]
+        assert board.held[-1] and left == pytest.approx(41.75)
+        assert board.shots[-1] == ShotTime(60, 30)  # the running clock's: the call 30 s in (rule 8a)
         t.command({"type": "clock", "action": "resume"}, "referee_box:0")
-        assert "clock" not in board.shown[-1][0]
+        assert not board.held[-1]
         # The state itself is the contract's.
         assert t.latest_state is not None and "clock" not in t.latest_state.to_json()
     finally:

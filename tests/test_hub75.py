@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from board_helpers import golden_state, shown
 from PIL import Image, ImageDraw
 
 from cueboard.boards.board import Board
@@ -18,8 +19,10 @@ from cueboard.hw.display_config import DisplayConfigError, parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.hw.hub75 import Hub75, Hub75Setup, MissingLibrary, choose_backend, last_frame, open_hub75, pi_model
 
-STATE = {"game": "snooker", "frame": 1, "best_of": 7, "striker": 0, "ball_on": "red", "break": 8,
-         "sides": [{"name": "Ann", "score": 8, "frames": 1}, {"name": "Bea", "score": 0, "frames": 0}]}
+STATE_JSON = {**golden_state("snooker", "break"), "frame": 1, "best_of": 7, "striker": 0, "ball_on": "red", "break": 8,
+              "sides": [{"name": "Ann", "players": ["Ann"], "score": 8, "frames": 1, "high_break": 8, "total": 8},
+                        {"name": "Bea", "players": ["Bea"], "score": 0, "frames": 0, "high_break": 0, "total": 0}]}
+STATE = shown(STATE_JSON)
 
 
 class FakeCanvas:
@@ -146,7 +149,7 @@ def test_on_a_pi_4_rgbmatrix_gets_the_options_and_each_frame_goes_on_vsync() -> 
     assert len(matrix.log) == 2
     # The next frame is drawn on the canvas SwapOnVSync handed back, at night at the night level.
     now[0] = dt.time(23, 30)
-    board.show({**STATE, "break": 9})
+    board.show(shown(STATE_JSON, **{"break": 9}))
     assert matrix.log[2:] == [("brightness", 20), ("SetImage", 1, (0, 0, 0), 0, 0), ("SwapOnVSync", 1)]
     assert (matrix.canvases[0].brightness, matrix.canvases[1].brightness) == (20, 80)  # each canvas drawn at its own
     board.close()

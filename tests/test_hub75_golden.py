@@ -17,7 +17,6 @@ from golden_helpers import compare_sheet
 
 from cueboard.boards.catalogue import find_layout
 from cueboard.boards.hall import HALL_SIZES
-from cueboard.boards.view import board_view
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = load_cases(GOLDEN / "states.json")
@@ -40,7 +39,7 @@ def test_the_bar_on_the_hall_layout_draws_its_golden_image(game: str, size: tupl
 
 @pytest.mark.parametrize(("game", "size"), BOARDS, ids=[f"{g}-{w}x{h}" for g, (w, h) in BOARDS])
 def test_each_hall_board_has_its_own_layout_and_lights_colour(game: str, size: tuple[int, int]) -> None:
-    layout = find_layout(board_view(CASES[game][0].state), *size)
+    layout = find_layout(CASES[game][0].shown.state, *size)
     assert (layout.game, layout.width, layout.height) == (game, *size)
     for case in CASES[game]:
         for page in pages(case, *size, "RGB"):

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from board_helpers import golden, shown, simple_state
 
 from cueboard.boards import render
 from cueboard.boards.bar import READ_SECONDS
@@ -89,11 +90,13 @@ def test_a_short_form_never_holds_the_board_long(language: str, size: tuple[int,
     from cueboard.boards.layout import LayoutOptions
     from cueboard.boards.words import words_for
 
+    state = golden("snooker", "break", striker=0, player="Ronnie", ball_on="red", sides=[
+        {"name": "Ronnie", "players": ["Ronnie"], "score": 104, "frames": 1, "high_break": 104, "total": 104},
+        {"name": "Judd", "players": ["Judd"], "score": 0, "frames": 1, "high_break": 0, "total": 0}])
     slow = []
     for code in CODES:
         renderer = Renderer(*size, "RGB", options=LayoutOptions(words=words_for(language)))
-        renderer.update({"game": "snooker", "sides": [{"name": "Ronnie", "score": 104}, {"name": "Judd", "score": 0}],
-                         "striker": 0, "ball_on": "red", "frames": 1}, None, 0.0)
+        renderer.update(state, None, 0.0)
         renderer.refuse(Reason("the whole reason (Section 3 Rule 10)", code, ball="pink", n=6, name="keypad"), 0.0)
         until = renderer.message_until
         assert until is not None and renderer.message is not None
@@ -117,7 +120,7 @@ def test_a_refusal_of_the_engine_carries_its_ball_and_number() -> None:
 def test_the_board_says_the_short_form_not_the_rule() -> None:
     """The golden of a short refusal is in test_board_golden; here: the words it draws are
     the short form's, whatever the whole reason says."""
-    state = {"game": "snooker", "sides": [{"name": "A", "score": 1}, {"name": "B", "score": 0}], "striker": 0}
+    state = shown(simple_state(1, 0), striker=0, player="A")
     whole = "red is on: potting the pink is a foul, enter a foul (Section 3 Rule 10(b)(iii))"
     short = render(state, 128, 32, refusal=Reason(whole, "not_on", ball="red"))
     same = render(state, 128, 32, refusal="RED IS ON: FOUL?")

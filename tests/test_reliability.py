@@ -42,6 +42,7 @@ from mosquitto import Message, Mosquitto, Subscriber
 
 import cueboard.feed
 import cueboard.service
+from cueboard.boards.shown import Shown
 from cueboard.config import Config
 from cueboard.daemon import Table
 from cueboard.engine import Event, IllegalEvent, Match, decode
@@ -308,8 +309,8 @@ class Board(StillOutput):
         self.flashes = 0
         self.health = "ok"
 
-    def show(self, state: dict[str, Any], clock: float | None = None) -> None:
-        self.shown.append(state["seq"])
+    def show(self, shown: Shown, clock: float | None = None) -> None:
+        self.shown.append(shown.state.seq)
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:
         self.flashes += 1

@@ -13,7 +13,7 @@ import doctest
 from pathlib import Path
 
 import pytest
-from board_helpers import FakeWs281x
+from board_helpers import FakeWs281x, shown, simple_state
 from PIL import Image
 
 from cueboard.devices import open_board
@@ -30,7 +30,7 @@ B0, B1 = "e0", "f8"  # the SPI byte of a WS2812 0 bit (11100000) and of a 1 bit 
 def spi_bytes(*colour_bytes: int) -> str:
     """The SPI bytes (hex) of the colour bytes as the strip takes them, one SPI byte a bit."""
     return "".join(B1 if byte >> bit & 1 else B0 for byte in colour_bytes for bit in range(7, -1, -1))
-SIMPLE = {"game": "snooker", "sides": [{"name": "A", "score": 1}, {"name": "B", "score": 2}]}
+SIMPLE = shown(simple_state())
 PI5 = b"raspberrypi,5-model-b\0brcm,bcm2712\0"
 PI4 = b"raspberrypi,4-model-b\0brcm,bcm2711\0"
 

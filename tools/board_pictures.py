@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from cueboard.boards import LayoutOptions, render
 from cueboard.boards.preview import leds
+from cueboard.boards.shown import Shown
 from cueboard.boards.words import words_for
+from cueboard.engine.shot_clock import ShotTime
 from cueboard.languages import LANGUAGES
 from cueboard.seams import Notice, Prompt, Reason
 
@@ -69,17 +71,34 @@ SAMPLES = 6
 
 @dataclass(frozen=True)
 class Case:
-    """A state to draw, with the shot clock's seconds left (None: not running)."""
+    """A state to draw (as JSON: ``tests/golden/states.json``'s, with a row's changes), with the
+    shot clock's seconds left (None: not running) and, when the file gives it, the shot's call
+    (``call``: seconds into the shot; else as the state says: :func:`~cueboard.boards.shown.next_shot`)."""
 
     name: str
     state: dict[str, Any]
     clock: float | None = None
+    call: tuple[float | None] | None = None
+
+    @property
+    def shown(self) -> Shown:
+        """What the board draws, read strictly (a golden state that does not fit is an error)."""
+        shown = Shown.from_json(self.state)
+        if self.call is None or shown.shot is None:
+            return shown
+        return replace(shown, shot=ShotTime(shown.shot.length, self.call[0]))
+
+    def changed(self, name: str, changes: dict[str, Any]) -> Case:
+        """This case with ``changes`` to its state's fields (a row of a picture)."""
+        return replace(self, name=name, state={**self.state, **changes})
 
 
 def load_cases(path: Path = STATES) -> dict[str, list[Case]]:
-    """The named states of each game in ``path`` (``tests/golden/states.json``)."""
+    """The named states of each game in ``path`` (``tests/golden/states.json``): a state, the
+    clock's seconds left, and the board's extras beside the state (``call``)."""
     raw = json.loads(path.read_text(encoding="utf-8"))
-    return {game: [Case(c["name"], c["state"], c.get("clock")) for c in cases] for game, cases in raw.items()}
+    return {game: [Case(c["name"], c["state"], c.get("clock"), (c["call"],) if "call" in c else None)
+                   for c in cases] for game, cases in raw.items()}
 
 
 def pages(case: Case, width: int, height: int, mode: str, *, size: tuple[int, int] | None = None,
@@ -89,7 +108,7 @@ def pages(case: Case, width: int, height: int, mode: str, *, size: tuple[int, in
     out: list[Image.Image] = []
     seen: set[bytes] = set()
     for k in range(SAMPLES):
-        image = render(case.state, width, height, mode=mode, clock=case.clock, at=k * seconds, size=size,
+        image = render(case.shown, width, height, mode=mode, clock=case.clock, at=k * seconds, size=size,
                        options=options)
         data = image.tobytes()
         if data not in seen:
@@ -149,7 +168,7 @@ def talk_pages(case: Case, said: Said, width: int, height: int, mode: str, *,
     out: list[Image.Image] = []
     seen: set[bytes] = set()
     for at in times:
-        image = render(case.state, width, height, mode=mode, clock=case.clock, at=at, prompt=said.prompt,
+        image = render(case.shown, width, height, mode=mode, clock=case.clock, at=at, prompt=said.prompt,
                        refusal=said.refusal, notice=said.notice)
         if image.tobytes() not in seen:
             seen.add(image.tobytes())
@@ -227,11 +246,11 @@ def message_sheet(cases: dict[str, list[Case]], width: int, height: int,
     rows, names = [], []
     for name, game, state, changes, says in MESSAGES:
         base = named[game, state]
-        case = Case(name, {**base.state, **changes}, base.clock)
+        case = base.changed(name, changes)
         if says is None:
             out: list[Image.Image] = []
             for at in MESSAGE_TIMES:
-                image = render(case.state, width, height, mode=mode, clock=case.clock, at=at)
+                image = render(case.shown, width, height, mode=mode, clock=case.clock, at=at)
                 if all(image.tobytes() != o.tobytes() for o in out):
                     out.append(image)
             rows.append(out)
@@ -360,7 +379,7 @@ def language_pictures(cases: dict[str, list[Case]]) -> dict[str, Image.Image]:
         rows = []
         for language in LANGUAGES:
             options = LayoutOptions(words=words_for(language))
-            rows.append([render({**named[name].state, **changes}, w, h, mode="RGB", clock=named[name].clock,
+            rows.append([render(named[name].changed(name, changes).shown, w, h, mode="RGB", clock=named[name].clock,
                                 at=at, options=options) for name, changes, at in columns])
         out[path] = _labelled(led_sheet(rows, scale=4), [LANGUAGE_NAMES[lang] for lang in LANGUAGES], 4 * h,
                               margin=12)

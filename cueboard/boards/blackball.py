@@ -17,6 +17,7 @@ the table, the groups, the free shot and visits after a foul, and the shot clock
 
 from __future__ import annotations
 
+from ..engine.state import BlackballState, State
 from .bar import Box
 from .fonts import LARGE, NARROW, NORMAL, TINY
 from .layout import (
@@ -35,50 +36,57 @@ from .layout import (
     toward,
 )
 from .scene import Colour, Fill, Item, Shape, Text
-from .view import BoardView, ShotClock
+from .shown import ClockShown
 
 __all__ = ["Blackball32x8", "Blackball64x16", "Blackball128x32"]
+
+def blackball_state(state: State) -> BlackballState:
+    """``state`` as the blackball state it is (the catalogue picks a layout by the state's game)."""
+    if not isinstance(state, BlackballState):
+        raise TypeError(f"a blackball layout cannot draw a {state.game} state")
+    return state
+
 
 GROUPS = frozenset({"red", "yellow"})
 """The groups; each one's letter is the board word ``group.<name>`` (R and Y in English)."""
 
 
-def group_letter(view: BoardView, side: int, say: Say) -> str:
+def group_letter(state: BlackballState, side: int, say: Say) -> str:
     """The letter of ``side``'s group in the board's language ("" before the groups are decided)."""
-    group = view.sides[side].group
+    group = state.sides[side].group
     return say(f"group.{group}")[0] if group in GROUPS else ""
 
 
-def group_colour(view: BoardView, side: int, colour: bool, default: Colour = "score") -> Colour:
-    group = view.sides[side].group
+def group_colour(state: BlackballState, side: int, colour: bool, default: Colour = "score") -> Colour:
+    group = state.sides[side].group
     return group if colour and group in GROUPS else default
 
 
-def news(view: BoardView, say: Say) -> list[tuple[str, list[str], Colour, int | None]]:
+def news(state: BlackballState, say: Say) -> list[tuple[str, list[str], Colour, int | None]]:
     """What the striker should know, most urgent first: (kind, texts long to short, colour,
     the side it belongs to: the striker's, all of it)."""
     out: list[tuple[str, list[str], Colour, int | None]] = []
-    if view.frame_over or view.striker is None:
+    if state.frame_over or state.striker is None:
         return out
-    side = view.striker
-    if view.free_shot:
+    side = state.striker
+    if state.free_shot:
         out.append(("free", say("free_shot"), "green", side))
-    if view.visits is not None and view.visits > 1:
-        out.append(("visits", say("visits", n=view.visits), "text", side))
-    if view.break_shot:
+    if state.visits is not None and state.visits > 1:
+        out.append(("visits", say("visits", n=state.visits), "text", side))
+    if state.break_shot:
         out.append(("break", say("break_off"), "text", side))
-    if view.black_on:
+    if state.black_on:
         out.append(("black", say("black_on"), "text", side))
     return out
 
 
-def winner_texts(view: BoardView, side: int, say: Say, *, named: bool = False) -> list[str] | None:
+def winner_texts(state: BlackballState, side: int, say: Say, *, named: bool = False) -> list[str] | None:
     """What the winner of the frame (or the match) ``side`` is told, long to short, with the
     frames in words, the winner's first ("Ann wins the frame 3-2"; None: the side has not
     won); ``named``: the longest forms say the name."""
-    if not (view.frame_over and view.frame_winner == side):
+    if not (state.frame_over and state.frame_winner == side):
         return None
-    return result_texts(view, side, say, named=named)
+    return result_texts(state, side, say, named=named)
 
 
 class Blackball32x8(Layout):
@@ -86,14 +94,15 @@ class Blackball32x8(Layout):
     width = 32
     height = 8
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
-        texts = [number(s.frames) for s in view.sides]
-        pages: list[list[Item]] = [self._ends(view, texts, shot, colour)]
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
+        state = blackball_state(state)
+        texts = [number(s.frames) for s in state.sides]
+        pages: list[list[Item]] = [self._ends(state, texts, shot, colour)]
         kinds = ["frames"]
-        letters = [group_letter(view, side, self.words) for side in (0, 1)]
-        if not colour and all(letters) and not view.frame_over:
+        letters = [group_letter(state, side, self.words) for side in (0, 1)]
+        if not colour and all(letters) and not state.frame_over:
             # One colour: the groups as R and Y where the frames stand.
-            pages.append(self._ends(view, letters, shot, colour))
+            pages.append(self._ends(state, letters, shot, colour))
             kinds.append("groups")
         room, clock = 32, []
         if shot is not None:
@@ -102,12 +111,12 @@ class Blackball32x8(Layout):
             cw = font.width(clock_text(shot)) + (4 if shot.called else 2)
             clock = shot_clock_items(32 - cw, 0, cw, 8, shot, (NORMAL, TINY), self.words("clock_held"))
             room = 32 - cw - 1
-        for kind, candidates, tint, side in news(view, self.words):
+        for kind, candidates, tint, side in news(state, self.words):
             text, font = fit(candidates, (NORMAL, TINY), room - 5)
             pages.append([*toward(0, 0, room, text, font, tint, side), *clock])
             kinds.append(kind)
         for side in (0, 1):
-            won = winner_texts(view, side, self.words, named=True)
+            won = winner_texts(state, side, self.words, named=True)
             if won:
                 # Who won and the frames in words first, one whole pass of its marquee.
                 text, font = fit(won[:2], (NORMAL,), 32)  # the name and "wins" scroll: they are the news
@@ -116,7 +125,7 @@ class Blackball32x8(Layout):
         item = self.pages(("main", tuple(kinds)), pages)
         return (item,) if item is not None else ()
 
-    def _ends(self, view: BoardView, texts: list[str], shot: ShotClock | None, colour: bool) -> list[Item]:
+    def _ends(self, state: BlackballState, texts: list[str], shot: ClockShown | None, colour: bool) -> list[Item]:
         """``texts`` at the two ends (in the groups' colours), the striker's underlined, the
         shot clock between them."""
         clock = clock_text(shot) if shot is not None else ""
@@ -130,13 +139,13 @@ class Blackball32x8(Layout):
                 break
         widths = [font.width(t) for t in texts]
         side_w = max(widths)
-        items: list[Item] = [line(0, 0, widths[0], texts[0], font, group_colour(view, 0, colour)),
-                             line(32 - widths[1], 0, widths[1], texts[1], font, group_colour(view, 1, colour),
+        items: list[Item] = [line(0, 0, widths[0], texts[0], font, group_colour(state, 0, colour)),
+                             line(32 - widths[1], 0, widths[1], texts[1], font, group_colour(state, 1, colour),
                                   "right")]
-        marked = marked_side(view)
+        marked = marked_side(state)
         if marked is not None:
             x = 0 if marked == 0 else 32 - widths[1]
-            items.append(Fill(x, 7, widths[marked], 1, "win" if view.striker is None else "text"))
+            items.append(Fill(x, 7, widths[marked], 1, "win" if state.striker is None else "text"))
         if shot is not None:
             items += shot_clock_items(side_w + 1, 0, 32 - 2 * side_w - 2, 8, shot, (clock_font, TINY),
                                       self.words("clock_held"))
@@ -148,7 +157,8 @@ class Blackball64x16(Layout):
     width = 64
     height = 16
 
-    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+    def with_bar(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        state = blackball_state(state)
         """The frames stay at the right, and the shot clock while it runs (in 5x7 digits, to
         leave the bar some 40 pixels); the bar takes the rest, both lines, up to a rule."""
         items: list[Item] = []
@@ -160,23 +170,24 @@ class Blackball64x16(Layout):
             right = 64 - cw
             items += shot_clock_items(right, 0, cw, 16, shot, (font,), self.words("clock_held"))
             right -= 2
-        frames = [number(s.frames) for s in view.sides]
+        frames = [number(s.frames) for s in state.sides]
         font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
         fw = max(font.width(t) for t in frames)
         frames_x = right - fw if shot is not None else right - 1 - fw
-        items += [line(frames_x, 8 * side, fw, frames[side], font, group_colour(view, side, colour), "right")
+        items += [line(frames_x, 8 * side, fw, frames[side], font, group_colour(state, side, colour), "right")
                   for side in (0, 1)]
         return (*items, rule(frames_x - 2)), (0, 0, frames_x - 3, 16)
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
+        state = blackball_state(state)
         items: list[Item] = []
         right = 64
-        if shot is not None or view.shot_clock is not None:
+        if shot is not None or state.shot_clock is not None:
             right = 64 - 23  # room for two big digits
             if shot is not None:
                 items += shot_clock_items(right + 1, 0, 64 - right - 1, 16, shot, (LARGE, NORMAL, NARROW, TINY),
                                           self.words("clock_held"))
-        frames = [number(s.frames) for s in view.sides]
+        frames = [number(s.frames) for s in state.sides]
         font = digits_font(frames, 11, (NORMAL, NARROW, TINY))
         fw = max(font.width(t) for t in frames)
         frames_x = right - 1 - fw
@@ -184,20 +195,20 @@ class Blackball64x16(Layout):
         name_x, name_w = 4, letter_x - 1 - 4
         for side in (0, 1):
             y = 8 * side
-            if view.striker == side:
-                items.append(Shape(0, y + 1, "right", group_colour(view, side, colour, "text")))
-            elif view.frame_over and view.frame_winner == side:
+            if state.striker == side:
+                items.append(Shape(0, y + 1, "right", group_colour(state, side, colour, "text")))
+            elif state.frame_over and state.frame_winner == side:
                 items.append(Shape(0, y + 1, "right", "win"))
-            items.append(line(frames_x, y, fw, frames[side], font, group_colour(view, side, colour), "right"))
-            letter = group_letter(view, side, self.words)
+            items.append(line(frames_x, y, fw, frames[side], font, group_colour(state, side, colour), "right"))
+            letter = group_letter(state, side, self.words)
             if letter:
-                items.append(Text(letter_x, y + 1, 3, letter, TINY, group_colour(view, side, colour, "label")))
-            field = self._field(view, side, colour, name_x, y, name_w)
+                items.append(Text(letter_x, y + 1, 3, letter, TINY, group_colour(state, side, colour, "label")))
+            field = self._field(state, side, colour, name_x, y, name_w)
             if field is not None:
                 items.append(field)
         return tuple(items)
 
-    def _field(self, view: BoardView, side: int, colour: bool, x: int, y: int, w: int) -> Item | None:
+    def _field(self, state: BlackballState, side: int, colour: bool, x: int, y: int, w: int) -> Item | None:
         pages: list[list[Item]] = []
         kinds: list[str] = []
 
@@ -206,13 +217,13 @@ class Blackball64x16(Layout):
             pages.append([line(x, y, w, text, font, tint)])
             kinds.append(kind)
 
-        won = winner_texts(view, side, self.words)
+        won = winner_texts(state, side, self.words)
         if won:
             add("wins", won, "win")
-        pages.append([self.text(x, y, w, side_name(view, side), NORMAL, group_colour(view, side, colour, "text"))])
+        pages.append([self.text(x, y, w, side_name(state, side), NORMAL, group_colour(state, side, colour, "text"))])
         kinds.append("name")
-        if view.striker == side:
-            for kind, texts, tint, _ in news(view, self.words):
+        if state.striker == side:
+            for kind, texts, tint, _ in news(state, self.words):
                 add(kind, texts, tint)
         return self.pages(("field", side, tuple(kinds)), pages)
 
@@ -222,31 +233,33 @@ class Blackball128x32(Layout):
     width = 128
     height = 32
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
-        return (*self._upper(view, shot, colour), *self._status(view, colour))
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
+        state = blackball_state(state)
+        return (*self._upper(state, shot, colour), *self._status(state, colour))
 
-    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+    def with_bar(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        state = blackball_state(state)
         """Names, big frames and the clock (or the match's length) stay; the bar takes the
         bottom line (the balls left and the news)."""
-        return tuple(self._upper(view, shot, colour)), (0, 25, 128, 7)
+        return tuple(self._upper(state, shot, colour)), (0, 25, 128, 7)
 
-    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+    def _upper(self, state: BlackballState, shot: ClockShown | None, colour: bool) -> list[Item]:
         items: list[Item] = []
-        frames = [number(s.frames) for s in view.sides]
+        frames = [number(s.frames) for s in state.sides]
         font = digits_font(frames, 34, (LARGE, NORMAL, NARROW, TINY))
         widths = [font.width(t) for t in frames]
         for side in (0, 1):
-            tint = group_colour(view, side, colour, "text")
+            tint = group_colour(state, side, colour, "text")
             x = 0 if side == 0 else 68
-            items.append(self.text(x, 0, 60, side_name(view, side), NORMAL, tint,
+            items.append(self.text(x, 0, 60, side_name(state, side), NORMAL, tint,
                                    "left" if side == 0 else "right"))
         fy = 8 + (14 - font.height) // 2
-        items.append(Text(0, fy, widths[0], frames[0], font, group_colour(view, 0, colour), "left", False))
-        items.append(Text(128 - widths[1], fy, widths[1], frames[1], font, group_colour(view, 1, colour),
+        items.append(Text(0, fy, widths[0], frames[0], font, group_colour(state, 0, colour), "left", False))
+        items.append(Text(128 - widths[1], fy, widths[1], frames[1], font, group_colour(state, 1, colour),
                           "right", False))
-        marked = marked_side(view)
+        marked = marked_side(state)
         if marked is not None:
-            tint = "win" if view.striker is None else group_colour(view, marked, colour, "text")
+            tint = "win" if state.striker is None else group_colour(state, marked, colour, "text")
             x = 0 if marked == 0 else 128 - widths[marked]
             items.append(Fill(x, 23, widths[marked], 1, tint))
         # The middle: the shot clock while it runs, else the match's length.
@@ -255,22 +268,22 @@ class Blackball128x32(Layout):
         if shot is not None:
             items += shot_clock_items(cx, 7, cw, 16, shot, (LARGE, NORMAL, TINY), self.words("clock_held"))
         else:
-            frame = fit(self.words("frame_n", n=number(view.frame)), (TINY,), cw)[0]
-            length = (fit(self.words("race_to", n=view.race_to), (TINY,), cw)[0] if view.race_to is not None
-                      else fit(self.words("best_of", n=view.best_of), (TINY,), cw)[0] if view.best_of is not None
+            frame = fit(self.words("frame_n", n=number(state.frame)), (TINY,), cw)[0]
+            length = (fit(self.words("race_to", n=state.race_to), (TINY,), cw)[0] if state.race_to is not None
+                      else fit(self.words("best_of", n=state.best_of), (TINY,), cw)[0] if state.best_of is not None
                       else "")
             items.append(Text(cx, 10, cw, frame, TINY, "label", "centre", False))
             items.append(Text(cx, 17, cw, length, TINY, "label", "centre", False))
         return items
 
-    def _status(self, view: BoardView, colour: bool) -> list[Item]:
+    def _status(self, state: BlackballState, colour: bool) -> list[Item]:
         y = 25
         items: list[Item] = []
         for side in (0, 1):
-            s = view.sides[side]
+            s = state.sides[side]
             if s.group not in GROUPS or s.balls_left is None:
                 continue
-            tint = group_colour(view, side, colour, "text")
+            tint = group_colour(state, side, colour, "text")
             count = max(0, min(s.balls_left, 7))
             for i in range(count):
                 x = 6 * i if side == 0 else 128 - 5 - 6 * i
@@ -285,15 +298,15 @@ class Blackball128x32(Layout):
             kinds.append(kind)
 
         for side in (0, 1):
-            texts = winner_texts(view, side, self.words, named=True)
+            texts = winner_texts(state, side, self.words, named=True)
             if texts:
                 # The winner's line may use the whole width: no dots once the frame is over.
                 items = [i for i in items if not isinstance(i, Shape)]
                 x, w = 0, 128
                 add(f"wins{side}", texts, "win")
-        for kind, texts, tint, whose in news(view, self.words):
+        for kind, texts, tint, whose in news(state, self.words):
             add(kind, texts, tint, whose)
-        if view.open_table and not view.frame_over:
+        if state.open_table and not state.frame_over:
             add("open", self.words("open_table"), "label")
         item = self.pages(("status", tuple(kinds)), pages)
         if item is not None:

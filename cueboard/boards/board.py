@@ -10,8 +10,8 @@ The daemon's side::
     from cueboard.hw.display_config import parse_display
 
     board = open_board(parse_display(config["display"]))
-    board.show(state)                 # on every state change
-    board.show(state, clock=41.7)     # and about every 100 ms while a shot clock runs
+    board.show(Shown(match.state()))  # on every state change (cueboard.boards.shown)
+    board.show(shown, clock=41.7)     # and about every 100 ms while a shot clock runs
     board.flash(reason="red is on: ...")  # an input was refused: blink, and the reason in the bar
     board.prompt(Prompt("keypad", ("FOUL",), "the ball that sets the penalty (4 to 7)"))
     board.prompt(None)                # no call pending any more
@@ -51,7 +51,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from luma.core.render import canvas  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
@@ -63,6 +63,7 @@ from ..seams import Notice, Prompt
 from .layout import LayoutOptions
 from .render import Renderer
 from .scene import Motion
+from .shown import Shown
 from .words import words_for
 
 __all__ = ["FLASH", "Board", "Device", "DeviceFactory"]
@@ -178,15 +179,15 @@ class Board:
         """``"ok"``, or ``"failed: <reason>"`` while the device is being retried."""
         return self._health
 
-    def show(self, state: Mapping[str, Any] | None, clock: float | None = None, now: float | None = None) -> bool:
-        """Show ``state`` (``clock``: seconds left on the shot clock, or None when it is not
+    def show(self, shown: Shown | None, clock: float | None = None, now: float | None = None) -> bool:
+        """Show ``shown`` (``clock``: seconds left on the shot clock, or None when it is not
         running). True if a frame went to the device."""
         with self._lock:
             if self._closed:
                 return False
             now = self._time() if now is None else now
             try:
-                self._renderer.update(state, clock, now)
+                self._renderer.update(shown, clock, now)
             except Exception:  # a layout bug must not stop scoring: keep the last picture
                 log.exception("%s: cannot draw this state", self.config.label)
                 return False

@@ -5,8 +5,7 @@ registry (``cueboard.games``, above the boards) reads each game's from it and re
 with none, or layouts of a game it does not list. :func:`find_layout` picks one for a
 board: the layout of the board's size, else the largest that fits (drawn in the middle),
 else :class:`~.layout.TinyLayout`, which shows the two numbers in the 3x5 font on anything
-from 8x5 up. A game the boards do not know is drawn by the snooker layouts when its sides
-have scores, by the blackball ones when they have only frames.
+from 8x5 up.
 """
 
 from __future__ import annotations
@@ -14,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from ..engine.state import State
 from .blackball import Blackball32x8, Blackball64x16, Blackball128x32
 from .hall import HALL_BLACKBALL, HALL_SNOOKER
 from .layout import Layout, LayoutOptions, TinyLayout, fitting_size
 from .snooker import Snooker32x8, Snooker64x16, Snooker128x32
-from .view import BoardView
 
-__all__ = ["LAYOUTS", "LayoutsBySize", "by_size", "family", "find_layout"]
+__all__ = ["LAYOUTS", "LayoutsBySize", "by_size", "find_layout"]
 
 LayoutsBySize = Mapping[tuple[int, int], type[Layout]]
 
@@ -45,18 +44,11 @@ LAYOUTS: Mapping[str, LayoutsBySize] = MappingProxyType({
 """game -> {(width, height): layout class}: every board layout, listed once."""
 
 
-def family(view: BoardView) -> str:
-    """The game whose layouts draw ``view``: its own, or the nearest for a game we don't know."""
-    if view.game in LAYOUTS:
-        return view.game
-    return "snooker" if view.has_scores else "blackball"
-
-
-def find_layout(view: BoardView, width: int, height: int,
+def find_layout(state: State, width: int, height: int,
                 options: LayoutOptions | None = None) -> Layout:
-    """The layout for ``view`` on a ``width`` x ``height`` board (see the module's doc)."""
+    """The layout for ``state`` on a ``width`` x ``height`` board (see the module's doc)."""
     size = fitting_size(width, height)
     if size is None:
         return TinyLayout(width, height, options)
-    cls = LAYOUTS.get(family(view), {}).get(size)
+    cls = LAYOUTS.get(state.game, {}).get(size)
     return cls(options) if cls is not None else TinyLayout(width, height, options)

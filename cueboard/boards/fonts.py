@@ -30,9 +30,24 @@ from functools import lru_cache
 from luma.core.legacy.font import LCD_FONT, TINY_FONT  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image
 
-__all__ = ["LARGE", "NARROW", "NORMAL", "TINY", "Font", "ascii_text"]
+__all__ = ["LARGE", "NARROW", "NORMAL", "TINY", "Font", "ascii_text", "printable"]
 
 DIGITS = "0123456789"
+
+
+def printable(text: str) -> str:
+    """``text`` without control and format characters (Unicode category C): what any font
+    draws of a name, whatever a state holds. Raqm, the text layout of the anti-aliased
+    fonts, crashes on some of them; a board must never crash on a state (the table's names
+    rules refuse them first). Every text meets the glyphs here, in :class:`Font` and
+    :class:`~.smooth.Smooth`, once.
+
+    >>> printable("Ann\u0007\u200b Lee")
+    'Ann Lee'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c for c in text if unicodedata.category(c)[0] != "C")
 
 
 def ascii_text(text: str) -> str:
@@ -95,7 +110,7 @@ class Font:
         return f"<Font {self.name} {self.height}px>"
 
     def _glyph_list(self, text: str) -> list[Image.Image]:
-        text = unicodedata.normalize("NFC", text.upper() if self.upper else text)
+        text = unicodedata.normalize("NFC", printable(text.upper() if self.upper else text))
         out = []
         for ch in text:
             glyph = self._glyphs.get(ch)

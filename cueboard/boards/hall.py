@@ -15,7 +15,7 @@ from one panel to six sees the same board, larger:
   snookers required, points remaining, free shot, visits, black on, who won.
 
 The conversation bar (:mod:`.bar`) takes the bottom line (two lines of the 5x7 font from
-128x64 up), names, numbers and the clock staying in view. On 64x32 the small words are
+128x64 up), names, numbers and the clock staying in state. On 64x32 the small words are
 the pixel fonts of :mod:`.fonts` (sharper than any outline at 5-7 pixels); from 128x64 up
 all of it is anti-aliased. The words are the board's language's (:mod:`.words`).
 """
@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from ..engine.state import State
 from .bar import Box
-from .blackball import GROUPS, group_colour, news, winner_texts
+from .blackball import GROUPS, blackball_state, group_colour, news, winner_texts
 from .fonts import NORMAL, TINY, Font
 from .layout import (
     BALLS,
@@ -39,9 +40,9 @@ from .layout import (
     toward,
 )
 from .scene import Colour, Disc, Item, Text
+from .shown import ClockShown
 from .smooth import caps_at, digits_at, text_at
-from .snooker import flags, snookers_needed, snookers_word, wins_texts
-from .view import BoardView, ShotClock
+from .snooker import flags, snooker_state, snookers_needed, snookers_word, wins_texts
 
 __all__ = ["HallBlackball", "HallSnooker"]
 
@@ -83,24 +84,24 @@ class Hall(Layout):
     def number_w(self) -> int:
         return self.middle[0] - self.u
 
-    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+    def with_bar(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
         """Names, numbers and the clock stay; the bar takes the bottom line."""
         u = self.u
         box = (0, 25, self.width, 7) if u == 1 else (0, 25 * u - 1, self.width, 7 * u + 1)
-        return tuple(self._upper(view, shot, colour)), box
+        return tuple(self._upper(state, shot, colour)), box
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
-        return (*self._upper(view, shot, colour), *self._bottom(view, colour))
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
+        return (*self._upper(state, shot, colour), *self._bottom(state, colour))
 
-    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+    def _upper(self, state: State, shot: ClockShown | None, colour: bool) -> list[Item]:
         raise NotImplementedError
 
-    def _bottom(self, view: BoardView, colour: bool) -> list[Item]:
+    def _bottom(self, state: State, colour: bool) -> list[Item]:
         raise NotImplementedError
 
     # -- pieces ----------------------------------------------------------------------------
 
-    def _names(self, view: BoardView, marks: Sequence[Colour | None], tints: Sequence[Colour],
+    def _names(self, state: State, marks: Sequence[Colour | None], tints: Sequence[Colour],
                letters: Sequence[str] = ("", "")) -> list[Item]:
         """Each side's name at its end, ``marks[side]``: the colour of the ball drawn beside it,
         ``letters[side]`` cut out of it (the ball on's or the group's initial, in the board's
@@ -110,7 +111,7 @@ class Hall(Layout):
         half = w // 2 - 2 * u
         items: list[Item] = []
         for side in (0, 1):
-            name = side_name(view, side)
+            name = side_name(state, side)
             mark = marks[side]
             inset = d + 2 * u if mark is not None else 0
             font = self._name_font(name, half - inset)
@@ -147,7 +148,7 @@ class Hall(Layout):
         return [Text(0, y, self.number_w, texts[0], font, tints[0], "left", False),
                 Text(w - self.number_w, y, self.number_w, texts[1], font, tints[1], "right", False)]
 
-    def _clock(self, shot: ShotClock, y: int, h: int) -> list[Item]:
+    def _clock(self, shot: ClockShown, y: int, h: int) -> list[Item]:
         x, cw = self.middle
         return shot_clock_items(x, y, cw, h, shot, self.number_fonts(h // self.u, 5) if self.u > 1 else
                                 (digits_at(h), digits_at(h - 2), NORMAL, TINY), self.words("clock_held"),
@@ -185,43 +186,45 @@ class Hall(Layout):
 class HallSnooker(Hall):
     game = "snooker"
 
-    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+    def _upper(self, state: State, shot: ClockShown | None, colour: bool) -> list[Item]:
+        state = snooker_state(state)
         u = self.u
         marks: list[Colour | None] = [None, None]
         letters = ["", ""]
-        if view.striker is not None:
-            marks[view.striker] = ball_colour(view.ball_on) if view.ball_on else "text"
-            if view.ball_on is not None:
-                letters[view.striker] = self.words(f"ball.{view.ball_on}")[-1][:1]
-        tints: list[Colour] = ["win" if view.frame_over and view.frame_winner == s else "text" for s in (0, 1)]
-        items = self._names(view, marks, tints, letters)
-        items += self._numbers([number(s.score) for s in view.sides], ["score", "score"])
+        if state.striker is not None:
+            marks[state.striker] = ball_colour(state.ball_on) if state.ball_on else "text"
+            if state.ball_on is not None:
+                letters[state.striker] = self.words(f"ball.{state.ball_on}")[-1][:1]
+        tints: list[Colour] = ["win" if state.frame_over and state.frame_winner == s else "text" for s in (0, 1)]
+        items = self._names(state, marks, tints, letters)
+        items += self._numbers([number(s.score) for s in state.sides], ["score", "score"])
         # The middle: the frames, then the shot clock (or the frame and the match's length).
         x, cw = self.middle
-        frames = f"{number(view.sides[0].frames)}-{number(view.sides[1].frames)}"
+        frames = f"{number(state.sides[0].frames)}-{number(state.sides[1].frames)}"
         font = next((f for f in self.line_fonts if f.width(frames) <= cw), self.line_fonts[-1])
         items.append(Text(x, 8 * u, cw, frames, font, "frames", "centre", False))
         if shot is not None:
             items += self._clock(shot, 16 * u, 8 * u)
         else:
             texts: list[list[str]] = []
-            if view.frame is not None:
-                texts.append(self.words("frame_n", n=view.frame))
-            if view.best_of is not None and view.best_of > 1:
-                texts.append(self.words("best_of", n=view.best_of))
+            if state.frame is not None:
+                texts.append(self.words("frame_n", n=state.frame))
+            if state.best_of is not None and state.best_of > 1:
+                texts.append(self.words("best_of", n=state.best_of))
             label = self._labels(texts, 18 * u, ("length",))
             if label is not None:
                 items.append(label)
         return items
 
-    def _bottom(self, view: BoardView, colour: bool) -> list[Item]:
+    def _bottom(self, state: State, colour: bool) -> list[Item]:
+        state = snooker_state(state)
         u, w = self.u, self.width
         items: list[Item] = []
         left, right = 0, w
-        if view.break_ and view.striker is not None:
+        if state.brk and state.striker is not None:
             # The break at the striker's end (once the frame is over, the line is the result's).
-            side = view.striker
-            value = str(view.break_)
+            side = state.striker
+            value = str(state.brk)
             vfont = self.line_fonts[0]
             label, lfont = fit(self.words("break"), self.small_fonts, w // 4)
             vw, lw = vfont.width(value), lfont.width(label)
@@ -235,16 +238,16 @@ class HallSnooker(Hall):
                 items += [Text(0, ly, lw, label, lfont, "label", "left", False),
                           Text(lw + 2 * u, y, vw, value, vfont, "score", "left", False)]
                 left = lw + vw + 4 * u
-        if view.ball_on is not None and view.striker is not None and view.ball_on in BALLS:
+        if state.ball_on is not None and state.striker is not None and state.ball_on in BALLS:
             # The ball on in words too, in its colour, at the other end from the break.
-            word = self.words(f"ball.{view.ball_on}")[0]
-            tint = ball_colour(view.ball_on)
+            word = self.words(f"ball.{state.ball_on}")[0]
+            tint = ball_colour(state.ball_on)
             font = self.small_fonts[0]
             ww = font.width(word)
             y = 25 * u + (7 * u - font.height) // 2 + (0 if u == 1 else u)
             room = right - left
             if ww + 8 * u <= room // 3:
-                at_right = view.striker != 1 or not view.break_
+                at_right = state.striker != 1 or not state.brk
                 x = right - ww if at_right else left
                 items.append(Text(x, y, ww, word, font, tint if tint != "colours" else "label", "left", False))
                 if at_right:
@@ -252,18 +255,18 @@ class HallSnooker(Hall):
                 else:
                     left += ww + 3 * u
         news: list[tuple[str, list[str], Colour, int | None]] = []
-        if view.frame_over and view.frame_winner is not None:
-            news.append(("wins", wins_texts(view, view.frame_winner, self.words, named=True), "win", None))
-        news += flags(view, self.words)
+        if state.frame_over and state.frame_winner is not None:
+            news.append(("wins", wins_texts(state, state.frame_winner, self.words, named=True), "win", None))
+        news += flags(state, self.words)
         for side in (0, 1):
-            count = snookers_needed(view, side)
+            count = snookers_needed(state, side)
             if count:
                 words = snookers_word(count, self.words)
                 news.append((f"snookers{side}", [*(f"{count} {word}" for word in words[:2]), count], "alert", side))
-        if view.striker is not None and view.remaining is not None and not view.frame_over:
+        if state.striker is not None and state.remaining is not None and not state.frame_over:
             rem = self.words("remaining")
-            news.append(("remaining", [f"{view.remaining} {rem[0]}", f"{view.remaining} {rem[-1]}",
-                                       str(view.remaining)], "text", None))
+            news.append(("remaining", [f"{state.remaining} {rem[0]}", f"{state.remaining} {rem[-1]}",
+                                       str(state.remaining)], "text", None))
         item = self._news(news, left, right - left, "status")
         if item is not None:
             items.append(item)
@@ -273,49 +276,51 @@ class HallSnooker(Hall):
 class HallBlackball(Hall):
     game = "blackball"
 
-    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+    def _upper(self, state: State, shot: ClockShown | None, colour: bool) -> list[Item]:
+        state = blackball_state(state)
         u = self.u
         marks: list[Colour | None] = [None, None]
         letters = ["", ""]
-        if view.striker is not None:
-            marks[view.striker] = group_colour(view, view.striker, colour, "text")
-            group = view.sides[view.striker].group
+        if state.striker is not None:
+            marks[state.striker] = group_colour(state, state.striker, colour, "text")
+            group = state.sides[state.striker].group
             if group in GROUPS:
-                letters[view.striker] = self.words(f"group.{group}")[0][:1]
-        tints: list[Colour] = ["win" if view.frame_over and view.frame_winner == s
-                               else group_colour(view, s, colour, "text") for s in (0, 1)]
-        items = self._names(view, marks, tints, letters)
-        items += self._numbers([number(s.frames) for s in view.sides],
-                               [group_colour(view, s, colour) for s in (0, 1)])
+                letters[state.striker] = self.words(f"group.{group}")[0][:1]
+        tints: list[Colour] = ["win" if state.frame_over and state.frame_winner == s
+                               else group_colour(state, s, colour, "text") for s in (0, 1)]
+        items = self._names(state, marks, tints, letters)
+        items += self._numbers([number(s.frames) for s in state.sides],
+                               [group_colour(state, s, colour) for s in (0, 1)])
         if shot is not None:
             items += self._clock(shot, 8 * u, 16 * u)
         else:
-            texts: list[list[str]] = [self.words("frame_n", n=number(view.frame))]
-            if view.race_to is not None:
-                texts.append(self.words("race_to", n=view.race_to))
-            elif view.best_of is not None:
-                texts.append(self.words("best_of", n=view.best_of))
+            texts: list[list[str]] = [self.words("frame_n", n=number(state.frame))]
+            if state.race_to is not None:
+                texts.append(self.words("race_to", n=state.race_to))
+            elif state.best_of is not None:
+                texts.append(self.words("best_of", n=state.best_of))
             x, cw = self.middle
             for k, candidates in enumerate(texts):
                 text, font = fit(candidates, self.small_fonts, cw)
                 items.append(Text(x, 10 * u + 7 * u * k, cw, text, font, "label", "centre", False))
         return items
 
-    def _bottom(self, view: BoardView, colour: bool) -> list[Item]:
+    def _bottom(self, state: State, colour: bool) -> list[Item]:
+        state = blackball_state(state)
         u, w = self.u, self.width
         items: list[Item] = []
         # Up to 7 balls a side in at most two fifths of the width each, the news between.
         step = min(6 * u, w * 2 // 5 // 7)
         d = max(2, step - 1)
         left, right = 0, w
-        winners = [s for s in (0, 1) if view.frame_over and view.frame_winner == s]
+        winners = [s for s in (0, 1) if state.frame_over and state.frame_winner == s]
         if not winners:
             for side in (0, 1):
-                s = view.sides[side]
+                s = state.sides[side]
                 if s.group not in GROUPS or s.balls_left is None:
                     continue
                 count = max(0, min(s.balls_left, 7))
-                tint = group_colour(view, side, colour, "text")
+                tint = group_colour(state, side, colour, "text")
                 y = 25 * u + (7 * u - d) // 2
                 # The group's letter at the end of its balls (R, Y: the language's): not colour alone.
                 letter = self.words(f"group.{s.group}")[0][:1]
@@ -332,9 +337,9 @@ class HallBlackball(Hall):
                     right = min(right, w - start - step * count - u)
         said: list[tuple[str, list[str], Colour, int | None]] = []
         for side in winners:
-            said.append((f"wins{side}", winner_texts(view, side, self.words, named=True) or [], "win", None))
-        said += news(view, self.words)
-        if view.open_table and not view.frame_over:
+            said.append((f"wins{side}", winner_texts(state, side, self.words, named=True) or [], "win", None))
+        said += news(state, self.words)
+        if state.open_table and not state.frame_over:
             said.append(("open", self.words("open_table"), "label", None))
         item = self._news(said, left, right - left, "status")
         if item is not None:

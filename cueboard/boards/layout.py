@@ -1,10 +1,12 @@
-"""Layouts: a game and a board size, turning a :class:`~.view.BoardView` into a scene.
+"""Layouts: a game and a board size, turning a state (``Match.state()``) into a scene.
 
 Each layout is a subclass of :class:`Layout` for one game and size, listed in
 :mod:`.catalogue`, which picks one for a board; :class:`TinyLayout` shows the two numbers
 in the 3x5 font on anything from 8x5 up.
 
-Layouts read nothing but the view, the shot clock and their options: no time, no I/O.
+Layouts read nothing but the state, the shot clock and their options: no time, no I/O. Each
+game's layouts read its own state (:class:`~cueboard.engine.state.SnookerState`,
+:class:`~cueboard.engine.state.BlackballState`), narrowed once where a scene begins.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ..engine.state import SnookerState, State
 from .bar import Box
 from .fonts import NARROW, NORMAL, TINY, Font
 from .scene import Colour, Fill, Item, Pages, Shape, Text
+from .shown import ClockShown
 from .smooth import Smooth
-from .view import BoardView, ShotClock
 from .words import Words, words_for
 
 __all__ = ["SIZES", "Layout", "LayoutOptions", "Say", "TinyLayout", "fitting_size", "parse_size"]
@@ -56,11 +59,11 @@ class Layout:
         """The forms of a board word in the board's language, this game's own first."""
         return self.options.words(key, game=self.game, n=n, name=name, ball=ball)
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
         """The items to draw; ``colour``: the board has RGB pixels (else each is on or off)."""
         raise NotImplementedError
 
-    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+    def with_bar(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
         """What stays in view while the conversation bar (:mod:`.bar`) is up, and the bar's box.
         Here: nothing stays, the bar takes the whole board (a board of one line)."""
         return (), (0, 0, self.width, self.height)
@@ -126,16 +129,23 @@ def digits_font(texts: Sequence[str], width: int, fonts: Sequence[Font] = (NORMA
     return fonts[-1]
 
 
-def side_name(view: BoardView, side: int) -> str:
+def side_name(state: State, side: int) -> str:
     """What to call a side: in doubles, the player at the table for the striker's side."""
-    s = view.sides[side]
-    if view.striker == side and view.player and len(s.players) > 1:
-        return view.player
+    s = state.sides[side]
+    if state.striker == side and state.player and len(s.players) > 1:
+        return state.player
     return s.name
 
 
 BALLS = frozenset({"colour", "red", "yellow", "green", "brown", "blue", "pink", "black"})
 """The balls on a board knows (``colour``: any colour); each has a word, ``ball.<name>``."""
+
+
+def scores(state: State) -> tuple[int, int]:
+    """The two numbers a board shows biggest: the frame's points (snooker), else the frames."""
+    if isinstance(state, SnookerState):
+        return state.sides[0].score, state.sides[1].score
+    return state.sides[0].frames, state.sides[1].frames
 
 
 def ball_colour(ball: str | None) -> Colour:
@@ -145,33 +155,31 @@ def ball_colour(ball: str | None) -> Colour:
     return ball if ball in BALLS else "text"
 
 
-def clock_text(shot: ShotClock) -> str:
+def clock_text(shot: ClockShown) -> str:
     return str(shot.seconds)
 
 
-def result_texts(view: BoardView, side: int, say: Say, *, named: bool) -> list[str]:
+def result_texts(state: State, side: int, say: Say, *, named: bool) -> list[str]:
     """What the frame's (or the match's) winner ``side`` is told, long to short, with the score
     in words, the winner's first: the frame's points ("Ronnie wins the frame 72-45"), the
     match's frames ("Ronnie wins the match 4-2"), the frames in a game scored in frames;
     ``named``: the longest forms say the name (where the board has no name beside it)."""
-    match = view.match_over and view.match_winner == side
+    match = state.match_over and state.match_winner == side
     what = "match" if match else "frame"
-    mine, theirs = view.sides[side], view.sides[1 - side]
-    a, b = (mine.frames, theirs.frames) if match or not view.has_scores else (mine.score, theirs.score)
-    if a is None or b is None:
-        texts = say(f"name_wins_{what}", name=mine.name) if named else []
-        return texts + say(f"wins_{what}")
+    a, b = (state.sides[side].frames, state.sides[1 - side].frames)
+    if not match and isinstance(state, SnookerState):
+        a, b = state.sides[side].score, state.sides[1 - side].score
     score = f"{a}-{b}"
-    texts = say(f"name_wins_{what}_score", name=mine.name, n=score) if named else []
+    texts = say(f"name_wins_{what}_score", name=state.sides[side].name, n=score) if named else []
     # Where even "WINS 72-45" does not fit, "WINS" beside the winner's own score says enough.
     return texts + say(f"wins_{what}_score", n=score) + say(f"wins_{what}")
 
 
-def marked_side(view: BoardView) -> int | None:
+def marked_side(state: State) -> int | None:
     """The side to mark: the striker, or once the frame is over, its winner."""
-    if view.striker is not None:
-        return view.striker
-    return view.frame_winner if view.frame_over else None
+    if state.striker is not None:
+        return state.striker
+    return state.frame_winner if state.frame_over else None
 
 
 def toward(x: int, y: int, w: int, text: str, font: Font, tint: Colour, side: int | None,
@@ -203,7 +211,7 @@ HELD_SECONDS = 1.5
 """A held clock shows its word and its seconds in turn, each this long."""
 
 
-def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Sequence[Font],
+def shot_clock_items(x: int, y: int, w: int, h: int, shot: ClockShown, fonts: Sequence[Font],
                      held: Sequence[str] = ("HOLD", "HLD"), word_fonts: Sequence[Font] = (NORMAL, TINY)) -> list[Item]:
     """The shot clock's seconds in the middle of a box. Once the call is made (rule 8a) the
     digits are marked, on one colour or many, and not in red (a blackball group): big
@@ -213,7 +221,7 @@ def shot_clock_items(x: int, y: int, w: int, h: int, shot: ShotClock, fonts: Seq
     in the longest form and font of ``word_fonts`` that fits; a pause sign where none does)
     and its seconds in turn, so that it never looks like a clock running."""
     if shot.held:
-        still = shot_clock_items(x, y, w, h, ShotClock(shot.seconds, shot.called), fonts)
+        still = shot_clock_items(x, y, w, h, ClockShown(shot.seconds, shot.called), fonts)
         word, font = fit(held, word_fonts, w)
         if font.width(word) <= w:
             sign: Item = Text(x, y + max(0, (h - font.height) // 2), w, word, font, "call", "centre", False)
@@ -298,17 +306,17 @@ class TinyLayout(Layout):
     def name(self) -> str:
         return f"tiny {self._w}x{self._h}"
 
-    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+    def with_bar(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
         return (), (0, 0, self._w, self._h)
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
         w = self._w
-        values = [s.score if view.has_scores else s.frames for s in view.sides]
+        values = scores(state)
         texts = [number(v) for v in values]
         half = max(0, (w - 1) // 2)
         items: list[Item] = [Text(0, 0, half, texts[0], TINY, "score", "left", False),
                              Text(w - half, 0, half, texts[1], TINY, "score", "right", False)]
-        marked = view.striker if view.striker is not None else view.frame_winner
+        marked = state.striker if state.striker is not None else state.frame_winner
         if marked is not None and self._h >= 7:
             x = 0 if marked == 0 else w - half
             items.append(underline(x, 6, texts[marked], TINY, "left" if marked == 0 else "right", half,

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..seams import Notice, Reason
+from .shown import Shown
 
 __all__ = ["correction_forms", "event_forms", "notice_words", "refusal_forms", "standing_words"]
 
@@ -113,39 +114,30 @@ def notice_words(notice: Notice, say: Say) -> tuple[str, tuple[str, ...]]:
     return head, event_forms(notice.event, say)
 
 
-def _idle(state: Mapping[str, Any]) -> bool:
-    """No stroke played yet in the match, or the match over: the table waits for its next."""
-    return state.get("seq") == 0 or state.get("match_over") is True
-
-
-def standing_words(state: Any, say: Say) -> tuple[str, tuple[str, ...]] | None:
-    """What the bar says while nothing else is said: the desk's message (``state["message"]``,
-    docs/mqtt.md ``<prefix>/message``) as long as it stands, else, while the table is idle,
-    the match the desk handed it (``state["next"]``): ``NEXT`` and ``Ann v Bob`` (with the
-    competition when there is room). None: nothing.
+def standing_words(shown: Shown, say: Say) -> tuple[str, tuple[str, ...]] | None:
+    """What the bar says while nothing else is said: the desk's message (docs/mqtt.md
+    ``<prefix>/message``) as long as it stands, else, while the table is idle, the match the
+    desk handed it (``next``): ``NEXT`` and ``Ann v Bob`` (with the competition when there is
+    room). None: nothing.
 
     >>> from cueboard.boards.words import words_for
-    >>> standing_words({"seq": 0, "next": {"fixture": "F1", "competition": "Cup", "names": ["Ann", "Bob"]}},
-    ...                words_for("de"))
+    >>> from cueboard.engine import Match
+    >>> from cueboard.boards.shown import Handed
+    >>> fresh = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"]}).state()
+    >>> standing_words(Shown(fresh, handed=Handed(("Ann", "Bob"), "Cup")), words_for("de"))
     ('NÄCHSTES', ('ANN GEGEN BOB, CUP', 'ANN GEGEN BOB', 'ANN – BOB'))
-    >>> standing_words({"seq": 9, "match_over": False, "message": {"text": "Bar closes at 11", "until": None}},
-    ...                words_for("en"))
+    >>> standing_words(Shown(fresh, message="Bar closes at 11"), words_for("en"))
     ('NOTICE', ('BAR CLOSES AT 11',))
     """
-    if not isinstance(state, Mapping):
-        return None
-    message = state.get("message")
     # In capitals, as every word of the bar: its small font on the hall boards has no room for
     # descenders, and the bar's words (UNDO: POT BLACK) are all capitals.
-    if isinstance(message, Mapping) and isinstance(message.get("text"), str):
-        return say("notice.message")[0], (message["text"].upper(),)
-    handed = state.get("next")
-    if not isinstance(handed, Mapping) or not _idle(state):
+    if shown.message is not None:
+        return say("notice.message")[0], (shown.message.upper(),)
+    handed = shown.handed
+    if handed is None or not shown.idle:
         return None
-    names = handed.get("names")
-    if not isinstance(names, list) or len(names) != 2 or not all(isinstance(n, str) for n in names):
-        return None
+    names = handed.names
     pairs = [f"{names[0]} {v} {names[1]}".upper() for v in say("notice.versus")]
-    competition = handed.get("competition")
-    forms = [f"{pairs[0]}, {competition.upper()}"] if isinstance(competition, str) and competition else []
+    competition = handed.competition
+    forms = [f"{pairs[0]}, {competition.upper()}"] if competition else []
     return say("notice.next")[0], tuple(dict.fromkeys([*forms, *pairs]))

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
 
 from luma.core.device import dummy  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from luma.core.render import canvas  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
@@ -14,22 +13,25 @@ from PIL import Image, ImageDraw
 
 from ..seams import Notice, Prompt, Reason
 from .bar import Talk, bar_item, reading_seconds
-from .catalogue import LAYOUTS, family, find_layout
+from .catalogue import LAYOUTS, find_layout
 from .layout import Layout, LayoutOptions, Say, TinyLayout
 from .notices import notice_words, refusal_forms, standing_words
 from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
-from .view import BoardView, ShotClock, board_view, shot_clock
+from .shown import ClockShown, Shown, clock_shown
 
 __all__ = ["Renderer", "layout_for", "render"]
 
 
-def layout_for(view: BoardView, width: int, height: int, size: tuple[int, int] | None,
+def layout_for(shown: Shown | None, width: int, height: int, size: tuple[int, int] | None,
                options: LayoutOptions) -> Layout:
-    """The layout for ``view`` on a ``width`` x ``height`` board; ``size`` forces one of
-    :data:`SIZES` (drawn in the middle of a larger board; ignored when it does not fit)."""
+    """The layout for ``shown`` on a ``width`` x ``height`` board; ``size`` forces one of
+    :data:`SIZES` (drawn in the middle of a larger board; ignored when it does not fit). No
+    state yet (before the first match): the tiny layout, whose bar takes the whole board."""
+    if shown is None:
+        return TinyLayout(width, height, options)
     if size is None or size[0] > width or size[1] > height:
-        return find_layout(view, width, height, options)
-    cls = LAYOUTS.get(family(view), {}).get(size)
+        return find_layout(shown.state, width, height, options)
+    cls = LAYOUTS.get(shown.state.game, {}).get(size)
     return cls(options) if cls is not None else TinyLayout(width, height, options)
 
 
@@ -64,11 +66,10 @@ class Renderer:
         self.motion = motion or Motion()
         self._palette = Palette(mode)
         self._inverted = Palette(mode, inverted=True)
-        self._state: Any = None
-        self._shot: ShotClock | None = None
+        self._shown: Shown | None = None
+        self._shot: ClockShown | None = None
         self._seconds_left: float | None = None
-        self.view: BoardView = board_view(None)
-        self.layout: Layout = layout_for(self.view, width, height, size, self.options)
+        self.layout: Layout = layout_for(None, width, height, size, self.options)
         self.scene: tuple[Item, ...] = ()
         self._moving: list[tuple[int, Hashable]] = []
         self._epochs: dict[Hashable, float] = {}
@@ -81,32 +82,31 @@ class Renderer:
         self._serial = 0
 
     @property
-    def state(self) -> Any:
+    def shown(self) -> Shown | None:
         """The last state given to :meth:`update`."""
-        return self._state
+        return self._shown
 
     @property
     def seconds_left(self) -> float | None:
         """The last shot clock given to :meth:`update`."""
         return self._seconds_left
 
-    def update(self, state: Mapping[str, Any] | None, seconds_left: float | None, now: float) -> bool:
+    def update(self, shown: Shown | None, seconds_left: float | None, now: float) -> bool:
         """Take a new state and shot clock; True if the scene changed (not the time)."""
-        state_changed = state is not self._state and state != self._state
+        state_changed = shown is not self._shown and shown != self._shown
         if state_changed:
-            self._state = state
-            self.view = board_view(state)
+            self._shown = shown
             # The table has moved on (the next key was taken): a refusal or a notice has said
             # its piece (a message still showing would be about a state that is gone).
             self._message = None
         elif seconds_left == self._seconds_left:
             return False
         self._seconds_left = seconds_left
-        shot = shot_clock(self.view, seconds_left)
+        shot = None if shown is None else clock_shown(shown, seconds_left)
         if not state_changed and shot == self._shot:
             return False
         self._shot = shot
-        layout = layout_for(self.view, self.width, self.height, self.size, self.options)
+        layout = layout_for(shown, self.width, self.height, self.size, self.options)
         if type(layout) is not type(self.layout) or layout.name != self.layout.name:
             self.layout = layout
             self._place()
@@ -184,7 +184,7 @@ class Renderer:
     def resized(self, width: int, height: int, mode: str, now: float) -> Renderer:
         """A renderer for a board of another size or mode, showing what this one shows."""
         other = Renderer(width, height, mode, size=self.size, options=self.options, motion=self.motion)
-        other.update(self._state, self._seconds_left, now)
+        other.update(self._shown, self._seconds_left, now)
         other._call, other._call_key, other._serial = self._call, self._call_key, self._serial
         other._message, other._until = self._message, self._until
         other._compose(now)
@@ -202,7 +202,8 @@ class Renderer:
             return self._message.talk, ("bar", self._message.key)
         if self._call is not None:
             return Talk("call", tuple(self._call.keys), self._call.needs), ("bar", self._call_key)
-        standing = standing_words(self._state, self._layout_words())  # the desk's message, the next match
+        # The desk's message, the next match.
+        standing = None if self._shown is None else standing_words(self._shown, self._layout_words())
         if standing is not None:
             head, forms = standing
             return Talk("notice", (head,), forms[0], forms), ("standing", head, forms)
@@ -217,15 +218,16 @@ class Renderer:
     def _compose(self, now: float) -> bool:
         """The scene for the state, the shot clock and the bar; True if it changed."""
         # No state at all (before the first match): a blank board, but for the bar.
-        has_state = isinstance(self._state, Mapping)
+        shown = self._shown
         colour = self._palette.colour
         talk = self._talk()
         if talk is None:
-            scene = self.layout.scene(self.view, self._shot, colour) if has_state else ()
+            scene = self.layout.scene(shown.state, self._shot, colour) if shown is not None else ()
         else:
-            kept, box = self.layout.with_bar(self.view, self._shot, colour)
+            kept, box = ((), (0, 0, self.width, self.height)) if shown is None else self.layout.with_bar(
+                shown.state, self._shot, colour)
             bar = bar_item(talk[1], talk[0], box, self.motion)
-            scene = (*(kept if has_state else ()), bar)
+            scene = (*kept, bar)
             if self._message is not None:
                 # The message's time is its marquee's on this board (kept up to date: the bar
                 # can narrow, on 64x16, when a score gets a third digit).
@@ -283,18 +285,18 @@ class Renderer:
         draw_scene(draw, self.scene, palette, self.motion, self._times(now), self._origin)
 
 
-def render(state: Mapping[str, Any] | None, width: int, height: int, *, mode: str = "RGB",
+def render(shown: Shown | None, width: int, height: int, *, mode: str = "RGB",
            clock: float | None = None, at: float = 0.0, size: tuple[int, int] | None = None,
            options: LayoutOptions | None = None, inverted: bool = False, prompt: Prompt | None = None,
            refusal: str | None = None, notice: Notice | None = None) -> Image.Image:
-    """One picture of ``state`` on a ``width`` x ``height`` board, ``at`` seconds after it
+    """One picture of ``shown`` on a ``width`` x ``height`` board, ``at`` seconds after it
     appeared, drawn on luma's ``dummy`` device (what the golden tests and ``cueboard render``
     use). ``prompt``: a call being keyed in (or lapsed), and ``refusal``: a refused key's
     reason (a :class:`~cueboard.seams.Reason`: its short form), both appearing with the state (a
     refusal over the call); ``notice``: an undo or a redo acknowledged."""
     device = dummy(width=width, height=height, mode=mode)
     renderer = Renderer(width, height, mode, size=size, options=options)
-    renderer.update(state, clock, 0.0)
+    renderer.update(shown, clock, 0.0)
     renderer.prompt(prompt, 0.0)
     if refusal is not None:
         renderer.refuse(refusal, 0.0)

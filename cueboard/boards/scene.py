@@ -1,6 +1,6 @@
 """What a layout puts on a board: text, bars, shapes and pages, as frozen values.
 
-A layout turns a :class:`~.view.BoardView` into a tuple of items (a *scene*); this module
+A layout turns a :class:`~.state.BoardView` into a tuple of items (a *scene*); this module
 draws a scene on a Pillow ``ImageDraw`` (inside luma's ``with canvas(device)``) at a given
 time. Only two things move with time: a :class:`Text` too wide for its box scrolls (a
 marquee: hold, scroll, hold), and :class:`Pages` show one page after another. Both are

@@ -31,7 +31,7 @@ from importlib.resources import files
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .fonts import Font
+from .fonts import Font, printable
 
 __all__ = ["FONT_FILE", "Smooth", "caps_at", "digits_at", "text_at"]
 
@@ -75,9 +75,10 @@ class Smooth(Font):
         return int(top), int(bottom)
 
     def _width(self, text: str) -> int:
-        return max(0, round(self.face.getlength(text)))
+        return max(0, round(self.face.getlength(printable(text))))
 
     def _render(self, text: str) -> Image.Image:
+        text = printable(text)
         mask = Image.new("L", (max(1, self.width(text)), self.height))
         ImageDraw.Draw(mask).text((0, -self._top), text, font=self.face, fill=255, anchor="la")
         return mask

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..engine.state import SnookerState, State
 from .bar import Box
 from .fonts import LARGE, NARROW, NORMAL, TINY
 from .layout import (
@@ -38,35 +39,42 @@ from .layout import (
     toward,
 )
 from .scene import Colour, Fill, Item, Shape, Text
-from .view import BoardView, ShotClock
+from .shown import ClockShown
 
 __all__ = ["Snooker32x8", "Snooker64x16", "Snooker128x32"]
+
+
+def snooker_state(state: State) -> SnookerState:
+    """``state`` as the snooker state it is (the catalogue picks a layout by the state's game)."""
+    if not isinstance(state, SnookerState):
+        raise TypeError(f"a snooker layout cannot draw a {state.game} state")
+    return state
 
 
 News = tuple[str, list[str], Colour, int | None]
 """(kind, texts from long to short, colour, the side it belongs to or None)."""
 
 
-def flags(view: BoardView, say: Say) -> list[News]:
+def flags(state: SnookerState, say: Say) -> list[News]:
     """The news at the table, most urgent first, each with its side: a free ball and a
     re-spotted black are the striker's; a miss count is the offender's (``missed_by``: after
     B's FOUL AND A MISS it is B's, while A decides)."""
     out: list[News] = []
-    if view.striker is None:
+    if state.striker is None:
         return out
-    if view.free_ball:
-        out.append(("free", say("free_ball"), "green", view.striker))
-    if view.misses:
-        side = view.missed_by if view.missed_by is not None else view.striker
-        out.append(("miss", say("miss", n=view.misses), "alert", side))
-    if view.respotted_black:
-        out.append(("respot", say("respotted_black"), "text", view.striker))
+    if state.free_ball:
+        out.append(("free", say("free_ball"), "green", state.striker))
+    if state.misses:
+        side = state.missed_by if state.missed_by is not None else state.striker
+        out.append(("miss", say("miss", n=state.misses), "alert", side))
+    if state.respotted_black:
+        out.append(("respot", say("respotted_black"), "text", state.striker))
     return out
 
 
-def snookers_needed(view: BoardView, side: int) -> str | None:
+def snookers_needed(state: SnookerState, side: int) -> str | None:
     """How many snookers ``side`` needs, as a number, or None (none needed, or none can help)."""
-    s = view.snookers
+    s = state.snookers_required
     if s is None or s.side != side or s.count is None:
         return None
     return str(s.count)
@@ -77,11 +85,11 @@ def snookers_word(count: str, say: Say) -> list[str]:
     return say("snookers", n=int(count))
 
 
-def wins_texts(view: BoardView, side: int, say: Say, *, named: bool) -> list[str]:
+def wins_texts(state: SnookerState, side: int, say: Say, *, named: bool) -> list[str]:
     """What the frame's (or the match's) winner ``side`` is told, long to short, with the score
     in words, the winner's first ("Ronnie wins the frame 72-45"; the match: its frames);
     ``named``: the longest forms say the name (where the board has no name beside it)."""
-    return result_texts(view, side, say, named=named)
+    return result_texts(state, side, say, named=named)
 
 
 class Snooker32x8(Layout):
@@ -89,47 +97,48 @@ class Snooker32x8(Layout):
     width = 32
     height = 8
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
-        pages: list[list[Item]] = [self._scores(view, shot)]
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
+        state = snooker_state(state)
+        pages: list[list[Item]] = [self._scores(state, shot)]
         kinds: list[str] = ["scores"]
-        brk = view.break_
+        brk = state.brk
         # Once the frame is over the state does not say whose the last break was (a frame
         # conceded ends on the loser's): no break then, rather than one on the wrong side.
-        if brk and view.striker is not None:
-            pages.append(self._break(view, brk))
+        if brk and state.striker is not None:
+            pages.append(self._break(state, brk))
             kinds.append("break")
-        for kind, texts, tint, side in flags(view, self.words):
+        for kind, texts, tint, side in flags(state, self.words):
             text, font = fit(texts, (NORMAL, TINY), 32 - 5)
             pages.append(toward(0, 0, 32, text, font, tint, side))
             kinds.append(kind)
         for side in (0, 1):
-            count = snookers_needed(view, side)
+            count = snookers_needed(state, side)
             if count:
                 pages.append(self._snookers(side, count))
                 kinds.append(f"snookers{side}")
-        fresh = all(s.score in (0, None) for s in view.sides) and (view.best_of or 0) > 1
-        if view.frame_over or fresh:
-            pages.append(self._frames(view))
+        fresh = all(s.score in (0, None) for s in state.sides) and (state.best_of or 0) > 1
+        if state.frame_over or fresh:
+            pages.append(self._frames(state))
             kinds.append("frames")
-        if view.frame_over and view.frame_winner is not None:
+        if state.frame_over and state.frame_winner is not None:
             # Who won and the score in words first, one whole pass of its marquee.
             # "Ronnie wins 72-45" scrolls rather than a bare "72-45": the name and "wins" are the news.
-            text, font = fit(wins_texts(view, view.frame_winner, self.words, named=True)[:2], (NORMAL,), 32)
+            text, font = fit(wins_texts(state, state.frame_winner, self.words, named=True)[:2], (NORMAL,), 32)
             pages.insert(0, [line(0, 0, 32, text, font, "win", "centre")])
             kinds.insert(0, "wins")
         item = self.pages(("main", tuple(kinds)), pages)
         return (item,) if item is not None else ()
 
-    def _scores(self, view: BoardView, shot: ShotClock | None) -> list[Item]:
+    def _scores(self, state: SnookerState, shot: ClockShown | None) -> list[Item]:
         """The scores at the ends; the striker's marked by an arrow beside it when there is
         room, else underlined; the shot clock, when it runs, between them."""
-        texts = [number(s.score) for s in view.sides]
-        marked = marked_side(view)
+        texts = [number(s.score) for s in state.sides]
+        marked = marked_side(state)
         middle = TINY.width(clock_text(shot)) + 4 if shot is not None else 0
         font = digits_font(texts, (32 - max(middle, 2)) // 2)
         widths = [font.width(t) for t in texts]
         arrows = shot is None and sum(widths) + 5 + 2 <= 32
-        tint: Colour = "win" if view.striker is None else "text"
+        tint: Colour = "win" if state.striker is None else "text"
         items: list[Item] = [line(0, 0, widths[0], texts[0], font, "score"),
                              line(32 - widths[1], 0, widths[1], texts[1], font, "score", "right")]
         if marked is not None:
@@ -144,9 +153,9 @@ class Snooker32x8(Layout):
             items += shot_clock_items(x0, 0, 32 - 2 * x0, 8, shot, (TINY,), self.words("clock_held"))
         return items
 
-    def _break(self, view: BoardView, brk: int) -> list[Item]:
+    def _break(self, state: SnookerState, brk: int) -> list[Item]:
         """The break on the striker's side, marked like the score, with its label."""
-        side = marked_side(view)
+        side = marked_side(state)
         value = str(brk)
         # The widest digits that leave room for the arrow and a label of more than a letter
         # ("BRK") when the language has one.
@@ -170,16 +179,16 @@ class Snooker32x8(Layout):
         return labelled(0, 0, 32, snookers_word(count, self.words), count, "alert", "alert",
                         "left" if side == 0 else "right", value_first=True)
 
-    def _frames(self, view: BoardView) -> list[Item]:
-        texts = [number(s.frames) for s in view.sides]
+    def _frames(self, state: SnookerState) -> list[Item]:
+        texts = [number(s.frames) for s in state.sides]
         font = digits_font(texts, 12)
         w0, w1 = (font.width(t) for t in texts)
         label, label_font = fit([*self.words("frames"), ""], (TINY,), 32 - w0 - w1 - 4)
         items: list[Item] = [line(0, 0, w0, texts[0], font, "frames"),
                              line(32 - w1, 0, w1, texts[1], font, "frames", "right"),
                              line(w0 + 2, 0, 32 - w0 - w1 - 4, label, label_font, "label", "centre", False)]
-        if view.match_over and view.match_winner is not None:
-            x, w = (0, w0) if view.match_winner == 0 else (32 - w1, w1)
+        if state.match_over and state.match_winner is not None:
+            x, w = (0, w0) if state.match_winner == 0 else (32 - w1, w1)
             items.append(Fill(x, 7, w, 1, "win"))
         return items
 
@@ -189,44 +198,46 @@ class Snooker64x16(Layout):
     width = 64
     height = 16
 
-    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+    def with_bar(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        state = snooker_state(state)
         """The scores stay at the right; the bar takes the rest, both lines, up to a rule."""
-        score_w, items = self._scores(view)
+        score_w, items = self._scores(state)
         return (*items, rule(64 - score_w - 2)), (0, 0, 64 - score_w - 3, 16)
 
-    def _scores(self, view: BoardView) -> tuple[int, list[Item]]:
+    def _scores(self, state: SnookerState) -> tuple[int, list[Item]]:
         """The scores' width, and the scores right-aligned, a line a side."""
-        scores = [number(s.score) for s in view.sides]
+        scores = [number(s.score) for s in state.sides]
         score_font = digits_font(scores, 17, (NORMAL, NARROW, TINY))
         score_w = max(score_font.width(t) for t in scores)
         return score_w, [line(64 - score_w, 8 * side, score_w, scores[side], score_font, "score", "right", False)
                          for side in (0, 1)]
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
-        score_w, score_items = self._scores(view)
-        frames = [number(s.frames) for s in view.sides]
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
+        state = snooker_state(state)
+        score_w, score_items = self._scores(state)
+        frames = [number(s.frames) for s in state.sides]
         frames_w = max(TINY.width(t) for t in frames)
         frames_x = 64 - score_w - 2 - frames_w
         name_x, name_w = 4, frames_x - 2 - 4
         items: list[Item] = []
         for side in (0, 1):
             y = 8 * side
-            if view.striker == side:
-                tint = ball_colour(view.ball_on) if colour else "text"
+            if state.striker == side:
+                tint = ball_colour(state.ball_on) if colour else "text"
                 items.append(Shape(0, y + 1, "right", tint))
-            elif view.frame_over and view.frame_winner == side:
+            elif state.frame_over and state.frame_winner == side:
                 items.append(Shape(0, y + 1, "right", "win"))
             items.append(score_items[side])
             items.append(line(frames_x, y, frames_w, frames[side], TINY, "frames", "right", False))
-            field = self._field(view, side, shot, name_x, y, name_w)
+            field = self._field(state, side, shot, name_x, y, name_w)
             if field is not None:
                 items.append(field)
         return tuple(items)
 
-    def _field(self, view: BoardView, side: int, shot: ShotClock | None, x: int, y: int,
+    def _field(self, state: SnookerState, side: int, shot: ClockShown | None, x: int, y: int,
                w: int) -> Item | None:
         """The name's place: the name, and in turn what concerns this side now."""
-        if shot is not None and view.striker is not None and view.striker != side:
+        if shot is not None and state.striker is not None and state.striker != side:
             # A shot clock runs: it takes the other side's place for the length of the shot.
             word, _ = fit(self.words("clock"), (TINY,), 20)
             label = line(x, y, 20, word, TINY, "label", "left", False)
@@ -243,24 +254,24 @@ class Snooker64x16(Layout):
             text, font = fit(texts, (NORMAL, TINY), w)
             add(kind, [line(x, y, w, text, font, tint)])
 
-        name = [self.text(x, y, w, side_name(view, side), NORMAL)]
-        mine = [(kind, texts, tint) for kind, texts, tint, whose in flags(view, self.words) if whose == side]
-        if view.striker == side:
-            if view.break_:
-                add("break", labelled(x, y, w, self.words("break"), str(view.break_), "score"))
+        name = [self.text(x, y, w, side_name(state, side), NORMAL)]
+        mine = [(kind, texts, tint) for kind, texts, tint, whose in flags(state, self.words) if whose == side]
+        if state.striker == side:
+            if state.brk:
+                add("break", labelled(x, y, w, self.words("break"), str(state.brk), "score"))
             add("name", name)
             for kind, texts, tint in mine:
                 say(kind, texts, tint)
-            if view.remaining is not None:
+            if state.remaining is not None:
                 # The points still available to the striker (state.md: remaining).
-                add("remaining", labelled(x, y, w, self.words("remaining"), str(view.remaining), "text"))
+                add("remaining", labelled(x, y, w, self.words("remaining"), str(state.remaining), "text"))
         else:
-            if view.frame_over and view.frame_winner == side:
-                say("wins", wins_texts(view, side, self.words, named=False), "win")
+            if state.frame_over and state.frame_winner == side:
+                say("wins", wins_texts(state, side, self.words, named=False), "win")
             add("name", name)
             for kind, texts, tint in mine:
                 say(kind, texts, tint)  # the offender's miss count, while the other side decides
-        count = snookers_needed(view, side)
+        count = snookers_needed(state, side)
         if count:
             add("snookers", labelled(x, y, w, snookers_word(count, self.words), count, "alert", "alert",
                                      value_first=True))
@@ -272,31 +283,33 @@ class Snooker128x32(Layout):
     width = 128
     height = 32
 
-    def scene(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[Item, ...]:
-        return (*self._upper(view, shot, colour), *self._status(view, colour))
+    def scene(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[Item, ...]:
+        state = snooker_state(state)
+        return (*self._upper(state, shot, colour), *self._status(state, colour))
 
-    def with_bar(self, view: BoardView, shot: ShotClock | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+    def with_bar(self, state: State, shot: ClockShown | None, colour: bool) -> tuple[tuple[Item, ...], Box]:
+        state = snooker_state(state)
         """Names, scores, frames and the clock stay; the bar takes the bottom line."""
-        return tuple(self._upper(view, shot, colour)), (0, 25, 128, 7)
+        return tuple(self._upper(state, shot, colour)), (0, 25, 128, 7)
 
-    def _upper(self, view: BoardView, shot: ShotClock | None, colour: bool) -> list[Item]:
+    def _upper(self, state: SnookerState, shot: ClockShown | None, colour: bool) -> list[Item]:
         """All but the bottom line: names, big scores, frames, the match's length or the clock."""
         items: list[Item] = []
-        scores = [number(s.score) for s in view.sides]
+        scores = [number(s.score) for s in state.sides]
         score_font = digits_font(scores, 46, (LARGE, NORMAL, NARROW, TINY))
         widths = [score_font.width(t) for t in scores]
-        marked = marked_side(view)
+        marked = marked_side(state)
         # Names on top, each over its score.
         for side in (0, 1):
-            tint: Colour = "win" if view.frame_over and view.frame_winner == side else "text"
-            items.append(self.text(0 if side == 0 else 68, 0, 60, side_name(view, side), NORMAL, tint,
+            tint: Colour = "win" if state.frame_over and state.frame_winner == side else "text"
+            items.append(self.text(0 if side == 0 else 68, 0, 60, side_name(state, side), NORMAL, tint,
                                    "left" if side == 0 else "right"))
         # Big scores, the striker's underlined in the colour of the ball on.
         sy = 8 + (14 - score_font.height) // 2
         items.append(Text(0, sy, widths[0], scores[0], score_font, "score", "left", False))
         items.append(Text(128 - widths[1], sy, widths[1], scores[1], score_font, "score", "right", False))
         if marked is not None:
-            tint = "win" if view.striker is None else (ball_colour(view.ball_on) if colour else "text")
+            tint = "win" if state.striker is None else (ball_colour(state.ball_on) if colour else "text")
             if tint == "colours":
                 tint = "text"
             x = 0 if marked == 0 else 128 - widths[marked]
@@ -304,41 +317,41 @@ class Snooker128x32(Layout):
         # Between the scores: frames, and the match's length (or the shot clock).
         side_w = max(max(widths), 34) + 2
         cx, cw = side_w, 128 - 2 * side_w
-        frames = f"{number(view.sides[0].frames)}-{number(view.sides[1].frames)}"
+        frames = f"{number(state.sides[0].frames)}-{number(state.sides[1].frames)}"
         items.append(Text(cx, 8, cw, frames, NORMAL, "frames", "centre", False))
         if shot is not None:
             items += shot_clock_items(cx, 16, cw, 9, shot, (NORMAL, NARROW, TINY), self.words("clock_held"))
         else:
-            lengths = [[Text(cx, 17, cw, text, TINY, "label", "centre", False)] for text in self._length(view, cw)]
+            lengths = [[Text(cx, 17, cw, text, TINY, "label", "centre", False)] for text in self._length(state, cw)]
             length = self.pages(("length",), lengths)
             if length is not None:
                 items.append(length)
         return items
 
-    def _length(self, view: BoardView, w: int) -> list[str]:
+    def _length(self, state: SnookerState, w: int) -> list[str]:
         """The frame being played and the match's length, each as short as it must be."""
         out = []
-        if view.frame is not None:
-            out.append(fit(self.words("frame_n", n=view.frame), (TINY,), w)[0])
-        if view.best_of is not None and view.best_of > 1:
-            out.append(fit(self.words("best_of", n=view.best_of), (TINY,), w)[0])
+        if state.frame is not None:
+            out.append(fit(self.words("frame_n", n=state.frame), (TINY,), w)[0])
+        if state.best_of is not None and state.best_of > 1:
+            out.append(fit(self.words("best_of", n=state.best_of), (TINY,), w)[0])
         return out
 
-    def _status(self, view: BoardView, colour: bool) -> list[Item]:
+    def _status(self, state: SnookerState, colour: bool) -> list[Item]:
         """The bottom line: break | news in turn | ball on."""
         y = 25
         items: list[Item] = []
         left = 0
-        if view.break_ and view.striker is not None:
+        if state.brk and state.striker is not None:
             # Once the frame is over the line is the result's, in words, the whole width.
-            items += labelled(0, y, 44, self.words("break"), str(view.break_), "score")
+            items += labelled(0, y, 44, self.words("break"), str(state.brk), "score")
             left = 44
         right = 128
-        if view.ball_on is not None and view.striker is not None:
-            tint = ball_colour(view.ball_on)
-            word = fit(self.words(f"ball.{view.ball_on}") if view.ball_on in BALLS else [view.ball_on.upper()],
+        if state.ball_on is not None and state.striker is not None:
+            tint = ball_colour(state.ball_on)
+            word = fit(self.words(f"ball.{state.ball_on}") if state.ball_on in BALLS else [state.ball_on.upper()],
                        (TINY,), 40)[0]
-            shape = "ring7" if view.ball_on == "black" and not colour else "disc7"
+            shape = "ring7" if state.ball_on == "black" and not colour else "disc7"
             items.append(Shape(121, y, shape, tint if colour else "text"))
             ww = TINY.width(word)
             items.append(Text(119 - ww, y + 1, ww, word, TINY,
@@ -356,12 +369,12 @@ class Snooker128x32(Layout):
             text, font = fit(texts, (NORMAL, TINY), w - (5 if side is not None else 0))
             add(kind, toward(x, y, w, text, font, tint, side))
 
-        if view.frame_over and view.frame_winner is not None:
-            say("wins", wins_texts(view, view.frame_winner, self.words, named=True), "win")
-        for kind, texts, tint, side in flags(view, self.words):
+        if state.frame_over and state.frame_winner is not None:
+            say("wins", wins_texts(state, state.frame_winner, self.words, named=True), "win")
+        for kind, texts, tint, side in flags(state, self.words):
             say(kind, texts, tint, side)
         for side in (0, 1):
-            count = snookers_needed(view, side)
+            count = snookers_needed(state, side)
             if count:
                 # An arrow to the side that needs them.
                 unit = labelled(x + 5, y, w - 10, snookers_word(count, self.words), count, "alert", "alert", "centre",
@@ -371,8 +384,8 @@ class Snooker128x32(Layout):
                 arrow = Shape(left_x - 5, y + 1, "left", "alert") if side == 0 else Shape(
                     right_x + 2, y + 1, "right", "alert")
                 add(f"snookers{side}", [arrow, *unit])
-        if view.striker is not None and view.remaining is not None:
-            add("remaining", labelled(x, y, w, self.words("remaining"), str(view.remaining), "text",
+        if state.striker is not None and state.remaining is not None:
+            add("remaining", labelled(x, y, w, self.words("remaining"), str(state.remaining), "text",
                                       align="centre"))
         item = self.pages(("status", tuple(kinds)), pages)
         if item is not None:

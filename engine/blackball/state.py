@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ..json_value import JsonObject
+from ..errors import IllegalEvent
+from ..json_value import Fields, JsonObject
+
+GROUPS = ("red", "yellow")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +25,11 @@ class BlackballSide:
         return {"name": self.name, "players": list(self.players), "frames": self.frames,
                 "group": self.group, "balls_left": self.balls_left}
 
+    @classmethod
+    def from_json(cls, f: Fields) -> BlackballSide:
+        return cls(f.text("name"), f.texts("players", least=1), f.count("frames"), f.word_or_none("group", GROUPS),
+                   f.count_or_none("balls_left", 7))
+
 
 @dataclass(frozen=True, slots=True)
 class BlackballBalls:
@@ -33,6 +41,10 @@ class BlackballBalls:
 
     def to_json(self) -> JsonObject:
         return {"red": self.red, "yellow": self.yellow, "black": self.black}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> BlackballBalls:
+        return cls(f.count("red", 7), f.count("yellow", 7), f.count("black", 1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,3 +91,25 @@ class BlackballState:
             "frame_over": self.frame_over, "frame_winner": self.frame_winner,
             "match_over": self.match_over, "match_winner": self.match_winner,
         }
+
+    @classmethod
+    def from_json(cls, obj: object) -> BlackballState:
+        """The state of a JSON object of ``state.md``, checked field by field:
+        :class:`~..errors.IllegalEvent` naming the first field that does not fit. Fields it does
+        not know are left alone (the contract may add some)."""
+        f = Fields(obj)
+        if f.get("schema") != cls.schema or f.get("game") != cls.game:
+            raise IllegalEvent(f"state: a blackball state of schema {cls.schema}, not game {f.get('game')!r} "
+                               f"schema {f.get('schema')!r}", short="invalid")
+        side0, side1 = f.pair("sides")
+        return cls(
+            seq=f.count("seq"), sides=(BlackballSide.from_json(side0), BlackballSide.from_json(side1)),
+            frame=f.positive("frame"), best_of=f.positive("best_of"), race_to=f.positive("race_to"),
+            breaker=f.side("breaker"), striker=f.side_or_none("striker"), player=f.text_or_none("player"),
+            open_table=f.flag("open_table"), balls=BlackballBalls.from_json(f.object("balls")),
+            visits=f.count("visits", 2), free_shot=f.flag("free_shot"), black_on=f.flag("black_on"),
+            break_shot=f.flag("break_shot"), order=f.texts("order"), shot_clock=f.seconds_or_none("shot_clock"),
+            shot_clock_call=f.seconds_or_none("shot_clock_call", zero=True), frame_over=f.flag("frame_over"),
+            frame_winner=f.side_or_none("frame_winner"), match_over=f.flag("match_over"),
+            match_winner=f.side_or_none("match_winner"),
+        )

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ..json_value import JsonObject
+from ..errors import IllegalEvent
+from ..json_value import Fields, JsonObject
+
+BALLS_ON = ("red", "colour", "yellow", "green", "brown", "blue", "pink", "black")
+"""What ``ball_on`` may be (``colour``: any colour, after a red)."""
+COLOURS = BALLS_ON[2:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +24,14 @@ class SnookersRequired:
 
     def to_json(self) -> JsonObject:
         return {"side": self.side, "count": self.count, "each": self.each}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> SnookersRequired:
+        count = f.positive_or_none("count")
+        each = f.count("each", 7)
+        if each < 4:
+            raise f.wrong("each", "a penalty from 4 to 7", each)
+        return cls(f.side("side"), count, each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +47,11 @@ class SnookerSide:
     def to_json(self) -> JsonObject:
         return {"name": self.name, "players": list(self.players), "score": self.score,
                 "frames": self.frames, "high_break": self.high_break, "total": self.total}
+
+    @classmethod
+    def from_json(cls, f: Fields) -> SnookerSide:
+        return cls(f.text("name"), f.texts("players", least=1), f.count("score"), f.count("frames"),
+                   f.count("high_break"), f.count("total"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,3 +104,32 @@ class SnookerState:
             "frame_winner": self.frame_winner, "match_over": self.match_over,
             "match_winner": self.match_winner, "order": list(self.order), "shot_clock": self.shot_clock,
         }
+
+    @classmethod
+    def from_json(cls, obj: object) -> SnookerState:
+        """The state of a JSON object of ``state.md``, checked field by field:
+        :class:`~..errors.IllegalEvent` naming the first field that does not fit. Fields it does
+        not know are left alone (the contract may add some). A state without ``missed_by``
+        (older than it) has the striker's misses, as such a state was drawn."""
+        f = Fields(obj)
+        if f.get("schema") != cls.schema or f.get("game") != cls.game:
+            raise IllegalEvent(f"state: a snooker state of schema {cls.schema}, not game {f.get('game')!r} "
+                               f"schema {f.get('schema')!r}", short="invalid")
+        side0, side1 = f.pair("sides")
+        striker, misses = f.side_or_none("striker"), f.count("misses")
+        required = f.object_or_none("snookers_required")
+        return cls(
+            seq=f.count("seq"), sides=(SnookerSide.from_json(side0), SnookerSide.from_json(side1)),
+            frame=f.positive("frame"), best_of=f.positive("best_of"), race_to=f.positive_or_none("race_to"),
+            aggregate=f.flag("aggregate"), breaker=f.side("breaker"), striker=striker,
+            player=f.text_or_none("player"), brk=f.count("break"), reds=f.count("reds", 15),
+            colours=f.words("colours", COLOURS), ball_on=f.word_or_none("ball_on", BALLS_ON),
+            free_ball=f.flag("free_ball"), misses=misses,
+            missed_by=f.side_or_none("missed_by") if f.has("missed_by") else striker if misses else None,
+            remaining=f.count("remaining"),
+            snookers_required=None if required is None else SnookersRequired.from_json(required),
+            respotted_black=f.flag("respotted_black"), frame_over=f.flag("frame_over"),
+            frame_winner=f.side_or_none("frame_winner"), match_over=f.flag("match_over"),
+            match_winner=f.side_or_none("match_winner"), order=f.texts("order"),
+            shot_clock=f.seconds_or_none("shot_clock"),
+        )

@@ -18,7 +18,7 @@ from typing import ClassVar
 from ..engine.state import SnookerState, State
 from .bar import Box
 from .fonts import NARROW, NORMAL, TINY, Font
-from .scene import Colour, Fill, Item, Pages, Shape, Text
+from .scene import Align, Colour, Fill, Item, Pages, Shape, Text
 from .shown import ClockShown
 from .smooth import Smooth
 from .words import Words, words_for
@@ -71,9 +71,8 @@ class Layout:
     # -- helpers for subclasses ---------------------------------------------------------
 
     def text(self, x: int, y: int, w: int, text: str, font: Font, colour: Colour = "text",
-             align: str = "left") -> Text:
-        # the ignore below: align is a str here; Text takes the Align literal
-        return Text(x, y, w, text, font, colour, align, self.options.scroll)  # type: ignore[arg-type]
+             align: Align = "left") -> Text:
+        return Text(x, y, w, text, font, colour, align, self.options.scroll)
 
     def pages(self, key: object, pages: Sequence[Sequence[Item]]) -> Item | None:
         """One :class:`Pages` item (``None`` with no page; the page itself when only one)."""
@@ -183,7 +182,7 @@ def marked_side(state: State) -> int | None:
 
 
 def toward(x: int, y: int, w: int, text: str, font: Font, tint: Colour, side: int | None,
-           align: str = "centre") -> list[Item]:
+           align: Align = "centre") -> list[Item]:
     """``text`` on a 7-pixel line with an arrow toward ``side``'s end of the board (before it
     for the left side's, after it for the right side's), as one unit aligned in its box: a
     word of one side's (a miss count, a free ball) never reads as the other's. No room for
@@ -263,11 +262,11 @@ def underline(x: int, y: int, text: str, font: Font, align: str, w: int, colour:
     return Fill(x, y, tw, 1, colour)
 
 
-def line(x: int, y: int, w: int, text: str, font: Font, colour: Colour = "text", align: str = "left",
+def line(x: int, y: int, w: int, text: str, font: Font, colour: Colour = "text", align: Align = "left",
          scroll: bool = True) -> Text:
     """``text`` on a 7-pixel line at ``y``: the 3x5 font sits one pixel lower, in the middle."""
     return Text(x, y + (7 - font.height) // 2 if font.height < 7 else y, w, text, font, colour,
-                align, scroll)  # type: ignore[arg-type]  # align is a str here; Text takes the Align literal
+                align, scroll)
 
 
 def labelled(x: int, y: int, w: int, labels: str | Sequence[str], value: str, colour: Colour,

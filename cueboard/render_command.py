@@ -27,6 +27,7 @@ from .boards.shown import Shown
 from .boards.words import words_for
 from .engine import IllegalEvent
 from .errors import RenderError
+from .journal import written
 from .seams import Prompt
 
 __all__ = ["RenderError", "read_prompt", "read_state", "run"]
@@ -37,6 +38,11 @@ def read_state(data: bytes, source: str = "input", game: str | None = None) -> S
     strictly (``docs/state.md``): a state that does not fit is a :class:`RenderError` naming
     the file and the field, and nothing is drawn. ``game`` (``--game``) sets its ``game``
     first."""
+    whole, end = written(data)
+    if end < len(data):  # a running table's journal: its preallocated zeros after the lines (cueboard.journal)
+        if whole < end:
+            raise RenderError(f"{source}: its last line is torn: it runs into zero bytes (a power cut?)")
+        data = data[:whole]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

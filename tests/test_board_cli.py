@@ -45,6 +45,25 @@ def test_an_event_log_is_replayed_and_its_last_state_drawn() -> None:
     assert state.game == "blackball" and state.match_over
 
 
+def test_a_running_tables_journal_is_drawn_as_it_stands(tmp_path: Path) -> None:
+    """A live journal file has its space preallocated with zeros after the lines (cueboard.journal):
+    ``cueboard render`` of it draws the match so far; a last line torn into the zeros is refused."""
+    from cueboard.journal import Journal
+
+    journal = Journal(tmp_path)
+    journal.start({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"]})
+    for balls in (["red"], ["pink"]):
+        journal.append({"type": "pot", "balls": balls})
+    path = next(tmp_path.glob("match-*.jsonl"))
+    data = path.read_bytes()
+    assert data.endswith(b"\0"), "the journal preallocates (else this test tests nothing)"
+    state = read_state(data, str(path)).state
+    assert state.sides[0].score == 7 and state.seq == 2
+    torn = data[:data.index(b"\0")] + b'{"type":"po' + b"\0" * 8
+    with pytest.raises(RenderError, match="last line is torn"):
+        read_state(torn, str(path))
+
+
 def test_the_last_of_json_lines_is_the_state() -> None:
     lines = json.dumps({**BREAK, "seq": 1}) + "\n" + json.dumps({**BREAK, "seq": 2}) + "\n"
     assert read_state(lines.encode()).state.seq == 2

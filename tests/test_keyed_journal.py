@@ -107,6 +107,14 @@ SNOOKER_LINES = [
 ]
 
 
+def sent_as_network_lines(folder: Path, match: dict[str, Any], lines: list[str]) -> list[str]:
+    """The journal of a second table sent ``lines`` (less the match line) as network lines."""
+    with running(folder, match) as table:
+        for line in lines[1:]:
+            send(table, json.loads(re.sub(',"t":T', "", line)))
+        return journal(table)
+
+
 def test_snooker_calls_keyed_are_journalled_as_the_network_lines_of_the_same_events(tmp_path: Path) -> None:
     with running(tmp_path / "keys", SNOOKER_MATCH, "keypad-4x5.toml") as table:
         press(table, RED, BLACK)
@@ -118,10 +126,7 @@ def test_snooker_calls_keyed_are_journalled_as_the_network_lines_of_the_same_eve
         assert table.refused == 1
         assert reasons(table)[-1] is not None and "red" in str(reasons(table)[-1])
     assert keyed == SNOOKER_LINES
-    with running(tmp_path / "network", SNOOKER_MATCH) as table:
-        for line in SNOOKER_LINES[1:]:
-            send(table, json.loads(re.sub(',"t":T', "", line)))
-        assert journal(table) == keyed
+    assert sent_as_network_lines(tmp_path / "network", SNOOKER_MATCH, SNOOKER_LINES) == keyed
 
 
 def test_the_engines_refusal_of_a_keyed_call_is_in_the_words_of_the_device(tmp_path: Path) -> None:
@@ -166,10 +171,7 @@ def test_blackball_calls_and_clock_keys_keyed_are_journalled_as_network_lines(tm
         keyed = journal(table)
         assert table.refused == 0
     assert keyed == BLACKBALL_LINES
-    with running(tmp_path / "network", BLACKBALL_MATCH) as table:
-        for line in BLACKBALL_LINES[1:]:
-            send(table, json.loads(re.sub(',"t":T', "", line)))
-        assert journal(table) == keyed
+    assert sent_as_network_lines(tmp_path / "network", BLACKBALL_MATCH, BLACKBALL_LINES) == keyed
 
 
 def test_new_match_keyed_is_the_daemons_command(tmp_path: Path) -> None:

@@ -493,12 +493,12 @@ class Table:
         more than a stroke), an amend as CORRECTED and what it makes of the log."""
         if isinstance(event, Undo):
             taken = match.to_undo
-            return None if taken is None else Notice("undo", to_json(taken))
+            return None if taken is None else Notice("undo", taken)
         if isinstance(event, Redo):
             put = match.to_redo
-            return None if put is None else Notice("redo", to_json(put))
+            return None if put is None else Notice("redo", put)
         if isinstance(event, Amend):
-            return Notice("corrected", to_json(event))
+            return Notice("corrected", event)
         return None
 
     def _follow_record(self, event: Event, state: State) -> None:

@@ -38,11 +38,11 @@ def read_state(data: bytes, source: str = "input", game: str | None = None) -> S
     strictly (``docs/state.md``): a state that does not fit is a :class:`RenderError` naming
     the file and the field, and nothing is drawn. ``game`` (``--game``) sets its ``game``
     first."""
-    whole, end = written(data)
+    lines_end, end = written(data)
     if end < len(data):  # a running table's journal: its preallocated zeros after the lines (cueboard.journal)
-        if whole < end:
+        if lines_end < end:
             raise RenderError(f"{source}: its last line is torn: it runs into zero bytes (a power cut?)")
-        data = data[:whole]
+        data = data[:lines_end]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-if TYPE_CHECKING:  # a type only: the seams are a leaf, the boards above them
+if TYPE_CHECKING:  # types only: the seams are a leaf, the boards above them
     from .boards.shown import Shown
+    from .engine.events import Event
 
 __all__ = ["TABLE_SHORTS", "Healthy", "KeypadLike", "Notice", "Output", "Prompt", "Publisher", "Reason",
            "at_the_table"]
@@ -67,13 +68,13 @@ class Reason(str):
 @dataclass(frozen=True, slots=True)
 class Notice:
     """What the table acknowledges on the boards in words: an ``undo`` or a ``redo`` and the
-    event it took back or put back (as in the log: ``{"type": "pot", "balls": ["black"]}``;
-    an undo or a redo of a correction names the ``amend``), or ``corrected`` and the amend
-    made (``{"type": "amend", "seq": 14, "event": {"type": "pot", "balls": ["pink"]}}``): the
-    scores may change by more than a stroke, and the hall should see why."""
+    engine's event it took back or put back (``Pot(balls=("black",))``; an undo or a redo of a
+    correction names the :class:`~cueboard.engine.events.Amend`), or ``corrected`` and the amend
+    made (``Amend(seq=14, event=Pot(balls=("pink",)))``): the scores may change by more than a
+    stroke, and the hall should see why."""
 
     kind: Literal["undo", "redo", "corrected"]
-    event: Mapping[str, Any]
+    event: Event
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,12 +15,14 @@ from cueboard.boards.bar import READ_SECONDS
 from cueboard.boards.notices import notice_words
 from cueboard.boards.words import LANGUAGES, words_for
 from cueboard.devices import open_board
+from cueboard.engine.events import Amend, Pot
+from cueboard.engine.snooker.events import Foul
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.seams import Notice
 
 BREAK = golden("snooker", "break")
-PINK = Notice("corrected", {"type": "amend", "seq": 14, "event": {"type": "pot", "balls": ["pink"]}})
+PINK = Notice("corrected", Amend(seq=14, event=Pot(balls=("pink",))))
 
 
 def board(width: int, height: int, clock: ManualClock) -> Board:
@@ -80,13 +82,13 @@ def test_the_renderer_draws_a_notice_in_the_call_colour_not_the_alert() -> None:
 def test_every_correction_is_said_in_every_board_language() -> None:
     """A replacement, a deletion and an insertion, and the undo of one, in the five languages'
     words (screen/i18n/*.json), never the English of the event's type."""
-    amends = [PINK.event, {"type": "amend", "seq": 3, "delete": True},
-              {"type": "amend", "seq": 2, "insert": {"type": "foul", "points": 4}}]
+    amends = [Amend(seq=14, event=Pot(balls=("pink",))), Amend(seq=3, delete=True),
+              Amend(seq=2, insert=Foul(points=4))]
     for language in LANGUAGES:
         say = words_for(language)
         for kind, amend in [*(("corrected", a) for a in amends), ("undo", amends[1]), ("redo", amends[2])]:
-            head, forms = notice_words(Notice(kind, amend), say)  # type: ignore[arg-type]
+            head, forms = notice_words(Notice(kind, amend), say)
             assert head == say(f"notice.{kind}")[0]
-            assert forms and all(str(amend["seq"]) in f and "{" not in f for f in forms), (language, forms)
+            assert forms and all(str(amend.seq) in f and "{" not in f for f in forms), (language, forms)
         _, forms = notice_words(Notice("corrected", amends[2]), say)
         assert say("event.foul", n=4)[0] in forms[0]

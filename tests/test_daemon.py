@@ -18,6 +18,7 @@ from daemon_helpers import EXAMPLES, StillOutput, scripted_events, table_config
 from cueboard.boards.shown import Shown
 from cueboard.daemon import ControlServer, Table, ask_daemon
 from cueboard.engine.shot_clock import ShotTime
+from cueboard.engine.snooker.events import Foul
 from cueboard.hw.keys import KeyPress
 from cueboard.inputs import Call, Command, KeyInput
 from cueboard.journal import Journal, read_lines
@@ -158,7 +159,7 @@ def test_an_undo_and_a_redo_are_acknowledged_with_what_they_took_back_and_put_ba
     assert table.send({"type": "undo"})["ok"]
     assert table.send({"type": "redo"})["ok"]
     board = table.table.boards[0]
-    foul = {"type": "foul", "points": 4, "miss": True, "t": board.notices[0].event["t"]}
+    foul = Foul(points=4, miss=True, t=board.notices[0].event.t)
     assert board.notices == [Notice("undo", foul), Notice("redo", foul)]
     # Shown after the state the undo made, so that the board says it over that state.
     assert board.shown[-1][0]["seq"] == 2

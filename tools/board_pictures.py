@@ -30,7 +30,10 @@ from cueboard.boards import LayoutOptions, render
 from cueboard.boards.preview import leds
 from cueboard.boards.shown import Shown
 from cueboard.boards.words import words_for
+from cueboard.engine.blackball.events import Foul as BlackballFoul
+from cueboard.engine.events import Pot
 from cueboard.engine.shot_clock import ShotTime
+from cueboard.engine.snooker.events import Foul as SnookerFoul
 from cueboard.languages import LANGUAGES
 from cueboard.seams import Notice, Prompt, Reason
 
@@ -139,8 +142,8 @@ SAID: dict[str, tuple[Said, ...]] = {
         Said("refusal", refusal=Reason("red is on: potting the pink is a foul, enter a foul (Section 3 Rule "
                                        "10(b)(iii))", "not_on", ball="red")),
         Said("refusal-short", refusal=Reason("the match is over", "match_over")),
-        Said("undo", notice=Notice("undo", {"type": "pot", "balls": ["black"]})),
-        Said("redo", notice=Notice("redo", {"type": "foul", "points": 4, "miss": True})),
+        Said("undo", notice=Notice("undo", Pot(balls=("black",)))),
+        Said("redo", notice=Notice("redo", SnookerFoul(points=4, miss=True))),
     ),
     "blackball": (
         Said("call", Prompt("referee_box:0", ("FOUL",), "the balls that went down, then FOUL or OK")),
@@ -148,7 +151,7 @@ SAID: dict[str, tuple[Said, ...]] = {
         Said("lapsed", Prompt("keypad", ("FOUL", "+"), lapsed=True)),
         Said("refusal", refusal=Reason("yellow is not your group: enter a foul (rule 5c)", "not_your_group",
                                        ball="yellow")),
-        Said("undo", notice=Notice("undo", {"type": "foul", "balls": ["yellow"]})),
+        Said("undo", notice=Notice("undo", BlackballFoul(balls=("yellow",)))),
     ),
 }
 """The calls and refusals of the golden sheets and the pictures, in the keymaps' words."""

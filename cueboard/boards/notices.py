@@ -14,23 +14,26 @@ hall sees why the scores moved by more than a stroke; the undo or redo of one na
 >>> from cueboard.seams import Notice, Reason
 >>> refusal_forms(Reason("red is on: potting the pink is a foul ...", "not_on", ball="red"), words_for("en"))
 ('RED IS ON: FOUL?', 'RED IS ON', 'RED ON')
->>> notice_words(Notice("undo", {"type": "foul", "points": 4, "miss": True}), words_for("en"))
+>>> from cueboard.engine.events import Amend, Pot
+>>> from cueboard.engine.snooker.events import Foul
+>>> notice_words(Notice("undo", Foul(points=4, miss=True)), words_for("en"))
 ('UNDO', ('FOUL 4 MISS', 'FOUL 4 M', 'F4M'))
->>> notice_words(Notice("redo", {"type": "pot", "balls": ["black"]}), words_for("sv"))
+>>> notice_words(Notice("redo", Pot(balls=("black",))), words_for("sv"))
 ('GÖR OM', ('SVART I HÅL', 'SVART'))
->>> notice_words(Notice("corrected", {"type": "amend", "seq": 14, "event": {"type": "pot", "balls": ["pink"]}}),
-...              words_for("en"))
+>>> notice_words(Notice("corrected", Amend(seq=14, event=Pot(balls=("pink",)))), words_for("en"))
 ('CORRECTED', ('EVENT 14: POT PINK', 'EVENT 14: PINK', '14: POT PINK', '14: PINK'))
->>> notice_words(Notice("undo", {"type": "amend", "seq": 3, "delete": True}), words_for("de"))
+>>> notice_words(Notice("undo", Amend(seq=3, delete=True)), words_for("de"))
 ('ZURÜCK', ('KORREKTUR 3', 'KORR 3'))
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
+from ..engine.blackball.events import Foul as BlackballFoul
+from ..engine.events import Amend, Event, Pot
+from ..engine.snooker.events import Foul as SnookerFoul
 from ..seams import Notice, Reason
 from .shown import Shown
 
@@ -57,9 +60,9 @@ def refusal_forms(reason: Reason, say: Say) -> tuple[str, ...]:
         return ()
 
 
-def _balls(balls: Sequence[Any], say: Say) -> str:
+def _balls(balls: Sequence[str], say: Say) -> str:
     """The balls of a stroke: ``BLACK``, ``2 RED``, ``FREE BALL PINK``."""
-    counts = Counter(str(b) for b in balls)
+    counts = Counter(balls)
     out = []
     for ball, count in counts.items():
         word = say("event.free")[0] if ball == "free" else ball_word(ball, say)
@@ -67,40 +70,31 @@ def _balls(balls: Sequence[Any], say: Say) -> str:
     return " ".join(out)
 
 
-def event_forms(event: Mapping[str, Any], say: Say) -> tuple[str, ...]:
+def event_forms(event: Event, say: Say) -> tuple[str, ...]:
     """An event of the log in the board's words, long to short."""
-    kind = str(event.get("type", ""))
-    if kind == "pot":
-        balls = event.get("balls")
-        return tuple(say("event.pot", ball=_balls(balls if isinstance(balls, list) else [], say)))
-    if kind == "foul":
-        points = event.get("points")
-        if isinstance(points, int) and not isinstance(points, bool):
-            return tuple(say("event.foul_miss" if event.get("miss") is True else "event.foul", n=points))
+    if isinstance(event, Pot):
+        return tuple(say("event.pot", ball=_balls(event.balls, say)))
+    if isinstance(event, SnookerFoul):
+        return tuple(say("event.foul_miss" if event.miss else "event.foul", n=event.points))
+    if isinstance(event, BlackballFoul):  # blackball's fouls carry no points (rule 4)
         return tuple(say("event.foul_plain"))
-    if kind == "amend":  # the undo or redo of a correction names it by the event it corrected
-        return tuple(say("event.amend", n=_seq(event)))
+    if isinstance(event, Amend):  # the undo or redo of a correction names it by the event it corrected
+        return tuple(say("event.amend", n=event.seq))
     try:
-        return tuple(say(f"event.{kind}"))
+        return tuple(say(f"event.{event.TYPE}"))
     except KeyError:
-        return (kind.replace("_", " ").upper() or "?",)
+        return (event.TYPE.replace("_", " ").upper(),)
 
 
-def _seq(amend: Mapping[str, Any]) -> int | str:
-    seq = amend.get("seq")
-    return seq if isinstance(seq, int) and not isinstance(seq, bool) else "?"
-
-
-def correction_forms(amend: Mapping[str, Any], say: Say) -> tuple[str, ...]:
+def correction_forms(amend: Amend, say: Say) -> tuple[str, ...]:
     """What an amend made of the log, long to short: ``EVENT 14: POT PINK``, ``EVENT 14
     DELETED``, ``FOUL 4 BEFORE EVENT 14`` (docs/events.md, Corrections)."""
-    n = _seq(amend)
-    if amend.get("delete") is True:
+    n = amend.seq
+    now = amend.now
+    if amend.delete or now is None:
         return tuple(say("correction.deleted", n=n))
-    inserted = amend.get("insert")
-    now = inserted if isinstance(inserted, Mapping) else amend.get("event")
-    whats = event_forms(now if isinstance(now, Mapping) else {}, say)
-    key = "correction.inserted" if isinstance(inserted, Mapping) else "correction.replaced"
+    whats = event_forms(now, say)
+    key = "correction.inserted" if amend.insert is not None else "correction.replaced"
     forms = [template.replace("{event}", what) for template in say(key, n=n) for what in whats]
     return tuple(dict.fromkeys(forms))
 
@@ -109,7 +103,7 @@ def notice_words(notice: Notice, say: Say) -> tuple[str, tuple[str, ...]]:
     """The head of a notice (``UNDO``, ``REDO``, ``CORRECTED``) and what it took back, put
     back or corrected."""
     head = say(f"notice.{notice.kind}")[0]
-    if notice.kind == "corrected":
+    if notice.kind == "corrected" and isinstance(notice.event, Amend):
         return head, correction_forms(notice.event, say)
     return head, event_forms(notice.event, say)
 

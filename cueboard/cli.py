@@ -499,6 +499,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status = int(args.func(args))
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        # Ctrl-C (or, for the commands that ask it, a kill or a closed terminal: stop_signals)
+        # before the command had its own answer: what it opened is closed, no traceback.
+        return 130
     except BrokenPipeError:
         # The reader went away (cueboard match state | head): stop quietly, as a tool killed
         # by SIGPIPE would, with no traceback; stdout is pointed at /dev/null so that the

@@ -266,9 +266,9 @@ def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: in
             if interactive:
                 _keyboard(factory, keymap, out, status, below=2 if window else rows)
             else:
-                for line in status:
-                    print(line, file=sys.stderr, flush=True)
                 with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, a kill or a closed terminal: it ends
+                    for line in status:
+                        print(line, file=sys.stderr, flush=True)
                     _autoplay(table, config, events)
         finally:
             table.stop()

@@ -26,7 +26,7 @@ import struct
 try:
     from binascii import crc32 as _crc32_binascii
 except ImportError:  # a MicroPython build without binascii.crc32
-    _crc32_binascii = None  # type: ignore[assignment]
+    _crc32_binascii = None  # type: ignore[assignment]  # the name is a function where binascii has crc32; None marks the fallback below
 from binascii import hexlify, unhexlify
 
 VERSION = 1

@@ -42,7 +42,7 @@ function expected(state, words = EN) {
     const sr = state.snookers_required;
     if (sr && !state.frame_over) facts.snookers = sr.count === null ? fill(words.cannot_win, { name: name(sr.side) })
       : plural(words, "snookers", sr.count, { name: name(sr.side), n: sr.count });
-    if (state.respotted_black) facts.respot = words.respotted_black;
+    if (state.respotted_black && !state.frame_over) facts.respot = words.respotted_black;
   } else {
     if (state.open_table && !state.frame_over) facts.open = words.open_table;
     if (!state.frame_over && state.striker !== null) facts.visits = String(state.visits);

@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import queue
+import random
 import shutil
 import signal
 import socket
@@ -64,10 +65,51 @@ def require_mosquitto() -> str:
     return binary
 
 
+def _ephemeral_ports() -> range:
+    """The ports the kernel hands out to outgoing connections (Linux's default if unknown)."""
+    try:
+        low, high = (int(n) for n in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
+_EPHEMERAL = _ephemeral_ports()
+_GIVEN: set[int] = set()
+_RANDOM = random.Random()  # its own: a test seeding ``random`` must not make two runs pick alike
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
+    """A loopback port free now, for a server the test is about to start.
+
+    Not one the kernel picks (bind to port 0): those come from the ephemeral range, which every
+    outgoing connection on the machine also draws its local port from, so one could take the
+    port between this check and the server's bind (CI saw mosquitto fail "Unable to create
+    websockets listener"). Ports below the range are never given to outgoing connections;
+    one is drawn at random there, checked free, and never handed out twice by this process.
+    """
+    low, high = 10000, min(_EPHEMERAL.start, 30000) - 1
+    for _ in range(1000):
+        port = _RANDOM.randint(low, high)
+        if port in _GIVEN or port in _EPHEMERAL:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+        _GIVEN.add(port)
+        return port
+    raise OSError(f"no free port on {HOST} in {low}-{high} after 1000 tries")
+
+
+BIND_FAILED = ("Address already in use", "Unable to create")
+"""mosquitto's words when a listener's port is taken (then a start may retry on new ports)."""
+
+
+def port_taken(error: BaseException) -> bool:
+    """Whether ``error`` is :meth:`Mosquitto.start` failing because a port was taken."""
+    return isinstance(error, RuntimeError) and any(words in str(error) for words in BIND_FAILED)
 
 
 # -- TLS --------------------------------------------------------------------------------
@@ -153,6 +195,7 @@ class Mosquitto:
         self.host = HOST
         self.port = port if port is not None else free_port()
         self.ws_port = free_port() if websockets else None
+        self._ports_chosen_here = port is None and config is None
         self.users = dict(users or {})
         self.tls = tls
         self.require_certificate = require_certificate
@@ -199,7 +242,23 @@ class Mosquitto:
         return self._process is not None and self._process.poll() is None
 
     def start(self, timeout: float = TIMEOUT) -> None:
-        """Start the broker and wait for its "running" log line (its listeners are open)."""
+        """Start the broker and wait for its "running" log line (its listeners are open).
+
+        If a port this object chose was taken meanwhile by another program, it starts again
+        on new ones (a port given by the caller or in a whole ``config`` is the caller's:
+        :func:`start_on_free_ports` retries those)."""
+        for attempt in range(3):
+            try:
+                self._start(timeout)
+                return
+            except RuntimeError as error:
+                if not (self._ports_chosen_here and port_taken(error)) or attempt == 2:
+                    raise
+            self.port = free_port()
+            self.ws_port = free_port() if self.ws_port is not None else None
+            self._write_config()
+
+    def _start(self, timeout: float) -> None:
         assert not self.running
         with self._log_lock:
             start = len(self.log)

@@ -19,7 +19,6 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -27,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mosquitto import free_port
 
 TIMEOUT = 120.0
 
@@ -46,12 +46,6 @@ def require_postgres() -> Path:
     return binaries
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Postgres:
     """A cluster in ``directory`` on ``127.0.0.1:port``; :meth:`database` makes a fresh
     database and gives its URL."""
@@ -62,7 +56,7 @@ class Postgres:
         self.bin = require_postgres()
         self.directory = directory
         self.data = directory / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self.user = "archive"
         self._as: list[str] = []
         if os.geteuid() == 0:

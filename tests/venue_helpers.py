@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mosquitto import Mosquitto, free_port, require_mosquitto
+from mosquitto import Mosquitto, free_port, port_taken, require_mosquitto
 
 from cueboard.cli import parser
 from cueboard.screen import make_server, serve_in_thread
@@ -93,11 +93,23 @@ def init_venue(directory: Path, tables: int, scorers: Sequence[str] = (), venue:
 def running_venue(tmp_path: Path, tables: int = 2, scorers: Sequence[str] = ()) -> Iterator[Venue]:
     """The venue of :func:`init_venue` in ``tmp_path/venue``, its broker running the files it wrote."""
     require_mosquitto()
-    directory = tmp_path / "venue"
-    ports = init_venue(directory, tables, scorers)
-    config = (directory / "mosquitto" / "venue.conf").read_text()
-    with Mosquitto(tmp_path / "broker", port=ports["tables"], config=config) as broker:
-        yield Venue(directory, broker, ports)
+    for attempt in range(3):
+        # A port found free can be taken before mosquitto binds it: then the venue is written
+        # again on new ones (tests/mosquitto.py free_port).
+        directory = tmp_path / ("venue" if attempt == 0 else f"venue-{attempt}")
+        ports = init_venue(directory, tables, scorers)
+        config = (directory / "mosquitto" / "venue.conf").read_text()
+        broker = Mosquitto(tmp_path / f"broker-{attempt}" if attempt else tmp_path / "broker",
+                           port=ports["tables"], config=config)
+        try:
+            broker.start()
+        except RuntimeError as error:
+            if not port_taken(error) or attempt == 2:
+                raise
+            continue
+        with broker:
+            yield Venue(directory, broker, ports)
+        return
 
 
 def spki_hash(certificate: Path) -> str:

@@ -39,6 +39,10 @@ import { validate } from "/shared/validate.js";
  */
 
 const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (the table answers it once)
+// A tap the table did not take yet ("send it again later": a marker keying faster than
+// commands.rate, or its queue full) goes again soon, not after RESEND_MS: a token is back within
+// 1/rate s (0.2 s at the default 5 a second). Doubled while the table keeps saying later.
+const LATER_MS = 500;
 
 // ---- settings: the address's query (never a password), config.js, then the QR card's fragment
 const query = new URLSearchParams(location.search);
@@ -160,6 +164,7 @@ let session = null;
 let inflight = null; // the tap this tab sent last and waits for
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let resendTimer;
+let laterInARow = 0; // "send it again later" answers since the last tap answered
 
 /** @param {Login} login */
 function connect({ user, pass }) {
@@ -267,7 +272,8 @@ function onRejected(msg) {
   const { verdict, reason } = verdictOf(msg.reason);
   if (verdict === "later") {
     if (inflight && inflight.id === msg.id) inflight = null; // not taken: sent again shortly, same id
-    scheduleResend();
+    scheduleResend(Math.min(RESEND_MS, LATER_MS * 2 ** laterInARow));
+    laterInARow += 1;
     return;
   }
   answered(msg.id, verdict, reason, null);
@@ -283,11 +289,13 @@ function answered(id, verdict, reason, tookBack) {
     if (tap) model.last = tap;
     if (inflight && inflight.id === id) inflight = null;
   });
+  laterInARow = 0;
 }
 
-function scheduleResend() {
+/** @param {number} [ms] */
+function scheduleResend(ms = RESEND_MS) {
   clearTimeout(resendTimer);
-  resendTimer = setTimeout(() => { inflight = null; pump(); }, RESEND_MS);
+  resendTimer = setTimeout(() => { inflight = null; pump(); }, ms);
 }
 
 // One tab sends (the one holding the sender lock); the others show and add taps to the book.

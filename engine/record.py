@@ -216,8 +216,8 @@ class SnookerSheet(Sheet):
         return isinstance(event, Rerack)  # Section 3 Rule 16: the scores nullified
 
     def head(self, setup: MatchSetup) -> dict[str, Any]:
-        return {"aggregate": bool(setup.option("aggregate", False)), "reds": setup.option("reds", 15),
-                "handicap": list(setup.option("handicap", (0, 0)))}
+        return {"aggregate": setup.option_bool("aggregate", False), "reds": setup.option_int("reds", 15),
+                "handicap": list(setup.option_pair("handicap", (0, 0)))}
 
 
 class BlackballSheet(Sheet):

@@ -60,28 +60,36 @@ class Game(Generic[S]):
 
     # -- the positions a match keeps ------------------------------------------------------
     # The match keeps the positions of whichever game it plays (``registry.Position``, one
-    # game's or another's) and hands them back here; each method below takes such a position,
-    # checks it is this game's (:meth:`own`) and calls the typed method of the same name.
+    # game's or another's) and hands them back here; each method below checks the position is
+    # this game's (``position_type``; TypeError otherwise, a programming error: a match only
+    # ever holds its own game's positions) and calls the typed method of the same name. The
+    # check is written out in each, not called: play_on and view_of are on every event's path.
 
     def own(self, position: object) -> S:
-        """``position`` as one of this game's; TypeError for another game's (a programming
-        error: a match only ever holds its own game's positions)."""
+        """``position`` as one of this game's; TypeError for another game's."""
         if not isinstance(position, self.position_type):
-            raise TypeError(f"{self.name} was given a position of another game: "
-                            f"{type(position).__module__}.{type(position).__qualname__}")
+            raise self._not_own(position)
         return position
 
     def play_on(self, position: object, event: Event) -> S:
         """:meth:`play` on a position the match kept."""
-        return self.play(self.own(position), event)
+        if not isinstance(position, self.position_type):
+            raise self._not_own(position)
+        return self.play(position, event)
 
     def view_of(self, position: object, seq: int) -> State:
         """:meth:`view` of a position the match kept."""
-        return self.view(self.own(position), seq)
+        if not isinstance(position, self.position_type):
+            raise self._not_own(position)
+        return self.view(position, seq)
 
     def shot_time_of(self, position: object) -> ShotTime | None:
         """:meth:`shot_time` of a position the match kept."""
         return self.shot_time(self.own(position))
+
+    def _not_own(self, position: object) -> TypeError:
+        return TypeError(f"{self.name} was given a position of another game: "
+                         f"{type(position).__module__}.{type(position).__qualname__}")
 
     # -- the shot clock -------------------------------------------------------------------
 

@@ -28,13 +28,14 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from .boards.catalogue import LAYOUTS, LayoutsBySize
 from .boards.layout import Layout
 from .engine import GAMES, Event, Game, find_game
 from .engine.blackball import Blackball
+from .engine.json_value import Json, JsonObject
 from .engine.record import SHEETS, Sheet
+from .engine.registry import GameType
 from .engine.snooker import Snooker
 from .engine.state import State
 from .key_sequences import BlackballKeys, Grammar, SnookerKeys
@@ -50,7 +51,7 @@ Candidate = tuple[float, Event]
 
 CandidateFn = Callable[[State], list[Candidate]]
 
-SetupFn = Callable[[random.Random], dict[str, Any]]
+SetupFn = Callable[[random.Random], JsonObject]
 
 StrokeFn = Callable[[State, random.Random, Event | None, tuple[float, float]], Event]
 """From the match's typed state, the previous event and the striker's skill (a pot's chance at
@@ -83,14 +84,14 @@ class Demo:
 
     referee_box: str
     keypad: str
-    match: Mapping[str, Any]
+    match: Mapping[str, Json]
 
 
 @dataclass(frozen=True)
 class GameKit:
     """Everything the product knows of one game: every part required, checked on creation."""
 
-    rules: type[Game[Any]]
+    rules: GameType
     keys: Grammar
     """The key sequences of its referee boxes and keypads."""
     simulator: Simulator
@@ -168,7 +169,6 @@ KITS: Mapping[str, GameKit] = registry(
 """Every game, one entry each, with all its parts."""
 
 
-def kit(name: Any) -> GameKit:
+def kit(name: object) -> GameKit:
     """The entry of game ``name``; IllegalEvent naming the games there are if there is none."""
-    find_game(name)
-    return KITS[name]
+    return KITS[find_game(name).name]

@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias
 
-from .engine import Event, Game
+from .engine import Event
 from .engine.blackball import Blackball
 from .engine.blackball.events import ClockHold, ClockResume, Loss, Touching
 from .engine.blackball.events import Foul as BlackballFoul
@@ -36,6 +36,7 @@ from .engine.blackball.events import NoPot as BlackballNoPot
 from .engine.blackball.events import Rerack as BlackballRerack
 from .engine.events import Award, Concede, NextFrame, Pot
 from .engine.json_value import JsonObject
+from .engine.registry import GameType
 from .engine.snooker import Snooker
 from .engine.snooker.events import Claim, Order, PlayAgain, Replace, RespottedBlack, StartedBy
 from .engine.snooker.events import Foul as SnookerFoul
@@ -252,7 +253,7 @@ class Grammar:
         return "the side: <1> or <2>"
 
 
-def _time_foul(game: type[Game[Any]]) -> Event:
+def _time_foul(game: GameType) -> Event:
     """The event the game enters for a shot not played in time."""
     foul = game.time_foul()
     assert foul is not None, game.name

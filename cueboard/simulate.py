@@ -30,7 +30,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from .engine import Event, IllegalEvent, Match, to_json
 from .engine.events import Redo, Undo
@@ -112,12 +111,12 @@ def legal_events(match: Match, rng: random.Random, *, undo: bool = True) -> Iter
         yield event
 
 
-def random_setup(game: str, rng: random.Random) -> dict[str, Any]:
+def random_setup(game: str, rng: random.Random) -> JsonObject:
     """A random match line for ``game`` (see :data:`SETUPS`)."""
     return SETUPS[game](rng)
 
 
-def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
+def random_log(setup: JsonObject, rng: random.Random, events: int, *,
                undo: bool = True) -> list[JsonObject]:
     """The match line and up to ``events`` random legal events (fewer if the match ends).
 
@@ -136,7 +135,7 @@ def random_log(setup: dict[str, Any], rng: random.Random, events: int, *,
 # -- a realistic match, for the demo and the benchmarks -----------------------------------
 
 
-def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None = None) -> list[JsonObject]:
+def realistic_log(setup: JsonObject, rng: random.Random, events: int | None = None) -> list[JsonObject]:
     """A match played to its end (or for ``events`` events) by two strong players: the game's
     model of play (its simulator's ``stroke``), or weighted legal candidates for a game with
     none.
@@ -144,8 +143,8 @@ def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None 
     Every event is checked by the engine as it is made; should the model ever propose an
     illegal one, a random legal candidate is taken instead.
     """
-    stroke = KITS[setup["game"]].simulator.stroke
     match = Match.from_json(setup)
+    stroke = KITS[match.setup.game].simulator.stroke
     log: list[JsonObject] = [dict(setup)]
     skills = ((0.55, 0.9), (0.5, 0.88))
     last: Event | None = None
@@ -171,11 +170,11 @@ def realistic_log(setup: dict[str, Any], rng: random.Random, events: int | None 
 
 def final_log(best_of: int = 35, seed: int = 2025) -> list[JsonObject]:
     """A deterministic synthetic snooker final, best of ``best_of`` frames, played to its end."""
-    setup = {"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": best_of}
+    setup: JsonObject = {"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"], "best_of": best_of}
     return realistic_log(setup, random.Random(seed))
 
 
 def blackball_log(race_to: int = 25, seed: int = 2025) -> list[JsonObject]:
     """A deterministic blackball match, race to ``race_to``, played to its end: for the benchmark."""
-    setup = {"type": "match", "game": "blackball", "sides": ["Ann", "Bob"], "race_to": race_to}
+    setup: JsonObject = {"type": "match", "game": "blackball", "sides": ["Ann", "Bob"], "race_to": race_to}
     return realistic_log(setup, random.Random(seed))

@@ -12,11 +12,11 @@ Weights keep the strokes heavy and the frame-ending oddities rare, so frames fin
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from .engine import Event
 from .engine.blackball.events import TIME, Foul, Loss, NoPot, Rerack
 from .engine.events import Award, Concede, NextFrame, Pot
+from .engine.json_value import JsonObject
 from .engine.state import BlackballState, State
 
 Candidate = tuple[float, Event]
@@ -78,9 +78,9 @@ def blackball_candidates(state: State) -> list[Candidate]:
     return out
 
 
-def blackball_setup(rng: random.Random) -> dict[str, Any]:
+def blackball_setup(rng: random.Random) -> JsonObject:
     """A random blackball match line: singles or doubles, race to / best of, who breaks, the clock."""
-    setup: dict[str, Any] = {"type": "match", "game": "blackball"}
+    setup: JsonObject = {"type": "match", "game": "blackball"}
     setup["sides"] = [["A1", "A2"], ["B1", "B2"]] if rng.random() < 0.25 else ["Ann", "Bob"]
     if rng.random() < 0.5:
         setup["race_to"] = rng.randint(1, 3)

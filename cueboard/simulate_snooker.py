@@ -9,10 +9,10 @@ engine events (the frozen dataclasses of ``cueboard.engine.events`` and
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from .engine import Event
 from .engine.events import Award, Concede, NextFrame, Pot
+from .engine.json_value import JsonObject
 from .engine.snooker.events import Claim, Foul, NoPot, Order, PlayAgain, Replace, Rerack, RespottedBlack
 from .engine.state import SnookerState, State
 
@@ -96,9 +96,9 @@ def snooker_candidates(state: State) -> list[Candidate]:
     return out
 
 
-def snooker_setup(rng: random.Random) -> dict[str, Any]:
+def snooker_setup(rng: random.Random) -> JsonObject:
     """A random snooker match line: 15/10/6 reds, best of/race to, handicap, aggregate, doubles."""
-    setup: dict[str, Any] = {"type": "match", "game": "snooker"}
+    setup: JsonObject = {"type": "match", "game": "snooker"}
     setup["sides"] = [["A1", "A2"], ["B1", "B2"]] if rng.random() < 0.25 else ["A", "B"]
     aggregate = rng.random() < 0.2
     if aggregate:

@@ -253,7 +253,7 @@ def parse_event(obj: object, kinds: Mapping[str, type[Event]]) -> Event:
     return cls(**values)
 
 
-def parse_amend(obj: dict[str, Any], parse: Callable[[object], Event]) -> Amend:
+def parse_amend(obj: Mapping[str, object], parse: Callable[[object], Event]) -> Amend:
     """An ``amend`` line, its corrected event parsed by ``parse`` (the match's game), strictly.
 
     >>> parse_amend({"type": "amend", "seq": 3, "event": None}, lambda o: parse_event(o, COMMON_EVENTS))
@@ -294,6 +294,7 @@ def parse_amend(obj: dict[str, Any], parse: Callable[[object], Event]) -> Amend:
     except IllegalEvent as exc:
         raise IllegalEvent(f"amend{str(exc).removeprefix('undo')}", short="invalid") from None
     user = obj.get("user")
+    user = user if isinstance(user, str) else None  # checked just above: a string or left out
     if "insert" in obj:
         return Amend(seq=seq, insert=now, user=user, t=common.t)
     return Amend(seq=seq, event=now, delete=now is None, user=user, t=common.t)

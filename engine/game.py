@@ -6,11 +6,11 @@ name in :data:`cueboard.engine.registry.GAMES`; nothing registers itself on impo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from .events import Event, parse_event
-from .match_setup import MatchSetup
+from .match_setup import MatchSetup, OptionCheck
 from .shot_clock import ShotClockRules, ShotTime
 
 if TYPE_CHECKING:  # the states import each game's package, which imports this module
@@ -32,9 +32,13 @@ class Game(Generic[S]):
 
     name: ClassVar[str]
     events: ClassVar[Mapping[str, type[Event]]]
-    setup_fields: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+    setup_fields: ClassVar[Mapping[str, OptionCheck]] = {}
+    """The game's own fields of the match line, each with its check (``parse_setup``)."""
     balls: ClassVar[tuple[str, ...]]
     """The ball names of the ``pot`` event, in the order the keys number them."""
+    position_type: type[S]
+    """The class of the game's positions: what :meth:`own` checks a position the match hands
+    back against."""
 
     def __init__(self, setup: MatchSetup) -> None:
         self.setup = setup
@@ -53,6 +57,39 @@ class Game(Generic[S]):
     def view(self, position: S, seq: int) -> State:
         """The state the boards show after ``seq`` events, the game's own typed value."""
         raise NotImplementedError
+
+    # -- the positions a match keeps ------------------------------------------------------
+    # The match keeps the positions of whichever game it plays (``registry.Position``, one
+    # game's or another's) and hands them back here; each method below checks the position is
+    # this game's (``position_type``; TypeError otherwise, a programming error: a match only
+    # ever holds its own game's positions) and calls the typed method of the same name. The
+    # check is written out in each, not called: play_on and view_of are on every event's path.
+
+    def own(self, position: object) -> S:
+        """``position`` as one of this game's; TypeError for another game's."""
+        if not isinstance(position, self.position_type):
+            raise self._not_own(position)
+        return position
+
+    def play_on(self, position: object, event: Event) -> S:
+        """:meth:`play` on a position the match kept."""
+        if not isinstance(position, self.position_type):
+            raise self._not_own(position)
+        return self.play(position, event)
+
+    def view_of(self, position: object, seq: int) -> State:
+        """:meth:`view` of a position the match kept."""
+        if not isinstance(position, self.position_type):
+            raise self._not_own(position)
+        return self.view(position, seq)
+
+    def shot_time_of(self, position: object) -> ShotTime | None:
+        """:meth:`shot_time` of a position the match kept."""
+        return self.shot_time(self.own(position))
+
+    def _not_own(self, position: object) -> TypeError:
+        return TypeError(f"{self.name} was given a position of another game: "
+                         f"{type(position).__module__}.{type(position).__qualname__}")
 
     # -- the shot clock -------------------------------------------------------------------
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .errors import IllegalEvent
 from .events import Amend, Event, Pot, Redo, Undo, parse_amend, to_json
-from .game import Game
 from .match_setup import MatchSetup
-from .registry import find_game, parse_match
+from .registry import KnownGame, Position, find_game, parse_match
 from .shot_clock import ShotTime
 from .state import Json, JsonObject, State
 
@@ -53,9 +52,9 @@ class _Amended(NamedTuple):
     amend: Amend
     start: int
     old_events: list[Event]
-    old_positions: list[Any]
+    old_positions: list[Position]
     new_events: list[Event]
-    new_positions: list[Any]
+    new_positions: list[Position]
     correction: Correction
 
 
@@ -81,8 +80,8 @@ def describe(event: Event) -> str:
 class Match:
     def __init__(self, setup: MatchSetup) -> None:
         self.setup = setup
-        self.game: Game[Any] = find_game(setup.game)(setup)
-        self._positions: list[Any] = [self.game.initial()]
+        self.game: KnownGame = find_game(setup.game)(setup)
+        self._positions: list[Position] = [self.game.initial()]
         self._events: list[Event] = []
         self._done: list[Event | _Amended] = []
         """What undo takes back, last first: each game event pushed, each amend applied."""
@@ -94,13 +93,13 @@ class Match:
         """After an undo, redo or amend: the index of the first event in effect that an amend
         (or its undo or redo) changed; None when the last of them moved no amend. What a
         follower of the match (the record) must work out again from."""
-        self._checked: tuple[Any, Event, Any] | None = None
+        self._checked: tuple[Position, Event, Position] | None = None
         """(position, event, the position it gives) of the last check() that passed: the daemon
         checks an event, journals it, then applies it, and play() is pure, so the second
         play() of the same event on the same position is not worked out again."""
-        self._checked_amend: tuple[tuple[int, int, Any], Amend, _Amended] | None = None
+        self._checked_amend: tuple[tuple[int, int, int], Amend, _Amended] | None = None
         """The same for the last amend checked, keyed on the log it was checked against."""
-        self._last_state: tuple[Any, State] | None = None
+        self._last_state: tuple[Position, State] | None = None
         """(position, the state of it) of the last state(): the daemon asks for the state of
         the same position more than once (the key grammar, the boards, the feed, the record),
         and a state is some two dozen frozen fields to build (docs/performance.md)."""
@@ -117,7 +116,7 @@ class Match:
     # -- reading ---------------------------------------------------------------
 
     @property
-    def position(self) -> object:
+    def position(self) -> Position:
         """The game's position now: a frozen value, safe to keep."""
         return self._positions[-1]
 
@@ -167,7 +166,7 @@ class Match:
 
     def shot_time(self) -> ShotTime | None:
         """How long the next shot may take, or None when no shot clock can run now."""
-        return self.game.shot_time(self._positions[-1])
+        return self.game.shot_time_of(self._positions[-1])
 
     def state(self) -> State:
         """The state of ``docs/state.md``, a frozen value of the game's own type; its
@@ -177,14 +176,14 @@ class Match:
         # The same position object at the same seq has the same state (play() is pure).
         if last is not None and last[0] is position and last[1].seq == seq:
             return last[1]
-        state = self.game.view(position, seq)
+        state = self.game.view_of(position, seq)
         self._last_state = (position, state)
         return state
 
     def state_at(self, seq: int) -> State:
         """The state after the first ``seq`` events in effect (what the boards showed then,
         as corrected)."""
-        return self.game.view(self._positions[seq], seq)
+        return self.game.view_of(self._positions[seq], seq)
 
     # -- changing --------------------------------------------------------------
 
@@ -210,16 +209,16 @@ class Match:
             self._checked_amend = (self._log_key(), event, self._amended(event))
         else:
             position = self._positions[-1]
-            self._checked = (position, event, self.game.play(position, event))
+            self._checked = (position, event, self.game.play_on(position, event))
 
-    def _play(self, event: Event) -> Any:
+    def _play(self, event: Event) -> Position:
         """The position ``event`` gives now (IllegalEvent if none), reusing check()'s answer.
         Identity, not equality: the same event object on the same position object."""
         position = self._positions[-1]
         checked = self._checked
         if checked is not None and checked[0] is position and checked[1] is event:
             return checked[2]
-        return self.game.play(position, event)
+        return self.game.play_on(position, event)
 
     def push(self, event: Event) -> None:
         """Apply a game event, or raise IllegalEvent naming the rule and change nothing.
@@ -278,7 +277,7 @@ class Match:
         self._undone.clear()
         self._version += 1
 
-    def _restore(self, start: int, events: list[Event], positions: list[Any]) -> None:
+    def _restore(self, start: int, events: list[Event], positions: list[Position]) -> None:
         """The events in effect from ``start`` on, and the positions after them."""
         del self._events[start:]
         self._events += events
@@ -286,7 +285,7 @@ class Match:
         self._positions += positions
         self.last_correction = start
 
-    def _log_key(self) -> tuple[int, int, Any]:
+    def _log_key(self) -> tuple[int, int, int]:
         """What identifies the log as it stands: a push makes a new last position, any other
         change counts in ``_version``."""
         return (self._version, len(self._positions), id(self._positions[-1]))
@@ -315,9 +314,9 @@ class Match:
                 now = dataclasses.replace(now, t=keyed.t)
             tail = [now, *events[start + 1:]]
             first_number, was = k, keyed
-        play = self.game.play
+        play = self.game.play_on
         position = self._positions[start]
-        positions: list[Any] = []
+        positions: list[Position] = []
         for i, event in enumerate(tail):
             try:
                 position = play(position, event)

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
 
 from .errors import IllegalEvent
 from .json_value import JsonObject
 from .shot_clock import ShotClockRules
+
+OptionValue: TypeAlias = int | bool | tuple[int, int]
+"""A game's own field of the match line as its check keeps it (snooker: ``reds`` an int,
+``aggregate`` a bool, ``handicap`` a pair of ints). A game whose field is of another shape
+adds that shape here, so that every value a :class:`MatchSetup` holds has a type."""
+
+OptionCheck: TypeAlias = Callable[[object], OptionValue]
+"""A game's check of one of its own fields (``Game.setup_fields``): the decoded JSON value, not
+trusted, to the value kept, or IllegalEvent naming the field and what it takes."""
 
 # Fields every game's match line may carry; a game adds its own (Game.setup_fields).
 COMMON_SETUP_FIELDS = ("type", "game", "sides", "best_of", "race_to", "first", "shot_clock", "t", "id", "user",
@@ -33,8 +42,9 @@ class MatchSetup:
     shot_clock: float | None = None
     shot_clock_given: bool = False
     """False when the line leaves ``shot_clock`` out: the game's default applies."""
-    options: tuple[tuple[str, Any], ...] = ()
-    """Game-specific fields as given (snooker: reds, handicap, aggregate)."""
+    options: tuple[tuple[str, OptionValue], ...] = ()
+    """Game-specific fields as the game's checks kept them (snooker: reds, handicap, aggregate);
+    read them with :meth:`option_int`, :meth:`option_bool`, :meth:`option_pair`."""
     t: float | None = None
     shot_clock_rules: ShotClockRules | None = None
     """The clock in full when the line gives ``shot_clock`` as an object (``engine/shot_clock.py``);
@@ -65,7 +75,7 @@ class MatchSetup:
         """Frames a side needs to win the match; None when decided on aggregate."""
         if self.race_to is not None:
             return self.race_to
-        if self.option("aggregate", False):
+        if self.option_bool("aggregate", False):
             return None
         assert self.best_of is not None
         return self.best_of // 2 + 1
@@ -78,11 +88,39 @@ class MatchSetup:
         assert self.best_of is not None
         return self.best_of
 
-    def option(self, name: str, default: Any) -> Any:
+    def option(self, name: str) -> OptionValue | None:
+        """The game's own field ``name`` as its check kept it, or None when the line leaves it out."""
         for key, value in self.options:
             if key == name:
                 return value
-        return default
+        return None
+
+    def option_int(self, name: str, default: int) -> int:
+        """The whole-number field ``name`` (snooker's ``reds``), or ``default`` when left out."""
+        value = self.option(name)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"match option {name!r} is {value!r}, not a whole number")
+        return value
+
+    def option_bool(self, name: str, default: bool) -> bool:
+        """The true-or-false field ``name`` (snooker's ``aggregate``), or ``default`` when left out."""
+        value = self.option(name)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise TypeError(f"match option {name!r} is {value!r}, not true or false")
+        return value
+
+    def option_pair(self, name: str, default: tuple[int, int]) -> tuple[int, int]:
+        """The pair field ``name`` (snooker's ``handicap``), or ``default`` when left out."""
+        value = self.option(name)
+        if value is None:
+            return default
+        if not isinstance(value, tuple):
+            raise TypeError(f"match option {name!r} is {value!r}, not a pair of whole numbers")
+        return value
 
     def breaker(self, frame: int) -> int:
         """Side that breaks frame ``frame`` (1-based): Section 3 Rule 3(b), alternating."""
@@ -111,7 +149,7 @@ class MatchSetup:
         return out
 
 
-def _whole(obj: Mapping[str, Any], key: str) -> int | None:
+def _whole(obj: Mapping[str, object], key: str) -> int | None:
     value = obj.get(key)
     if value is None and key not in obj:
         return None
@@ -152,7 +190,7 @@ def _invisible(name: str, i: int, ch: str, kind: str) -> str | None:
     return None
 
 
-def check_name(value: Any, where: str) -> str:
+def check_name(value: object, where: str) -> str:
     """A side's or a player's name as the boards and screens will show it: trimmed, NFC-
     normalised, every space a plain one and never two in a row, 1 to 40 characters, with no
     control, line-break, bidirectional-control or invisible character (U+200B, U+FEFF, U+2060
@@ -212,7 +250,7 @@ def check_name(value: Any, where: str) -> str:
     return name
 
 
-def _label(obj: Mapping[str, Any], key: str) -> str | None:
+def _label(obj: Mapping[str, object], key: str) -> str | None:
     """``fixture`` or ``competition`` (the desk's hand-off, ``<prefix>/next``): absent or null,
     or text checked as a name is (:func:`check_name`: 1 to 40 characters, nothing invisible),
     since boards and sheets show both."""
@@ -220,7 +258,7 @@ def _label(obj: Mapping[str, Any], key: str) -> str | None:
     return None if value is None else check_name(value, f"the {key}")
 
 
-def _side(entry: Any, index: int) -> tuple[str, ...]:
+def _side(entry: object, index: int) -> tuple[str, ...]:
     names = [entry] if isinstance(entry, str) else entry
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         raise IllegalEvent(f"match: side {index} must be a name, or a list of player names for doubles",
@@ -233,7 +271,7 @@ def _side(entry: Any, index: int) -> tuple[str, ...]:
     return tuple(check_name(n, f"side {index} player {k + 1}") for k, n in enumerate(names))
 
 
-def parse_setup(obj: object, game_fields: Mapping[str, Any],
+def parse_setup(obj: object, game_fields: Mapping[str, OptionCheck],
                 elsewhere: Mapping[str, Collection[str]] | None = None) -> MatchSetup:
     """Parse and check the match line of a game whose own fields are ``game_fields`` (each
     mapped to a checker that returns the value to keep or raises IllegalEvent).

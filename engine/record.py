@@ -30,13 +30,14 @@ or more; its ``high_break`` and the match's count every break.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple, TypedDict
 
 from .blackball.events import Foul as BlackballFoul
 from .blackball.events import Loss
 from .blackball.events import Rerack as BlackballRerack
 from .errors import IllegalEvent
 from .events import Amend, Award, Concede, Event, Pot, Redo, Undo, to_json
+from .json_value import Json, JsonObject
 from .match_setup import MatchSetup
 from .snooker.events import Claim, Rerack
 from .state import BlackballState, SnookerState, State
@@ -140,6 +141,24 @@ class _Progress(NamedTuple):
     frame_over: bool
 
 
+class _Common(TypedDict, total=False):
+    """The fields of :class:`_Progress` every event sets (``Recorder._next``), given to its ``_replace``."""
+
+    frames_won: tuple[int, int]
+    totals: tuple[int, int] | None
+    winner: int | None
+    started: float | None
+    last_t: float | None
+    striker: int | None
+    player: str | None
+    scores: tuple[int, int] | None
+    respotted_black: bool
+    break_shot: bool
+    frame_over: bool
+    how: str | None
+    ended: float | None
+
+
 class _Ending(NamedTuple):
     how: str
     rule: str | None
@@ -170,11 +189,11 @@ class Sheet:
         """``event`` re-racked the frame: its scores, breaks and strokes so far are void."""
         raise NotImplementedError
 
-    def head(self, setup: MatchSetup) -> dict[str, Any]:
+    def head(self, setup: MatchSetup) -> JsonObject:
         """The game's own fields at the top of the record."""
         return {}
 
-    def frame_extra(self, frame: FrameRecord) -> dict[str, Any]:
+    def frame_extra(self, frame: FrameRecord) -> JsonObject:
         return {}
 
 
@@ -215,9 +234,9 @@ class SnookerSheet(Sheet):
     def restarts(self, event: Event, before: _Progress, state: State) -> bool:
         return isinstance(event, Rerack)  # Section 3 Rule 16: the scores nullified
 
-    def head(self, setup: MatchSetup) -> dict[str, Any]:
-        return {"aggregate": bool(setup.option("aggregate", False)), "reds": setup.option("reds", 15),
-                "handicap": list(setup.option("handicap", (0, 0)))}
+    def head(self, setup: MatchSetup) -> JsonObject:
+        return {"aggregate": setup.option_bool("aggregate", False), "reds": setup.option_int("reds", 15),
+                "handicap": list(setup.option_pair("handicap", (0, 0)))}
 
 
 class BlackballSheet(Sheet):
@@ -244,7 +263,7 @@ class BlackballSheet(Sheet):
         balls: tuple[str, ...] = getattr(event, "balls", ())
         return before.break_shot and "black" in balls and not state.frame_over
 
-    def frame_extra(self, frame: FrameRecord) -> dict[str, Any]:
+    def frame_extra(self, frame: FrameRecord) -> JsonObject:
         left = frame.balls_left
         return {"reason": frame.reason, "balls_left": None if left is None else list(left)}
 
@@ -268,7 +287,7 @@ class Recorder:
         self.setup = setup
         self.sheet = SHEETS[setup.game]
         self.breaks_from = breaks_from
-        head: dict[str, Any] = {
+        head: JsonObject = {
             "schema": SCHEMA, "game": setup.game,
             "sides": [{"name": side.name, "players": list(side.players)} for side in state.sides],
             "best_of": state.best_of, "race_to": state.race_to,
@@ -279,6 +298,8 @@ class Recorder:
         if self.sheet.points:
             head["breaks_from"] = breaks_from
         self._head = head
+        self._sides = tuple((side.name, side.players) for side in state.sides)
+        """Each side's name and players: the head's ``sides``, as a new list for each record."""
         first = _Progress(
             frames=(), frames_won=(state.sides[0].frames, state.sides[1].frames),
             totals=self.sheet.totals(state), winner=state.match_winner, how=None, started=None, ended=None,
@@ -407,7 +428,7 @@ class Recorder:
         frames_won = p.frames_won if frames_won == p.frames_won else frames_won
         totals = p.totals if totals == p.totals else totals
         scores = p.scores if scores == p.scores else scores
-        common: dict[str, Any] = {
+        common: _Common = {
             "frames_won": frames_won, "totals": totals, "winner": state.match_winner,
             "started": p.started if p.started is not None else t, "last_t": last_t,
             "striker": state.striker, "player": state.player, "scores": scores,
@@ -418,9 +439,9 @@ class Recorder:
             how = "played"
             if isinstance(event, Concede | Award) and event.match:
                 how = "conceded" if isinstance(event, Concede) else "awarded"  # Section 4 Rule 2(b)
-            common.update(how=how, ended=last_t)
+            common["how"], common["ended"] = how, last_t
         elif not state.match_over:
-            common.update(how=None, ended=None)
+            common["how"], common["ended"] = None, None
         if p.frame_over:
             # Between frames (next_frame, or the match awarded once the frame is over): the
             # interval belongs to neither frame.
@@ -471,11 +492,11 @@ class Recorder:
         """The time of the match's first event (Unix seconds), None before it."""
         return self._steps[-1][1].started
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonObject:
         """The record of ``docs/record.md``: a new JSON-ready dict each call."""
         p = self._steps[-1][1]
         out = dict(self._head)
-        out["sides"] = [dict(side, players=list(side["players"])) for side in self._head["sides"]]
+        out["sides"] = [{"name": name, "players": list(players)} for name, players in self._sides]
         out["started"] = iso(p.started)
         out["ended"] = iso(p.ended)
         out["frames"] = [self._frame(f) for f in p.frames]
@@ -488,10 +509,10 @@ class Recorder:
         out["corrections"] = [_correction(c) for c in self.corrections]
         return out
 
-    def _frame(self, f: FrameRecord) -> dict[str, Any]:
+    def _frame(self, f: FrameRecord) -> JsonObject:
         points = self.sheet.points
-        high = [max((b.points for b in f.breaks if b.side == side), default=0) for side in (0, 1)]
-        out: dict[str, Any] = {
+        high: list[Json] = [max((b.points for b in f.breaks if b.side == side), default=0) for side in (0, 1)]
+        out: JsonObject = {
             "frame": f.frame, "breaker": f.breaker, "scores": None if f.scores is None else list(f.scores),
             "winner": f.winner, "how": f.how, "rule": f.rule,
             "breaks": [_break(b) for b in f.breaks if b.points >= self.breaks_from] if points else [],
@@ -502,7 +523,7 @@ class Recorder:
         return out
 
 
-def record_of(match: Match, *, breaks_from: int = BREAKS_FROM) -> dict[str, Any]:
+def record_of(match: Match, *, breaks_from: int = BREAKS_FROM) -> JsonObject:
     """The record of ``match``'s events in effect: a pure function of its log."""
     return Recorder.of_match(match, breaks_from=breaks_from).record()
 
@@ -529,21 +550,21 @@ def _changed(a: _Progress, b: _Progress) -> bool:
         b.frames_won, b.totals, b.winner, b.how, b.ended)
 
 
-def _break(b: Break, *, frame: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"side": b.side, "player": b.player, "points": b.points}
+def _break(b: Break, *, frame: bool = False) -> JsonObject:
+    out: JsonObject = {"side": b.side, "player": b.player, "points": b.points}
     if frame:
         out["frame"] = b.frame
     return out
 
 
-def _correction(c: Correction) -> dict[str, Any]:
+def _correction(c: Correction) -> JsonObject:
     """An amend in effect as the record lists it: when, by whom, which event, what it was and
     what it became (None: inserted, or deleted), and the frame it was played in."""
     return {"at": iso(c.t), "user": c.user, "seq": c.seq, "frame": c.frame,
             "was": None if c.was is None else _bare(c.was), "now": None if c.now is None else _bare(c.now)}
 
 
-def _bare(event: Event) -> dict[str, Any]:
+def _bare(event: Event) -> JsonObject:
     """The event as keyed, without its time (the correction has its own)."""
     out = to_json(event)
     out.pop("t", None)

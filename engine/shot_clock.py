@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TypeGuard
 
 from .errors import IllegalEvent
+from .json_value import JsonObject
 
 CALL_AFTER = 30.0
 """Rule 8a: "Lorsque 30 secondes se sont écoulées, l'arbitre annonce « 30 secondes »"."""
@@ -48,12 +49,12 @@ def default_call(seconds: float) -> float | None:
     return CALL_AFTER if seconds > CALL_AFTER else None
 
 
-def _is_seconds(value: Any) -> bool:
+def _is_seconds(value: object) -> TypeGuard[float]:
     return (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
             and value > 0)
 
 
-def _seconds(value: Any, what: str) -> float:
+def _seconds(value: object, what: str) -> float:
     if not _is_seconds(value):
         raise IllegalEvent(f"match: 'shot_clock' {what} must be seconds (more than 0), not {value!r}",
                            short="match_setup")
@@ -131,7 +132,7 @@ class ShotClockRules:
         return cls(seconds=float(seconds), call=default_call(seconds))
 
     @classmethod
-    def parse(cls, value: Any) -> ShotClockRules | None:
+    def parse(cls, value: object) -> ShotClockRules | None:
         """The match line's ``shot_clock``: a number, an object, or null (no clock)."""
         if value is None:
             return None
@@ -156,11 +157,11 @@ class ShotClockRules:
                                "the time is up", short="match_setup")
         return cls(seconds=seconds, first=first, call=call)
 
-    def to_json(self) -> float | dict[str, Any]:
+    def to_json(self) -> float | JsonObject:
         """What the match line gives: the plain number when that says it all."""
         if self.first is None and self.call == default_call(self.seconds):
             return self.seconds
-        out: dict[str, Any] = {"seconds": self.seconds}
+        out: JsonObject = {"seconds": self.seconds}
         if self.first is not None:
             out["first"] = self.first
         if self.call != default_call(self.seconds):

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from ..errors import IllegalEvent
 from ..events import Award, Concede, Event, NextFrame, Pot
 from ..game import Game
-from ..match_setup import MatchSetup
+from ..match_setup import MatchSetup, OptionCheck
 from ..order import next_of_side
 from ..shot_clock import STANDARD, ShotClockRules, ShotTime
 from . import groups
@@ -46,8 +46,9 @@ def _seconds(value: float | None) -> float | int | None:
 class Blackball(Game[Position]):
     name: ClassVar[str] = "blackball"
     events = BLACKBALL_EVENTS
-    setup_fields: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+    setup_fields: ClassVar[dict[str, OptionCheck]] = {}
     balls: ClassVar[tuple[str, ...]] = BALLS
+    position_type = Position
 
     def __init__(self, setup: MatchSetup) -> None:
         super().__init__(setup)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ..errors import IllegalEvent
 from ..events import Award, Concede, Event, NextFrame, Pot
 from ..game import Game
-from ..match_setup import MatchSetup
+from ..match_setup import MatchSetup, OptionCheck
 from ..order import next_of_side, order_names
 from ..shot_clock import ShotTime
 from .ball_on import ball_on_at_turn_start, least_penalty
@@ -46,13 +46,13 @@ FORFEITED_FRAME = 147
 """Section 4 Rule 2(b)(iii): each unplayed frame of a forfeited aggregate game."""
 
 
-def _reds(value: Any) -> int:
+def _reds(value: object) -> int:
     if type(value) is not int or value not in REDS_ALLOWED:
         raise IllegalEvent(f"match: 'reds' must be 15, 10 or 6, not {value!r}", short="match_setup")
     return int(value)
 
 
-def _handicap(value: Any) -> tuple[int, int]:
+def _handicap(value: object) -> tuple[int, int]:
     if (not isinstance(value, list) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
         raise IllegalEvent(f"match: 'handicap' is the points each side starts a frame with, "
@@ -60,7 +60,7 @@ def _handicap(value: Any) -> tuple[int, int]:
     return (value[0], value[1])
 
 
-def _aggregate(value: Any) -> bool:
+def _aggregate(value: object) -> bool:
     if not isinstance(value, bool):
         raise IllegalEvent(f"match: 'aggregate' must be true or false, not {value!r}", short="match_setup")
     return value
@@ -86,16 +86,17 @@ def _ordinal(n: int) -> str:
 class Snooker(Game[Position]):
     name: ClassVar[str] = "snooker"
     events = SNOOKER_EVENTS
-    setup_fields: ClassVar[dict[str, Callable[[Any], Any]]] = {
+    setup_fields: ClassVar[dict[str, OptionCheck]] = {
         "reds": _reds, "handicap": _handicap, "aggregate": _aggregate,
     }
     balls: ClassVar[tuple[str, ...]] = BY_VALUE
+    position_type = Position
 
     def __init__(self, setup: MatchSetup) -> None:
         super().__init__(setup)
-        self.reds_start: int = setup.option("reds", 15)
-        self.handicap: tuple[int, int] = setup.option("handicap", (0, 0))
-        self.aggregate: bool = setup.option("aggregate", False)
+        self.reds_start = setup.option_int("reds", 15)
+        self.handicap = setup.option_pair("handicap", (0, 0))
+        self.aggregate = setup.option_bool("aggregate", False)
         if self.aggregate and setup.race_to is not None:
             raise IllegalEvent("match: an aggregate match is played over 'best_of' frames, not 'race_to'",
                                short="match_setup")

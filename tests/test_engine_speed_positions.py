@@ -9,15 +9,21 @@
   is a new object each call that the caller may change freely.
 - ``Match.state()`` gives the last state again while the position and ``seq`` are the same: it
   must be what the game's ``view`` of the position gives, after any push, undo, redo or amend.
+- Each game's ``view`` builds its state with ``_from_fields`` (a typed dict of the fields made
+  the state's ``__dict__``, not the dataclass's ``__init__``): the typed dict must have the
+  state's fields and types in its order, and the state must be the very value the public
+  constructor gives, with a dict of its own.
 
 Positions come from random legal matches of ``cueboard.simulate`` (fixed seeds).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
+import typing
 from typing import Any
 
 import pytest
@@ -25,11 +31,14 @@ import pytest
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.blackball import Blackball
 from cueboard.engine.blackball import Position as BlackballPosition
+from cueboard.engine.blackball.state import BlackballFields
 from cueboard.engine.blackball.visits import NextStroke, end_of_visit, penalty, play_on
 from cueboard.engine.snooker import Position as SnookerPosition
 from cueboard.engine.snooker import Snooker
 from cueboard.engine.snooker.balls import COLOURS, VALUE
 from cueboard.engine.snooker.remaining import colours_value
+from cueboard.engine.snooker.state import SnookerFields
+from cueboard.engine.state import BlackballState, SnookerState, State
 from cueboard.simulate import random_log, random_setup
 
 SEEDS = range(12)
@@ -172,3 +181,35 @@ def test_the_state_kept_is_the_state_of_the_position(game: str) -> None:
             check()
             m.redo()
             check()
+
+
+@pytest.mark.parametrize(("state_class", "fields_class"), [(SnookerState, SnookerFields),
+                                                           (BlackballState, BlackballFields)])
+def test_the_typed_dict_has_the_states_fields(state_class: type[State], fields_class: type) -> None:
+    names = [f.name for f in dataclasses.fields(state_class)]
+    assert list(typing.get_type_hints(fields_class)) == names
+    state_hints = typing.get_type_hints(state_class)
+    assert typing.get_type_hints(fields_class) == {name: state_hints[name] for name in names}
+
+
+@pytest.mark.parametrize("game", ["snooker", "blackball"])
+def test_from_fields_is_the_public_constructor(game: str) -> None:
+    seen: list[State] = []
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        log = random_log(random_setup(game, rng), rng, events=150)
+        m = Match.from_json(log[0])
+        for obj in [None, *log[1:]]:
+            if obj is not None:
+                m.apply(m.parse(obj))
+            state = m.state()
+            assert type(state) is {"snooker": SnookerState, "blackball": BlackballState}[game]
+            public = type(state)(**{f.name: getattr(state, f.name) for f in dataclasses.fields(state)})
+            # Equal, field for field in the same order, hashing alike, printed alike.
+            assert state == public and vars(state) == vars(public) and list(vars(state)) == list(vars(public))
+            assert hash(state) == hash(public) and repr(state) == repr(public)
+            assert dataclasses.replace(state, seq=state.seq + 1) == dataclasses.replace(public, seq=public.seq + 1)
+            # Frozen as the public one: tests/test_typed_state.py, on the states of random matches.
+            # Each state's fields are its own: none shares its dict with another state.
+            assert all(vars(state) is not vars(other) for other in seen[-3:])
+            seen.append(state)

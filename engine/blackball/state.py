@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypedDict
 
 from ..errors import IllegalEvent
 from ..json_value import Fields, JsonObject
@@ -47,7 +47,36 @@ class BlackballBalls:
         return cls(f.count("red", 7), f.count("yellow", 7), f.count("black", 1))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+class BlackballFields(TypedDict):
+    """The fields of a :class:`BlackballState` by name, as its rules' ``view`` gives them after every
+    event (:meth:`BlackballState._from_fields`). Field for field the state's own, in its order, with
+    its types (``tests/test_engine_speed_positions.py``)."""
+
+    seq: int
+    sides: tuple[BlackballSide, BlackballSide]
+    frame: int
+    best_of: int
+    race_to: int
+    breaker: int
+    striker: int | None
+    player: str | None
+    open_table: bool
+    balls: BlackballBalls
+    visits: int
+    free_shot: bool
+    black_on: bool
+    break_shot: bool
+    order: tuple[str, ...]
+    shot_clock: float | None
+    shot_clock_call: float | None
+    frame_over: bool
+    frame_winner: int | None
+    match_over: bool
+    match_winner: int | None
+
+
+# No slots, unlike the smaller values: _from_fields gives the state its fields as one dict.
+@dataclass(frozen=True, kw_only=True)
 class BlackballState:
     """The fields of ``state.md`` for blackball."""
 
@@ -76,6 +105,19 @@ class BlackballState:
     frame_winner: int | None
     match_over: bool
     match_winner: int | None
+
+    @classmethod
+    def _from_fields(cls, fields: BlackballFields) -> BlackballState:
+        """The state of these fields, equal to ``BlackballState(**fields)``, for the state after every
+        event. Why: CPython 3.11's ``__init__`` of a frozen dataclass matches some two dozen
+        keywords, then sets each field through ``object.__setattr__``: most of what the state
+        cost (``bench/engine_instructions.py``; docs/performance.md, issue 25). Here the dict,
+        named and type-checked by mypy field by field at the call site, becomes the state's
+        ``__dict__`` whole (which is why the state has no slots). It is not copied: the caller
+        passes a new dict and keeps no reference to it."""
+        state = object.__new__(cls)
+        object.__setattr__(state, "__dict__", fields)
+        return state
 
     def to_json(self) -> JsonObject:
         """The JSON object of ``state.md``, its keys in that order."""

@@ -32,8 +32,9 @@ from cueboard.journal import read_lines
 
 pytest_plugins = ["mosquitto"]
 
-USERS = {"t1": "table-one-pw", "t1.scorers": "table-one-pw", "desk": "desk-pw", "scorer-t1": "scorer-pw"}
-"""``t1.scorers``: the table's scorers' link (cueboard.score_link), with the table's password."""
+USERS = {"t1": "table-one-pw", "t1.scorers": "table-one-pw", "t1.commands": "table-one-pw", "desk": "desk-pw",
+         "scorer-t1": "scorer-pw"}
+"""``t1.scorers``, ``t1.commands``: the table's paced links (cueboard.paced_link), with the table's password."""
 
 
 @pytest.fixture
@@ -297,7 +298,7 @@ def test_a_match_line_and_a_clock_command_are_answered_on_event_by_their_id(tmp_
 def test_a_scorer_flooding_its_own_topic_gets_every_line_answered_and_never_delays_the_desk(
         tmp_path: Path, broker: Mosquitto, finding: Callable[..., None]) -> None:
     """Spec item 5: a scorer writes ``score/<user>``, which the table reads on a connection of its
-    own (cueboard.score_link), no faster than it answers: the desk's commands on the table's own
+    own (cueboard.paced_link), no faster than it answers: the desk's commands on the table's own
     connection are not queued behind the flood, and every flood line gets exactly one answer by
     its id: none summed up instead (the summary replaced them once the scorer's lane of answers
     was full), none dropped from its lane. The lane is 100 here (``mqtt.queue``), so the link

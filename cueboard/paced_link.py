@@ -18,8 +18,8 @@ is held back without holding back anything else:
   Without a login (a loopback broker with ``insecure_commands``) it connects as the feed does.
 - **Read no faster than answered, each user in turn.** A user's line is handed on while that
   user's lane of answers on the feed has room (:meth:`~cueboard.feed.Feed.has_room`); otherwise
-  it waits in that user's backlog here (at most :data:`BACKLOG` lines, :data:`BACKLOG_BYTES`
-  for every user together), and the backlogs are handed on in turns as their lanes drain. The
+  it waits in that user's backlog here (at most as many lines as a lane holds, ``mqtt.queue``,
+  and :data:`BACKLOG_BYTES` for every user together), and the backlogs are handed on in turns as their lanes drain. The
   socket itself is never held back, so one login's flood never delays another's lines in the
   broker's stream to the table (the cause of a head-of-line wait a whole connection's pacing
   would have). A line arriving when its user's backlog is full is not read: like the lines the
@@ -57,13 +57,9 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from .feed import QOS, USER_ANSWERS_A_SECOND, Feed, MqttConfig, _Client, _no_delay
 from .feed_config import COMMANDS_LOGIN, RECONNECT_MIN, SCORERS
 
-__all__ = ["BACKLOG", "BACKLOG_BYTES", "COMMANDS", "SCORES", "LineKind", "PacedLink", "link_login"]
+__all__ = ["BACKLOG_BYTES", "COMMANDS", "SCORES", "LineKind", "PacedLink", "link_login"]
 
 log = logging.getLogger(__name__)
-
-BACKLOG = 1000
-"""Lines of one user read and waiting for room in its lane of answers, at most (a desk's burst of
-a few hundred commands with ids waits here whole; a flood past it is not read)."""
 
 BACKLOG_BYTES = 8 * 1024 * 1024
 """Bytes of every user's backlog together, at most (a line may be up to the broker's
@@ -154,6 +150,12 @@ class PacedLink:
         """Lines read and waiting in the backlogs."""
         with self._cond:
             return sum(len(lines) for lines in self._backlog.values())
+
+    def drained(self, timeout: float) -> bool:
+        """Wait until every line read has been handed on (the backlogs empty); False after
+        ``timeout`` seconds. For tests and benches."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._backlog and not self._busy, timeout)
 
     def start(self) -> None:
         """Connect in the background and keep reconnecting; never blocks."""
@@ -267,13 +269,13 @@ class PacedLink:
     def _keep(self, user: str | None, lines: deque[tuple[bytes, bool]] | None, payload: bytes,
               retained: bool) -> None:
         """Under the lock: ``payload`` into its user's backlog, or counted as not read."""
-        if (lines is not None and len(lines) >= BACKLOG) or self._bytes + len(payload) > BACKLOG_BYTES:
+        if (lines is not None and len(lines) >= self.config.queue) or self._bytes + len(payload) > BACKLOG_BYTES:
             self.unread += 1
             self._unread[user] = self._unread.get(user, 0) + 1
             if self.unread in (1, 10, 100, 1000) or self.unread % 100_000 == 0:
                 log.warning("MQTT %s' link: %d lines not read (their user's backlog of %d lines, or %d bytes in "
                             "all, was full: the table answers a user's lines no faster than %g a second)",
-                            self.kind.name, self.unread, BACKLOG, BACKLOG_BYTES, USER_ANSWERS_A_SECOND)
+                            self.kind.name, self.unread, self.config.queue, BACKLOG_BYTES, USER_ANSWERS_A_SECOND)
             return
         if lines is None:
             lines = self._backlog[user] = deque()
@@ -338,9 +340,10 @@ class PacedLink:
                 continue
             del self._unread[user]
             self._said[user] = now
-            reason = (f"{count} more lines from {self.kind.source}/{user} not read: sent faster than the table "
-                      f"answers them ({USER_ANSWERS_A_SECOND:g} answers a second a user, {BACKLOG} lines waiting "
-                      "at most); lines not read get no answer: send them again, same id")
+            who = self.kind.source if user is None else f"{self.kind.source}/{user}"
+            reason = (f"{count} more lines from {who} not read: sent faster than the table answers them "
+                      f"({USER_ANSWERS_A_SECOND:g} answers a second a user, {self.config.queue} lines waiting at most, "
+                      "mqtt.queue); lines not read get no answer: send them again, same id")
             try:
                 self.feed.publish_rejected(None, reason, self.kind.source, user=user)
             except Exception:

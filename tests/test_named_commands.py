@@ -202,9 +202,9 @@ def test_a_flooding_scorer_never_locks_the_desk_out(tmp_path: Path, broker: Mosq
                                                     finding: Callable[..., None]) -> None:
     """The measured failure: every publisher shared one rate, and during a 20,000-line flood all
     10 desk commands were refused, none with its own answer. Now each login has its own. (This
-    flood comes on the command topic, the table's own session, which is never held back: past its
-    lane of answers the oldest are dropped, counted. A scorer's topic is read no faster than
-    answered: the next test.)"""
+    flood comes on the command topic, read on the table's commands' link no faster than answered,
+    each login in turn: tests/test_command_link.py floods it as a desk login. A scorer's topic is
+    read the same way: the next test.)"""
     sub = answers(broker)
     desk, scorer = login(broker, "desk"), login(broker, "scorer-t1")
     flood = 3000

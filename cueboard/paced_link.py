@@ -118,6 +118,8 @@ class PacedLink:
         self._said: dict[str | None, float] = {}  # user -> when its unread lines were last said
         self.unread = 0
         """Lines not read because their user's backlog was full (counted, said, never answered)."""
+        self.taken = 0
+        """Lines read and handed on (each answered once by the table)."""
         self._pacer: threading.Thread | None = None
         self._login = link_login(config.username, kind)
         client_id = "" if config.client_id is None else f"{config.client_id}-{kind.name}"
@@ -154,8 +156,13 @@ class PacedLink:
     def drained(self, timeout: float) -> bool:
         """Wait until every line read has been handed on (the backlogs empty); False after
         ``timeout`` seconds. For tests and benches."""
+        return self.wait_until(lambda: not self._backlog and not self._busy, timeout)
+
+    def wait_until(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``done()`` (asked again whenever a line is kept, handed on or not read:
+        e.g. ``taken + unread`` reaching the lines sent); False after ``timeout`` seconds."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._backlog and not self._busy, timeout)
+            return self._cond.wait_for(done, timeout)
 
     def start(self) -> None:
         """Connect in the background and keep reconnecting; never blocks."""
@@ -276,6 +283,7 @@ class PacedLink:
                 log.warning("MQTT %s' link: %d lines not read (their user's backlog of %d lines, or %d bytes in "
                             "all, was full: the table answers a user's lines no faster than %g a second)",
                             self.kind.name, self.unread, self.config.queue, BACKLOG_BYTES, USER_ANSWERS_A_SECOND)
+            self._cond.notify_all()
             return
         if lines is None:
             lines = self._backlog[user] = deque()
@@ -292,6 +300,7 @@ class PacedLink:
             log.exception("on_line failed")
         finally:
             with self._cond:
+                self.taken += 1
                 self._busy.discard(user)
                 if user in self._backlog:
                     self._turns.append(user)

@@ -74,7 +74,7 @@ USER_ANSWERS_A_SECOND = 50.0
 """Answers to one user (its lane) handed to paho a second at most, after a burst of
 :data:`USER_ANSWERS_BURST`: ten times what ``[commands]`` lets a user send, so an honest sender's
 answers never wait; a flood's answers reach every subscriber of ``rejected`` (every desk) at no
-more than this rate, and the scorers' link reads the flood no faster (cueboard.paced_link)."""
+more than this rate, and the paced links read a flood no faster (cueboard.paced_link)."""
 USER_ANSWERS_BURST = 100
 
 QOS = 1

@@ -63,7 +63,10 @@ log = logging.getLogger(__name__)
 
 BACKLOG_BYTES = 8 * 1024 * 1024
 """Bytes of every user's backlog together, at most (a line may be up to the broker's
-``message_size_limit``; the table reads at most ``commands.max_bytes`` of one)."""
+``message_size_limit``; the table reads at most ``commands.max_bytes`` of one), each line counted
+:data:`LINE_OVERHEAD` bytes more than its payload (an empty line is not free)."""
+
+LINE_OVERHEAD = 128
 
 SAY_UNREAD_EVERY = 1.0
 """Seconds between two summaries of a user's lines not read."""
@@ -276,7 +279,8 @@ class PacedLink:
     def _keep(self, user: str | None, lines: deque[tuple[bytes, bool]] | None, payload: bytes,
               retained: bool) -> None:
         """Under the lock: ``payload`` into its user's backlog, or counted as not read."""
-        if (lines is not None and len(lines) >= self.config.queue) or self._bytes + len(payload) > BACKLOG_BYTES:
+        cost = len(payload) + LINE_OVERHEAD
+        if (lines is not None and len(lines) >= self.config.queue) or self._bytes + cost > BACKLOG_BYTES:
             self.unread += 1
             self._unread[user] = self._unread.get(user, 0) + 1
             if self.unread in (1, 10, 100, 1000) or self.unread % 100_000 == 0:
@@ -290,7 +294,7 @@ class PacedLink:
             if user not in self._busy:
                 self._turns.append(user)
         lines.append((payload, retained))
-        self._bytes += len(payload)
+        self._bytes += cost
         self._cond.notify_all()
 
     def _hand_on(self, user: str | None, payload: bytes, retained: bool) -> None:
@@ -315,7 +319,7 @@ class PacedLink:
                 continue
             lines = self._backlog[user]
             payload, retained = lines.popleft()
-            self._bytes -= len(payload)
+            self._bytes -= len(payload) + LINE_OVERHEAD
             if not lines:
                 del self._backlog[user]
             self._busy.add(user)
@@ -341,9 +345,11 @@ class PacedLink:
     def _say_unread(self) -> None:
         """Under the lock: a summary of a user's lines not read, when its lane has room (it never
         pushes an answer out) and a second has passed since the last."""
+        now = time.monotonic()
+        for user in [u for u, at in self._said.items() if now - at >= SAY_UNREAD_EVERY and u not in self._unread]:
+            del self._said[user]  # said long enough ago: forgotten (user names are the senders' to choose)
         if not self._unread:
             return
-        now = time.monotonic()
         for user, count in list(self._unread.items()):
             if now - self._said.get(user, -SAY_UNREAD_EVERY) < SAY_UNREAD_EVERY or not self.feed.has_room(user or ""):
                 continue

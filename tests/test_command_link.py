@@ -3,7 +3,8 @@ writes (TLS, its logins and ACL) and a real table's daemon.
 
 The table reads the commands on a paced connection of their own (cueboard.paced_link, login
 ``t1.commands``), no faster than each user's answers go out, each user in turn; the feed's own
-connection carries the state and its acknowledgements, never a flood. While one desk login floods:
+connection carries the state and its acknowledgements, never a flood. While one desk login floods
+(:data:`FLOOD_RATE` lines a second, each with an id):
 
 - the referee's presses are drawn and their state reaches a venue screen (anonymous, WebSockets);
 - another desk login's commands with ids each get their own answer and are applied;
@@ -22,6 +23,7 @@ import json
 import logging
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,12 @@ pytest_plugins = ["mosquitto"]
 
 PREFIX = "cueboard/club/t1"
 RED, UNDO = 0, 11  # referee-box-12.toml
+FLOOD_RATE = 2000
+"""Lines a second the flood sends: far past what the table answers (50 a second a user) and what
+a desk may send (5 a second), within what the table reads on a busy machine. (A flood faster than
+the table reads it queues in the broker's stream to the commands' link, which the desk logins
+share, and mosquitto drops that session's messages past its queue whoever sent them: measured by
+bench/flood.py --by desk, docs/mqtt.md.)"""
 FLOOD_MAX = 400_000
 """Lines the flood sends at most; it stops sooner, once everything it must not delay was seen."""
 QUEUE = 100
@@ -98,8 +106,8 @@ def until(sub: Subscriber, done: Callable[[], bool]) -> None:
 
 
 class Flood:
-    """The desk's login publishing fouls of 3 points (never legal) with ids, QoS 0, as fast as its
-    client sends, until :meth:`stop` (or :data:`FLOOD_MAX` lines)."""
+    """The desk's login publishing fouls of 3 points (never legal) with ids, QoS 0, at
+    :data:`FLOOD_RATE` lines a second, until :meth:`stop` (or :data:`FLOOD_MAX` lines)."""
 
     def __init__(self, client: mqtt.Client) -> None:
         self.client = client
@@ -110,13 +118,17 @@ class Flood:
         self._thread.start()
 
     def _run(self) -> None:
+        start = time.monotonic()
         while not self._stop.is_set():
             if self.sent >= FLOOD_MAX:
                 self.ended.set()
                 return
-            line = b'{"type": "foul", "points": 3, "id": "f%d"}' % self.sent
-            if self.client.publish(f"{PREFIX}/command/desk", line, qos=0).rc == mqtt.MQTT_ERR_SUCCESS:
-                self.sent += 1
+            for _ in range(20):
+                line = b'{"type": "foul", "points": 3, "id": "f%d"}' % self.sent
+                if self.client.publish(f"{PREFIX}/command/desk", line, qos=0).rc == mqtt.MQTT_ERR_SUCCESS:
+                    self.sent += 1
+            # Paced: the next 20 lines when their time comes (a rate, not a wait for an event).
+            self._stop.wait(max(0.0, start + self.sent / FLOOD_RATE - time.monotonic()))
 
     def stop(self) -> bool:
         """Stopped; whether it was still flooding (had not run out of lines) until then."""
@@ -191,7 +203,8 @@ def test_a_desk_login_flooding_its_commands_delays_neither_the_referee_nor_anoth
                         if m.json().get("user") == "desk" and "not read" in m.json()["reason"]]
 
             until(sub, lambda: sum(summaries()) == link.unread)
-            finding(f"a desk login flooding command/desk ({flood.sent} lines with ids, QoS 0) while the referee "
+            finding(f"a desk login flooding command/desk ({flood.sent} lines with ids, QoS 0, {FLOOD_RATE} a second) "
+                    "while the referee "
                     f"pressed 6 times and desk2 sent 10 commands: every press drawn and at the screen, desk2's 10 "
                     f"answered and applied, all during the flood; the table read {len(ids)} flood lines and answered "
                     f"each once by its id; {link.unread} not read (said in {len(summaries())} summaries); "

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,11 +31,11 @@ import paho.mqtt.client as mqtt
 import pytest
 from daemon_helpers import table_config
 from gpiozero.pins.mock import MockFactory
-from mosquitto import TIMEOUT, Subscriber
+from mosquitto import TIMEOUT, Mosquitto, Subscriber, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 from test_command_path import Shown
 from test_reliability import KEYMAP, PINS, Daemon
-from venue_helpers import Venue, running_venue
+from venue_helpers import Venue, init_venue, running_venue, venue_cli
 
 from cueboard.hw.clock import ManualClock
 from cueboard.paced_link import PacedLink
@@ -217,19 +216,29 @@ def test_a_desk_login_flooding_its_commands_delays_neither_the_referee_nor_anoth
         sub.close()
 
 
-def test_an_older_venue_without_the_commands_login_still_has_its_commands_taken(
-        tmp_path: Path, venue: Venue, caplog: pytest.LogCaptureFixture) -> None:
-    """A venue whose files were written before ``t1.commands``: the broker refuses that login. The
-    daemon says so (log and ``devices``) and takes the commands on its own connection, unpaced."""
-    m = venue.directory / "mosquitto"
+@pytest.fixture
+def older_venue(tmp_path: Path) -> Iterator[Venue]:
+    """The venue of :func:`running_venue` as an older ``cueboard venue`` wrote it: no
+    ``t1.commands`` in its password file or ACL."""
+    require_mosquitto()
+    directory = tmp_path / "venue"
+    ports = init_venue(directory, 1)
+    venue_cli("add-user", "desk2", "--role", "desk", "--dir", str(directory), "--no-reload")
+    m = directory / "mosquitto"
     for name in ("tables.passwd", "acl"):
         text = (m / name).read_text()
+        assert ".commands" in text
         (m / name).write_text("".join(line for line in text.splitlines(keepends=True) if ".commands" not in line))
-    since = len(venue.broker.log)
-    process = venue.broker._process
-    assert process is not None
-    process.send_signal(signal.SIGHUP)  # as systemctl reload mosquitto does
-    venue.broker.wait_for_log(lambda line: "Reloading config" in line, TIMEOUT, since=since)
+    config = (m / "venue.conf").read_text()
+    with Mosquitto(tmp_path / "broker", port=ports["tables"], config=config) as broker:
+        yield Venue(directory, broker, ports)
+
+
+def test_an_older_venue_without_the_commands_login_still_has_its_commands_taken(
+        tmp_path: Path, older_venue: Venue, caplog: pytest.LogCaptureFixture) -> None:
+    """A venue whose files were written before ``t1.commands``: the broker refuses that login. The
+    daemon says so (log and ``devices``) and takes the commands on its own connection, unpaced."""
+    venue = older_venue
     caplog.set_level(logging.WARNING, logger="cueboard")
     seen = screen(venue)
     sub = answers(venue)

@@ -91,7 +91,7 @@ def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, 
                 echo.publish(back, message.payload, qos=QOS, retain=False)
 
             # A table reads its scorers' lines on its second session, as <login>.scorers (the
-            # daemon's cueboard.score_link; the venue's ACL gives that login alone the score topics):
+            # daemon's cueboard.paced_link; the venue's ACL gives that login alone the score topics):
             # the floor's ping is heard there, as the daemon hears a tap, and echoed on the table's own.
             hearing = venue.client(FLOOR_TABLE, client_id=f"cueboard-{VENUE}-{FLOOR_TABLE}-scorers")
             hearing.username_pw_set(f"{FLOOR_TABLE}.scorers", venue.password(FLOOR_TABLE))

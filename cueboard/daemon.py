@@ -97,6 +97,9 @@ class Table:
         self.refused = 0
         self.topics = TableTopics(self)
         """next, message, history, preview and the scorers (docs/mqtt.md)."""
+        self.links: dict[str, Healthy] = {}
+        """The paced links' health by device name (``mqtt_commands``: cueboard.paced_link), read
+        when the devices are published; a link calls :meth:`health_changed` when it changes."""
 
     @property
     def clock(self) -> ShotClock | None:
@@ -784,6 +787,7 @@ class Table:
         for i, board in enumerate(self.boards):
             devices["matrix" if i == 0 else f"matrix{i}"] = Health.of(board.health)
         devices.update({name: Health.of(said) for name, said in self.topics.scorers.health().items()})
+        devices.update({name: Health.of(link.health) for name, link in self.links.items()})
         if self.feed is not None:
             devices["mqtt"] = Health.of(self.feed.health)
         return devices

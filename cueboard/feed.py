@@ -74,7 +74,7 @@ USER_ANSWERS_A_SECOND = 50.0
 """Answers to one user (its lane) handed to paho a second at most, after a burst of
 :data:`USER_ANSWERS_BURST`: ten times what ``[commands]`` lets a user send, so an honest sender's
 answers never wait; a flood's answers reach every subscriber of ``rejected`` (every desk) at no
-more than this rate, and the scorers' link reads the flood no faster (cueboard.score_link)."""
+more than this rate, and the paced links read a flood no faster (cueboard.paced_link)."""
 USER_ANSWERS_BURST = 100
 
 QOS = 1
@@ -149,7 +149,10 @@ class Feed:
     ``on_command`` gets the raw payload of each ``<prefix>/command/<user>`` message, whether it
     came retained (a retained command is never applied: a restart must not replay it) and the
     user (``None`` on the bare ``<prefix>/command`` of ``unnamed_commands``), on paho's thread
-    (subscribed only when ``config.command``, which needs authentication).
+    (subscribed only when ``config.command``, which needs authentication). With
+    ``commands_on_link`` the commands come on a paced connection of their own
+    (:mod:`cueboard.paced_link`) and this feed subscribes to them only once :meth:`take_commands`
+    is called (that link's login refused by an older venue's broker).
 
     Event and rejected messages wait in lanes: the table's own, and one per user whose
     commands were refused (``publish_rejected(..., user=...)``), each bounded by
@@ -163,8 +166,9 @@ class Feed:
     def __init__(self, config: MqttConfig, *, table: str,
                  on_command: Callable[[bytes, bool, str | None], None] | None = None,
                  now: Callable[[], float] = time.time,
-                 on_health: Callable[[str], None] | None = None) -> None:
+                 on_health: Callable[[str], None] | None = None, commands_on_link: bool = False) -> None:
         self.config = config
+        self._commands_here = not commands_on_link
         self.table = table
         self._on_command = on_command
         self._on_health = on_health
@@ -201,12 +205,12 @@ class Feed:
             if self._started:
                 return
             self._started = True
-        if self._subscribes_commands and self.config.insecure_commands:
+        if self._takes_commands and self.config.insecure_commands:
             # At every start, so that the switch is never forgotten (docs/security.md).
             log.warning("mqtt.insecure_commands = true: %s is subscribed without TLS and authentication: anyone "
                         "who can publish to %s:%d can change this table's score", self.config.topic("command/+"),
                         self.config.host, self.config.port)
-        if self._subscribes_commands and self.config.unnamed_commands:
+        if self._takes_commands and self.config.unnamed_commands:
             log.warning("mqtt.unnamed_commands = true: %s is subscribed for older tools: the table cannot tell who "
                         "sent a command there (the event and the journal say \"user\": none); move them to "
                         "%s/<user> and remove mqtt.unnamed_commands", self.config.topic("command"),
@@ -376,16 +380,14 @@ class Feed:
                                 self.config.queue, lane or "table", self._dropped)
             self._cond.notify_all()
 
-    def wait_for_room(self, lane: str, timeout: float) -> bool:
-        """Wait until ``lane`` (a user's answers) is less than half full, so the answers still to
-        come (the lines of that user queued for the engine, ``commands.queue``) push none out; at
-        once while disconnected (nothing drains then). False after ``timeout`` seconds. For the
-        scorers' link, which reads a user's lines no faster than they are answered
-        (:mod:`cueboard.score_link`); never paho's thread of this feed."""
-        room = max(1, self.config.queue // 2)
+    def has_room(self, lane: str) -> bool:
+        """Whether ``lane`` (a user's answers) is less than half full, so the answers still to come
+        (the lines of that user queued for the engine, ``commands.queue``) push none out; True
+        while disconnected (nothing drains then). For the paced links, which read a user's lines no
+        faster than they are answered (:mod:`cueboard.paced_link`)."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._connected or self._stopping or len(
-                self._outbox.get(lane, ())) < room, timeout)
+            return not self._connected or self._stopping or len(self._outbox.get(lane, ())) < max(
+                1, self.config.queue // 2)
 
     def _pop_job(self) -> _Job | None:
         """The next waiting event or rejected message: the lanes take turns; a user's lane only
@@ -513,36 +515,64 @@ class Feed:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_socket_open = _no_delay
-        if self._subscribes_commands:
+        if self._takes_commands:
             client.message_callback_add(config.topic("command/+"), self._on_command_message)
             client.message_callback_add(config.topic("command"), self._on_command_message)
         return client
 
     @property
-    def _subscribes_commands(self) -> bool:
+    def _takes_commands(self) -> bool:
         # MqttConfig has checked that commands come over TLS with authentication, or that the
         # venue has said insecure_commands.
         return self.config.command and self._on_command is not None
+
+    @property
+    def _subscribes_commands(self) -> bool:
+        """Under ``self._cond``: the commands come on this connection (not a paced link's)."""
+        return self._takes_commands and self._commands_here
+
+    def take_commands(self, why: str = "") -> None:
+        """Subscribe to the command topics on this connection from now on (at once when connected,
+        and at every connection): the paced link that was to take them cannot (``why``). Unpaced:
+        a flood on the command topic then delays this connection's acknowledgements (docs/mqtt.md)."""
+        with self._cond:
+            if self._commands_here or not self._takes_commands:
+                return
+            self._commands_here = True
+            now = self._connected
+        log.warning("MQTT: %s taken on the table's own connection%s: not paced (a flood there delays the state "
+                    "to the venue's screens); cueboard venue add-table writes the commands' link login "
+                    "(docs/security.md)", self.config.topic("command/+"), f" ({why})" if why else "")
+        if now:
+            self._subscribe_commands(self._client)
+
+    def _subscribe_commands(self, client: mqtt.Client) -> None:
+        # Retain-as-published: a retained command keeps its flag when delivered live, so it is
+        # refused then too; no-local: nothing the table publishes comes back to it.
+        options = SubscribeOptions(qos=QOS, noLocal=True, retainAsPublished=True)
+        # The bare topic too: an older tool's command there is answered (refused unless
+        # mqtt.unnamed_commands), never left without a word.
+        client.subscribe([(self.config.topic("command/+"), options), (self.config.topic("command"), options)])
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: mqtt.ConnectFlags,
                     reason: ReasonCode, properties: Properties | None) -> None:
         if reason.is_failure:
             self._set_health(f"down: refused by the broker: {reason}")
             return
-        if self._subscribes_commands:
-            # Retain-as-published: a retained command keeps its flag when delivered live, so it
-            # is refused then too; no-local: nothing the table publishes comes back to it.
-            options = SubscribeOptions(qos=QOS, noLocal=True, retainAsPublished=True)
-            # The bare topic too: an older tool's command there is answered (refused unless
-            # mqtt.unnamed_commands), never left without a word.
-            client.subscribe([(self.config.topic("command/+"), options), (self.config.topic("command"), options)])
         with self._cond:
+            subscribed = self._subscribes_commands
+        if subscribed:
+            self._subscribe_commands(client)
+        with self._cond:
+            late = self._subscribes_commands and not subscribed  # take_commands() in between
             self._connected = True
             for latest in self._latests():
                 # An empty retained payload (next cleared) goes once: sent again at a reconnect it
                 # would clear what the desk handed on meanwhile.
                 latest.force = latest.payload != b""
             self._cond.notify_all()
+        if late:
+            self._subscribe_commands(client)
         self._set_health("ok")
         for hook in self._connect_hooks:
             try:

@@ -70,8 +70,11 @@ class TlsConfig:
 
 
 SCORERS = ".scorers"
-"""What the table's scorers' link adds to its login (``t1.scorers``: cueboard.score_link). No
+"""What the table's scorers' link adds to its login (``t1.scorers``: cueboard.paced_link). No
 venue login can be named so (names take no '.')."""
+
+COMMANDS_LOGIN = ".commands"
+"""What the table's commands' link adds to its login (``t1.commands``: cueboard.paced_link)."""
 
 
 @dataclass(frozen=True, kw_only=True)

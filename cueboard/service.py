@@ -27,9 +27,9 @@ from .feed import Feed
 from .hw.clock import Clock
 from .hw.keypad_link import KeypadLink
 from .inputs import Command, KeyInput
+from .paced_link import COMMANDS, SCORES, PacedLink
 from .referee_boxes import RefereeBoxes
 from .remote_lines import USER_MAX, Unreadable, check_user, read_line
-from .score_link import ScoreLink
 from .scorers import scorer_refusal
 from .seams import Output
 
@@ -87,7 +87,7 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
     table.submit_remote(Command(source, obj, user=user), admitted=True)
 
 
-def score_payload(table: Table, payload: bytes, retained: bool, user: str) -> None:
+def score_payload(table: Table, payload: bytes, retained: bool, user: str | None) -> None:
     """A line of ``<prefix>/score/<user>`` (a scorer's phone), as a command with the scorer's role."""
     _command_payload(table, payload, retained, user, source="scorer")
 
@@ -108,9 +108,12 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         feed = None
         if config.mqtt is not None:
             holder: list[Table] = []
+            # The commands come on a paced link of their own (cueboard.paced_link): the feed takes
+            # them only if the broker refuses that link's login (an older venue's files).
             feed = Feed(config.mqtt, table=config.table,
                         on_command=lambda payload, retained, user: _command_payload(holder[0], payload, retained,
-                                                                                    user))
+                                                                                    user),
+                        commands_on_link=config.mqtt.command)
         if boards is None:
             opened: list[Board] = [open_board(display) for display in config.displays]
             boards = list(opened)
@@ -136,10 +139,16 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
             feed.start()
             stack.callback(feed.stop)
             if config.mqtt is not None and config.mqtt.command:
-                # The scorers' lines on a connection of their own (cueboard.score_link).
-                scorers = ScoreLink(config.mqtt, feed, partial(score_payload, table))
-                scorers.start()
-                stack.callback(scorers.stop)
+                # The scorers' lines and the commands, each on a connection of its own, read no faster
+                # than answered (cueboard.paced_link); their health on <prefix>/devices.
+                for kind, on_line, on_refused in ((SCORES, partial(score_payload, table), None),
+                                                  (COMMANDS, partial(_command_payload, table), feed.take_commands)):
+                    device = f"mqtt_{kind.name}"
+                    link = PacedLink(config.mqtt, feed, kind, on_line, on_refused=on_refused,
+                                     on_health=partial(_link_health, table, device))
+                    table.links[device] = link
+                    link.start()
+                    stack.callback(link.stop)
         table.start()
         if keypad is not None:
             keypad.start()
@@ -159,6 +168,13 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         for board in boards:
             stack.callback(board.close)
         yield table
+
+
+def _link_health(table: Table, device: str, health: str) -> None:
+    """A paced link's health changed: the devices are published again (not for the quiet
+    ``connecting`` of a start, which ``ok`` follows)."""
+    if health != "connecting":
+        table.health_changed(device)
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)

@@ -79,7 +79,7 @@ class TableTopics:
         handlers = {topic("next"): self._on_next, topic("message"): self._on_message,
                     topic("score/+/presence"): self._on_presence}
         # The scorers' lines (score/<user>) come on the table's second session, not here
-        # (cueboard.score_link): a scorer's flood never waits ahead of the desk's commands.
+        # (cueboard.paced_link): a scorer's flood never waits ahead of the desk's commands.
         for name, handler in handlers.items():
             client.message_callback_add(name, handler)
         if mqtt_config.protocol == "5":

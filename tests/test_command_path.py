@@ -34,7 +34,8 @@ from cueboard.inputs import Call, Command, KeyInput
 
 pytest_plugins = ["mosquitto"]
 
-USERS = {"t1": "table-one-pw", "desk": "desk-pw"}
+USERS = {"t1": "table-one-pw", "t1.commands": "table-one-pw", "t1.scorers": "table-one-pw", "desk": "desk-pw"}
+"""``t1.commands``, ``t1.scorers``: the table's paced links (cueboard.paced_link), with its password."""
 FOUL, BLUE = 8, 4  # referee-box-12.toml: FOUL, then BLUE: a five-point foul
 
 

@@ -199,7 +199,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      "cueboard.sheet", "cueboard.report", "cueboard.feed", "cueboard.feed_config",
                      "cueboard.feed_payloads", "cueboard.home_assistant", "cueboard.config",
                      "cueboard.clock_control", "cueboard.control_server", "cueboard.next_match",
-                     "cueboard.score_link")),
+                     "cueboard.paced_link")),
     ("daemon", ("cueboard.daemon", "cueboard.table_topics")),
     ("service", ("cueboard.service", "cueboard.devices", "cueboard.referee_boxes")),
     ("league and venue", ("cueboard.archive", "cueboard.archive.*", "cueboard.fixtures", "cueboard.draw",

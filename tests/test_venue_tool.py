@@ -32,7 +32,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from venue_helpers import running_venue, venue_run
 
 from cueboard.feed import Feed, MqttConfig, TlsConfig
-from cueboard.score_link import ScoreLink
+from cueboard.paced_link import COMMANDS, SCORES, LineKind, PacedLink
 
 pytest_plugins = ["mosquitto"]
 
@@ -304,29 +304,35 @@ def test_a_megabyte_gets_one_short_answer_and_more_is_dropped_by_the_broker(
     assert t1.commands.wait_for("desk") == 'desk {"type": "no_pot"}'  # the 2 MB one never reached it
 
 
-def test_the_tables_scorers_link_logs_in_and_nobody_takes_its_id(club: Venue,
-                                                                   tables: Callable[[str], Table]) -> None:
-    """The table reads ``score/+`` on a second session (cueboard.score_link) as ``t1.scorers``, with
-    the table's password: the venue tool writes that login (a name no person's login can have)
-    with read on t1's ``score/#`` alone. Its id is its login on the tables' listener: a scorer or
-    a screen cannot take it; it writes nothing."""
+@pytest.mark.parametrize("kind", [SCORES, COMMANDS], ids=lambda kind: kind.name)
+def test_the_tables_paced_links_log_in_and_nobody_takes_their_ids(club: Venue, tables: Callable[[str], Table],
+                                                                   kind: LineKind) -> None:
+    """The table reads ``score/+`` and ``command/+`` on sessions of their own (cueboard.paced_link)
+    as ``t1.scorers`` and ``t1.commands``, with the table's password: the venue tool writes those
+    logins (names no person's login can have) with read on t1's ``score/#`` / commands alone. Their
+    ids are their logins on the tables' listener: a scorer or a screen cannot take them; they write
+    nothing."""
     t1 = tables("t1")
     config = t1.feed.config
     since = len(club.broker.log)
-    link = ScoreLink(config, t1.feed, lambda payload, retained, user: None)
+    healths = HealthLog()
+    link = PacedLink(config, t1.feed, kind, lambda payload, retained, user: None, on_health=healths)
     link.start()
+    login = f"t1.{kind.name}"
     try:
-        club.broker.wait_for_log(lambda line: line.endswith("cueboard/club/t1/score/+"), since=since)
-        assert link.health == "ok"
+        club.broker.wait_for_log(lambda line: line.endswith(f"cueboard/club/t1/{kind.topics[0]}")
+                                 and login in line, since=since)
+        healths.wait_for("ok")
         club.change("add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
-        for listener, login, client_id in [("people", "scorer-t1", "t1.scorers"), ("screens", None, "t1.scorers"),
-                                           ("pages", "scorer-t1", "t1.scorers")]:
-            with Client(club, listener, login, client_id=client_id, expect_ok=False) as thief:
-                assert thief.reason != "Success", (listener, client_id)
-        with Client(club, "tables", "t1.scorers", password=club.password("t1"), client_id="cueboard-x",
+        for listener, thief in [("people", "scorer-t1"), ("screens", None), ("pages", "scorer-t1")]:
+            with Client(club, listener, thief, client_id=login, expect_ok=False) as taking:
+                assert taking.reason != "Success", (listener, login)
+        with Client(club, "tables", login, password=club.password("t1"), client_id="cueboard-x",
                     expect_ok=True) as itself:  # its own login, anew: takes only its own session
             assert itself.publish("cueboard/club/t1/state", b"{}") == "Not authorized"
             assert itself.publish("cueboard/club/t1/score/x", b"{}") == "Not authorized"
+            assert itself.publish("cueboard/club/t1/command/x", b"{}") == "Not authorized"
     finally:
         link.stop()
     assert t1.health.history == ["connecting", "ok"]  # the table's own session never knocked off
+    assert not link.refused

@@ -7,12 +7,13 @@
   the people's pages (the same over secure WebSockets) and the screens' (secure WebSockets,
   anonymous, read only; no password is taken there).
 - ``mosquitto/acl``: a role's rights, and nothing else grants any: a table writes its own topics
-  (and may clear its ``next``) and reads its commands, its ``next`` and ``message`` and its
-  scorers' lines; the desk reads everything and writes every table's command topic that ends in
-  its own name, every table's ``next`` and ``message``, the venue's ``competition``,
-  ``desk/presets`` and ``desk/players``; a scorer reads its table and writes only that table's
-  ``score/<its login>`` and ``score/<its login>/presence`` (the table takes from there only what
-  a marker keys); anonymous screens read and write nothing else.
+  (and may clear its ``next``) and reads its commands, its ``next`` and ``message`` and its scorers'
+  presence; its paced links (``<table>.scorers``, ``<table>.commands``: cueboard.paced_link) read
+  only its scorers' lines and its commands; the desk reads everything and writes every table's
+  command topic that ends in its own name, every table's ``next`` and ``message``, the venue's
+  ``competition``, ``desk/presets`` and ``desk/players``; a scorer reads its table and writes only
+  that table's ``score/<its login>`` and ``score/<its login>/presence`` (the table takes from there
+  only what a marker keys); anonymous screens read and write nothing else.
 - ``mosquitto/tables.passwd`` and ``people.passwd``: the logins' hashes, one file a listener.
 
 Everything here takes effect with a reload (``systemctl reload mosquitto``, SIGHUP): the ACL and
@@ -29,7 +30,7 @@ import ipaddress
 import os
 from pathlib import Path
 
-from ..feed_config import SCORERS
+from ..feed_config import COMMANDS_LOGIN, SCORERS
 from .plan import Venue
 
 __all__ = ["MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "write_broker_files"]
@@ -118,8 +119,12 @@ def acl(venue: Venue) -> str:
             lines += [f"topic read cueboard/{v}/{login.name}/{t}" for t in DESK_TOPICS]
             lines += [f"topic write cueboard/{v}/{login.name}/next",  # cleared once the match it hands on began
                       f"topic read cueboard/{v}/{login.name}/score/+/presence"]
-            # The table's scorers' link (cueboard.score_link): its own session, reading the scorers' lines.
+            # The table's paced links (cueboard.paced_link): sessions of their own, reading the
+            # scorers' lines and the commands. (The table's own login keeps its read on the commands:
+            # a daemon whose commands' link is refused takes them there, with a warning.)
             lines += ["", f"user {login.name}{SCORERS}", f"topic read cueboard/{v}/{login.name}/score/#"]
+            lines += ["", f"user {login.name}{COMMANDS_LOGIN}", f"topic read cueboard/{v}/{login.name}/command/+",
+                      f"topic read cueboard/{v}/{login.name}/command"]
         elif login.role == "desk":
             lines += [f"topic read cueboard/{v}/#", f"topic write cueboard/{v}/+/command/{login.name}"]
             lines += [f"topic write cueboard/{v}/+/{t}" for t in DESK_TOPICS]
@@ -159,9 +164,11 @@ def write_broker_files(venue: Venue, directory: Path) -> list[Path]:
     m = directory / "mosquitto"
     m.mkdir(parents=True, exist_ok=True)
     tables = [lg.hash for lg in venue.logins.values() if lg.role == "table"]
-    # Each table's scorers' link logs in as <table>.scorers with the table's password (a name no
-    # login can have: names take no '.'), its client id tied to it like the table's own.
-    tables += [f"{lg.name}{SCORERS}:{lg.hash.split(':', 1)[1]}" for lg in venue.logins.values() if lg.role == "table"]
+    # Each table's paced links log in as <table>.scorers and <table>.commands with the table's
+    # password (names no login can have: names take no '.'), their client ids tied to them like
+    # the table's own.
+    tables += [f"{lg.name}{suffix}:{lg.hash.split(':', 1)[1]}" for suffix in (SCORERS, COMMANDS_LOGIN)
+               for lg in venue.logins.values() if lg.role == "table"]
     people = [lg.hash for lg in venue.logins.values() if lg.role != "table"]
     files = [(m / "venue.conf", venue_conf(venue, directory), 0o644), (m / "acl", acl(venue), 0o640),
              (m / "tables.passwd", "".join(line + "\n" for line in tables), 0o640),

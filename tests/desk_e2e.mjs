@@ -65,6 +65,9 @@ try {
   check(JSON.stringify(order) === JSON.stringify(["t1", "t2", "t3"]), `sorted by table: ${order}`);
   const devices = (await row(page, "t1")).devices;
   check(devices.length >= 2 && devices.every((d) => !d.includes(":")), `t1's devices healthy: ${devices}`);
+  // Each chip in words (the table's paced links, docs/mqtt.md), never a catalogue key or an object.
+  check(devices.every((d) => !d.startsWith("device.") && !d.includes("[object")) && devices.includes("commands"),
+    `t1's devices named in words: ${devices}`);
   check(await page.evaluate(() => sessionStorage.length) === 0, "an untrusted device keeps no login");
 
   // Start the same match on two tables at once.
@@ -128,6 +131,15 @@ try {
   await act("amend", "t1 applies the correction of stroke 2");
   await waitFor(page, "t1's score is 24 after the correction", () =>
     document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "24");
+  await waitFor(page, "the history shows the correction", () =>
+    [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("correct #2")));
+  // Once, though it comes both live (`event`) and in the table's retained `history`.
+  const corrections = await page.$$eval("section.panel .history li", (lis) => lis.filter((li) => li.textContent.includes("correct #2")).length);
+  check(corrections === 1, `the correction is listed once in the history (${corrections})`);
+  // The red undone at the start and keyed again is listed once: the history is what is in effect.
+  const strokes = await page.$$eval("section.panel .history li", (lis) => lis.filter((li) => !li.textContent.includes("correct"))
+    .map((li) => li.dataset.seq));
+  check(strokes.join() === "7,6,5,4,3,2,1", `each of the seven strokes listed once: ${strokes}`);
   await page.screenshot({ path: join(plan.screenshots, "desk-table-en.png") });
 
   // A frame awarded with its reason, on t2; a message for t2's boards.

@@ -35,11 +35,24 @@ function clockText(/** @type {any} */ clock, /** @type {number} */ now) {
   return { s: Math.round(clock.left ?? clock.length), how: clock.paused ? "held" : "stopped" };
 }
 
+/**
+ * A device's name on its chip: the language's word for it ("matrix2" is a board too), a scorer's
+ * phone by its login (``scorer:<user>``, docs/mqtt.md), or the table's own key when the language
+ * has no word for it (a device newer than this page).
+ * @param {string} key
+ */
+function deviceLabel(key) {
+  if (key.startsWith("scorer:")) return t("device.scorer", { user: key.slice("scorer:".length) });
+  const id = `device.${key.replace(/\d+$/, "")}`;
+  const word = t(id);
+  return word === id ? key : word;
+}
+
 function Devices(/** @type {{devices: Record<string, string> | null}} */ { devices }) {
   if (!devices) return html`<span class="devices unknown">${t("devices_unknown")}</span>`;
-  const items = Object.entries(devices).filter(([k]) => !["schema", "ts"].includes(k));
+  const items = Object.entries(devices).filter(([k]) => !["schema", "ts", "last_seen"].includes(k));
   return html`<span class="devices">${items.map(([k, v]) => html`<span class=${`dev ${v === "ok" ? "ok" : "bad"}`}
-    data-device=${k} title=${`${k}: ${v}`}>${t(`device.${k.replace(/\d+$/, "")}`)}${v === "ok" ? "" : `: ${v}`}</span>`)}</span>`;
+    data-device=${k} title=${`${k}: ${v}`}>${deviceLabel(k)}${v === "ok" ? "" : `: ${v}`}</span>`)}</span>`;
 }
 
 function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: number, toggle: () => void, show: () => void}} */ p) {

@@ -36,6 +36,26 @@ const resultKey = (/** @type {string} */ table, /** @type {any} */ r) => (typeof
  * @typedef {{id: string, table: string, what: string, line: any, state: string, reason?: string, sentAt: number}} Pending
  */
 
+/**
+ * The history's events with one more, as the table's log reads: a stroke keyed after an undo
+ * takes the undone one's place (the history shows what is in effect), and an event the list
+ * holds already (the retained `history`, published after each change, can arrive before the
+ * live `event`) is kept once, as the newest says it. At most HISTORY, the newest.
+ * @param {any[]} events @param {any} body
+ * @returns {any[]}
+ */
+function withEvent(events, body) {
+  const kind = body.event && body.event.type;
+  let out = events;
+  if (kind !== "undo" && kind !== "redo" && kind !== "amend" && typeof body.seq === "number") {
+    out = out.filter((e) => !(typeof e.seq === "number" && e.seq >= body.seq));
+  }
+  const same = out.findIndex((e) => e.seq === body.seq && e.event && body.event && e.event.type === kind
+    && e.event.t === body.event.t);
+  out = same >= 0 ? out.map((e, i) => (i === same ? body : e)) : [...out, body];
+  return out.length > HISTORY ? out.slice(-HISTORY) : out;
+}
+
 export class Link {
   /**
    * @param {{broker: string, venue: string, prefix: string}} where
@@ -296,7 +316,9 @@ export class Link {
     else if (kind === "history" && body && Array.isArray(body.events)) {
       // The table's own list of the match's events (retained): after a reload the history is whole.
       tb.history = { match_id: body.match_id, truncated: body.truncated || 0 };
-      tb.events = body.events.slice(-HISTORY);
+      // Read as the live events are: the log keeps a stroke that was undone and then keyed again
+      // under the same seq, and the history shows what is in effect.
+      tb.events = body.events.reduce((/** @type {any[]} */ events, /** @type {any} */ e) => withEvent(events, e), []);
       tb.fresh = false;
     } else if (kind === "preview" && body && typeof body.id === "string") {
       this.previews.set(body.id, body);
@@ -310,13 +332,7 @@ export class Link {
         tb.fresh = false;
         if (!(body.seq === 0 && body.event && body.event.type === "undo")) tb.events = [];
       }
-      // A stroke keyed after an undo takes the undone one's place: the history shows what is in effect.
-      const kind = body.event && body.event.type;
-      if (kind !== "undo" && kind !== "redo" && kind !== "amend" && typeof body.seq === "number") {
-        tb.events = tb.events.filter((e) => !(typeof e.seq === "number" && e.seq >= body.seq));
-      }
-      tb.events.push(body);
-      if (tb.events.length > HISTORY) tb.events.splice(0, tb.events.length - HISTORY);
+      tb.events = withEvent(tb.events, body);
       this.answer(body.id, "applied", "");
     } else if (kind === "rejected" && body) {
       tb.rejected = body;

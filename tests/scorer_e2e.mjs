@@ -241,9 +241,14 @@ report("state-t2", await bb.page.evaluate(() => window.cueboardScorer.model.stat
 await ask("check-state-t2");
 await ask("revoke-scorer-t2");
 await bb.page.reload();
-await bb.page.waitForSelector(".error", { timeout: 60000 });
-const refusedLogin = await bb.page.locator(".error").first().textContent();
-check(/refused this login/.test(refusedLogin), `a revoked login is refused: "${refusedLogin}"`);
+// Refused before it ever got in since the page loaded: back on the sign-in form, saying why,
+// the stored login forgotten (a reload does not try it again).
+await bb.page.waitForSelector("form.login .error", { timeout: 60000 });
+const refusedLogin = await bb.page.locator("form.login .error").first().textContent();
+check(/refused this login/.test(refusedLogin), `a revoked login is refused, on the sign-in form: "${refusedLogin}"`);
+check(await bb.page.evaluate(() => Object.keys(localStorage).concat(Object.keys(sessionStorage))
+  .every((k) => !k.startsWith("cueboard-score-login"))), "the refused login is not kept");
+await bb.page.screenshot({ path: join(plan.shots, "scorer-refused-en.png") });
 await bbFr.context.close();
 await bb.context.close();
 

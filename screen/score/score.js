@@ -72,6 +72,8 @@ settings.lang = pickLanguage(settings.lang);
 const prefix = `cueboard/${settings.venue}/${settings.table}`;
 const place = `${settings.venue}/${settings.table}`;
 const LOGIN_KEY = `cueboard-score-login:${place}`;
+const REFUSED_KEY = `cueboard-score-refused:${place}`; // why the last login was refused, for the form after the reload
+let everOnline = false; // the login got in since the page loaded
 const STATE_KEY = `cueboard-score-state:${place}`;
 
 /** A login as kept or carried: a user and a password, or null. @param {unknown} value @returns {Login | null} */
@@ -112,9 +114,10 @@ function keepLogin(login) {
 
 /** @type {Model} */
 const model = {
-  login: null, connection: "idle", error: "", problem: null, state: null, clock: null, status: null, sender: false,
+  login: null, connection: "idle", error: sessionStorage.getItem(REFUSED_KEY) || "", problem: null, state: null, clock: null, status: null, sender: false,
   book: null, last: null, foul: { miss: false, free_ball: false, before_stroke: false }, seen: new Map(),
 };
+sessionStorage.removeItem(REFUSED_KEY); // said once, on the form
 
 /**
  * A payload refused, or a file that could not be loaded (shared/payloads.js, shared/i18n.js say
@@ -184,11 +187,21 @@ function connect({ user, pass }) {
         link.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }), { qos: 1, retain: true });
         model.connection = "online";
         model.error = "";
+        everOnline = true;
         callSent = callSent === NO_CALL ? NO_CALL : null; // a call shown before the drop: shown again, or ended
         sendCall();
         inflight = null; // whatever was in flight is sent again, same id
         pump();
-      } else if (state === "refused") model.error = t("bad_login");
+      } else if (state === "refused") {
+        model.error = t("bad_login");
+        // A login that never got in since the page loaded (a typo, a revoked card): back to the
+        // form, saying why. One refused after it was in (revoked meanwhile) keeps the board and
+        // its taps in view, with the error and the way out (sign out).
+        if (!everOnline) {
+          sessionStorage.setItem(REFUSED_KEY, model.error);
+          signOut();
+        }
+      }
       else if (state === "offline") { model.connection = "offline"; inflight = null; }
       draw();
     },

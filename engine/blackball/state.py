@@ -108,13 +108,8 @@ class BlackballState:
 
     @classmethod
     def _from_fields(cls, fields: BlackballFields) -> BlackballState:
-        """The state of these fields, equal to ``BlackballState(**fields)``, for the state after every
-        event. Why: CPython 3.11's ``__init__`` of a frozen dataclass matches some two dozen
-        keywords, then sets each field through ``object.__setattr__``: most of what the state
-        cost (``bench/engine_instructions.py``; docs/performance.md, issue 25). Here the dict,
-        named and type-checked by mypy field by field at the call site, becomes the state's
-        ``__dict__`` whole (which is why the state has no slots). It is not copied: the caller
-        passes a new dict and keeps no reference to it."""
+        """The state of these fields, equal to ``BlackballState(**fields)``: the dict becomes its
+        ``__dict__`` whole, not copied (why: ``SnookerState._from_fields``)."""
         state = object.__new__(cls)
         object.__setattr__(state, "__dict__", fields)
         return state

@@ -4,14 +4,14 @@ matches into the league's PostgreSQL archive.
 The topology of ``bench/league.py`` on 127.0.0.1: one league broker (the general settings of
 ``examples/mosquitto/league.conf``), ``venues`` venue brokers bridged to it with
 ``examples/mosquitto/venue.conf``'s bridge, ``tables`` tables a venue (a real
-:class:`cueboard.feed.Feed` each, a venue's tables in one worker process). The league's
+:class:`cueboard.table.mqtt.feed.Feed` each, a venue's tables in one worker process). The league's
 archive is ``cueboard archive run`` as a process of its own, subscribed on the league broker
 to ``cueboard/+/+/record``, writing to a throwaway PostgreSQL cluster (``tests/postgres.py``;
 ``--db sqlite`` for a SQLite file on /var/tmp instead), with ``fsync`` on (a commit is on the
 disk, as on a real server; the tests' clusters run without).
 
 Each table plays ``matches`` best-of-3 snooker matches (records of real matches played by the
-engine, ``cueboard.simulate.realistic_log``), and publishes the record as the daemon does: at
+engine, ``cueboard.games.simulate.realistic_log``), and publishes the record as the daemon does: at
 each frame's end, the last one at the match's end. The matches' ends are spread evenly over
 ``seconds``.
 
@@ -71,7 +71,7 @@ def match_pool(seed: int = 30) -> list[list[dict[str, Any]]]:
     """``POOL`` best-of-3 matches, each as the records published at its frames' ends."""
     from cueboard.engine import Match
     from cueboard.engine.record import record_of
-    from cueboard.simulate import realistic_log
+    from cueboard.games.simulate import realistic_log
 
     pool = []
     for k in range(POOL):
@@ -114,7 +114,7 @@ def tables_worker(venue_index: int, venues: int, port: int, tables: int, matches
     """A venue's tables: "ready" once connected; a line with the start (monotonic ns); then
     each match's records published on schedule (the frames' records 200 ms apart before the
     last); "done" once the broker has them all; writes when each final record went."""
-    from cueboard.feed import Feed, MqttConfig
+    from cueboard.table.mqtt.feed import Feed, MqttConfig
 
     venue = venue_name(venue_index)
     names = [table_name(k) for k in range(tables)]
@@ -166,9 +166,9 @@ def _earlier(stamp: str, seconds: float) -> str:
 def floor_rate(url: str, pool: list[list[dict[str, Any]]], count: int) -> float:
     """Records a second one process puts straight into the database (no broker, no service),
     in the service's batches (checked first, as the service parses each message)."""
-    from cueboard.archive.records import checked
-    from cueboard.archive.service import BATCH
-    from cueboard.archive.store import Archive
+    from cueboard.league.archive_service import BATCH
+    from cueboard.league.records import checked
+    from cueboard.league.store import Archive
 
     with Archive.open(url) as archive:
         items = []
@@ -187,7 +187,7 @@ def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms
     from mosquitto import Mosquitto
     from postgres import Postgres
 
-    from cueboard.archive.store import Archive
+    from cueboard.league.store import Archive
 
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cueboard-archive-bench-", dir="/var/tmp")))

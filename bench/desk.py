@@ -7,7 +7,7 @@ The venue is real: ``cueboard venue init`` for the tables (CA, certificates, log
 mosquitto running that configuration, ``cueboard screen`` serving ``/desk`` over HTTPS with the
 venue's certificate (bench/live_venue.py). The tables are simulated: each publishes over its own
 MQTT/TLS session with its own login, as a daemon does (status, devices, then per event the event
-and the retained state, QoS 1), the JSON made by ``cueboard.feed_payloads`` from the real
+and the retained state, QoS 1), the JSON made by ``cueboard.contract.payloads`` from the real
 engine's states of whole matches, stamped with the moment it is sent. The desk (Debian's
 headless Chromium, 1366x768) signs in through its form as the desk's login over secure
 WebSockets; bench/desk_driver.mjs records when each table's state was drawn on it.

@@ -3,7 +3,7 @@
     .venv/bin/python bench/engine.py             # the figures
     .venv/bin/python bench/engine.py --profile   # and where the replay's time goes (cProfile)
 
-- ``replay``: a synthetic best-of-35 snooker final (``cueboard.simulate.final_log``) applied
+- ``replay``: a synthetic best-of-35 snooker final (``cueboard.games.simulate.final_log``) applied
   from its JSON objects -- ``parse``, ``apply``, then ``state()`` after every event, as the
   scoreboard does -- best of 5 runs (each replays the log 10 times; ``seconds`` is one
   replay); with the cost of each step per event, and the same from JSON lines.
@@ -14,7 +14,7 @@
   no state); ``ratio_to_floor`` is a replay's ``cpu_seconds`` over the floor's CPU seconds
   (what parsing and the state after each event cost on top of the rules, steadier than the
   events per second when other work shares the machine).
-- ``blackball``: the same for a blackball match, race to 25 (``cueboard.simulate.blackball_log``).
+- ``blackball``: the same for a blackball match, race to 25 (``cueboard.games.simulate.blackball_log``).
 - ``undo``: the mean time of ``pop()`` + ``push()`` at the end of a match of 100 events and
   of one of 100,000 events (the final's frames repeated in a long race); the ratio should
   stay near 1 (undo is O(1) whatever the length of the match).
@@ -48,7 +48,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cueboard.engine import Match
-from cueboard.simulate import blackball_log, final_log
+from cueboard.games.simulate import blackball_log, final_log
 
 TARGET = 50_000
 RUNS = 5
@@ -283,9 +283,9 @@ def main() -> int:
     result = {
         "python": platform.python_version(),
         "machine": platform.machine(),
-        "log": f"cueboard.simulate.final_log(35, seed={SEED})",
+        "log": f"cueboard.games.simulate.final_log(35, seed={SEED})",
         "replay": replay,
-        "blackball": {"log": f"cueboard.simulate.blackball_log(25, seed={SEED})",
+        "blackball": {"log": f"cueboard.games.simulate.blackball_log(25, seed={SEED})",
                       **replay_figures(blackball_log(25, seed=SEED))},
         "undo": undo_figures(log),
         "amend": amend_figures(log),

@@ -98,10 +98,10 @@ def main() -> int:
     parser.add_argument("--game", choices=("snooker", "blackball"), action="append",
                         help="only this game (may be repeated; default both)")
     args = parser.parse_args()
-    from cueboard.simulate import blackball_log, final_log
+    from cueboard.games.simulate import blackball_log, final_log
 
-    logs = {"snooker": (f"cueboard.simulate.final_log(35, seed={SEED})", lambda: final_log(35, seed=SEED)),
-            "blackball": (f"cueboard.simulate.blackball_log(25, seed={SEED})",
+    logs = {"snooker": (f"cueboard.games.simulate.final_log(35, seed={SEED})", lambda: final_log(35, seed=SEED)),
+            "blackball": (f"cueboard.games.simulate.blackball_log(25, seed={SEED})",
                           lambda: blackball_log(25, seed=SEED))}
     result: dict[str, Any] = {
         "tool": "valgrind --tool=callgrind, PYTHONHASHSEED=0",

@@ -12,7 +12,7 @@ a loopback mosquitto with ``command = true``). Another process, the flood, publi
 client, on ``<prefix>/score/flood`` (a scorer's topic, ``--by scorer``) or on
 ``<prefix>/command/flood`` (a second desk login's, ``--by desk``): never legal (a foul is 4 to 7),
 so no flood line may change the score; each has an id, so each line the table reads is owed its
-own answer. The table's link for that topic (cueboard.paced_link) reads a user's lines no faster
+own answer. The table's link for that topic (cueboard.table.mqtt.paced_link) reads a user's lines no faster
 than it answers them: the lines the broker drops for it never reach the table, and those past the
 flooder's backlog are not read (counted, said in a summary); every line read is counted here (the
 link's hand-over, wrapped) and must have exactly one answer by its id on ``rejected`` (a
@@ -58,13 +58,13 @@ from gpiozero.pins.mock import MockFactory
 from latency import KEYMAP, PINS, RED, UNDO, WAIT, Listener, TimedDevice, summary_ms
 from paho.mqtt.enums import CallbackAPIVersion
 
-from cueboard.config import parse_config
-from cueboard.devices import open_board
+from cueboard.contract.lines import peek_id
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
-from cueboard.journal import read_lines
-from cueboard.remote_lines import peek_id
-from cueboard.service import open_table
+from cueboard.table.config import parse_config
+from cueboard.table.devices import open_board
+from cueboard.table.journal import read_lines
+from cueboard.table.service import open_table
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cueboard.daemon import ask_daemon
+from cueboard.table.daemon import ask_daemon
 
 ROOT = Path(__file__).resolve().parent.parent
 CUEBOARD = ROOT / ".venv" / "bin" / "cueboard"

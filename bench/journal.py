@@ -3,7 +3,7 @@
 Two ways of making one event durable, interleaved at random so the machine's noise falls
 on both alike, each in its own file in ``directory``:
 
-- ``journal``: ``cueboard.journal.Journal.append``: one ``pwritev(RWF_DSYNC)`` of the line
+- ``journal``: ``cueboard.table.journal.Journal.append``: one ``pwritev(RWF_DSYNC)`` of the line
   over zeros written ahead (the file's size and blocks unchanged);
 - ``append_fsync``: what the journal did before issue 20: ``pwrite`` at the end of the
   file (it grows) and ``fsync``.
@@ -32,7 +32,7 @@ from typing import Any
 
 from stats import percentile
 
-from cueboard.journal import Journal
+from cueboard.table.journal import Journal
 
 EVENT = {"type": "pot", "balls": ["red"], "t": 1_700_000_000.125}
 MATCH = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 35}

@@ -1,6 +1,6 @@
 """Press to pixels and press to venue screen, and the bare MQTT floor (used by bench/run.py).
 
-One real table in this process: ``cueboard.service.open_table`` with a referee box on
+One real table in this process: ``cueboard.table.service.open_table`` with a referee box on
 gpiozero's ``MockFactory`` (keymap ``examples/keymaps/referee-box-12.toml``, default
 debounce), one ``Board`` on luma's ``dummy`` device (mode "1", a MAX7219-like board) whose
 ``display`` is wrapped to record ``time.perf_counter_ns()`` as the frame is handed to it,
@@ -41,11 +41,11 @@ from gpiozero.pins.mock import MockFactory
 from paho.mqtt.enums import CallbackAPIVersion
 from stats import percentile
 
-from cueboard.config import parse_config
-from cueboard.devices import open_board
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
-from cueboard.service import open_table
+from cueboard.table.config import parse_config
+from cueboard.table.devices import open_board
+from cueboard.table.service import open_table
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))

@@ -7,10 +7,10 @@ The topology of docs/scale.md, all on 127.0.0.1 (``tests/mosquitto.py`` starts e
 - ``venues`` venue brokers (mosquitto), each bridged to the league broker with the bridge
   of ``examples/mosquitto/venue.conf`` (``topic cueboard/# out 1``, ``cleansession false``;
   its address and client id for this loopback league, its TLS and password left out);
-- ``tables`` tables a venue, each a real :class:`cueboard.feed.Feed` connected to its
+- ``tables`` tables a venue, each a real :class:`cueboard.table.mqtt.feed.Feed` connected to its
   venue's broker, a venue's tables in one process (``tables`` worker below), as
   ``bench/tables.py`` runs 64 tables in one process. Each table plays a realistic snooker
-  match (``cueboard.simulate.realistic_log``, its own seed) through the engine and publishes
+  match (``cueboard.games.simulate.realistic_log``, its own seed) through the engine and publishes
   what the daemon publishes for each event: the state (``publish_state``, retained), then the
   event (``publish_event``); strokes come at ``rate`` a table a second, the tables staggered
   evenly over the period;
@@ -170,8 +170,8 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
     "ready" once all are connected with their first state retained; then the phases read from
     standard input; "done" once the broker has everything; "stop" ends it."""
     from cueboard.engine import Match, to_json
-    from cueboard.feed import Feed, MqttConfig
-    from cueboard.simulate import realistic_log
+    from cueboard.games.simulate import realistic_log
+    from cueboard.table.mqtt.feed import Feed, MqttConfig
 
     names = [table_name(k) for k in range(count)]
     feeds = [Feed(MqttConfig(prefix=f"cueboard/{venue}/{name}", host=HOST, port=port,

@@ -6,9 +6,9 @@
 - :class:`SimulatedTables`: tables that publish as a table's daemon does, each over its own
   MQTT/TLS session with its own login (``use_username_as_clientid``, its ``offline`` will):
   ``status`` ``online``, ``devices``, and per event the ``event`` then the retained ``state``
-  (QoS 1, as ``cueboard.feed`` sends them), the JSON made by the feed's own payload code
-  (``cueboard.feed_payloads``) from states the real engine computed for whole matches
-  (``cueboard.simulate``), each stamped with the moment it is sent.
+  (QoS 1, as ``cueboard.table.mqtt.feed`` sends them), the JSON made by the feed's own payload code
+  (``cueboard.contract.payloads``) from states the real engine computed for whole matches
+  (``cueboard.games.simulate``), each stamped with the moment it is sent.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from mosquitto import Mosquitto  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E402
 from venue_helpers import init_venue, spki_hash, venue_pages  # noqa: E402
 
+from cueboard.contract.payloads import devices_payload, encode, event_payload, state_payload  # noqa: E402
+from cueboard.contract.times import timestamp  # noqa: E402
 from cueboard.engine import Match  # noqa: E402
-from cueboard.feed_payloads import devices_payload, encode, event_payload, state_payload  # noqa: E402
-from cueboard.simulate import blackball_log, realistic_log  # noqa: E402
-from cueboard.times import timestamp  # noqa: E402
+from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
 
 VENUE = "club"
 CHROMIUM = "/usr/bin/chromium"
@@ -101,7 +101,7 @@ class BenchVenue:
 
     def client(self, login: str, client_id: str | None = None) -> mqtt.Client:
         """An MQTT/TLS session on the tables' listener as ``login`` (a table's), connected."""
-        # The daemon's default id (cueboard.feed_config): the broker's clientid_prefixes wants
+        # The daemon's default id (cueboard.table.mqtt.config): the broker's clientid_prefixes wants
         # cueboard-, and names the session after the login (use_username_as_clientid).
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id or f"cueboard-{VENUE}-{login}",
                              protocol=MQTTProtocolVersion.MQTTv5)

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/record.py
 
-On the synthetic best-of-35 snooker final of ``bench/engine.py`` (``cueboard.simulate.final_log``):
+On the synthetic best-of-35 snooker final of ``bench/engine.py`` (``cueboard.games.simulate.final_log``):
 
 - ``follow_us``: what the daemon adds to each event by keeping the record beside the match,
   ``Recorder.apply(event, state)`` with the state it has already worked out (mean over the
@@ -31,7 +31,7 @@ from typing import Any
 from cueboard.engine import Match
 from cueboard.engine.events import Redo, Undo
 from cueboard.engine.record import Recorder, record_of
-from cueboard.simulate import final_log
+from cueboard.games.simulate import final_log
 
 RUNS = 5
 
@@ -75,7 +75,7 @@ def main() -> int:
         recorder.apply(redo, state)
 
     figures = {
-        "log": "cueboard.simulate.final_log(): best of 35",
+        "log": "cueboard.games.simulate.final_log(): best of 35",
         "events": len(events),
         "frames": len(recorder.record()["frames"]),
         "follow_us": round(follow_seconds / len(events) * 1e6, 2),

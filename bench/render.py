@@ -7,8 +7,8 @@ For each layout (32x8, 64x16, 128x32, as a MAX7219 chain of 4, 16 and 64 chips),
 game, a match is shown state by state as the daemon shows it:
 
 - snooker: the first ``EVENTS`` events of a synthetic best-of-35 final
-  (``cueboard.simulate.final_log``), one ``show`` a state;
-- blackball: the first ``EVENTS`` events of ``cueboard.simulate.blackball_log`` with the
+  (``cueboard.games.simulate.final_log``), one ``show`` a state;
+- blackball: the first ``EVENTS`` events of ``cueboard.games.simulate.blackball_log`` with the
   shot clock running: after each event, 20 s of clock, ``show`` every 100 ms.
 
 Per layout and game:
@@ -50,11 +50,11 @@ from luma.led_matrix.device import max7219
 from stats import percentile
 
 from cueboard.boards.shown import Shown
-from cueboard.devices import open_board
 from cueboard.engine import Match
+from cueboard.games.simulate import blackball_log, final_log
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
-from cueboard.simulate import blackball_log, final_log
+from cueboard.table.devices import open_board
 
 EVENTS = 400
 SEED = 2025
@@ -187,8 +187,8 @@ def main() -> int:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "events": EVENTS,
-        "logs": {"snooker": f"cueboard.simulate.final_log(35, seed={SEED})",
-                 "blackball": f"cueboard.simulate.blackball_log(25, seed={SEED}), shot clock running"},
+        "logs": {"snooker": f"cueboard.games.simulate.final_log(35, seed={SEED})",
+                 "blackball": f"cueboard.games.simulate.blackball_log(25, seed={SEED}), shot clock running"},
         "layouts": layouts,
         "target_update_p99_us": 2000,
         "worst_update_p99_us": worst,

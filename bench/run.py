@@ -63,7 +63,7 @@ import tables  # noqa: E402
 from mosquitto import Mosquitto  # noqa: E402
 
 import screen  # noqa: E402
-from cueboard.simulate import final_log  # noqa: E402
+from cueboard.games.simulate import final_log  # noqa: E402
 
 BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:end -->"
 PI_FACTORS = {"Raspberry Pi 5": 2.0, "Raspberry Pi 4": 4.0, "Raspberry Pi Zero 2 W": 10.0}
@@ -105,7 +105,7 @@ def engine_figures() -> dict[str, Any]:
     bench = _bench_engine()
     log = final_log(35, seed=bench.SEED)
     replay = bench.replay_figures(log)
-    return {"log": f"cueboard.simulate.final_log(35, seed={bench.SEED})", "replay": replay,
+    return {"log": f"cueboard.games.simulate.final_log(35, seed={bench.SEED})", "replay": replay,
             "undo": bench.undo_figures(log), "target_events_per_second": bench.TARGET,
             "meets_target": replay["events_per_second"] >= bench.TARGET}
 

@@ -5,7 +5,7 @@
 
 The venue is real (bench/live_venue.py): ``cueboard venue init``'s broker, certificates, logins
 and ACL, and ``/score`` served over HTTPS with the venue's certificate. Table t1 is a real
-table's daemon (``cueboard.service.open_table``: the engine, its journal fsync'd on disk under
+table's daemon (``cueboard.table.service.open_table``: the engine, its journal fsync'd on disk under
 /var/tmp, the feed over MQTT/TLS with t1's login, commands on); t2 ... t64 are simulated tables
 publishing 2 events a second each as daemons do, on the same broker, for the whole run.
 
@@ -47,8 +47,8 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from live_venue import CHROMIUM, QOS, VENUE, BenchVenue, SimulatedTables  # noqa: E402
 from stats import load_average, over_floor, report, summary  # noqa: E402
 
-from cueboard.config import parse_config  # noqa: E402
-from cueboard.service import open_table  # noqa: E402
+from cueboard.table.config import parse_config  # noqa: E402
+from cueboard.table.service import open_table  # noqa: E402
 
 DRIVER = HERE / "scorer_driver.mjs"
 SCORER_TOPIC = "score"
@@ -91,7 +91,7 @@ def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, 
                 echo.publish(back, message.payload, qos=QOS, retain=False)
 
             # A table reads its scorers' lines on its second session, as <login>.scorers (the
-            # daemon's cueboard.paced_link; the venue's ACL gives that login alone the score topics):
+            # daemon's cueboard.table.mqtt.paced_link; the venue's ACL gives that login alone the score topics):
             # the floor's ping is heard there, as the daemon hears a tap, and echoed on the table's own.
             hearing = venue.client(FLOOR_TABLE, client_id=f"cueboard-{VENUE}-{FLOOR_TABLE}-scorers")
             hearing.username_pw_set(f"{FLOOR_TABLE}.scorers", venue.password(FLOOR_TABLE))

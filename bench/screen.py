@@ -6,9 +6,9 @@
     .venv/bin/python bench/screen.py --write              # and the figures into docs/performance.md
 
 A loopback mosquitto (``tests/mosquitto.py``, a WebSockets listener, no per-message log) and
-``cueboard.screen``'s server; ``bench/screen_driver.mjs`` publishes and drives one page in
+``cueboard.venue.pages``'s server; ``bench/screen_driver.mjs`` publishes and drives one page in
 Debian's headless Chromium (playwright-core). Each table plays whole matches round and round
-(snooker and blackball states from ``cueboard.simulate``, names of every length), each event
+(snooker and blackball states from ``cueboard.games.simulate``, names of every length), each event
 sent as a daemon sends it: the event, then the retained state (QoS 1), its ``ts`` the moment it
 is sent; 32 tables share an MQTT connection. The broker is tests/mosquitto.py's with mosquitto's
 defaults (a QoS 1 subscriber's queue holds 1000 messages; more are dropped). Before publishing
@@ -55,8 +55,8 @@ from mosquitto import Mosquitto  # noqa: E402
 from stats import load_average, summary  # noqa: E402
 
 from cueboard.engine import Match  # noqa: E402
-from cueboard.screen import make_server, serve_in_thread  # noqa: E402
-from cueboard.simulate import blackball_log, realistic_log  # noqa: E402
+from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
+from cueboard.venue.pages import make_server, serve_in_thread  # noqa: E402
 
 DRIVER = HERE / "screen_driver.mjs"
 CHROMIUM = "/usr/bin/chromium"

@@ -1,6 +1,6 @@
 """Many tables on one broker (used by bench/run.py).
 
-``tables`` real ``Table`` objects in this one process (``cueboard.service.open_table``: the
+``tables`` real ``Table`` objects in this one process (``cueboard.table.service.open_table``: the
 journal, fsync'd, in a temporary directory on disk, and the ``Feed`` to one loopback
 mosquitto; no boards, no buttons, no control socket), each with its own engine thread.
 A driver thread submits ``{"type": "no_pot"}`` to each table twice a second (the tables
@@ -26,9 +26,9 @@ from typing import Any
 
 from latency import Listener, summary_ms
 
-from cueboard.config import parse_config
-from cueboard.inputs import Command
-from cueboard.service import open_table
+from cueboard.table.config import parse_config
+from cueboard.table.inputs import Command
+from cueboard.table.service import open_table
 
 VENUE = "bench64"
 

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .languages import LANGUAGES
+from cueboard.common.languages import LANGUAGES
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .replay import run
+    from cueboard.games.replay import run
 
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")
@@ -29,7 +29,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .report import run
+    from cueboard.league.report import run
 
     tz = None
     if args.tz:
@@ -50,8 +50,8 @@ def _report(args: argparse.Namespace) -> int:
 def _keypad_sim(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .keypad_sim import run_terminal
-    from .resources import examples_dir
+    from cueboard.common.resources import examples_dir
+    from cueboard.tools.keypad_sim import run_terminal
 
     keymap = args.keymap
     if keymap is None and (args.rows, args.columns) == (5, 4):
@@ -65,7 +65,7 @@ def _keypad_sim(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from .render_command import run
+    from cueboard.tools.render import run
 
     return run(args.state, args.out, layout=args.layout, size=args.size, game=args.game, mode=args.mode,
                clock=args.clock, at=args.at, scale=args.scale, pixels=args.pixels, flash=args.flash,
@@ -84,8 +84,8 @@ def _logging(verbose: bool) -> None:
 
 
 def _load(path: str) -> Any:
-    from .config import load_config
-    from .errors import ConfigFileError
+    from cueboard.common.errors import ConfigFileError
+    from cueboard.table.config import load_config
 
     try:
         return load_config(path)
@@ -95,14 +95,14 @@ def _load(path: str) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .service import run
+    from cueboard.table.service import run
 
     _logging(args.verbose)
     return run(_load(args.config))
 
 
 def _home_assistant(args: argparse.Namespace) -> int:
-    from .home_assistant import HomeAssistantConfig, send_once
+    from cueboard.table.home_assistant import HomeAssistantConfig, send_once
 
     config = _load(args.config)
     if config.mqtt is None:
@@ -118,7 +118,7 @@ def _home_assistant(args: argparse.Namespace) -> int:
 
 
 def _hwtest(args: argparse.Namespace) -> int:
-    from .hwtest import command
+    from cueboard.tools.hwtest import command
 
     if args.step_seconds is not None and not args.step_seconds >= 0:
         print(f"cueboard hwtest: --step-seconds: 0 or more, not {args.step_seconds:g}", file=sys.stderr)
@@ -142,7 +142,7 @@ def _socket(args: argparse.Namespace) -> Any:
 def _ask(args: argparse.Namespace, obj: dict[str, Any]) -> int:
     import json
 
-    from .daemon import ask_daemon
+    from cueboard.table.daemon import ask_daemon
 
     path = _socket(args)
     try:
@@ -204,7 +204,7 @@ def _send(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     import logging
 
-    from .demo import run_demo
+    from cueboard.tools.demo import run_demo
 
     logging.basicConfig(level=logging.WARNING, filename=args.log, format="%(levelname)s %(name)s: %(message)s")
     return run_demo(broker=args.broker, game=args.game, autoplay=True if args.autoplay else None,
@@ -213,7 +213,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _screen(args: argparse.Namespace) -> int:
-    from .screen import run_screen
+    from cueboard.venue.pages import run_screen
 
     page = {"tables": args.tables, "view": args.view, "per_page": args.per_page, "rotate": args.rotate,
             "lang": args.lang, "desk_broker": args.desk_broker}
@@ -251,7 +251,7 @@ def _daemon_options(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from cueboard import __version__
 
     p = argparse.ArgumentParser(prog="cueboard", description="Scoreboard controller for snooker "
                                 "and blackball tables.", epilog="'cueboard COMMAND --help' tells more of each; "
@@ -280,7 +280,7 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--tz", help="the time zone of the sheet's times, e.g. Europe/London (default: this "
                     "machine's)")
     rp.set_defaults(func=_report)
-    from .archive.command import add_parser as add_archive
+    from cueboard.league.archive_command import add_parser as add_archive
 
     add_archive(sub)  # cueboard archive ...: the results archive (docs/league.md)
     k = sub.add_parser("keypad-sim", help="a marker's keypad in the terminal, speaking the real protocol",
@@ -457,7 +457,7 @@ def parser() -> argparse.ArgumentParser:
                       "answered")
     _daemon_options(send)
     send.set_defaults(func=_send)
-    from .venue.command import add_arguments as venue_arguments
+    from cueboard.venue.command import add_arguments as venue_arguments
 
     v = sub.add_parser("venue", help="set up and keep a venue's broker: logins, certificates, ACL",
                        description="A venue's mosquitto set up by one command (init), tables and people added "
@@ -465,7 +465,7 @@ def parser() -> argparse.ArgumentParser:
                        "(docs/security.md).")
     venue_arguments(v)
     v.set_defaults(func=_venue)
-    from .venue.league import add_arguments as league_arguments
+    from cueboard.venue.league import add_arguments as league_arguments
 
     lg = sub.add_parser("league", help="set up a league's broker, hardened, and its venues' bridges",
                         description="A league's mosquitto set up by one command (init): bridges authenticate "
@@ -477,13 +477,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _league(args: argparse.Namespace) -> int:
-    from .venue.league import run
+    from cueboard.venue.league import run
 
     return int(run(args))
 
 
 def _venue(args: argparse.Namespace) -> int:
-    from .venue.command import run
+    from cueboard.venue.command import run
 
     return int(run(args))
 

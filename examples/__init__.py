@@ -1,2 +1,2 @@
 """Example configurations, keymaps and match logs. Installed as the package data
-``cueboard.examples``; ``cueboard.resources.examples_dir()`` finds it."""
+``cueboard.examples``; ``cueboard.common.resources.examples_dir()`` finds it."""

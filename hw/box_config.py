@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import BoxConfigError
-from ..settings import Required, Section, key_path, refusal
+from cueboard.common.errors import BoxConfigError
+from cueboard.common.settings import Required, Section, key_path, refusal
+
 from .debounce import DEBOUNCE, HOLD_TIME
 from .pins import gpio_number
 

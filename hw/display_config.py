@@ -47,9 +47,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import DisplayConfigError
-from ..languages import LANGUAGES
-from ..settings import Section, refusal
+from cueboard.common.errors import DisplayConfigError
+from cueboard.common.languages import LANGUAGES
+from cueboard.common.settings import Section, refusal
+
 from .power import cap_brightness, draw_amps
 
 log = logging.getLogger("cueboard")

@@ -16,7 +16,8 @@ from typing import Any
 
 from PIL import Image
 
-from ..errors import SpiUnavailable
+from cueboard.common.errors import SpiUnavailable
+
 from .display_config import DisplayConfig
 from .max7219 import Max7219Chain
 from .pixels import pixel_values

@@ -40,7 +40,7 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from ..errors import MissingLibrary
+from cueboard.common.errors import MissingLibrary
 
 __all__ = [
     "BACKENDS",

@@ -3,7 +3,7 @@
 The keypad's serial link and the referee boxes on GPIO both report a press the
 moment it is recognised (its first edge), and report the *same* press once more
 with ``held=True`` if the key is still down after the device's hold time. A
-device never reports a release. ``cueboard.keymap`` turns these into events:
+device never reports a release. ``cueboard.table.keymap`` turns these into events:
 it acts on the first report, and on the second only for keys that have a hold
 action (docs/keymaps.md).
 

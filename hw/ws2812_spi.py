@@ -52,7 +52,7 @@ from typing import Any, Protocol
 from luma.core.device import device as luma_device  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image
 
-from ..errors import UnsupportedDriver
+from cueboard.common.errors import UnsupportedDriver
 
 __all__ = ["CLOCKS", "LED_BYTES", "RESET_BYTES", "SPI_HZ", "WINDOWS", "SpiBus", "UnsupportedDriver", "Ws2812Spi",
            "bcm2835_spi_hz", "check_pwm_supported", "dw_spi_hz", "encode_frame", "encode_leds", "pulse_widths"]

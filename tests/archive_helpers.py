@@ -10,10 +10,10 @@ import random
 from pathlib import Path
 from typing import Any
 
-from cueboard.draw import round_robin
 from cueboard.engine import Match
 from cueboard.engine.record import record_of
-from cueboard.simulate import realistic_log
+from cueboard.games.simulate import realistic_log
+from cueboard.venue.pairings import round_robin
 
 EPOCH = 1_795_000_000.0  # 2026-11-18: the events' "t", so each match has its start time
 

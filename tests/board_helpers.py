@@ -15,11 +15,11 @@ from typing import Any
 
 from cueboard.boards import Board
 from cueboard.boards.shown import Shown
-from cueboard.devices import open_board
 from cueboard.engine import Match
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
+from cueboard.table.devices import open_board
 
 GOLDEN_STATES: dict[str, list[dict[str, Any]]] = json.loads(
     (Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))

@@ -7,8 +7,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from cueboard.config import Config, parse_config
 from cueboard.engine import Match, to_json
+from cueboard.table.config import Config, parse_config
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -28,7 +28,7 @@ def table_config(tmp: Path, **sections: Any) -> Config:
 def scripted_events(count: int, seed: int = 7, setup: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """``count`` legal snooker events (no undo/redo) from the table's default match,
     chosen by the engine itself: the script a referee might have keyed in."""
-    from cueboard.simulate import choose
+    from cueboard.games.simulate import choose
 
     line = setup or {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3}
     match = Match.from_json(line)
@@ -43,7 +43,7 @@ def scripted_events(count: int, seed: int = 7, setup: dict[str, Any] | None = No
 
 
 class StillOutput:
-    """The parts of a board (``cueboard.seams.Output``) that a recording stand-in has no use
+    """The parts of a board (``cueboard.table.seams.Output``) that a recording stand-in has no use
     for: nothing moves by itself, nothing to close."""
 
     health = "ok"

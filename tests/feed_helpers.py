@@ -2,8 +2,8 @@
 a child process (to kill it).
 
 Run as a script (``python feed_helpers.py CONFIG``) it *is* that child: CONFIG is a JSON
-object of :class:`~cueboard.feed.MqttConfig` fields plus ``table``. It starts a
-:class:`~cueboard.feed.Feed`, publishes a state, waits until the broker has it, prints
+object of :class:`~cueboard.table.mqtt.feed.MqttConfig` fields plus ``table``. It starts a
+:class:`~cueboard.table.mqtt.feed.Feed`, publishes a state, waits until the broker has it, prints
 ``ready`` and waits on standard input: for SIGKILL, or for standard input to close, when it
 stops cleanly and prints ``stopped``.
 """
@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cueboard.feed import Feed, MqttConfig
-from cueboard.replay import replay
+from cueboard.games.replay import replay
+from cueboard.table.mqtt.feed import Feed, MqttConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30.0

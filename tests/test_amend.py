@@ -10,8 +10,8 @@ from snooker_helpers import NO_POT, RED, REDO, UNDO, concede, foul, new_match, p
 
 from cueboard.engine import IllegalEvent, Match, to_json
 from cueboard.engine.record import Recorder, record_of
-from cueboard.replay import replay
-from cueboard.sheet import result_sheets
+from cueboard.games.replay import replay
+from cueboard.league.result_sheet import result_sheets
 
 
 def amend(seq: int, event: dict[str, object] | None, **extra: object) -> dict[str, object]:

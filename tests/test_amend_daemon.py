@@ -22,9 +22,9 @@ from test_reliability import PREFIX, TIMEOUT, Daemon
 from cueboard.boards.notices import notice_words
 from cueboard.boards.shown import Shown
 from cueboard.boards.words import words_for
-from cueboard.daemon import ControlServer, Table, ask_daemon
-from cueboard.journal import read_lines
-from cueboard.seams import Notice
+from cueboard.contract.notices import Notice
+from cueboard.table.daemon import ControlServer, Table, ask_daemon
+from cueboard.table.journal import read_lines
 
 pytest_plugins = ["mosquitto"]
 

@@ -1,4 +1,4 @@
-"""Properties of ``amend`` over random legal matches (``cueboard.simulate``), for every game:
+"""Properties of ``amend`` over random legal matches (``cueboard.games.simulate``), for every game:
 
 - amending event k to itself changes nothing (the state, the events in effect, the record);
 - deleting event k and then inserting it again gives the original state;
@@ -19,8 +19,8 @@ from test_properties import GAMES_UNDER_TEST, PROPERTY, lengths, randoms, setups
 
 from cueboard.engine import IllegalEvent, Match, to_json
 from cueboard.engine.record import Recorder, record_of
-from cueboard.replay import replay
-from cueboard.simulate import choose
+from cueboard.games.replay import replay
+from cueboard.games.simulate import choose
 
 
 def played(setup: dict[str, Any], rng: random.Random, n: int) -> tuple[Match, list[dict[str, Any]]]:

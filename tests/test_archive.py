@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from archive_helpers import EPOCH, match_log, record, season, write_log
 
-from cueboard.archive.database import Database, DatabaseError
-from cueboard.archive.records import RecordError, checked, parse_payload
-from cueboard.archive.schema import MIGRATIONS, current_version, migrate
-from cueboard.archive.standings import Rules, breaks, player_matches, standings, to_csv
-from cueboard.archive.store import Archive
 from cueboard.cli import main
+from cueboard.league.database import Database, DatabaseError
+from cueboard.league.records import RecordError, checked, parse_payload
+from cueboard.league.schema import MIGRATIONS, current_version, migrate
+from cueboard.league.standings import Rules, breaks, player_matches, standings, to_csv
+from cueboard.league.store import Archive
 
 pytest_plugins = ["postgres"]
 

@@ -1,4 +1,4 @@
-"""The league's tables over HTTP (cueboard/archive/http.py), through aiohttp's test client, and
+"""The league's tables over HTTP (cueboard/league/http.py), through aiohttp's test client, and
 the standings page drawn by Chromium."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from archive_helpers import season
 
-from cueboard.archive.records import checked
-from cueboard.archive.standings import standings
-from cueboard.archive.store import Archive
+from cueboard.league.records import checked
+from cueboard.league.standings import standings
+from cueboard.league.store import Archive
 
 PLAYERS = ["Ann", "Bob", "Cat", "Dan"]
 
@@ -25,7 +25,7 @@ PLAYERS = ["Ann", "Bob", "Cat", "Dan"]
 def with_client(url: str, body: Callable[[TestClient[Any, Any]], Awaitable[None]], *, mount: str = "") -> None:
     """Run ``body`` with a test client of the archive app, alone or mounted under ``mount``
     in a parent application (as issue 26's server would mount it)."""
-    from cueboard.archive.http import archive_app
+    from cueboard.league.http import archive_app
 
     async def main() -> None:
         app = archive_app(url)

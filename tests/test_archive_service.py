@@ -26,8 +26,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from test_league import BRIDGE_STATE, Cable, League, league, league_config  # noqa: F401  (the fixture)
 from venue_broker import venue_config
 
-from cueboard.archive.service import ArchiveService, Connection
-from cueboard.archive.store import Archive
+from cueboard.league.archive_service import ArchiveService, Connection
+from cueboard.league.store import Archive
 
 pytest_plugins = ["mosquitto", "postgres"]
 

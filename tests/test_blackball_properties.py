@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from cueboard.engine import Event, IllegalEvent, Match, to_json
 from cueboard.engine.events import Redo, Undo
-from cueboard.replay import replay
-from cueboard.simulate_blackball import blackball_candidates, blackball_setup
+from cueboard.games.replay import replay
+from cueboard.games.simulate_blackball import blackball_candidates, blackball_setup
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
 PROPERTY = settings(max_examples=400 if LONG else 40, deadline=None,

@@ -10,8 +10,8 @@ from blackball_helpers import NO_POT, new_match, play, pot, refused
 from daemon_helpers import table_config
 from test_daemon import FakeMonotonic, Recorder
 
-from cueboard.daemon import Table
-from cueboard.journal import read_lines
+from cueboard.table.daemon import Table
+from cueboard.table.journal import read_lines
 
 TOUCHING = {"type": "touching", "ball": "red"}
 HOLD = {"type": "clock_hold", "reason": "touching"}

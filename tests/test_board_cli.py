@@ -13,7 +13,7 @@ from PIL import Image
 
 from cueboard.boards import render
 from cueboard.cli import main
-from cueboard.render_command import RenderError, read_state
+from cueboard.tools.render import RenderError, read_state
 
 ROOT = Path(__file__).parent.parent
 BREAK = golden_state("snooker", "break")
@@ -46,9 +46,9 @@ def test_an_event_log_is_replayed_and_its_last_state_drawn() -> None:
 
 
 def test_a_running_tables_journal_is_drawn_as_it_stands(tmp_path: Path) -> None:
-    """A live journal file has its space preallocated with zeros after the lines (cueboard.journal):
+    """A live journal file has its space preallocated with zeros after the lines (cueboard.table.journal):
     ``cueboard render`` of it draws the match so far; a last line torn into the zeros is refused."""
-    from cueboard.journal import Journal
+    from cueboard.table.journal import Journal
 
     journal = Journal(tmp_path)
     journal.start({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"]})

@@ -16,10 +16,10 @@ from board_helpers import FakeWs281x, SerialRecorder, golden, max7219_board, sho
 from PIL import Image, ImageChops
 
 from cueboard.boards import Board, render
-from cueboard.devices import open_board, open_boards
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import COMMON, DEVICES, DisplayConfig, DisplayConfigError, parse_display, parse_displays
 from cueboard.hw.display_devices import open_device, wiring_map
+from cueboard.table.devices import open_board, open_boards
 
 BREAK = golden("snooker", "break")
 GROUPS = golden("blackball", "groups")

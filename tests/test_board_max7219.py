@@ -17,11 +17,11 @@ from luma.led_matrix.device import max7219
 from PIL import Image
 
 from cueboard.boards import render
-from cueboard.devices import open_board
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.hw.max7219 import Max7219Chain
+from cueboard.table.devices import open_board
 
 BREAK = golden("snooker", "break")
 GROUPS = golden("blackball", "groups")

@@ -14,12 +14,12 @@ from cueboard.boards import Board, Renderer
 from cueboard.boards.bar import READ_SECONDS
 from cueboard.boards.notices import notice_words
 from cueboard.boards.words import LANGUAGES, words_for
-from cueboard.devices import open_board
+from cueboard.contract.notices import Notice
 from cueboard.engine.events import Amend, Pot
 from cueboard.engine.snooker.events import Foul
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
-from cueboard.seams import Notice
+from cueboard.table.devices import open_board
 
 BREAK = golden("snooker", "break")
 PINK = Notice("corrected", Amend(seq=14, event=Pot(balls=("pink",))))

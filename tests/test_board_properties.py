@@ -29,8 +29,8 @@ from PIL import Image, ImageDraw
 from cueboard.boards import render
 from cueboard.boards.shown import Shown
 from cueboard.engine import IllegalEvent, Match
+from cueboard.games.simulate import SETUPS, legal_events
 from cueboard.hw.clock import ManualClock
-from cueboard.simulate import SETUPS, legal_events
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
 EXAMPLES = int(os.environ.get("CUEBOARD_EXAMPLES", "200" if LONG else "15"))
@@ -43,7 +43,7 @@ GAMES = ["blackball", "snooker"]
 
 
 def legal_states(game: str, rng: random.Random, events: int) -> Iterator[Shown]:
-    """The state after each event of a random legal log (``cueboard.simulate``: each event
+    """The state after each event of a random legal log (``cueboard.games.simulate``: each event
     checked by the engine, undo and redo among them), as the daemon hands it to a board."""
     match = Match.from_json(SETUPS[game](rng))
     yield Shown(match.state(), shot=match.shot_time())

@@ -22,10 +22,10 @@ from cueboard.boards import SIZES, Board, Renderer, render
 from cueboard.boards.bar import READ_SECONDS, READ_SPEED, REASON_MAX, Talk
 from cueboard.boards.fonts import NORMAL
 from cueboard.cli import main
-from cueboard.devices import open_board
+from cueboard.contract.notices import Prompt
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
-from cueboard.seams import Prompt
+from cueboard.table.devices import open_board
 
 STATES = GOLDEN_STATES
 BREAK_JSON = golden_state("snooker", "break")

@@ -22,10 +22,10 @@ from cueboard.boards.scene import Item, Pages, Text
 from cueboard.boards.shown import Shown, clock_shown
 from cueboard.boards.words import CatalogueError, Words, catalogue_path, parse_board_section, words_for
 from cueboard.cli import main
-from cueboard.devices import open_board
+from cueboard.common.languages import LANGUAGES, plural
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import DisplayConfigError, parse_display
-from cueboard.languages import LANGUAGES, plural
+from cueboard.table.devices import open_board
 
 STATES = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
 CASES = [(game, c) for game, cases in STATES.items() for c in cases]
@@ -219,7 +219,7 @@ def test_a_broken_catalogue_stops_the_start_naming_the_file_and_the_word(tmp_pat
     """A translator's slip in a board's language is a configuration error at start-up (exit 2
     from ``cueboard run``), with the catalogue's file and the word named."""
     from cueboard.boards import words as words_module
-    from cueboard.config import ConfigFileError, load_config
+    from cueboard.table.config import ConfigFileError, load_config
 
     broken = json.loads(catalogue_path("nl").read_text(encoding="utf-8"))
     broken["board"]["remaining"] = "RESTEREND"

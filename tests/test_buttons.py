@@ -25,7 +25,7 @@ from cueboard.hw.buttons import BoxConfig, BoxConfigError, RefereeBox, open_boxe
 from cueboard.hw.clock import ManualClock, MonotonicClock
 from cueboard.hw.debounce import DEBOUNCE, HOLD_TIME, ButtonContact
 from cueboard.hw.keys import ButtonPress
-from cueboard.keymap import Entry, load_keymap
+from cueboard.table.keymap import Entry, load_keymap
 
 PINS = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]
 KEYMAPS = Path(__file__).resolve().parent.parent / "examples" / "keymaps"

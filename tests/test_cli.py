@@ -17,7 +17,7 @@ from mosquitto import Mosquitto
 
 from cueboard import __version__
 from cueboard.cli import main, parser
-from cueboard.daemon import ask_daemon
+from cueboard.table.daemon import ask_daemon
 
 pytest_plugins = ["mosquitto"]
 
@@ -196,7 +196,7 @@ def test_a_demo_killed_or_hung_up_stops_its_broker(tmp_path: Path, signum: int) 
 
 
 def test_the_demo_board_takes_the_layout_asked_for(tmp_path: Path) -> None:
-    from cueboard.demo import demo_config
+    from cueboard.tools.demo import demo_config
 
     for layout, size in (("32x8", (32, 8)), ("64x16", (64, 16)), ("128x32", (128, 32))):
         display = demo_config(tmp_path, "snooker", "127.0.0.1", 1883, layout).displays[0]
@@ -206,7 +206,7 @@ def test_the_demo_board_takes_the_layout_asked_for(tmp_path: Path) -> None:
 def test_the_demo_speaks_the_language_asked_for(tmp_path: Path) -> None:
     """``cueboard demo --lang sv``: the board's words in Swedish, and the screen line it prints
     opens the page in Swedish too."""
-    from cueboard.demo import demo_config, status_lines
+    from cueboard.tools.demo import demo_config, status_lines
 
     config = demo_config(tmp_path, "snooker", "127.0.0.1", 1883, language="sv")
     assert config.displays[0].language == "sv"
@@ -222,9 +222,9 @@ def test_the_demo_draws_a_hub75_board_through_the_emulator_in_the_terminal(tmp_p
 
     from PIL import Image
 
-    from cueboard.demo import TerminalDevice, demo_config
     from cueboard.hw.display_devices import open_device
     from cueboard.hw.hub75 import last_frame
+    from cueboard.tools.demo import TerminalDevice, demo_config
 
     display = demo_config(tmp_path, "snooker", "127.0.0.1", 1883, board="hub75-128x64").displays[0]
     assert (display.device, display.width, display.height, display.backend, display.emulator) == (

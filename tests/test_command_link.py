@@ -1,7 +1,7 @@
 """A desk login flooding ``<prefix>/command/<user>`` (issue 26), on the venue ``cueboard venue init``
 writes (TLS, its logins and ACL) and a real table's daemon.
 
-The table reads the commands on a paced connection of their own (cueboard.paced_link, login
+The table reads the commands on a paced connection of their own (cueboard.table.mqtt.paced_link, login
 ``t1.commands``), no faster than each user's answers go out, each user in turn; the feed's own
 connection carries the state and its acknowledgements, never a flood. While one desk login floods
 (:data:`FLOOD_RATE` lines a second, each with an id):
@@ -37,9 +37,9 @@ from test_command_path import Shown
 from test_reliability import KEYMAP, PINS, Daemon
 from venue_helpers import Venue, init_venue, running_venue, venue_cli
 
+from cueboard.contract.lines import peek_id
 from cueboard.hw.clock import ManualClock
-from cueboard.paced_link import PacedLink
-from cueboard.remote_lines import peek_id
+from cueboard.table.mqtt.paced_link import PacedLink
 
 pytest_plugins = ["mosquitto"]
 

@@ -28,14 +28,14 @@ from paho.mqtt.enums import CallbackAPIVersion
 from test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
 
 from cueboard.boards.shown import Shown as Drawn
-from cueboard.daemon import ControlServer, ask_daemon
 from cueboard.hw.clock import ManualClock
-from cueboard.inputs import Call, Command, KeyInput
+from cueboard.table.daemon import ControlServer, ask_daemon
+from cueboard.table.inputs import Call, Command, KeyInput
 
 pytest_plugins = ["mosquitto"]
 
 USERS = {"t1": "table-one-pw", "t1.commands": "table-one-pw", "t1.scorers": "table-one-pw", "desk": "desk-pw"}
-"""``t1.commands``, ``t1.scorers``: the table's paced links (cueboard.paced_link), with its password."""
+"""``t1.commands``, ``t1.scorers``: the table's paced links (cueboard.table.mqtt.paced_link), with its password."""
 FOUL, BLUE = 8, 4  # referee-box-12.toml: FOUL, then BLUE: a five-point foul
 
 
@@ -231,7 +231,7 @@ def test_a_match_from_first_break_to_match_end_on_the_referee_box_alone_through_
     """The same calls as tests/test_referee_box.py's, through the real daemon: gpiozero's mock
     pins, the box's own debounce on a ManualClock, the journal, the boards' prompts."""
     from cueboard.hw.debounce import HOLD_TIME
-    from cueboard.keymap import load_keymap
+    from cueboard.table.keymap import load_keymap
 
     keymap = load_keymap(KEYMAP)
     index = {keymap.action(i): i for i in range(keymap.size)}
@@ -284,7 +284,7 @@ def test_a_pending_call_goes_out_on_the_input_topic_through_the_real_feed(tmp_pa
                                                                           mosquitto_broker: Mosquitto) -> None:
     """Issue 15: a call keyed on the referee box (mock pins) appears on <prefix>/input, then is
     over when the ball that finishes it is pressed."""
-    from cueboard.keymap import load_keymap
+    from cueboard.table.keymap import load_keymap
 
     keymap = load_keymap(KEYMAP)
     index = {keymap.action(i): i for i in range(keymap.size)}

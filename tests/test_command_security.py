@@ -18,7 +18,7 @@ from feed_helpers import HealthLog
 from mosquitto import Mosquitto, TlsFiles
 from paho.mqtt.enums import CallbackAPIVersion
 
-from cueboard.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mqtt
+from cueboard.table.mqtt.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mqtt
 
 pytest_plugins = ["mosquitto"]
 
@@ -100,7 +100,7 @@ def test_insecure_commands_is_said_at_every_start(mosquitto_broker: Mosquitto,
                          "insecure_commands": True}, venue="club", table="t1")
     commands = HealthLog()
     health = HealthLog()
-    caplog.set_level(logging.WARNING, logger="cueboard.feed")
+    caplog.set_level(logging.WARNING, logger="cueboard.table.mqtt.feed")
     for start in range(2):
         feed = Feed(config, table="t1", on_command=lambda payload, retained, user: commands(payload.decode()),
                     on_health=health)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from daemon_helpers import EXAMPLES
 
-import cueboard.config as config_module
-from cueboard import errors
-from cueboard.config import ConfigFileError, load_config
+import cueboard.table.config as config_module
+from cueboard.common import errors
+from cueboard.table.config import ConfigFileError, load_config
 
 
 @pytest.mark.parametrize("name", ["snooker-table.toml", "blackball-table.toml"])

@@ -12,8 +12,8 @@ from pathlib import Path
 from daemon_helpers import table_config
 from test_daemon import Running
 
-from cueboard.control_server import ControlServer, ask_daemon
-from cueboard.daemon import Table
+from cueboard.table.control_server import ControlServer, ask_daemon
+from cueboard.table.daemon import Table
 
 
 def _open(path: Path) -> socket.socket:

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cueboard.daemon import ask_daemon
 from cueboard.engine import Match
-from cueboard.simulate import realistic_log
+from cueboard.games.simulate import realistic_log
+from cueboard.table.daemon import ask_daemon
 
 LONG = bool(os.environ.get("CUEBOARD_LONG"))
 KILLS = 300 if LONG else 100

@@ -16,13 +16,14 @@ import pytest
 from daemon_helpers import EXAMPLES, StillOutput, scripted_events, table_config
 
 from cueboard.boards.shown import Shown
-from cueboard.daemon import ControlServer, Table, ask_daemon
+from cueboard.contract.codes import Reason
+from cueboard.contract.notices import Notice
 from cueboard.engine.shot_clock import ShotTime
 from cueboard.engine.snooker.events import Foul
 from cueboard.hw.keys import KeyPress
-from cueboard.inputs import Call, Command, KeyInput
-from cueboard.journal import Journal, read_lines
-from cueboard.seams import Notice, Reason
+from cueboard.table.daemon import ControlServer, Table, ask_daemon
+from cueboard.table.inputs import Call, Command, KeyInput
+from cueboard.table.journal import Journal, read_lines
 
 
 class Recorder(StillOutput):

@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 from mosquitto import Mosquitto, Subscriber
 
-from cueboard.daemon import ask_daemon
+from cueboard.table.daemon import ask_daemon
 
 pytest_plugins = ["mosquitto"]
 

@@ -20,9 +20,9 @@ from feed_helpers import example_states
 from mosquitto import TIMEOUT, Message, Subscriber, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
-from cueboard import demo
-from cueboard.feed import Feed, parse_mqtt
-from cueboard.local_broker import free_port
+from cueboard.table.mqtt.feed import Feed, parse_mqtt
+from cueboard.tools import demo
+from cueboard.tools.local_broker import free_port
 
 TABLE = "cueboard/demo/table-1"
 

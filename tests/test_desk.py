@@ -35,8 +35,8 @@ from venue_helpers import Venue, running_venue
 from cueboard.cli import parser
 from cueboard.engine import decode
 from cueboard.hw.clock import ManualClock
-from cueboard.journal import read_lines
-from cueboard.screen import SCREEN_DIR, make_server, serve_in_thread
+from cueboard.table.journal import read_lines
+from cueboard.venue.pages import SCREEN_DIR, make_server, serve_in_thread
 
 pytest_plugins = ["mosquitto"]
 

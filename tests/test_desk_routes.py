@@ -1,5 +1,5 @@
-"""The desk's JSON routes (cueboard/desk_routes.py, docs/desk.md "Tonight's competition"): a
-fixture file checked by cueboard.fixtures and a draw made by cueboard.draw, each answered as the
+"""The desk's JSON routes (cueboard/venue/desk_routes.py, docs/desk.md "Tonight's competition"): a
+fixture file checked by cueboard.league.match_day and a draw made by cueboard.venue.pairings, each answered as the
 matches the desk keeps, and a hostile file refused with its line and reason, over a real server."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from cueboard.screen import make_server, serve_in_thread
-from cueboard.web_server import WebServer
+from cueboard.venue.pages import make_server, serve_in_thread
+from cueboard.venue.web_server import WebServer
 
 CSV = (b"competition,day,fixture,home_team,away_team,home,away,game,best_of\n"
        b"Division 1,2026-12-03,D1-05-1,Red Lion,Crown,Ann Smith,Bob Jones,snooker,3\n"
@@ -118,7 +118,7 @@ def test_a_draw_that_is_not_json_is_refused(base: str) -> None:
 @pytest.mark.parametrize("name", ["competition", "desk"])
 def test_a_table_cannot_take_the_name_of_a_venue_topic(name: str) -> None:
     """cueboard/<venue>/competition and desk/presets are the venue's own (docs/mqtt.md)."""
-    from cueboard.errors import VenueError
+    from cueboard.common.errors import VenueError
     from cueboard.venue.plan import Venue
 
     with pytest.raises(VenueError, match="venue's own topics"):

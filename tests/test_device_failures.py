@@ -22,7 +22,7 @@ from cueboard.boards import Board
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
-from cueboard.referee_boxes import RETRY_FIRST
+from cueboard.table.referee_boxes import RETRY_FIRST
 
 BLACK = 6  # referee-box-12.toml: button 6 is BLACK
 

@@ -35,4 +35,4 @@ def test_the_walk_finds_the_examples() -> None:
     found = {m for m in MODULES if doctest.DocTestFinder().find(importlib.import_module(m))
              and any(t.examples for t in doctest.DocTestFinder().find(importlib.import_module(m)))}
     # The engine, the hardware and the rest all have examples.
-    assert {"cueboard.engine.match", "cueboard.hw.keys", "cueboard.keymap", "cueboard.games"} <= found
+    assert {"cueboard.engine.match", "cueboard.hw.keys", "cueboard.table.keymap", "cueboard.games.kits"} <= found

@@ -1,4 +1,4 @@
-"""Knockout and round-robin draws (cueboard/draw.py): pure functions."""
+"""Knockout and round-robin draws (cueboard/venue/pairings.py): pure functions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cueboard.draw import DrawError, Entrant, knockout, round_robin, seeding_ladder
+from cueboard.venue.pairings import DrawError, Entrant, knockout, round_robin, seeding_ladder
 
 
 def players(n: int) -> list[Entrant]:

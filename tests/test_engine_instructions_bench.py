@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cueboard.simulate import blackball_log, final_log
+from cueboard.games.simulate import blackball_log, final_log
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "engine_instructions.py"

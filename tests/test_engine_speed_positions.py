@@ -14,7 +14,7 @@
   state's fields and types in its order, and the state must be the very value the public
   constructor gives, with a dict of its own.
 
-Positions come from random legal matches of ``cueboard.simulate`` (fixed seeds).
+Positions come from random legal matches of ``cueboard.games.simulate`` (fixed seeds).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from cueboard.engine.snooker.balls import COLOURS, VALUE
 from cueboard.engine.snooker.remaining import colours_value
 from cueboard.engine.snooker.state import SnookerFields
 from cueboard.engine.state import BlackballState, SnookerState, State
-from cueboard.simulate import random_log, random_setup
+from cueboard.games.simulate import random_log, random_setup
 
 SEEDS = range(12)
 

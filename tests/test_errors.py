@@ -1,5 +1,5 @@
 """One root for the errors cueboard raises for what it is given, in one module
-(``cueboard.errors``, as gpiozero's ``exc.py``), each also the built-in it refines."""
+(``cueboard.common.errors``, as gpiozero's ``exc.py``), each also the built-in it refines."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cueboard import errors
+from cueboard.common import errors
 from cueboard.engine import IllegalEvent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,8 +48,8 @@ def test_no_error_class_is_defined_outside_the_errors_module() -> None:
 
 
 @pytest.mark.parametrize(("module", "name"), [
-    ("cueboard.config", "ConfigFileError"), ("cueboard.feed", "MqttConfigError"), ("cueboard.keymap", "KeymapError"),
+    ("cueboard.table.config", "ConfigFileError"), ("cueboard.table.mqtt.feed", "MqttConfigError"), ("cueboard.table.keymap", "KeymapError"),
     ("cueboard.hw.display_config", "DisplayConfigError"), ("cueboard.hw.buttons", "BoxConfigError"),
-    ("cueboard.replay", "RejectedLine"), ("cueboard.report", "ReportError"), ("cueboard.hw.hub75", "MissingLibrary")])
+    ("cueboard.games.replay", "RejectedLine"), ("cueboard.league.report", "ReportError"), ("cueboard.hw.hub75", "MissingLibrary")])
 def test_the_modules_that_raise_them_name_the_same_class(module: str, name: str) -> None:
     assert getattr(importlib.import_module(module), name) is getattr(errors, name)

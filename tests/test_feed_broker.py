@@ -19,7 +19,7 @@ from feed_helpers import FeedProcess, HealthLog, example_states
 from mosquitto import Message, Mosquitto, Subscriber, TcpProxy, TlsFiles
 from paho.mqtt.enums import CallbackAPIVersion
 
-from cueboard.feed import Feed, MqttConfig, TlsConfig
+from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 
 pytest_plugins = ["mosquitto"]
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from feed_helpers import HealthLog
 
-from cueboard.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mqtt
+from cueboard.table.mqtt.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mqtt
 
 pytest_plugins = ["mosquitto"]  # the tls_files fixture
 

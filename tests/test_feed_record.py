@@ -20,7 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.engine import Match
 from cueboard.engine.record import Recorder
-from cueboard.feed import Feed, MqttConfig, record_payload
+from cueboard.table.mqtt.feed import Feed, MqttConfig, record_payload
 
 pytest_plugins = ["mosquitto"]
 

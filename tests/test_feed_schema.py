@@ -1,6 +1,6 @@
 """schema/*.schema.json: the state (both games) and the event, rejected and devices payloads.
 
-Every state of both example logs and of many random legal logs (``cueboard.simulate``) is
+Every state of both example logs and of many random legal logs (``cueboard.games.simulate``) is
 valid once the feed adds ``table`` and ``ts``; so are the feed's own payloads; and the
 schema does refuse what breaks the contract (a missing or mistyped field)."""
 
@@ -19,8 +19,8 @@ import pytest
 from feed_helpers import example_states
 
 from cueboard.engine import Match
-from cueboard.feed import devices_payload, encode, event_payload, rejected_payload, state_payload, timestamp
-from cueboard.simulate import SETUPS, random_log
+from cueboard.games.simulate import SETUPS, random_log
+from cueboard.table.mqtt.feed import devices_payload, encode, event_payload, rejected_payload, state_payload, timestamp
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")

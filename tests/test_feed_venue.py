@@ -15,7 +15,7 @@ from mosquitto import Mosquitto, Subscriber, TlsFiles, free_port, make_password_
 from paho.mqtt.enums import CallbackAPIVersion
 from venue_broker import venue_config
 
-from cueboard.feed import Feed, MqttConfig, TlsConfig, parse_mqtt
+from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig, parse_mqtt
 
 pytest_plugins = ["mosquitto"]
 

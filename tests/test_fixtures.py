@@ -1,4 +1,4 @@
-"""A league match day from the secretary's file (cueboard/fixtures.py): read from CSV and JSON,
+"""A league match day from the secretary's file (cueboard/league/match_day.py): read from CSV and JSON,
 played, archived with its fixture and competition, tabled by player and by team; a hostile
 file refused whole with the line and the reason."""
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from archive_helpers import EPOCH, match_log, record
 
-from cueboard.archive.records import checked
-from cueboard.archive.standings import standings, team_sides
-from cueboard.archive.store import Archive
 from cueboard.cli import main
-from cueboard.fixtures import MAX_BYTES, FixtureError, parse, read
+from cueboard.league.match_day import MAX_BYTES, FixtureError, parse, read
+from cueboard.league.records import checked
+from cueboard.league.standings import standings, team_sides
+from cueboard.league.store import Archive
 
 MATCH_DAY = """competition,day,fixture,home_team,away_team,home,away,game,best_of
 Division 1,2026-12-03,D1-05-1,Red Lion,Crown,Ann Smith,Bob Jones,snooker,3

@@ -1,4 +1,4 @@
-"""The one registry of games (``cueboard.games``): every game of the engine with all its parts,
+"""The one registry of games (``cueboard.games.kits``): every game of the engine with all its parts,
 listed explicitly; a missing or mismatched part is an error when the registry is built."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import Any, cast
 
 import pytest
 
-import cueboard.games as games_module
+import cueboard.games.kits as games_module
 from cueboard.boards.catalogue import LAYOUTS
+from cueboard.common.resources import examples_dir
 from cueboard.engine import GAMES
 from cueboard.engine.record import SHEETS
-from cueboard.games import KITS, GameKit, IncompleteGame, registry
-from cueboard.key_sequences import BlackballKeys
-from cueboard.printed_sheet import BlackballPrinted
-from cueboard.resources import examples_dir
+from cueboard.games.key_sequences import BlackballKeys
+from cueboard.games.kits import KITS, GameKit, IncompleteGame, registry
+from cueboard.games.sheet_lines import BlackballPrinted
 
 KEYMAPS = examples_dir() / "keymaps"
 
@@ -75,21 +75,21 @@ def test_layouts_or_a_sheet_of_a_game_the_registry_lacks_is_an_error(monkeypatch
 
 
 def test_a_game_with_no_layouts_stops_the_import_of_the_registry() -> None:
-    """The error comes when ``cueboard.games`` is imported (a fresh interpreter whose boards
+    """The error comes when ``cueboard.games.kits`` is imported (a fresh interpreter whose boards
     list no blackball layout), naming the game and where its layouts are listed."""
     code = ("import cueboard.boards.catalogue as c; c.LAYOUTS = {'snooker': c.LAYOUTS['snooker']}; "
-            "import cueboard.games")
+            "import cueboard.games.kits")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 1
     assert run.stderr.strip().splitlines()[-1] == (
-        "cueboard.games.IncompleteGame: game 'blackball': it has no board layouts "
+        "cueboard.games.kits.IncompleteGame: game 'blackball': it has no board layouts "
         "(LAYOUTS in cueboard/boards/catalogue.py)")
 
 
 def test_the_kit_is_complete_without_importing_anything_else() -> None:
     """No part arrives as a side effect of another import: a fresh interpreter that imports
-    only ``cueboard.games`` sees every part of every game."""
-    code = ("import cueboard.games as g; "
+    only ``cueboard.games.kits`` sees every part of every game."""
+    code = ("import cueboard.games.kits as g; "
             "print(sorted((n, type(k.keys).__name__, len(k.layouts)) for n, k in g.KITS.items()))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[('blackball', 'BlackballKeys', 6), ('snooker', 'SnookerKeys', 6)]"

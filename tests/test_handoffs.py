@@ -25,13 +25,13 @@ from paho.mqtt.enums import CallbackAPIVersion
 from test_reliability import Daemon
 from venue_helpers import Venue, running_venue
 
-from cueboard.config import Config
+from cueboard.contract.notices import Prompt
+from cueboard.contract.times import timestamp
 from cueboard.hw.keys import KeyPress
-from cueboard.inputs import Call, KeyInput
-from cueboard.journal import read_lines
-from cueboard.match_history import History
-from cueboard.seams import Prompt
-from cueboard.times import timestamp
+from cueboard.table.config import Config
+from cueboard.table.inputs import Call, KeyInput
+from cueboard.table.journal import read_lines
+from cueboard.table.match_history import History
 
 pytest_plugins = ["mosquitto"]
 

@@ -1,4 +1,4 @@
-"""Home Assistant's MQTT discovery (cueboard/home_assistant.py, docs/home-assistant.md).
+"""Home Assistant's MQTT discovery (cueboard/table/home_assistant.py, docs/home-assistant.md).
 
 Against a real mosquitto and a real daemon: with ``[home_assistant] discovery = true`` the
 table's device discovery message appears (retained) on ``homeassistant/device/<id>/config``
@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from mosquitto import Mosquitto, Subscriber
 
-from cueboard.config import ConfigFileError, parse_config
-from cueboard.daemon import ask_daemon
-from cueboard.home_assistant import HomeAssistantConfigError, device_id, discovery_payload, parse_home_assistant
-from cueboard.replay import replay
+from cueboard.games.replay import replay
+from cueboard.table.config import ConfigFileError, parse_config
+from cueboard.table.daemon import ask_daemon
+from cueboard.table.home_assistant import HomeAssistantConfigError, device_id, discovery_payload, parse_home_assistant
 
 pytest_plugins = ["mosquitto"]
 

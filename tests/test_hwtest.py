@@ -32,13 +32,13 @@ from gpiozero.pins.mock import MockFactory
 from keypad_helpers import PtyPort
 from PIL import Image
 
-from cueboard.config import Config, load_config
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import DisplayConfig
 from cueboard.hw.display_devices import open_device
 from cueboard.hw.keypad_link import FIRMWARE, LinkTiming, open_serial
 from cueboard.hw.pixels import pixel_values
-from cueboard.hwtest import (
+from cueboard.table.config import Config, load_config
+from cueboard.tools.hwtest import (
     DIGITS,
     EXIT_DAEMON,
     EXIT_FAILED,
@@ -50,7 +50,7 @@ from cueboard.hwtest import (
     block_numbers,
     run,
 )
-from cueboard.keypad_sim import KeypadSimulator
+from cueboard.tools.keypad_sim import KeypadSimulator
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYMAPS = ROOT / "examples" / "keymaps"
@@ -767,7 +767,7 @@ def test_the_run_in_the_docs_is_what_the_check_prints(tmp_path: Path) -> None:
 def test_a_hub75_board_on_the_emulator_lights_every_led_in_each_colour_numbers_its_panels_and_shows_the_pattern(
         tmp_path: Path) -> None:
     from cueboard.hw.hub75 import last_frame
-    from cueboard.hwtest import hub75_panels, test_pattern
+    from cueboard.tools.hwtest import hub75_panels, test_pattern
 
     config = write_config(tmp_path, """
 [display]

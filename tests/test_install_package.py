@@ -1,5 +1,5 @@
 """A plain install runs with no checkout: the page, the keymaps and the examples the program
-needs ship inside the package (``cueboard/resources.py``).
+needs ship inside the package (``cueboard/common/resources.py``).
 
 From this checkout, ``python3 -m venv V && V/bin/pip install .``, then from another folder
 with nothing of the checkout on the path: ``cueboard screen --help``, ``cueboard screen``

@@ -15,7 +15,7 @@ import pytest
 from daemon_helpers import scripted_events
 
 from cueboard.engine import Match
-from cueboard.journal import CHUNK, SPARE, Journal, _line, written
+from cueboard.table.journal import CHUNK, SPARE, Journal, _line, written
 
 LINE = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3}
 
@@ -222,7 +222,7 @@ FULL_DISK = r"""
 import json, resource, signal, sys
 from pathlib import Path
 from cueboard.engine import Match
-from cueboard.journal import CHUNK, Journal
+from cueboard.table.journal import CHUNK, Journal
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
 journal = Journal(Path(sys.argv[1]))
 match = Match.from_json(json.loads(sys.argv[2]))

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from daemon_helpers import EXAMPLES, StillOutput, table_config
 
-from cueboard.daemon import Table
 from cueboard.engine.blackball.events import Touching
 from cueboard.hw.keys import KeyPress
-from cueboard.inputs import Call, Command, KeyInput
-from cueboard.journal import read_lines
+from cueboard.table.daemon import Table
+from cueboard.table.inputs import Call, Command, KeyInput
+from cueboard.table.journal import read_lines
 
 SNOOKER_MATCH = {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3}
 BLACKBALL_MATCH = {"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 3, "shot_clock": 30}

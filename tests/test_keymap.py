@@ -15,13 +15,13 @@ from typing import Any
 import keymap_pictures
 import pytest
 
-from cueboard import key_sequences
-from cueboard import keymap as keymap_module
 from cueboard.engine import GAMES, Event, Match, to_json
 from cueboard.engine.state import State
+from cueboard.games.key_sequences import ClockCommand, NewMatch
+from cueboard.games.kits import key_sequences
 from cueboard.hw.keys import ButtonPress, KeyPress
-from cueboard.key_sequences import ClockCommand, NewMatch
-from cueboard.keymap import Entry, Keymap, KeymapError, Lapse, Pending, Refusal, load_keymap
+from cueboard.table import keymap as keymap_module
+from cueboard.table.keymap import Entry, Keymap, KeymapError, Lapse, Pending, Refusal, load_keymap
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYMAPS = ROOT / "examples" / "keymaps"

@@ -17,7 +17,7 @@ from keypad_helpers import WAIT, HostRecorder, PtyPort
 from cueboard.hw import keyproto as kp
 from cueboard.hw.keypad_link import FIRMWARE, KeypadHealth, SerialPort, open_serial
 from cueboard.hw.keys import KeyPress
-from cueboard.keypad_sim import KeypadSimulator
+from cueboard.tools.keypad_sim import KeypadSimulator
 
 OK, SILENT, LOST = KeypadHealth.OK, KeypadHealth.SILENT, KeypadHealth.LOST
 

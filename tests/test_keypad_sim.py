@@ -20,7 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.cli import main
 from cueboard.hw.keys import KeyPress
-from cueboard.keypad_sim import host_messages, parse_key, run_terminal, watch_host
+from cueboard.tools.keypad_sim import host_messages, parse_key, run_terminal, watch_host
 
 pytest_plugins = ["mosquitto"]
 

@@ -22,7 +22,7 @@ from mosquitto import HOST, Message, Mosquitto, Subscriber, TlsFiles, free_port,
 from paho.mqtt.enums import CallbackAPIVersion
 from venue_broker import venue_config
 
-from cueboard.feed import Feed, MqttConfig, TlsConfig
+from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 
 pytest_plugins = ["mosquitto"]
 

@@ -28,14 +28,14 @@ from paho.mqtt.enums import CallbackAPIVersion
 from test_command_path import config_for
 from test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
 
-from cueboard.journal import read_lines
-from cueboard.paced_link import PacedLink
+from cueboard.table.journal import read_lines
+from cueboard.table.mqtt.paced_link import PacedLink
 
 pytest_plugins = ["mosquitto"]
 
 USERS = {"t1": "table-one-pw", "t1.scorers": "table-one-pw", "t1.commands": "table-one-pw", "desk": "desk-pw",
          "scorer-t1": "scorer-pw"}
-"""``t1.scorers``, ``t1.commands``: the table's paced links (cueboard.paced_link), with the table's password."""
+"""``t1.scorers``, ``t1.commands``: the table's paced links (cueboard.table.mqtt.paced_link), with the table's password."""
 
 
 @pytest.fixture
@@ -299,7 +299,7 @@ def test_a_match_line_and_a_clock_command_are_answered_on_event_by_their_id(tmp_
 def test_a_scorer_flooding_its_own_topic_gets_every_line_answered_and_never_delays_the_desk(
         tmp_path: Path, broker: Mosquitto, finding: Callable[..., None]) -> None:
     """Spec item 5: a scorer writes ``score/<user>``, which the table reads on a connection of its
-    own (cueboard.paced_link), no faster than it answers: the desk's commands on their own
+    own (cueboard.table.mqtt.paced_link), no faster than it answers: the desk's commands on their own
     connection are not queued behind the flood, and every flood line the table reads gets exactly
     one answer by its id, none dropped from its lane. The lane is 100 here (``mqtt.queue``), so
     the link hands the scorer's lines on while fewer than 50 answers wait, keeps up to 100 more in

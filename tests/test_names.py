@@ -18,9 +18,9 @@ import pytest
 from daemon_helpers import table_config
 from test_daemon import Running
 
-from cueboard.config import ConfigFileError, load_config
-from cueboard.daemon import ControlServer, Table
 from cueboard.engine import IllegalEvent, Match
+from cueboard.table.config import ConfigFileError, load_config
+from cueboard.table.daemon import ControlServer, Table
 
 BAD_NAMES = [
     pytest.param("x" * 41, "41 characters", id="41-characters"),

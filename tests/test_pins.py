@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from cueboard.config import ConfigFileError, load_config
 from cueboard.hw.pins import HEADER, gpio_number
+from cueboard.table.config import ConfigFileError, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_BOX = "pins = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]"

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cueboard.config import ConfigFileError, load_config
-from cueboard.feed import MqttConfigError, parse_mqtt
-from cueboard.private_files import exposure
+from cueboard.common.private_files import exposure
+from cueboard.table.config import ConfigFileError, load_config
+from cueboard.table.mqtt.feed import MqttConfigError, parse_mqtt
 
 pytest_plugins = ["mosquitto"]  # the tls_files fixture
 

@@ -1,11 +1,11 @@
-"""Properties of the engine over random legal event sequences (``cueboard.simulate``).
+"""Properties of the engine over random legal event sequences (``cueboard.games.simulate``).
 
 Hypothesis draws a match line (15/10/6 reds, best of / race to, handicap, aggregate,
-doubles), a length and a random source that drives :func:`cueboard.simulate.choose`
+doubles), a length and a random source that drives :func:`cueboard.games.simulate.choose`
 (``undo``/``redo`` lines included), and shrinks all three on a failure; the failing log is
 printed (``note``) as JSON lines, ready for ``cueboard replay``.
 
-Every game in both ``cueboard.engine.GAMES`` and ``cueboard.simulate.CANDIDATES`` gets the
+Every game in both ``cueboard.engine.GAMES`` and ``cueboard.games.simulate.CANDIDATES`` gets the
 game-agnostic properties (undo, refused input, replay, invariants); scores and ``remaining``
 are snooker's.
 
@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 
 from cueboard.engine import GAMES, IllegalEvent, Match, to_json
 from cueboard.engine.snooker.events import Foul
-from cueboard.replay import replay
-from cueboard.simulate import CANDIDATES, SETUPS, candidates, choose, random_log
+from cueboard.games.replay import replay
+from cueboard.games.simulate import CANDIDATES, SETUPS, candidates, choose, random_log
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
 EXAMPLES = int(os.environ.get("CUEBOARD_EXAMPLES", "500" if LONG else "50"))

@@ -334,7 +334,7 @@ def test_blackball_award_and_match() -> None:
 
 
 def test_the_example_logs() -> None:
-    from cueboard.report import read_records
+    from cueboard.league.report import read_records
 
     snooker_frame, blackball_match, snooker_match = read_records(
         [str(ROOT / "examples" / f"{name}.jsonl") for name in ("snooker-frame", "blackball-match", "snooker-match")])

@@ -1,6 +1,6 @@
-"""Properties of the match record over random legal logs of both games (``cueboard.simulate``).
+"""Properties of the match record over random legal logs of both games (``cueboard.games.simulate``).
 
-Hypothesis draws a match line, a length, a random source for :func:`cueboard.simulate.choose`
+Hypothesis draws a match line, a length, a random source for :func:`cueboard.games.simulate.choose`
 (``undo`` and ``redo`` lines included), which events carry a time, and a point where the
 daemon restarts; the failing log is printed as JSON lines, ready for ``cueboard report``.
 
@@ -28,8 +28,8 @@ from test_record import SCHEMA
 from cueboard.engine import Match, to_json
 from cueboard.engine.events import Redo
 from cueboard.engine.record import Recorder, record_of
-from cueboard.report import record_of_log
-from cueboard.simulate import SETUPS, choose
+from cueboard.games.simulate import SETUPS, choose
+from cueboard.league.report import record_of_log
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
 EXAMPLES = int(os.environ.get("CUEBOARD_EXAMPLES", "1000" if LONG else "100"))

@@ -26,8 +26,8 @@ from test_keymap import (
 )
 
 from cueboard.engine import GAMES, Event, IllegalEvent, Match, to_json
-from cueboard.key_sequences import ClockCommand
-from cueboard.keymap import Entry, Keymap, Pending, Refusal
+from cueboard.games.key_sequences import ClockCommand
+from cueboard.table.keymap import Entry, Keymap, Pending, Refusal
 
 BOX = "referee-box-12.toml"
 BLACKBALL_BOX = "referee-box-12-blackball.toml"

@@ -19,9 +19,9 @@ from cueboard.boards import render
 from cueboard.boards.bar import READ_SECONDS
 from cueboard.boards.render import Renderer
 from cueboard.boards.words import LANGUAGES, catalogue_path
+from cueboard.contract.codes import TABLE_SHORTS, Reason
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.errors import SHORTS
-from cueboard.seams import TABLE_SHORTS, Reason
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*(ROOT / "engine").rglob("*.py"), *(ROOT / "cueboard").rglob("*.py")])

@@ -1,4 +1,4 @@
-"""Reliability through the real daemon (issue 7): a table from ``cueboard.service.open_table``,
+"""Reliability through the real daemon (issue 7): a table from ``cueboard.table.service.open_table``,
 its engine loop in a thread as under ``cueboard run``, with a real mosquitto, a real full
 disk and referee boxes on gpiozero's ``MockFactory``. Each test records what it did and what
 it found (the ``finding`` fixture of ``tests/conftest.py``; ``--findings-json PATH``).
@@ -40,19 +40,19 @@ from feed_helpers import HealthLog
 from gpiozero.pins.mock import MockFactory, MockPin
 from mosquitto import Message, Mosquitto, Subscriber
 
-import cueboard.feed
-import cueboard.service
+import cueboard.table.mqtt.feed
+import cueboard.table.service
 from cueboard.boards.shown import Shown
-from cueboard.config import Config
-from cueboard.daemon import Table
 from cueboard.engine import Event, IllegalEvent, Match, decode
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.debounce import DEBOUNCE, HOLD_TIME
 from cueboard.hw.keys import ButtonPress
-from cueboard.inputs import Call, Input, KeyInput
-from cueboard.journal import Journal, read_lines
-from cueboard.keymap import Entry, Pending, Refusal, load_keymap
-from cueboard.service import open_table
+from cueboard.table.config import Config
+from cueboard.table.daemon import Table
+from cueboard.table.inputs import Call, Input, KeyInput
+from cueboard.table.journal import Journal, read_lines
+from cueboard.table.keymap import Entry, Pending, Refusal, load_keymap
+from cueboard.table.service import open_table
 
 pytest_plugins = ["mosquitto"]
 
@@ -155,11 +155,11 @@ def watch_feed_health(monkeypatch: pytest.MonkeyPatch) -> HealthLog:
     """The health changes of the Feed that ``open_table`` makes (through its ``on_health``)."""
     health = HealthLog()
 
-    class WatchedFeed(cueboard.feed.Feed):
+    class WatchedFeed(cueboard.table.mqtt.feed.Feed):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, on_health=health, **kwargs)
 
-    monkeypatch.setattr(cueboard.service, "Feed", WatchedFeed)
+    monkeypatch.setattr(cueboard.table.service, "Feed", WatchedFeed)
     return health
 
 

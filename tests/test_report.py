@@ -28,7 +28,7 @@ from result_sheet import CHROMIUM, COMMAND, command_line, pdf_info, pdf_text, pr
 from cueboard.cli import main
 from cueboard.engine import Match
 from cueboard.engine.record import record_of
-from cueboard.simulate import blackball_log, final_log, realistic_log
+from cueboard.games.simulate import blackball_log, final_log, realistic_log
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

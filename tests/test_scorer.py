@@ -26,8 +26,8 @@ from test_reliability import KEYMAP, PINS, Daemon
 from test_screen import CHROMIUM, _require_browser
 from venue_helpers import Venue, running_venue, spki_hash, venue_pages
 
-from cueboard.inputs import Call
-from cueboard.journal import read_lines
+from cueboard.table.inputs import Call
+from cueboard.table.journal import read_lines
 
 pytest_plugins = ["mosquitto"]
 

@@ -29,7 +29,7 @@ from test_screen import CHROMIUM, _require_browser
 from venue_helpers import Venue, running_venue, spki_hash, venue_cli, venue_pages
 
 from cueboard.cli import parser
-from cueboard.errors import VenueError
+from cueboard.common.errors import VenueError
 from cueboard.venue.card import card_for, write_card
 from cueboard.venue.command import run as venue_command
 
@@ -161,7 +161,7 @@ def test_the_icons_are_the_favicon_at_the_manifests_sizes() -> None:
     the ball red in the middle of both."""
     from PIL import Image
 
-    from cueboard.screen import SCREEN_DIR
+    from cueboard.venue.pages import SCREEN_DIR
 
     manifest = json.loads((SCREEN_DIR / "score" / "manifest.json").read_text())
     pngs = [icon for icon in manifest["icons"] if icon["type"] == "image/png"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from mosquitto import Mosquitto
 from test_screen import CHROMIUM, _final, _now, _require_browser
 
-from cueboard.screen import make_server, serve_in_thread
+from cueboard.venue.pages import make_server, serve_in_thread
 
 E2E = Path(__file__).with_name("scorer_payloads_e2e.mjs")
 

@@ -1,7 +1,7 @@
 """The venue screen (``screen/``): served by ``cueboard screen``, and end to end in headless Chromium.
 
 Each end-to-end test runs a real mosquitto with a WebSockets listener, serves the page with
-``cueboard.screen`` and runs one scenario of ``tests/screen_e2e.mjs`` (node, playwright-core
+``cueboard.venue.pages`` and runs one scenario of ``tests/screen_e2e.mjs`` (node, playwright-core
 driving Debian's ``chromium``), which publishes real states (the examples' logs replayed) and
 reads the page back: the numbers on the cards, how large they are drawn against the targets
 (docs/screen.md), the pages, the overlay's transparency, the words of each language, the shot
@@ -35,9 +35,9 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from cueboard.cli import parser
 from cueboard.engine import Match
-from cueboard.replay import replay
-from cueboard.screen import SCREEN_DIR, make_server, serve_in_thread
-from cueboard.simulate import final_log
+from cueboard.games.replay import replay
+from cueboard.games.simulate import final_log
+from cueboard.venue.pages import SCREEN_DIR, make_server, serve_in_thread
 
 pytest_plugins = ["mosquitto"]
 
@@ -269,7 +269,7 @@ def test_page_files_are_package_data() -> None:
     """What ships in screen/ (package data): only the kinds of file the page is made of."""
     allowed = {".html", ".js", ".mjs", ".css", ".json", ".svg", ".ico", ".png"}
     tracked = subprocess.run(["git", "ls-files", "screen"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    # __init__.py makes screen/ the package cueboard.web (cueboard/resources.py).
+    # __init__.py makes screen/ the package cueboard.web (cueboard/common/resources.py).
     odd = [f for f in tracked.split() if Path(f).suffix not in allowed and f != "screen/__init__.py"]
     assert not odd, f"files in screen/ the package would not ship: {odd}"
 
@@ -395,7 +395,7 @@ def _steps(log: str, table: str, upto: int | None = None, names: tuple[str, str]
 
 
 def _final() -> list[dict[str, Any]]:
-    """The states of a whole synthetic best-of-35 final (cueboard.simulate.final_log)."""
+    """The states of a whole synthetic best-of-35 final (cueboard.games.simulate.final_log)."""
     log = final_log(35, seed=2025)
     match = Match.from_json(log[0])
     states = []

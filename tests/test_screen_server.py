@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cueboard.screen import PAGE_FILES, SCREEN_DIR, SECURITY_HEADERS, make_server, page_files, serve_in_thread
+from cueboard.venue.pages import PAGE_FILES, SCREEN_DIR, SECURITY_HEADERS, make_server, page_files, serve_in_thread
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ import pytest
 from feed_helpers import HealthLog
 from mosquitto import TIMEOUT, Mosquitto, free_port, require_mosquitto
 
-from cueboard.feed import Feed, MqttConfig, TlsConfig
+from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "security.md"

@@ -1,4 +1,4 @@
-"""The configuration toolkit (cueboard.settings) and the error hierarchy (cueboard.errors):
+"""The configuration toolkit (cueboard.common.settings) and the error hierarchy (cueboard.common.errors):
 every getter's refusals, unknown keys, and one message shape for every section."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-import cueboard.errors
-import cueboard.settings
+import cueboard.common.errors
+import cueboard.common.settings
+from cueboard.common.errors import ConfigError, ConfigFileError, CueboardError
+from cueboard.common.settings import REQUIRED, Required, Section, key_path, refusal
 from cueboard.engine import IllegalEvent
-from cueboard.errors import ConfigError, ConfigFileError, CueboardError
-from cueboard.feed import MqttConfigError, parse_mqtt
 from cueboard.hw.buttons import BoxConfigError, parse_boxes
 from cueboard.hw.display_config import DisplayConfigError, parse_display
-from cueboard.keymap import Keymap, KeymapError
-from cueboard.settings import REQUIRED, Required, Section, key_path, refusal
+from cueboard.table.keymap import Keymap, KeymapError
+from cueboard.table.mqtt.feed import MqttConfigError, parse_mqtt
 
 
 class BoardError(ConfigError):
@@ -37,7 +37,7 @@ def refused(call: Callable[[], object]) -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize("module", [cueboard.settings, cueboard.errors])
+@pytest.mark.parametrize("module", [cueboard.common.settings, cueboard.common.errors])
 def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
@@ -56,7 +56,7 @@ def test_every_specific_error_is_a_config_error_a_cueboard_error_and_a_value_err
 
 
 def test_the_engine_keeps_its_own_error() -> None:
-    """The engine is pure and imports nothing of cueboard outside engine/ (cueboard/errors.py)."""
+    """The engine is pure and imports nothing of cueboard outside engine/ (cueboard/common/errors.py)."""
     assert issubclass(IllegalEvent, ValueError)
     assert not issubclass(IllegalEvent, CueboardError)
 

@@ -22,7 +22,7 @@ from daemon_helpers import table_config
 from mosquitto import Mosquitto, Subscriber
 from test_reliability import Daemon
 
-from cueboard.daemon import ask_daemon
+from cueboard.table.daemon import ask_daemon
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 60.0
@@ -115,7 +115,7 @@ def test_off_a_pi_the_referee_boxes_say_once_how_to_run_without_gpio(
 
     from cueboard.hw.box_config import BoxConfig
     from cueboard.hw.clock import ManualClock
-    from cueboard.referee_boxes import RETRY_MAX, RefereeBoxes
+    from cueboard.table.referee_boxes import RETRY_MAX, RefereeBoxes
 
     compatible = Path("/proc/device-tree/compatible")
     if compatible.exists() and b"raspberrypi" in compatible.read_bytes():

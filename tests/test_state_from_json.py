@@ -13,7 +13,7 @@ import pytest
 
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.state import SnookerState, state_from_json
-from cueboard.simulate import random_log, random_setup
+from cueboard.games.simulate import random_log, random_setup
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "states.json").read_text(encoding="utf-8"))
 

@@ -20,11 +20,11 @@ from typing import Any
 from daemon_helpers import StillOutput, table_config
 from test_daemon import FakeMonotonic, Running
 
-from cueboard.daemon import ControlServer, Table
+from cueboard.contract.notices import Prompt
 from cueboard.engine.record import match_id, record_of
 from cueboard.hw.keys import KeyPress
-from cueboard.inputs import KeyInput
-from cueboard.seams import Prompt
+from cueboard.table.daemon import ControlServer, Table
+from cueboard.table.inputs import KeyInput
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -26,7 +26,7 @@ from cueboard.engine import state as state_module
 from cueboard.engine.blackball import Blackball
 from cueboard.engine.snooker import Snooker
 from cueboard.engine.state import BlackballState, SnookerState, State
-from cueboard.simulate import SETUPS, random_log
+from cueboard.games.simulate import SETUPS, random_log
 
 STATE_CLASSES = [getattr(state_module, name) for name in state_module.__all__
                  if inspect.isclass(getattr(state_module, name))]

@@ -27,8 +27,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from test_screen import CHROMIUM, E2E, _require_browser
 from venue_broker import BRIDGE, VENUE_CONF, venue_config
 
-from cueboard.feed import Feed, MqttConfig, TlsConfig
-from cueboard.screen import make_server, serve_in_thread
+from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
+from cueboard.venue.pages import make_server, serve_in_thread
 
 pytest_plugins = ["mosquitto"]
 

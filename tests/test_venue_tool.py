@@ -31,8 +31,8 @@ from mosquitto import TIMEOUT, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 from venue_helpers import running_venue, venue_run
 
-from cueboard.feed import Feed, MqttConfig, TlsConfig
-from cueboard.paced_link import COMMANDS, SCORES, LineKind, PacedLink
+from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
+from cueboard.table.mqtt.paced_link import COMMANDS, SCORES, LineKind, PacedLink
 
 pytest_plugins = ["mosquitto"]
 
@@ -271,8 +271,8 @@ def test_every_listener_is_bound_where_the_venue_said(club: Venue) -> None:
 
 
 def test_the_demos_broker_listens_on_loopback_only(tmp_path: Path) -> None:
-    from cueboard.local_broker import free_port as demo_port
-    from cueboard.local_broker import mosquitto_broker
+    from cueboard.tools.local_broker import free_port as demo_port
+    from cueboard.tools.local_broker import mosquitto_broker
 
     require_mosquitto()
     port, ws_port = demo_port(0), demo_port(0)
@@ -307,7 +307,7 @@ def test_a_megabyte_gets_one_short_answer_and_more_is_dropped_by_the_broker(
 @pytest.mark.parametrize("kind", [SCORES, COMMANDS], ids=lambda kind: kind.name)
 def test_the_tables_paced_links_log_in_and_nobody_takes_their_ids(club: Venue, tables: Callable[[str], Table],
                                                                    kind: LineKind) -> None:
-    """The table reads ``score/+`` and ``command/+`` on sessions of their own (cueboard.paced_link)
+    """The table reads ``score/+`` and ``command/+`` on sessions of their own (cueboard.table.mqtt.paced_link)
     as ``t1.scorers`` and ``t1.commands``, with the table's password: the venue tool writes those
     logins (names no person's login can have) with read on t1's ``score/#`` / commands alone. Their
     ids are their logins on the tables' listener: a scorer or a screen cannot take them; they write

@@ -1,4 +1,4 @@
-"""The bounded web server every page is served from (issue 26; cueboard/web_server.py), attacked
+"""The bounded web server every page is served from (issue 26; cueboard/venue/web_server.py), attacked
 on loopback: the measured failures were 800 slow connections making 801 threads (699 alive 7 s
 after they closed), 5.4 MB of headers read in one request, and every interface by default.
 
@@ -24,8 +24,8 @@ from mosquitto import TlsFiles
 from test_screen_server import fake_page, request
 
 from cueboard.cli import parser
-from cueboard.screen import SECURITY_HEADERS, make_server, serve_in_thread
-from cueboard.web_server import Limits, WebServer, tls_context
+from cueboard.venue.pages import SECURITY_HEADERS, make_server, serve_in_thread
+from cueboard.venue.web_server import Limits, WebServer, tls_context
 
 pytest_plugins = ["mosquitto"]
 

@@ -25,9 +25,9 @@ from typing import Any
 from mosquitto import Mosquitto, free_port, port_taken, require_mosquitto
 
 from cueboard.cli import parser
-from cueboard.screen import make_server, serve_in_thread
 from cueboard.venue.command import run as venue_command
-from cueboard.web_server import WebServer, tls_context
+from cueboard.venue.pages import make_server, serve_in_thread
+from cueboard.venue.web_server import WebServer, tls_context
 
 LISTENERS = ("tables", "people", "pages", "screens")
 

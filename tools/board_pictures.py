@@ -30,12 +30,13 @@ from cueboard.boards import LayoutOptions, render
 from cueboard.boards.preview import leds
 from cueboard.boards.shown import Shown
 from cueboard.boards.words import words_for
+from cueboard.common.languages import LANGUAGES
+from cueboard.contract.codes import Reason
+from cueboard.contract.notices import Notice, Prompt
 from cueboard.engine.blackball.events import Foul as BlackballFoul
 from cueboard.engine.events import Pot
 from cueboard.engine.shot_clock import ShotTime
 from cueboard.engine.snooker.events import Foul as SnookerFoul
-from cueboard.languages import LANGUAGES
-from cueboard.seams import Notice, Prompt, Reason
 
 __all__ = [
     "GAP",
@@ -125,7 +126,7 @@ def pages(case: Case, width: int, height: int, mode: str, *, size: tuple[int, in
 @dataclass(frozen=True)
 class Said:
     """What the table says on the board over a state: a call (or a lapsed one), a refusal
-    (a :class:`~cueboard.seams.Reason`: its short form), an undo or a redo."""
+    (a :class:`~cueboard.contract.codes.Reason`: its short form), an undo or a redo."""
 
     name: str
     prompt: Prompt | None = None

@@ -11,8 +11,8 @@ import sys
 from html import escape
 from pathlib import Path
 
-from cueboard.key_sequences import SHIFT, SNOOKER_BALLS, legend
-from cueboard.keymap import Keymap, load_keymap
+from cueboard.games.key_sequences import SHIFT, SNOOKER_BALLS, legend
+from cueboard.table.keymap import Keymap, load_keymap
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,5 +1,5 @@
 """Redraw docs/img/league-standings.png and league-standings-phone.png: the archive's standings
-page (cueboard/archive/http.py) for a season of five players, served by ``cueboard archive
+page (cueboard/league/http.py) for a season of five players, served by ``cueboard archive
 serve`` and shot by headless Chromium on a laptop's screen and on a phone's (390 CSS pixels
 wide, at twice the pixels, as a phone draws it).
 
@@ -20,12 +20,12 @@ from typing import Any
 
 from result_sheet import CHROMIUM
 
-from cueboard.archive.records import checked
-from cueboard.archive.store import Archive
-from cueboard.draw import round_robin
 from cueboard.engine import Match
 from cueboard.engine.record import record_of
-from cueboard.simulate import realistic_log
+from cueboard.games.simulate import realistic_log
+from cueboard.league.records import checked
+from cueboard.league.store import Archive
+from cueboard.venue.pairings import round_robin
 
 ROOT = Path(__file__).resolve().parent.parent
 PICTURE = ROOT / "docs" / "img" / "league-standings.png"

@@ -4,7 +4,7 @@
 from ``examples/snooker-match.jsonl``, a best-of-7 league match with times, by running the
 very command the README gives (:data:`COMMAND`, ``cueboard report ... --html``), so that the
 picture is what the README's command makes; ``--make-example`` writes that log again first
-(a deterministic match of ``cueboard.simulate``). The tests (``tests/test_report.py``) print
+(a deterministic match of ``cueboard.games.simulate``). The tests (``tests/test_report.py``) print
 sheets with the same functions, read the PDF back, and check that the README gives
 :data:`COMMAND`.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cueboard.cli import main as cli_main
-from cueboard.simulate import realistic_log
+from cueboard.games.simulate import realistic_log
 
 __all__ = ["CHROMIUM", "COMMAND", "EXAMPLE", "PdfInfo", "command_line", "example_log", "pdf_info", "pdf_text",
            "print_pdf", "to_png"]

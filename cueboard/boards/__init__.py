@@ -6,7 +6,7 @@ call and hold); each game's layouts read that game's state.
 
 The drawing code knows nothing of the hardware: it draws with Pillow inside luma's
 ``with canvas(device)`` on whatever luma device it is given -- a MAX7219 chain, a WS2812
-panel, luma's ``dummy`` in the tests, an emulator on a laptop (``cueboard.devices``
+panel, luma's ``dummy`` in the tests, an emulator on a laptop (``cueboard.table.devices``
 opens those from the configuration).
 
 :class:`Renderer` holds what one board shows: the last state and shot clock, their scene,
@@ -26,11 +26,11 @@ reason and when that goes.
 
 from __future__ import annotations
 
-from .board import FLASH, Board, Device, DeviceFactory
-from .catalogue import LAYOUTS
-from .layout import SIZES, Layout, LayoutOptions, parse_size
-from .render import Renderer, layout_for, render
-from .scene import Motion
+from cueboard.boards.board import FLASH, Board, Device, DeviceFactory
+from cueboard.boards.catalogue import LAYOUTS
+from cueboard.boards.layout import SIZES, Layout, LayoutOptions, parse_size
+from cueboard.boards.render import Renderer, layout_for, render
+from cueboard.boards.scene import Motion
 
 __all__ = ["FLASH", "LAYOUTS", "SIZES", "Board", "Device", "DeviceFactory", "Layout", "LayoutOptions", "Motion",
            "Renderer", "layout_for", "parse_size", "render"]

@@ -42,8 +42,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Literal
 
-from .fonts import NORMAL, TINY, Font
-from .scene import SHAPES, Colour, Item, Motion, Pages, Shape, Text, duration
+from cueboard.boards.fonts import NORMAL, TINY, Font
+from cueboard.boards.scene import SHAPES, Colour, Item, Motion, Pages, Shape, Text, duration
 
 __all__ = ["READ_SECONDS", "READ_SPEED", "REASON_MAX", "Box", "Talk", "bar_item", "reading_seconds"]
 

@@ -17,10 +17,9 @@ the table, the groups, the free shot and visits after a foul, and the shot clock
 
 from __future__ import annotations
 
-from ..engine.state import BlackballState, State
-from .bar import Box
-from .fonts import LARGE, NARROW, NORMAL, TINY
-from .layout import (
+from cueboard.boards.bar import Box
+from cueboard.boards.fonts import LARGE, NARROW, NORMAL, TINY
+from cueboard.boards.layout import (
     Layout,
     Say,
     clock_text,
@@ -35,8 +34,9 @@ from .layout import (
     side_name,
     toward,
 )
-from .scene import Colour, Fill, Item, Shape, Text
-from .shown import ClockShown
+from cueboard.boards.scene import Colour, Fill, Item, Shape, Text
+from cueboard.boards.shown import ClockShown
+from cueboard.engine.state import BlackballState, State
 
 __all__ = ["Blackball32x8", "Blackball64x16", "Blackball128x32"]
 

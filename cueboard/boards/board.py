@@ -1,12 +1,12 @@
 """A board: the frame state drawn through luma on a MAX7219 chain, a WS2812 panel or an
 emulator, and kept there whatever the hardware does. This is output policy (flash, pages,
 retries, scheduling); the device itself comes from a factory the caller passes
-(:func:`cueboard.devices.open_board` passes ``cueboard.hw.display_devices.open_device``), and
+(:func:`cueboard.table.devices.open_board` passes ``cueboard.hw.display_devices.open_device``), and
 the board reaches it only through :class:`Device`.
 
 The daemon's side::
 
-    from cueboard.devices import open_board
+    from cueboard.table.devices import open_board
     from cueboard.hw.display_config import parse_display
 
     board = open_board(parse_display(config["display"]))
@@ -57,14 +57,14 @@ from typing import Any, Protocol, runtime_checkable
 from luma.core.render import canvas  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image
 
-from ..hw.clock import Clock, Timer
-from ..hw.display_config import DisplayConfig
-from ..seams import Notice, Prompt
-from .layout import LayoutOptions
-from .render import Renderer
-from .scene import Motion
-from .shown import Shown
-from .words import words_for
+from cueboard.boards.layout import LayoutOptions
+from cueboard.boards.render import Renderer
+from cueboard.boards.scene import Motion
+from cueboard.boards.shown import Shown
+from cueboard.boards.words import words_for
+from cueboard.contract.notices import Notice, Prompt
+from cueboard.hw.clock import Clock, Timer
+from cueboard.hw.display_config import DisplayConfig
 
 __all__ = ["FLASH", "Board", "Device", "DeviceFactory"]
 
@@ -135,7 +135,7 @@ class _Gate:
 
 
 class Board:
-    """One LED board showing the state (see the module's doc); ``cueboard.devices.open_board``
+    """One LED board showing the state (see the module's doc); ``cueboard.table.devices.open_board``
     makes one with the real devices."""
 
     def __init__(self, config: DisplayConfig, *, device_factory: DeviceFactory, time_source: Clock | None = None,

@@ -1,7 +1,7 @@
 """Which layout draws which game on which board: the layouts of each game, listed.
 
 Nothing registers itself: :data:`LAYOUTS` names every layout of every game, once; the game
-registry (``cueboard.games``, above the boards) reads each game's from it and refuses a game
+registry (``cueboard.games.kits``, above the boards) reads each game's from it and refuses a game
 with none, or layouts of a game it does not list. :func:`find_layout` picks one for a
 board: the layout of the board's size, else the largest that fits (drawn in the middle),
 else :class:`~.layout.TinyLayout`, which shows the two numbers in the 3x5 font on anything
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..engine.state import State
-from .blackball import Blackball32x8, Blackball64x16, Blackball128x32
-from .hall import HALL_BLACKBALL, HALL_SNOOKER
-from .layout import Layout, LayoutOptions, TinyLayout, fitting_size
-from .snooker import Snooker32x8, Snooker64x16, Snooker128x32
+from cueboard.boards.blackball import Blackball32x8, Blackball64x16, Blackball128x32
+from cueboard.boards.hall import HALL_BLACKBALL, HALL_SNOOKER
+from cueboard.boards.layout import Layout, LayoutOptions, TinyLayout, fitting_size
+from cueboard.boards.snooker import Snooker32x8, Snooker64x16, Snooker128x32
+from cueboard.engine.state import State
 
 __all__ = ["LAYOUTS", "LayoutsBySize", "by_size", "find_layout"]
 

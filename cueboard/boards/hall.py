@@ -25,11 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from ..engine.state import State
-from .bar import Box
-from .blackball import GROUPS, blackball_state, group_colour, news, winner_texts
-from .fonts import NORMAL, TINY, Font
-from .layout import (
+from cueboard.boards.bar import Box
+from cueboard.boards.blackball import GROUPS, blackball_state, group_colour, news, winner_texts
+from cueboard.boards.fonts import NORMAL, TINY, Font
+from cueboard.boards.layout import (
     BALLS,
     Layout,
     ball_colour,
@@ -39,10 +38,11 @@ from .layout import (
     side_name,
     toward,
 )
-from .scene import Colour, Disc, Item, Text
-from .shown import ClockShown
-from .smooth import caps_at, digits_at, text_at
-from .snooker import flags, snooker_state, snookers_needed, snookers_word, wins_texts
+from cueboard.boards.scene import Colour, Disc, Item, Text
+from cueboard.boards.shown import ClockShown
+from cueboard.boards.smooth import caps_at, digits_at, text_at
+from cueboard.boards.snooker import flags, snooker_state, snookers_needed, snookers_word, wins_texts
+from cueboard.engine.state import State
 
 __all__ = ["HallBlackball", "HallSnooker"]
 

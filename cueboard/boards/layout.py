@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..engine.state import SnookerState, State
-from .bar import Box
-from .fonts import NARROW, NORMAL, TINY, Font
-from .scene import Align, Colour, Fill, Item, Pages, Shape, Text
-from .shown import ClockShown
-from .smooth import Smooth
-from .words import Words, words_for
+from cueboard.boards.bar import Box
+from cueboard.boards.fonts import NARROW, NORMAL, TINY, Font
+from cueboard.boards.scene import Align, Colour, Fill, Item, Pages, Shape, Text
+from cueboard.boards.shown import ClockShown
+from cueboard.boards.smooth import Smooth
+from cueboard.boards.words import Words, words_for
+from cueboard.engine.state import SnookerState, State
 
 __all__ = ["SIZES", "Layout", "LayoutOptions", "Say", "TinyLayout", "fitting_size", "parse_size"]
 

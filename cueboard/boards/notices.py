@@ -1,6 +1,6 @@
 """What the bar says for a refusal, an undo, a redo or a correction, in the board's words.
 
-A refusal on a board is its short form (:class:`~cueboard.seams.Reason`: a code whose
+A refusal on a board is its short form (:class:`~cueboard.contract.codes.Reason`: a code whose
 words are the board word ``refusal.<code>``), not the whole reason with its rule, which
 goes to MQTT, the log and ``keypad-sim``: the referee reads "PINK IS ON: FOUL?" at a
 glance, where "pink is on: potting the black is a foul, enter a foul (Section 3 Rule
@@ -11,7 +11,8 @@ hall sees why the scores moved by more than a stroke; the undo or redo of one na
 ("UNDO" and "CORRECTION 14").
 
 >>> from cueboard.boards.words import words_for
->>> from cueboard.seams import Notice, Reason
+>>> from cueboard.contract.codes import Reason
+>>> from cueboard.contract.notices import Notice
 >>> refusal_forms(Reason("red is on: potting the pink is a foul ...", "not_on", ball="red"), words_for("en"))
 ('RED IS ON: FOUL?', 'RED IS ON', 'RED ON')
 >>> from cueboard.engine.events import Amend, Pot
@@ -31,11 +32,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from ..engine.blackball.events import Foul as BlackballFoul
-from ..engine.events import Amend, Event, Pot
-from ..engine.snooker.events import Foul as SnookerFoul
-from ..seams import Notice, Reason
-from .shown import Shown
+from cueboard.boards.shown import Shown
+from cueboard.contract.codes import Reason
+from cueboard.contract.notices import Notice
+from cueboard.engine.blackball.events import Foul as BlackballFoul
+from cueboard.engine.events import Amend, Event, Pot
+from cueboard.engine.snooker.events import Foul as SnookerFoul
 
 __all__ = ["correction_forms", "event_forms", "notice_words", "refusal_forms", "standing_words"]
 

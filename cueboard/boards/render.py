@@ -11,13 +11,14 @@ from luma.core.device import dummy  # type: ignore[import-untyped]  # luma ships
 from luma.core.render import canvas  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
 from PIL import Image, ImageDraw
 
-from ..seams import Notice, Prompt, Reason
-from .bar import Talk, bar_item, reading_seconds
-from .catalogue import LAYOUTS, find_layout
-from .layout import Layout, LayoutOptions, Say, TinyLayout
-from .notices import notice_words, refusal_forms, standing_words
-from .scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
-from .shown import ClockShown, Shown, clock_shown
+from cueboard.boards.bar import Talk, bar_item, reading_seconds
+from cueboard.boards.catalogue import LAYOUTS, find_layout
+from cueboard.boards.layout import Layout, LayoutOptions, Say, TinyLayout
+from cueboard.boards.notices import notice_words, refusal_forms, standing_words
+from cueboard.boards.scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
+from cueboard.boards.shown import ClockShown, Shown, clock_shown
+from cueboard.contract.codes import Reason
+from cueboard.contract.notices import Notice, Prompt
 
 __all__ = ["Renderer", "layout_for", "render"]
 
@@ -154,7 +155,7 @@ class Renderer:
     def refuse(self, reason: str, now: float) -> bool:
         """A refused key's ``reason``, drawn in the bar for :func:`~.bar.reading_seconds`
         from ``now`` (a new refusal starts it again), until the state changes. A
-        :class:`~cueboard.seams.Reason` is said in its short form, in the board's language;
+        :class:`~cueboard.contract.codes.Reason` is said in its short form, in the board's language;
         a plain string as it is. True if the scene changed."""
         words = self._layout_words()
         head = words("refused")[0]
@@ -292,7 +293,7 @@ def render(shown: Shown | None, width: int, height: int, *, mode: str = "RGB",
     """One picture of ``shown`` on a ``width`` x ``height`` board, ``at`` seconds after it
     appeared, drawn on luma's ``dummy`` device (what the golden tests and ``cueboard render``
     use). ``prompt``: a call being keyed in (or lapsed), and ``refusal``: a refused key's
-    reason (a :class:`~cueboard.seams.Reason`: its short form), both appearing with the state (a
+    reason (a :class:`~cueboard.contract.codes.Reason`: its short form), both appearing with the state (a
     refusal over the call); ``notice``: an undo or a redo acknowledged."""
     device = dummy(width=width, height=height, mode=mode)
     renderer = Renderer(width, height, mode, size=size, options=options)

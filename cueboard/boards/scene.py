@@ -21,7 +21,7 @@ from typing import Literal
 
 from PIL import Image, ImageDraw
 
-from .fonts import Font
+from cueboard.boards.fonts import Font
 
 __all__ = ["SHAPES", "Disc", "Fill", "Item", "Motion", "Pages", "Palette", "Shape", "Text", "draw_scene",
            "next_change", "phase"]

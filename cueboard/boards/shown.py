@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..engine.json_value import Fields
-from ..engine.shot_clock import ShotTime
-from ..engine.state import BlackballState, State, state_from_json
+from cueboard.engine.json_value import Fields
+from cueboard.engine.shot_clock import ShotTime
+from cueboard.engine.state import BlackballState, State, state_from_json
 
 __all__ = ["ClockShown", "Handed", "Shown", "clock_shown", "next_shot"]
 

@@ -31,7 +31,7 @@ from importlib.resources import files
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .fonts import Font, printable
+from cueboard.boards.fonts import Font, printable
 
 __all__ = ["FONT_FILE", "Smooth", "caps_at", "digits_at", "text_at"]
 

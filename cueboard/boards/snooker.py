@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine.state import SnookerState, State
-from .bar import Box
-from .fonts import LARGE, NARROW, NORMAL, TINY
-from .layout import (
+from cueboard.boards.bar import Box
+from cueboard.boards.fonts import LARGE, NARROW, NORMAL, TINY
+from cueboard.boards.layout import (
     BALLS,
     Layout,
     Say,
@@ -38,8 +37,9 @@ from .layout import (
     side_name,
     toward,
 )
-from .scene import Colour, Fill, Item, Shape, Text
-from .shown import ClockShown
+from cueboard.boards.scene import Colour, Fill, Item, Shape, Text
+from cueboard.boards.shown import ClockShown
+from cueboard.engine.state import SnookerState, State
 
 __all__ = ["Snooker32x8", "Snooker64x16", "Snooker128x32"]
 

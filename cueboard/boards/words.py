@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from ..errors import CatalogueError
-from ..languages import LANGUAGES, plural
-from ..resources import screen_dir
+from cueboard.common.errors import CatalogueError
+from cueboard.common.languages import LANGUAGES, plural
+from cueboard.common.resources import screen_dir
 
 __all__ = ["LANGUAGES", "CatalogueError", "Words", "catalogue_path", "words_for"]
 

@@ -8,7 +8,7 @@
   anonymous, read only; no password is taken there).
 - ``mosquitto/acl``: a role's rights, and nothing else grants any: a table writes its own topics
   (and may clear its ``next``) and reads its commands, its ``next`` and ``message`` and its scorers'
-  presence; its paced links (``<table>.scorers``, ``<table>.commands``: cueboard.paced_link) read
+  presence; its paced links (``<table>.scorers``, ``<table>.commands``: cueboard.table.mqtt.paced_link) read
   only its scorers' lines and its commands; the desk reads everything and writes every table's
   command topic that ends in its own name, every table's ``next`` and ``message``, the venue's
   ``competition``, ``desk/presets`` and ``desk/players``; a scorer reads its table and writes only
@@ -30,8 +30,8 @@ import ipaddress
 import os
 from pathlib import Path
 
-from ..feed_config import COMMANDS_LOGIN, SCORERS
-from .plan import Venue
+from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
+from cueboard.venue.plan import Venue
 
 __all__ = ["MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "write_broker_files"]
 
@@ -119,7 +119,7 @@ def acl(venue: Venue) -> str:
             lines += [f"topic read cueboard/{v}/{login.name}/{t}" for t in DESK_TOPICS]
             lines += [f"topic write cueboard/{v}/{login.name}/next",  # cleared once the match it hands on began
                       f"topic read cueboard/{v}/{login.name}/score/+/presence"]
-            # The table's paced links (cueboard.paced_link): sessions of their own, reading the
+            # The table's paced links (cueboard.table.mqtt.paced_link): sessions of their own, reading the
             # scorers' lines and the commands. (The table's own login keeps its read on the commands:
             # a daemon whose commands' link is refused takes them there, with a warning.)
             lines += ["", f"user {login.name}{SCORERS}", f"topic read cueboard/{v}/{login.name}/score/#"]

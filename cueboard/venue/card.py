@@ -28,8 +28,8 @@ from urllib.parse import quote, urlencode, urlsplit
 import segno
 from PIL import Image, ImageDraw, ImageFont
 
-from ..errors import VenueError
-from .plan import Venue
+from cueboard.common.errors import VenueError
+from cueboard.venue.plan import Venue
 
 __all__ = ["DPI", "PAPER", "Card", "card_for", "check_card_options", "draw_card", "scorer_url", "write_card"]
 

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .broker_files import write_broker_files
-from .card import PAPER, card_for, check_card_options, write_card
-from .pki import PkiError, make_ca, make_server_cert
-from .plan import Ports, Venue, VenueError, check_name
+from cueboard.venue.broker_files import write_broker_files
+from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
+from cueboard.venue.pki import PkiError, make_ca, make_server_cert
+from cueboard.venue.plan import Ports, Venue, VenueError, check_name
 
 __all__ = ["DEFAULT_DIR", "add_arguments", "run"]
 

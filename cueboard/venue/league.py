@@ -27,11 +27,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .broker_files import MESSAGE_SIZE_LIMIT, _listener, _write
-from .command import DEFAULT_RELOAD, _keep_password, _reload
-from .passwords import hashed, new_password
-from .pki import PkiError, make_ca, make_server_cert
-from .plan import VenueError, check_name
+from cueboard.venue.broker_files import MESSAGE_SIZE_LIMIT, _listener, _write
+from cueboard.venue.command import DEFAULT_RELOAD, _keep_password, _reload
+from cueboard.venue.passwords import hashed, new_password
+from cueboard.venue.pki import PkiError, make_ca, make_server_cert
+from cueboard.venue.plan import VenueError, check_name
 
 __all__ = ["add_arguments", "run"]
 

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..errors import PkiError
+from cueboard.common.errors import PkiError
 
 __all__ = ["PkiError", "make_ca", "make_server_cert"]
 

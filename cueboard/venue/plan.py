@@ -9,7 +9,7 @@ the files written again.
 >>> venue.add_user("scorer-t2", "scorer", "t2")
 Traceback (most recent call last):
 ...
-cueboard.errors.VenueError: --table: no table t2 at club (tables: t1); cueboard venue add-table t2 first
+cueboard.common.errors.VenueError: --table: no table t2 at club (tables: t1); cueboard venue add-table t2 first
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import VenueError
-from .passwords import hashed, new_password
+from cueboard.common.errors import VenueError
+from cueboard.venue.passwords import hashed, new_password
 
 __all__ = ["ROLES", "Login", "Ports", "Venue", "VenueError"]
 

@@ -135,7 +135,7 @@ class Blackball(Game[Position]):
         """The side at the table, or why nobody can play ``what`` now."""
         if p.turn is None:
             # Said in terms of the event to enter: a keymap words "enter next_frame" as the
-            # device's keys (cueboard.keymap.Keymap.explain).
+            # device's keys (cueboard.table.keymap.Keymap.explain).
             raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}", short="frame_over")
         return p.order[p.turn][0]
 

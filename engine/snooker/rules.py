@@ -165,7 +165,7 @@ class Snooker(Game[Position]):
         """The side at the table, or why nobody can play ``what`` now."""
         if p.frame_over:
             # Said in terms of the event to enter: a keymap words "enter next_frame" as the
-            # device's keys (cueboard.keymap.Keymap.explain).
+            # device's keys (cueboard.table.keymap.Keymap.explain).
             raise IllegalEvent(f"the frame is over: enter next_frame to start frame {p.frame + 1}", short="frame_over")
         if p.turn is None:
             raise IllegalEvent("the black is re-spotted: first enter who plays it (respotted_black), "

@@ -4,7 +4,7 @@
 // desk reads the tables (their state, `next` and `record`) into it and publishes it retained on
 // `cueboard/<venue>/competition`, so every desk and the bracket page see the same night.
 // A match's winner comes from its table's record (matched by `fixture`); a knockout's winner
-// moves on by itself, as cueboard/draw.py's Bracket.won does.
+// moves on by itself, as cueboard/venue/pairings.py's Bracket.won does.
 
 /**
  * @typedef {string | string[]} Side

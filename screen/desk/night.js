@@ -115,7 +115,7 @@ export class Night {
   }
 
   /**
-   * A new competition from the desk's route's answer (cueboard/desk_routes.py).
+   * A new competition from the desk's route's answer (cueboard/venue/desk_routes.py).
    * @param {string} name @param {string} kind @param {any} format @param {any} made
    */
   begin(name, kind, format, made) {

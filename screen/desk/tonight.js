@@ -10,7 +10,7 @@ import { status, parsePlayers } from "./competition.js";
 
 /** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */
 
-const MAX_FILE = 1024 * 1024; // cueboard/fixtures.py MAX_BYTES: refused before it is sent
+const MAX_FILE = 1024 * 1024; // cueboard/league/match_day.py MAX_BYTES: refused before it is sent
 
 async function ask(/** @type {string} */ path, /** @type {BodyInit} */ body) {
   const answer = await fetch(path, { method: "POST", body });

@@ -350,7 +350,7 @@ async function tap(line) {
 // ---- the call being keyed: shown on the table's boards and its `input` as a keypad's is
 // (docs/scorer.md). Only the foul's calls (miss, free ball, before the stroke) are keyed in
 // parts here; every other key is a whole line. Keys in the keypad's legends
-// (cueboard/key_sequences.py LEGENDS), in the order of the keys on the page. A call is not a
+// (cueboard/games/key_sequences.py LEGENDS), in the order of the keys on the page. A call is not a
 // stroke: no id, never in the outbox, never a tap; offline it is simply not sent (QoS 0, and
 // only while connected, so nothing stale is queued for later).
 const NO_CALL = "[]";

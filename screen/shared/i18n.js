@@ -5,7 +5,7 @@
 // said once). English fills any key a catalogue lacks, so a half-done translation still shows
 // every fact.
 
-/** The languages every page speaks (`lang=`; cueboard/languages.py lists the same five). */
+/** The languages every page speaks (`lang=`; cueboard/common/languages.py lists the same five). */
 export const LANGUAGES = ["en", "nl", "sv", "de", "fr"];
 
 /**

@@ -1,0 +1,290 @@
+"""``cueboard archive run``: every table's record from a broker into the archive, once each.
+
+An MQTT 5 client (paho) with a persistent session (``clean_start`` false, a session expiry of
+:data:`SESSION_EXPIRY`, a fixed client id) subscribed at QoS 1 to ``cueboard/+/+/record``
+(``--topic``, as many as wanted), on a venue's broker or on the league's, which the venues'
+bridges feed. Nothing is lost:
+
+- a message is acknowledged only once its record is committed (paho's manual
+  acknowledgement): killed before that, even in the middle of the transaction, the broker
+  still holds the message for the session and sends it again when the archive is back;
+- while the archive is down the broker queues the session's messages (and a venue's
+  bridge queues for the league while the venue's link is down);
+- while it is up, the broker hands it every record as it comes, up to :data:`RECEIVE_MAXIMUM`
+  unacknowledged (MQTT 5's Receive Maximum, which for this client replaces the broker's
+  ``max_inflight_messages``): a burst of match ends waits in the archive's own inbox,
+  unacknowledged, not in the broker's queue, which keeps only ``max_queued_messages`` (1,000)
+  beyond the in-flight ones for a client and drops the rest. With the league's window of 100,
+  a burst of 768 matches ending in 3 s lost 253 of them there (``bench/archive.py``,
+  docs/league.md);
+- on every connect the archive subscribes again, so the broker also sends the record each
+  table holds retained: whatever a queue could not hold, a broker restarted without its
+  persistence file, is caught up with the latest record of every table;
+- a database that fails a write (PostgreSQL restarting) leaves the message unacknowledged;
+  the archive drops the connection and takes the message again on reconnecting.
+
+Nothing is stored twice: every record is keyed by its ``match_id`` (``store.py``).
+A record refused (not JSON, too big, not a record) is acknowledged and logged with the
+topic and the reason, never tried forever.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from cueboard.common.errors import RecordError
+from cueboard.league.records import Record, parse_payload
+from cueboard.league.store import Archive, Stored
+
+log = logging.getLogger(__name__)
+
+TOPIC = "cueboard/+/+/record"
+BATCH = 500
+"""Records stored in one transaction at most: a commit costs a disk flush, shared by the batch;
+a burst's records are stored in a few commits."""
+RECEIVE_MAXIMUM = 65535
+"""Records the broker may send before the archive acknowledges one (MQTT 5's largest): a burst
+of a whole league's match ends is taken, not queued at the broker (see the module)."""
+SESSION_EXPIRY = 7 * 24 * 3600
+"""Seconds the broker keeps the archive's session (its subscription and queue) while it is
+away: a week, past any outage the archive is expected to come back from."""
+RESYNC = 60.0
+"""Seconds between two subscriptions again (every table's retained record: the catch-up)."""
+CLIENT_ID = "cueboard-archive"
+"""The session's name at the broker: it must stay the same from run to run (a venue broker
+takes client ids that start with ``cueboard-``)."""
+
+
+@dataclass
+class Connection:
+    host: str = "127.0.0.1"
+    port: int = 1883
+    client_id: str = CLIENT_ID
+    username: str | None = None
+    password: str | None = None
+    ca: str | None = None  # TLS with this CA file
+    topics: Sequence[str] = field(default_factory=lambda: [TOPIC])
+    keepalive: int = 30
+    resync: float = RESYNC
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A message received, to store and then acknowledge on the client that received it."""
+
+    client: Any
+    topic: str
+    payload: bytes
+    mid: int
+    qos: int
+
+
+def where(topic: str) -> tuple[str | None, str | None]:
+    """The venue and table of a ``.../<venue>/<table>/record`` topic (the default prefix
+    ``cueboard/<venue>/<table>``, mqtt.md).
+
+    >>> where("cueboard/club/t3/record")
+    ('club', 't3')
+    """
+    parts = topic.split("/")
+    if len(parts) < 3:
+        return None, parts[-2] if len(parts) == 2 else None
+    return parts[-3] or None, parts[-2] or None
+
+
+class ArchiveService:
+    """The subscriber. :meth:`run` blocks until :meth:`stop` (or SIGTERM under ``run``)."""
+
+    def __init__(self, archive: Archive, connection: Connection,
+                 on_stored: Callable[[Stored], None] | None = None) -> None:
+        self.archive = archive
+        self.connection = connection
+        self.on_stored = on_stored
+        self.counts: Counter[str] = Counter()
+        self.connected = threading.Event()
+        self.subscribed = threading.Event()
+        self._stopping = False
+        self._broken = threading.Event()  # a write failed: this connection is given up
+        self._pause = 1.0  # before the next connection after a failed write; doubles to 30 s
+        self._inbox: queue.Queue[_Item] = queue.Queue()
+        self._writer_stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._client = self._new_client()
+
+    def _new_client(self) -> Any:
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.connection.client_id,
+                             protocol=mqtt.MQTTv5, manual_ack=True)
+        if self.connection.username is not None:
+            client.username_pw_set(self.connection.username, self.connection.password)
+        if self.connection.ca is not None:
+            client.tls_set(self.connection.ca)
+        client.reconnect_delay_set(1, 30)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
+        client.on_message = self._on_message
+        return client
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.error("the broker %s:%s refused the archive: %s", self.connection.host, self.connection.port, reason)
+            return
+        log.info("connected to %s:%s (session %s, %s)", self.connection.host, self.connection.port,
+                 self.connection.client_id, "resumed" if flags.session_present else "new")
+        self.connected.set()
+        # Again on every connect, even with the session resumed: the broker then sends every
+        # table's retained record too, the catch-up for whatever a queue could not hold.
+        client.subscribe([(t, 1) for t in self.connection.topics])
+
+    def _on_subscribe(self, *args: Any) -> None:
+        self.subscribed.set()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self.connected.clear()
+        self.subscribed.clear()
+        if not self._stopping:
+            log.warning("lost the broker %s:%s (%s); reconnecting", self.connection.host, self.connection.port,
+                        reason)
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if self._broken.is_set():
+            return  # not acknowledged: it comes again on the next connection
+        self._inbox.put(_Item(client, message.topic, bytes(message.payload), message.mid, message.qos))
+
+    def _write(self) -> None:
+        """The writer thread: the messages waiting, up to :data:`BATCH`, stored in one
+        transaction, then each acknowledged. A batch the database fails is not acknowledged,
+        and the connection is given up (:meth:`serve` makes a new one after a pause): MQTT
+        sends a session's unacknowledged messages again on its next connection."""
+        while not self._writer_stop.is_set():
+            try:
+                first = self._inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            batch = [first]
+            while len(batch) < BATCH:
+                try:
+                    batch.append(self._inbox.get_nowait())
+                except queue.Empty:
+                    break
+            if self._broken.is_set():
+                continue  # the connection is given up: these come again on the next one
+            if self.store(batch):
+                for item in batch:
+                    item.client.ack(item.mid, item.qos)
+            else:
+                self._broken.set()
+
+    def store(self, batch: list[_Item]) -> bool:
+        """Store the records of a batch of messages in one transaction; False when the
+        database failed (the batch is to come again)."""
+        records: list[tuple[Record, str]] = []
+        for item in batch:
+            if not item.payload:
+                self.counts["empty"] += 1  # a retained record cleared: nothing to store
+                continue
+            venue, table = where(item.topic)
+            try:
+                records.append((parse_payload(item.payload, venue=venue, table=table), item.topic))
+            except RecordError as exc:
+                self.counts["refused"] += 1
+                log.warning("%s: record refused, not stored: %s", item.topic, exc)
+        for record, topic in records:
+            log.debug("storing %s from %s", record.match_id, topic)
+        try:
+            results = self.archive.put_many(records)
+        except Exception as exc:  # the database is down or failing: keep the messages
+            self.counts["failed"] += 1
+            log.error("the database failed storing %d records (%s); they will come again", len(records), exc)
+            return False
+        self._pause = 1.0
+        for stored, (_, topic) in zip(results, records, strict=True):
+            self.counts[stored.outcome] += 1
+            if stored.outcome in ("stored", "replaced"):
+                log.info("%s %s (%s)", stored.outcome, stored.match_id, topic)
+            if self.on_stored is not None:
+                self.on_stored(stored)
+        return True
+
+    def handle(self, topic: str, payload: bytes) -> bool:
+        """Store one message's record (as the writer thread does); False when the database failed."""
+        return self.store([_Item(None, topic, payload, 0, 0)])
+
+    def _resync(self) -> None:
+        """Subscribe again every ``resync`` seconds: the broker sends every table's retained
+        record, so a record a full queue dropped (the league broker keeps at most
+        ``max_queued_messages`` for a client that falls behind) is caught up while its table's
+        match is still the retained one. The same records cost a digest comparison each."""
+        while not self._writer_stop.wait(self.connection.resync):
+            if self.connected.is_set():
+                self._client.subscribe([(t, 1) for t in self.connection.topics])
+
+    def start(self) -> None:
+        """Connect, and run the network loop and the writer in threads of their own."""
+        self._stopping = False
+        self._inbox = queue.Queue()
+        self._writer_stop.clear()
+        self._threads = [threading.Thread(target=self._write, name="archive-writer", daemon=True)]
+        if self.connection.resync > 0:
+            self._threads.append(threading.Thread(target=self._resync, name="archive-resync", daemon=True))
+        for thread in self._threads:
+            thread.start()
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        # paho's Properties takes an unannotated packet type: called as the typed callable it is.
+        properties = cast(Callable[[int], Properties], Properties)(PacketTypes.CONNECT)
+        properties.SessionExpiryInterval = SESSION_EXPIRY
+        properties.ReceiveMaximum = RECEIVE_MAXIMUM
+        self._client.connect_async(self.connection.host, self.connection.port, keepalive=self.connection.keepalive,
+                                   clean_start=False, properties=properties)
+        self._client.loop_start()
+
+    def stop(self) -> None:
+        """Disconnect; what was received and not yet stored is not acknowledged (it comes again)."""
+        self._stopping = True
+        self._client.disconnect()
+        self._client.loop_stop()
+        self._writer_stop.set()
+        for thread in self._threads:
+            thread.join()
+
+    def run(self) -> None:
+        """Connect and serve until SIGTERM or SIGINT."""
+        done = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: done.set())
+        self.serve(done)
+
+    def serve(self, done: threading.Event) -> None:
+        """Connect and serve until ``done`` is set; after a failed write, a new connection (and
+        a new connection to the database) after a pause that doubles up to 30 s."""
+        self.start()
+        try:
+            while not done.is_set():
+                if not self._broken.wait(0.2):
+                    continue
+                self.stop()  # the failed write's message stays at the broker, unacknowledged
+                if done.wait(self._pause):
+                    break
+                self._pause = min(self._pause * 2, 30.0)
+                try:
+                    self.archive.db.reconnect()
+                except Exception as exc:  # still down: the next message's write will say so
+                    log.error("the database is still out of reach: %s", exc)
+                self._client = self._new_client()
+                self._broken.clear()
+                self.start()
+        finally:
+            self.stop()
+            log.info("stopped: %s", dict(self.counts))

@@ -1,0 +1,226 @@
+"""The league's tables over HTTP, for a league's web site: an aiohttp sub-application.
+
+Mount it under any prefix of a bigger aiohttp server (``parent.add_subapp("/league/",
+archive_app(url))``), or serve it alone with ``cueboard archive serve``. Read only: GET, no
+cookies, nothing written. Every answer is computed from the stored records by
+:mod:`cueboard.league.standings`, as the command prints them.
+
+=====================================  ==================================================
+``GET /``                              the standings as a printable HTML page (no script)
+``GET /standings``                     the standings, JSON (``?competition=``, ``win``,
+                                       ``loss``, ``frame``, ``teams=1``)
+``GET /standings.csv``                 the same as CSV (header row, then a row each)
+``GET /breaks``                        the break list, JSON (``?least=50``, ``competition``)
+``GET /players/{name}/matches``        a player's matches, JSON
+``GET /matches``                       every stored record, JSON (``?competition=``)
+``GET /matches/{match_id}``            one record, JSON (``?format=cuescore``: CueScore's shape)
+=====================================  ==================================================
+
+A query value that is not a whole number, or too big, is answered 400 with the parameter
+named. The database is used from a worker thread (one at a time), so a slow query never
+stops the server's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+from cueboard.league.export import cuescore_match
+from cueboard.league.standings import Row, Rules, breaks, player_matches, standings, team_sides, to_csv
+from cueboard.league.store import Archive
+
+T = TypeVar("T")
+
+
+class _Shared:
+    """The archive, used by one worker thread at a time."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.lock = threading.Lock()
+        self.archive: Archive | None = None
+
+    def use(self, work: Callable[[Archive], T]) -> T:
+        with self.lock:
+            if self.archive is None:
+                self.archive = Archive.open(self.url)
+            return work(self.archive)
+
+    def close(self) -> None:
+        with self.lock:
+            if self.archive is not None:
+                self.archive.close()
+                self.archive = None
+
+
+SHARED = web.AppKey("archive", _Shared)
+
+
+def archive_app(url: str) -> web.Application:
+    """The sub-application on the archive at ``url`` (opened, and migrated, on first use)."""
+    app = web.Application()
+    app[SHARED] = _Shared(url)
+    app.router.add_get("/", page)
+    app.router.add_get("/standings", standings_json)
+    app.router.add_get("/standings.csv", standings_csv)
+    app.router.add_get("/breaks", breaks_json)
+    app.router.add_get("/players/{name}/matches", matches_of_player)
+    app.router.add_get("/matches", all_matches)
+    app.router.add_get("/matches/{match_id:.+}", one_match)
+
+    async def close(app: web.Application) -> None:
+        await asyncio.to_thread(app[SHARED].close)
+
+    app.on_cleanup.append(close)
+    return app
+
+
+async def _use(request: web.Request, work: Callable[[Archive], T]) -> T:
+    return await asyncio.to_thread(request.app[SHARED].use, work)
+
+
+def _int(request: web.Request, name: str, default: int, low: int = 0, high: int = 1000) -> int:
+    raw = request.query.get(name)
+    if raw is None:
+        return default
+    if not (re.fullmatch(r"-?[0-9]{1,5}", raw) and low <= int(raw) <= high):
+        raise web.HTTPBadRequest(text=f"?{name}= must be a whole number from {low} to {high}\n")
+    return int(raw)
+
+
+def _competition(request: web.Request) -> str | None:
+    value = request.query.get("competition")
+    if value is not None and (len(value) > 200 or not value.isprintable()):
+        raise web.HTTPBadRequest(text="?competition= must be printable text of at most 200 characters\n")
+    return value or None
+
+
+def _json(data: Any) -> web.Response:
+    return web.json_response(data, dumps=lambda d: json.dumps(d, ensure_ascii=False))
+
+
+async def _table(request: web.Request) -> list[Row]:
+    rules = Rules(_int(request, "win", 2), _int(request, "loss", 0), _int(request, "frame", 0))
+    competition = _competition(request)
+    by_teams = request.query.get("teams") in ("1", "true")
+
+    def work(archive: Archive) -> list[Row]:
+        records = archive.records(competition=competition, finished_only=True)
+        teams = team_sides(archive.fixtures(competition)) if by_teams else None
+        return standings(records, rules, teams=teams)
+
+    return await _use(request, work)
+
+
+async def standings_json(request: web.Request) -> web.Response:
+    return _json([row.as_dict() for row in await _table(request)])
+
+
+async def standings_csv(request: web.Request) -> web.Response:
+    return web.Response(text=to_csv(await _table(request)), content_type="text/csv", charset="utf-8")
+
+
+async def breaks_json(request: web.Request) -> web.Response:
+    least, competition = _int(request, "least", 50, 1, 147 * 35), _competition(request)
+    return _json(await _use(request, lambda a: breaks(a.records(competition=competition), least)))
+
+
+async def matches_of_player(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    return _json(await _use(request, lambda a: player_matches(a.records(), name)))
+
+
+async def all_matches(request: web.Request) -> web.Response:
+    competition = _competition(request)
+    return _json(await _use(request, lambda a: a.records(competition=competition)))
+
+
+async def one_match(request: web.Request) -> web.Response:
+    match_id = request.match_info["match_id"]
+    record = await _use(request, lambda a: a.record(match_id))
+    if record is None:
+        raise web.HTTPNotFound(text=f"no match {match_id!r} in the archive\n")
+    return _json(cuescore_match(record) if request.query.get("format") == "cuescore" else record)
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body {{ font: 16px/1.4 system-ui, sans-serif; margin: 2rem auto; max-width: 56rem; color: #111; padding: 0 1rem; }}
+h1 {{ font-size: 1.6rem; margin-bottom: .2rem; }} h2 {{ font-size: 1.2rem; margin-top: 2rem; }}
+h2 small {{ font-weight: 400; color: #0b5d2a; font-size: .9rem; }}
+p.sub {{ color: #555; margin-top: 0; }}
+table {{ border-collapse: collapse; width: 100%; }}
+th, td {{ padding: .35rem .6rem; border-bottom: 1px solid #ddd; text-align: right; }}
+th {{ background: #0b5d2a; color: #fff; font-weight: 600; }}
+td.name, th.name {{ text-align: left; width: 34%; }}
+th:first-child, td:first-child {{ width: 3.5rem; }}
+tr:nth-child(even) td {{ background: #f3f7f4; }}
+td.pts {{ font-weight: 700; }}
+.century {{ color: #0b5d2a; font-weight: 700; }}
+.short {{ display: none; }} abbr {{ text-decoration: none; }}
+td.date {{ white-space: nowrap; }}
+.scroll {{ overflow-x: auto; }}
+/* A phone (390 CSS pixels): the short headings, tighter cells, every column in view (the
+   points most of all); a table wider still scrolls within itself, never off the page. */
+@media (max-width: 36rem) {{
+  body {{ margin: 1rem auto; padding: 0 .5rem; font-size: 15px; }}
+  .long {{ display: none; }} .short {{ display: inline; }}
+  th, td {{ padding: .35rem .3rem; }}
+  td.name, th.name {{ width: auto; }}
+  th:first-child, td:first-child {{ width: auto; }}
+}}
+</style></head><body>
+<h1>{title}</h1><p class="sub">{subtitle}</p>
+<div class="scroll"><table><thead><tr><th><abbr title="Position">Pos</abbr></th><th class="name">Name</th>
+<th><abbr title="Played">P</abbr></th><th><abbr title="Won">W</abbr></th><th><abbr title="Lost">L</abbr></th>
+<th><abbr title="Frames for"><span class="long">Frames for</span><span class="short">F</span></abbr></th>
+<th><abbr title="Frames against"><span class="long">Frames against</span><span class="short">A</span></abbr></th>
+<th>+/-</th><th><abbr title="Points"><span class="long">Points</span><span class="short">Pts</span></abbr></th>
+</tr></thead><tbody>
+{rows}
+</tbody></table></div>
+<h2>Breaks of 50 and over <small>(centuries in green)</small></h2>
+<div class="scroll"><table><thead><tr><th>Break</th><th class="name">Player</th><th class="name">Against</th>
+<th>Date</th></tr></thead>
+<tbody>
+{breaks}
+</tbody></table></div>
+</body></html>
+"""
+
+
+async def page(request: web.Request) -> web.Response:
+    """The standings and the break list as a plain page (every name escaped, no script)."""
+    rows = await _table(request)
+    competition = _competition(request)
+    found = await _use(request, lambda a: breaks(a.records(competition=competition), 50))
+    e = html.escape
+    body = "\n".join(
+        f"<tr><td>{r.position}</td><td class=name>{e(r.name)}</td><td>{r.played}</td><td>{r.won}</td>"
+        f"<td>{r.lost}</td><td>{r.frames_for}</td><td>{r.frames_against}</td><td>{r.frame_difference:+d}</td>"
+        f"<td class=pts>{r.points}</td></tr>" for r in rows) or "<tr><td colspan=9>No results yet</td></tr>"
+    listed = "\n".join(
+        f"<tr><td{' class=century' if b['century'] else ''}>{b['points']}</td><td class=name>{e(b['player'])}</td>"
+        f"<td class=name>{e(b['against'])}</td><td class=date>{e(b['date'] or '')}</td></tr>" for b in found[:50]
+    ) or "<tr><td colspan=4>No breaks of 50 yet</td></tr>"
+    rules = Rules(_int(request, "win", 2), _int(request, "loss", 0), _int(request, "frame", 0))
+    subtitle = (f"{sum(r.played for r in rows) // 2} matches played. {rules.win} points for a win"
+                + (f", {rules.frame} a frame" if rules.frame else "")
+                + "; level on points: frame difference, frames won, then head to head.")
+    text = PAGE.format(title=e(competition or "League table"), subtitle=e(subtitle), rows=body, breaks=listed)
+    return web.Response(text=text, content_type="text/html", charset="utf-8")
+
+
+def serve(url: str, host: str, port: int) -> None:
+    """``cueboard archive serve``: the sub-application alone, at ``/``."""
+    web.run_app(archive_app(url), host=host, port=port, print=None)

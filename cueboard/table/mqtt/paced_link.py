@@ -1,0 +1,365 @@
+"""The table's paced links: MQTT connections of their own for the lines people send, read no
+faster than the table answers them.
+
+A scorer's phone publishes the strokes it keys on ``<prefix>/score/<user>``, the desk its
+commands on ``<prefix>/command/<user>`` (docs/mqtt.md). mosquitto sends one client's messages in
+the order it took them, over one socket: on the feed's own connection a flood was delivered
+ahead of the acknowledgements of the table's ``state`` (the feed publishes the newest state once
+the last one is acknowledged), and during a 15,000-line/s flood of ``command/flood`` no state
+reached a venue subscriber within 5 s, and answers were dropped (issue 26). So the table takes
+each kind of line (:data:`SCORES`, :data:`COMMANDS`) on a connection of its own, whose reading
+is held back without holding back anything else:
+
+- **Its own session.** It logs in as ``<username>.scorers`` / ``<username>.commands`` with the
+  table's password (a name no person's login can have: ``cueboard venue`` writes it, with read on
+  that table's ``score/#`` / ``command/+`` and ``command`` alone), client id
+  ``<client_id>-scorers`` / ``-commands`` when the feed has one. The broker ties that id to that
+  login (``use_username_as_clientid`` on the tables' listener), so no other client can take it.
+  Without a login (a loopback broker with ``insecure_commands``) it connects as the feed does.
+- **Read no faster than answered, each user in turn.** A user's line is handed on while that
+  user's lane of answers on the feed has room (:meth:`~cueboard.table.mqtt.feed.Feed.has_room`); otherwise
+  it waits in that user's backlog here (at most as many lines as a lane holds, ``mqtt.queue``,
+  and :data:`BACKLOG_BYTES` for every user together), and the backlogs are handed on in turns as their lanes drain. The
+  socket itself is never held back, so one login's flood never delays another's lines in the
+  broker's stream to the table (the cause of a head-of-line wait a whole connection's pacing
+  would have). A line arriving when its user's backlog is full is not read: like the lines the
+  broker drops for a slow subscriber (its ``max_queued_messages``) it gets no answer of its own;
+  it is counted (:attr:`PacedLink.unread`), logged, and said on ``rejected`` once a second to
+  that user (a summary that replaces no answer: every line read is answered by its id).
+- **Never silently without commands.** If the broker refuses the login or the subscription (an
+  older venue whose files lack ``<table>.commands``), the link says so in its health and log and
+  calls ``on_refused`` once: the daemon then takes the commands on the feed's own connection,
+  unpaced, as before this link existed, with a warning, until it restarts (docs/security.md).
+- MQTT 5 with a clean start, retain-as-published (a retained line is refused, live or after a
+  restart) and no-local, like the feed; no will (the feed's ``status`` says whether the table is up).
+
+``on_line(payload, retained, user)`` is called for every line read (``user`` None on the bare
+``<prefix>/command`` of older tools), on this link's paho thread or its pacer thread, one line of
+a user at a time, in the order the user sent them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
+
+from cueboard.table.mqtt.config import COMMANDS_LOGIN, RECONNECT_MIN, SCORERS
+from cueboard.table.mqtt.feed import QOS, USER_ANSWERS_A_SECOND, Feed, MqttConfig, _Client, _no_delay
+
+__all__ = ["BACKLOG_BYTES", "COMMANDS", "SCORES", "LineKind", "PacedLink", "link_login"]
+
+log = logging.getLogger(__name__)
+
+BACKLOG_BYTES = 8 * 1024 * 1024
+"""Bytes of every user's backlog together, at most (a line may be up to the broker's
+``message_size_limit``; the table reads at most ``commands.max_bytes`` of one), each line counted
+:data:`LINE_OVERHEAD` bytes more than its payload (an empty line is not free)."""
+
+LINE_OVERHEAD = 128
+
+SAY_UNREAD_EVERY = 1.0
+"""Seconds between two summaries of a user's lines not read."""
+
+
+@dataclass(frozen=True)
+class LineKind:
+    """What a paced link reads: its name (``scorers``), what it adds to the table's login and
+    client id, its topics under the table's prefix, and the ``source`` its lines are answered as."""
+
+    name: str
+    login_suffix: str
+    topics: tuple[str, ...]
+    source: str
+
+
+SCORES = LineKind("scorers", SCORERS, ("score/+",), "scorer")
+"""The scorers' lines, ``<prefix>/score/<user>``."""
+
+COMMANDS = LineKind("commands", COMMANDS_LOGIN, ("command/+", "command"), "command")
+"""The desk's and tools' commands, ``<prefix>/command/<user>`` (and the bare ``command`` of older
+tools, answered: refused unless ``mqtt.unnamed_commands``)."""
+
+
+def link_login(username: str | None, kind: LineKind) -> str | None:
+    """The link's login: ``t1.commands`` for the table ``t1`` (None: no login)."""
+    return None if username is None else username + kind.login_suffix
+
+
+class PacedLink:
+    """A table's connection for one :class:`LineKind` (see the module's documentation)."""
+
+    def __init__(self, config: MqttConfig, feed: Feed, kind: LineKind,
+                 on_line: Callable[[bytes, bool, str | None], None], *,
+                 on_refused: Callable[[str], None] | None = None,
+                 on_health: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.feed = feed
+        self.kind = kind
+        self._on_line = on_line
+        self._on_refused = on_refused
+        self._on_health = on_health
+        self._health = "down: not started"
+        self._cond = threading.Condition()
+        self._started = False
+        self._refused = False
+        self._backlog: dict[str | None, deque[tuple[bytes, bool]]] = {}  # user -> lines waiting
+        self._turns: deque[str | None] = deque()  # users with a backlog, in the order they go next
+        self._busy: set[str | None] = set()  # users one of whose lines is being handed on now
+        self._bytes = 0
+        self._unread: dict[str | None, int] = {}  # user -> lines not read since last said
+        self._said: dict[str | None, float] = {}  # user -> when its unread lines were last said
+        self.unread = 0
+        """Lines not read because their user's backlog was full (counted, said, never answered)."""
+        self.taken = 0
+        """Lines read and handed on (each answered once by the table)."""
+        self._pacer: threading.Thread | None = None
+        self._login = link_login(config.username, kind)
+        client_id = "" if config.client_id is None else f"{config.client_id}-{kind.name}"
+        client = _Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+        if self._login is not None:
+            client.username_pw_set(self._login, config.password)
+        if config.tls is not None:
+            client.tls_set_context(config.tls.context())
+        client.reconnect_delay_set(RECONNECT_MIN, config.reconnect_max)
+        client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
+        client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
+        client.on_socket_open = _no_delay
+        for topic in kind.topics:
+            client.message_callback_add(config.topic(topic), self._on_message)
+        self._client = client
+
+    @property
+    def health(self) -> str:
+        """``ok``, ``connecting`` or ``down: <reason>``, as the feed's."""
+        return self._health
+
+    @property
+    def refused(self) -> bool:
+        """The broker refused this link's login or subscription: its lines go elsewhere (or nowhere)."""
+        return self._refused
+
+    def waiting(self) -> int:
+        """Lines read and waiting in the backlogs."""
+        with self._cond:
+            return sum(len(lines) for lines in self._backlog.values())
+
+    def drained(self, timeout: float) -> bool:
+        """Wait until every line read has been handed on (the backlogs empty); False after
+        ``timeout`` seconds. For tests and benches."""
+        return self.wait_until(lambda: not self._backlog and not self._busy, timeout)
+
+    def wait_until(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``done()`` (asked again whenever a line is kept, handed on or not read:
+        e.g. ``taken + unread`` reaching the lines sent); False after ``timeout`` seconds."""
+        with self._cond:
+            return self._cond.wait_for(done, timeout)
+
+    def start(self) -> None:
+        """Connect in the background and keep reconnecting; never blocks."""
+        with self._cond:
+            if self._started:
+                return
+            self._started = True
+        self._set_health("connecting")
+        self._pacer = threading.Thread(target=self._pace, name=f"cueboard-{self.kind.name}-pacer", daemon=True)
+        self._pacer.start()
+        self._client.connect_async(self.config.host, self.config.port, self.config.keepalive, clean_start=True)
+        self._client.loop_start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Disconnect; returns within about ``timeout`` seconds even if paho's thread is inside a
+        connection attempt (it ends by itself after that). Lines still in the backlogs are
+        dropped with the session, as a broker drops a stopped table's (clean sessions)."""
+        with self._cond:
+            if not self._started:
+                return
+            self._started = False
+            self._cond.notify_all()
+        self._client.disconnect()
+        stopper = threading.Thread(target=self._client.loop_stop, name=f"cueboard-{self.kind.name}-stop",
+                                   daemon=True)
+        stopper.start()
+        stopper.join(timeout)
+        if self._pacer is not None:
+            self._pacer.join(timeout)
+        self._set_health("down: stopped")
+
+    def _set_health(self, health: str) -> None:
+        with self._cond:
+            if health == self._health:
+                return
+            self._health = health
+        quiet = health in ("ok", "connecting", "down: stopped")
+        (log.info if quiet else log.warning)("MQTT %s' link %s:%d: %s", self.kind.name, self.config.host,
+                                             self.config.port, health)
+        if self._on_health is not None:
+            try:
+                self._on_health(health)
+            except Exception:
+                log.exception("on_health failed")
+
+    # -- refused by the broker -----------------------------------------------------------
+
+    def _refuse(self, client: mqtt.Client, why: str) -> None:
+        """The broker will not let this link read its lines: said, and ``on_refused`` called once
+        (its lines are then taken elsewhere); no more attempts until the daemon restarts, so that
+        the two never read the same line."""
+        login = self._login or "(no login)"
+        if self._on_refused is None:
+            self._set_health(f"down: {why} (login {login}: cueboard venue add-table writes it)")
+            return
+        with self._cond:
+            first = not self._refused
+            self._refused = True
+        if not first:
+            return
+        elsewhere = f"{self.kind.name} taken on the table's own connection, not paced, until the daemon restarts"
+        self._set_health(f"down: {why} (login {login}: cueboard venue add-table writes it): {elsewhere}")
+        client.disconnect()  # paho's loop ends: no reconnect
+        try:
+            self._on_refused(why)
+        except Exception:
+            log.exception("on_refused failed")
+
+    # -- paho's callbacks (its network thread) -------------------------------------------
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: mqtt.ConnectFlags, reason: ReasonCode,
+                    properties: Properties | None) -> None:
+        if reason.is_failure:
+            self._refuse(client, f"refused by the broker: {reason}")
+            return
+        options = SubscribeOptions(qos=QOS, noLocal=True, retainAsPublished=True)
+        client.subscribe([(self.config.topic(topic), options) for topic in self.kind.topics])
+        self._set_health("ok")
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[ReasonCode],
+                      properties: Properties | None) -> None:
+        failed = [f"{topic}: {code}" for topic, code in zip(self.kind.topics, reasons, strict=False) if code.is_failure]
+        if failed:  # mosquitto refuses a subscription the ACL gives no read on
+            self._refuse(client, f"subscription refused by the broker ({', '.join(failed)})")
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        reason = getattr(client, "last_error", "") or "no connection"
+        self._set_health(f"down: cannot connect to {self.config.host}:{self.config.port} ({reason})")
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: mqtt.DisconnectFlags, reason: ReasonCode,
+                       properties: Properties | None) -> None:
+        if self._started and not self._refused and "refused by the broker" not in self._health:
+            why = "" if reason.getName() == "Unspecified error" else f" ({reason})"
+            self._set_health(f"down: connection lost{why}")
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        topic = message.topic
+        user = topic.rsplit("/", 1)[1] if topic.count("/") > self.config.prefix.count("/") + 1 else None
+        payload, retained = bytes(message.payload), bool(message.retain)
+        with self._cond:
+            lines = self._backlog.get(user)
+            if lines is None and user not in self._busy and self.feed.has_room(user or ""):
+                self._busy.add(user)  # handed on here and now: nothing of this user's waits
+            else:
+                self._keep(user, lines, payload, retained)
+                return
+        self._hand_on(user, payload, retained)
+
+    # -- the backlogs --------------------------------------------------------------------
+
+    def _keep(self, user: str | None, lines: deque[tuple[bytes, bool]] | None, payload: bytes,
+              retained: bool) -> None:
+        """Under the lock: ``payload`` into its user's backlog, or counted as not read."""
+        cost = len(payload) + LINE_OVERHEAD
+        if (lines is not None and len(lines) >= self.config.queue) or self._bytes + cost > BACKLOG_BYTES:
+            self.unread += 1
+            self._unread[user] = self._unread.get(user, 0) + 1
+            if self.unread in (1, 10, 100, 1000) or self.unread % 100_000 == 0:
+                log.warning("MQTT %s' link: %d lines not read (their user's backlog of %d lines, or %d bytes in "
+                            "all, was full: the table answers a user's lines no faster than %g a second)",
+                            self.kind.name, self.unread, self.config.queue, BACKLOG_BYTES, USER_ANSWERS_A_SECOND)
+            self._cond.notify_all()
+            return
+        if lines is None:
+            lines = self._backlog[user] = deque()
+            if user not in self._busy:
+                self._turns.append(user)
+        lines.append((payload, retained))
+        self._bytes += cost
+        self._cond.notify_all()
+
+    def _hand_on(self, user: str | None, payload: bytes, retained: bool) -> None:
+        try:
+            self._on_line(payload, retained, user)
+        except Exception:
+            log.exception("on_line failed")
+        finally:
+            with self._cond:
+                self.taken += 1
+                self._busy.discard(user)
+                if user in self._backlog:
+                    self._turns.append(user)
+                self._cond.notify_all()
+
+    def _next(self) -> tuple[str | None, bytes, bool] | None:
+        """Under the lock: the next user's line whose lane has room, taking turns; None if none."""
+        for _ in range(len(self._turns)):
+            user = self._turns.popleft()
+            if not self.feed.has_room(user or ""):
+                self._turns.append(user)
+                continue
+            lines = self._backlog[user]
+            payload, retained = lines.popleft()
+            self._bytes -= len(payload) + LINE_OVERHEAD
+            if not lines:
+                del self._backlog[user]
+            self._busy.add(user)
+            return user, payload, retained
+        return None
+
+    def _pace(self) -> None:
+        """The pacer thread: hands on the backlogs' lines as their users' lanes drain, and says
+        once a second to each user how many of its lines were not read."""
+        while True:
+            with self._cond:
+                job = None
+                while job is None:
+                    if not self._started:
+                        return
+                    self._say_unread()
+                    job = self._next()
+                    if job is None:
+                        # Waiting lanes drain at USER_ANSWERS_A_SECOND; a new line wakes this at once.
+                        self._cond.wait(1.0 / USER_ANSWERS_A_SECOND if self._turns else SAY_UNREAD_EVERY)
+            self._hand_on(*job)
+
+    def _say_unread(self) -> None:
+        """Under the lock: a summary of a user's lines not read, when its lane has room (it never
+        pushes an answer out) and a second has passed since the last."""
+        now = time.monotonic()
+        for user in [u for u, at in self._said.items() if now - at >= SAY_UNREAD_EVERY and u not in self._unread]:
+            del self._said[user]  # said long enough ago: forgotten (user names are the senders' to choose)
+        if not self._unread:
+            return
+        for user, count in list(self._unread.items()):
+            if now - self._said.get(user, -SAY_UNREAD_EVERY) < SAY_UNREAD_EVERY or not self.feed.has_room(user or ""):
+                continue
+            del self._unread[user]
+            self._said[user] = now
+            who = self.kind.source if user is None else f"{self.kind.source}/{user}"
+            reason = (f"{count} more lines from {who} not read: sent faster than the table answers them "
+                      f"({USER_ANSWERS_A_SECOND:g} answers a second a user, {self.config.queue} lines waiting at most, "
+                      "mqtt.queue); lines not read get no answer: send them again, same id")
+            try:
+                self.feed.publish_rejected(None, reason, self.kind.source, user=user)
+            except Exception:
+                log.exception("publishing the lines not read failed")

@@ -1,0 +1,343 @@
+"""What the desk and the scorers say to a table besides commands, and what the table says back
+for them (docs/mqtt.md): the match handed on (``next``), the desk's ``message``, the match's
+``history``, an amend's ``preview``, and the scorers (``score/<user>``, its ``presence``).
+
+The table's engine thread owns all of it, as it owns the match: MQTT messages arrive on paho's
+thread and are handed over as :class:`~cueboard.table.inputs.Call` inputs, in order with the rest.
+:class:`TableTopics` is the table's (``Table.topics``); the daemon calls it at a few points
+(a command, an event applied, a match begun, the state shown, the timers).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from collections.abc import Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from cueboard.boards.shown import Handed, Shown
+from cueboard.contract.codes import Reason
+from cueboard.contract.lines import check_user
+from cueboard.contract.notices import Prompt
+from cueboard.contract.times import timestamp
+from cueboard.engine import IllegalEvent, to_json
+from cueboard.engine.record import match_id
+from cueboard.table.inputs import Call, Reply
+from cueboard.table.journal import read_lines
+from cueboard.table.match_history import History
+from cueboard.table.message import MessageRefused, TableMessage, parse_message
+from cueboard.table.next_match import Handoff, HandoffRefused, NextStore, parse_handoff
+from cueboard.table.scorers import PresenceRefused, Scorers, call_of
+
+if TYPE_CHECKING:
+    import paho.mqtt.client as mqtt
+
+    from cueboard.engine.state import State
+    from cueboard.table.daemon import Table
+
+log = logging.getLogger("cueboard")
+
+__all__ = ["TableTopics", "TopicFeed"]
+
+
+@runtime_checkable
+class TopicFeed(Protocol):
+    """The parts of :class:`~cueboard.table.mqtt.feed.Feed` these topics publish through."""
+
+    def publish_retained(self, name: str, payload: bytes) -> None: ...
+
+    def publish_once(self, name: str, payload: Mapping[str, Any]) -> None: ...
+
+    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None: ...
+
+
+class TableTopics:
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.handed = NextStore(table.config.journal_dir, table.config.match_setup)
+        self.message: TableMessage | None = None
+        self.history = History()
+        self.scorers = Scorers()
+
+    @property
+    def _feed(self) -> TopicFeed | None:
+        feed = self.table.feed
+        return feed if isinstance(feed, TopicFeed) else None
+
+    # -- the network's side (paho's thread): subscribe, and hand each message over ------------
+
+    def listen(self, client: mqtt.Client) -> None:
+        """Subscribe to ``next``, ``message`` and the scorers' presence (at every connection:
+        ``Feed.on_every_connect``). Only where the table takes commands (TLS and a login, or
+        ``insecure_commands``: docs/security.md): each of these changes what the table does."""
+        from paho.mqtt.subscribeoptions import SubscribeOptions
+
+        mqtt_config = self.table.config.mqtt
+        assert mqtt_config is not None
+        topic = mqtt_config.topic
+        handlers = {topic("next"): self._on_next, topic("message"): self._on_message,
+                    topic("score/+/presence"): self._on_presence}
+        # The scorers' lines (score/<user>) come on the table's second session, not here
+        # (cueboard.table.mqtt.paced_link): a scorer's flood never waits ahead of the desk's commands.
+        for name, handler in handlers.items():
+            client.message_callback_add(name, handler)
+        if mqtt_config.protocol == "5":
+            # no-local: the table's own clearing of next does not come back to it
+            options = SubscribeOptions(qos=1, noLocal=True, retainAsPublished=True)
+            client.subscribe([(name, options) for name in handlers])
+        else:
+            client.subscribe([(name, 1) for name in handlers])
+
+    def _on_next(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.table.submit(Call("next", partial(self.hand_on, bytes(message.payload))))
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.table.submit(Call("message", partial(self.set_message, bytes(message.payload))))
+
+    def _on_presence(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        user = message.topic.split("/")[-2]
+        if check_user(user) is None:
+            self.table.submit(Call("presence", partial(self.presence, user, bytes(message.payload))))
+
+    # -- the engine thread -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """At the table's start: the hand-off kept in the journal folder, the recovered match's
+        history (its fixture, if it had one, never starts again)."""
+        self.handed.load()
+        match = self.table.match
+        if match is not None and match.setup.fixture is not None and match.setup.fixture not in self.handed.started:
+            self.handed.mark_started(match.setup.fixture)  # begun just before a power cut took next.json's write
+        lines: list[tuple[int, Mapping[str, Any], str | None]] = []
+        path = self.table.journal.path
+        if path is not None and match is not None:
+            probe = type(match)(match.setup)
+            for text in read_lines(path)[1:]:
+                try:
+                    event = probe.parse_line(text)
+                    probe.apply(event)
+                except IllegalEvent:
+                    continue
+                lines.append((probe.seq, _decoded(text), None))
+        self.history.begin(None, lines)
+        self._publish_history()
+
+    def dress(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The state's JSON with ``next`` and ``message`` (docs/state.md) when there are: absent
+        means none (as from a table before them), so a state without either is the engine's own,
+        the one ``cueboard replay`` gives. For the edges (the feed, a preview, the state question);
+        the boards get :meth:`shown`."""
+        handoff, message = self.handed.handoff, self.message
+        if handoff is None and message is None:
+            return state
+        return {**state, **({"next": handoff.state()} if handoff is not None else {}),
+                **({"message": message.state()} if message is not None else {})}
+
+    def shown(self, state: State) -> Shown:
+        """The state as the boards draw it, with the match handed on and the message: what
+        :meth:`dress` adds to the JSON, as typed values."""
+        handoff, message = self.handed.handoff, self.message
+        return Shown(state, None if handoff is None else Handed(handoff.names, handoff.competition),
+                     None if message is None else message.text)
+
+    def hand_on(self, payload: bytes) -> None:
+        """``<prefix>/next`` from the desk: held (shown while the table is idle), cleared, or
+        refused on ``rejected`` with the reason."""
+        try:
+            handoff = parse_handoff(payload, self.table.config.match_setup)
+        except HandoffRefused as exc:
+            self.table.refuse_remote(None, str(exc), "next", raw=payload)
+            return
+        if handoff is not None and handoff.fixture in self.handed.started:
+            # The desk's retained hand-off again (a reconnect) after the table began it.
+            self.table.refuse_remote(handoff.to_json(), f"next: fixture {handoff.fixture!r} was started on this "
+                                     "table already: a fixture is played once (not held again)", "next")
+            self._clear_next()
+            return
+        if handoff == self.handed.handoff:
+            return
+        self.handed.hold(handoff)
+        log.info("next: %s", "cleared" if handoff is None else f"{handoff.fixture} {' v '.join(handoff.names)}")
+        self._republish()
+
+    def set_message(self, payload: bytes) -> None:
+        try:
+            message = parse_message(payload)
+        except MessageRefused as exc:
+            self.table.refuse_remote(None, str(exc), "message", raw=payload)
+            return
+        if message is not None and message.until is not None and message.until <= self.table._wall():
+            message = None  # its time is over already (a retained one, after a restart)
+        if message != self.message:
+            self.message = message
+            self._republish()
+
+    def presence(self, user: str, payload: bytes) -> None:
+        try:
+            self.scorers.presence(user, payload, self.table._wall())
+        except PresenceRefused as exc:
+            self.table.refuse_remote(None, str(exc), "scorer", user=user, raw=payload)
+            return
+        if self.scorers.health().get(f"scorer:{user}") != "ok":
+            self._show_call(user, None)  # a scorer gone leaves no call on the boards
+        self.table._publish_devices()
+
+    def command(self, obj: dict[str, Any], source: str, reply: Reply | None) -> bool:
+        """``start_next``, ``new_match`` with a fixture handed on, a scorer's ``call``: done
+        here (True), else the table's as before (False)."""
+        kind = obj.get("type")
+        if kind == "call" and source == "scorer" and isinstance(obj.get("user"), str):
+            called = call_of(obj)
+            if isinstance(called, str):
+                self.table._refuse(obj, Reason(called, "invalid"), source, reply)
+            else:
+                self.scorers.heard(obj["user"], self.table._wall())
+                self._show_call(obj["user"], called)
+                if reply:
+                    reply({"ok": True, "state": self.table.latest_state})
+            return True
+        if kind == "new_match" and self.handed.handoff is not None:
+            self._start(self.handed.handoff, obj, source, reply)
+            return True
+        if kind != "start_next":
+            return False
+        fixture = obj.get("fixture")
+        held = self.handed.handoff
+        why = None
+        if not isinstance(fixture, str) or not fixture:
+            why = "start_next: 'fixture' names the fixture handed to this table (on <prefix>/next) to start"
+        elif fixture in self.handed.started:
+            why = f"start_next: fixture {fixture!r} was started on this table already: a fixture is played once"
+        elif held is None or held.fixture != fixture:
+            why = (f"start_next: fixture {fixture!r} is not the one handed to this table (next holds "
+                   f"{'nothing' if held is None else repr(held.fixture)})")
+        elif self._live():
+            latest = self.table.latest_state
+            names = "" if latest is None else " v ".join(side.name for side in latest.sides)
+            why = (f"start_next: a match is live on this table ({names}): "
+                   f"fixture {fixture!r} waits until it is over (or the referee starts it with NEW MATCH)")
+        if why is not None:
+            self.table._refuse(obj, Reason(why, "invalid"), source, reply)
+            return True
+        assert held is not None
+        self._start(held, obj, source, reply)
+        return True
+
+    def _start(self, handoff: Handoff, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
+        ident = obj.get("id") if isinstance(obj.get("id"), str) else None
+        answer: dict[str, Any] = {}
+        self.handed.handoff = None  # not on the new match's first state; back if it is refused
+        self.table._new_match(dict(handoff.line), source, answer.update, ident)
+        if answer.get("ok"):
+            self.handed.mark_started(handoff.fixture)
+            self._clear_next()
+            feed, line = self._feed, self.table.match.setup.to_json() if self.table.match else {}
+            if feed is not None:  # the answer by the command's id, as an event's (docs/mqtt.md)
+                extra = {k: v for k, v in (("id", ident), ("user", obj.get("user"))) if isinstance(v, str)}
+                self.table._guard(feed.publish_event, 0, {**line, **extra})
+        else:
+            self.handed.handoff = handoff
+        if reply:
+            reply(answer)
+
+    def _clear_next(self) -> None:
+        feed = self._feed
+        if feed is not None:
+            self.table._guard(feed.publish_retained, "next", b"")
+
+    def _live(self) -> bool:
+        state = self.table.latest_state
+        return state is not None and state.seq > 0 and not state.match_over
+
+    def preview(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
+        """An amend with ``"preview": true``: checked and applied on a copy of the match, never
+        journalled or applied; the state it would give on ``<prefix>/preview``, or the reason on
+        ``rejected``."""
+        match = self.table.match
+        assert match is not None
+        if isinstance(obj.get("id"), str):
+            self.table.answers.release(obj["id"])  # a preview's answer is not kept: the amend may take its id
+        line = {k: v for k, v in obj.items() if k != "preview"}
+        try:
+            trial = copy.deepcopy(match)
+            event = trial.parse({**line, "t": line.get("t", round(self.table._wall(), 3))})
+            trial.check(event)
+            trial.apply(event)
+        except IllegalEvent as exc:
+            self.table._refuse(obj, Reason(f"preview: {exc}", exc.short, ball=exc.ball, n=exc.n), source, reply)
+            return
+        state = self.dress(trial.state().to_json())
+        feed = self._feed
+        if feed is not None:
+            payload = {"schema": 1, "id": obj.get("id"), "user": obj.get("user"), "event": to_json(event),
+                       "state": state, "ts": timestamp(self.table._wall())}
+            self.table._guard(feed.publish_once, "preview", payload)
+        if reply:
+            reply({"ok": True, "preview": True, "state": state})
+
+    def applied(self, seq: int, record: Mapping[str, Any], source: str) -> None:
+        """An event journalled and applied: into the history; a scorer's ends its call."""
+        user = record.get("user")
+        if source == "scorer" and isinstance(user, str):
+            self.scorers.heard(user, self.table._wall())
+            self._show_call(user, None)
+        self.history.add(seq, record, source)
+        self._publish_history()
+
+    def begun(self) -> None:
+        """A new match: a new history."""
+        self.history.begin(None)
+        self._publish_history()
+
+    def deadline(self) -> float | None:
+        """When (the engine loop's monotonic clock) the message's time is over."""
+        message = self.message
+        if message is None or message.until is None:
+            return None
+        return self.table._mono() + max(0.0, message.until - self.table._wall())
+
+    def timers(self) -> None:
+        message = self.message
+        if message is not None and message.until is not None and self.table._wall() >= message.until:
+            self.message = None
+            log.info("message over: %s", message.text)
+            self._republish()
+
+    # -- outputs -----------------------------------------------------------------------
+
+    def _republish(self) -> None:
+        if self.table.match is None:
+            return
+        self.table._publish_state(self.table._show())
+
+    def _publish_history(self) -> None:
+        feed = self._feed
+        if feed is None:
+            return
+        first = self.history.first_t
+        config = self.table.config
+        self.history.match_id = None if first is None else match_id(config.venue, config.table, first)
+        self.table._guard(feed.publish_retained, "history", self.history.payload())
+
+    def _show_call(self, user: str, called: tuple[tuple[str, ...], str] | None) -> None:
+        source = f"scorer:{user}"
+        prompt = None if called is None or not called[0] else Prompt(source, called[0], called[1])
+        table = self.table
+        if prompt == table._prompts.get(source):
+            return
+        table._prompts.pop(source, None)
+        table._prompts[source] = prompt
+        shown = prompt if prompt is not None else next(
+            (p for p in reversed(table._prompts.values()) if p is not None), None)
+        for board in table.boards:
+            table._guard(board.prompt, shown)
+        if table.feed is not None:  # on <prefix>/input too, as a keypad's call
+            table._guard(partial(table.feed.publish_input, source, () if prompt is None else prompt.keys,
+                                 "" if prompt is None else prompt.needs))
+
+
+def _decoded(text: str) -> Mapping[str, Any]:
+    obj = json.loads(text)
+    return obj if isinstance(obj, dict) else {}

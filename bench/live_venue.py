@@ -35,8 +35,9 @@ from mosquitto import Mosquitto  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E402
 from venue_helpers import init_venue, spki_hash, venue_pages  # noqa: E402
 
-from cueboard.contract.payloads import devices_payload, encode, event_payload, state_payload  # noqa: E402
+from cueboard.contract.payloads import devices_payload, event_payload, state_payload  # noqa: E402
 from cueboard.contract.times import timestamp  # noqa: E402
+from cueboard.contract.wire import encode  # noqa: E402
 from cueboard.engine import Match  # noqa: E402
 from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
 

@@ -48,8 +48,10 @@ def test_no_error_class_is_defined_outside_the_errors_module() -> None:
 
 
 @pytest.mark.parametrize(("module", "name"), [
-    ("cueboard.table.config", "ConfigFileError"), ("cueboard.table.mqtt.feed", "MqttConfigError"), ("cueboard.table.keymap", "KeymapError"),
+    ("cueboard.table.config", "ConfigFileError"), ("cueboard.table.mqtt.feed", "MqttConfigError"),
+    ("cueboard.table.keymap", "KeymapError"),
     ("cueboard.hw.display_config", "DisplayConfigError"), ("cueboard.hw.buttons", "BoxConfigError"),
-    ("cueboard.games.replay", "RejectedLine"), ("cueboard.league.report", "ReportError"), ("cueboard.hw.hub75", "MissingLibrary")])
+    ("cueboard.games.replay", "RejectedLine"), ("cueboard.league.report", "ReportError"),
+    ("cueboard.hw.hub75", "MissingLibrary")])
 def test_the_modules_that_raise_them_name_the_same_class(module: str, name: str) -> None:
     assert getattr(importlib.import_module(module), name) is getattr(errors, name)

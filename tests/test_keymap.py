@@ -17,8 +17,8 @@ import pytest
 
 from cueboard.engine import GAMES, Event, Match, to_json
 from cueboard.engine.state import State
-from cueboard.games.key_sequences import ClockCommand, NewMatch
 from cueboard.games import key_sequences
+from cueboard.games.key_sequences import ClockCommand, NewMatch
 from cueboard.hw.keys import ButtonPress, KeyPress
 from cueboard.table import keymap as keymap_module
 from cueboard.table.keymap import Entry, Keymap, KeymapError, Lapse, Pending, Refusal, load_keymap

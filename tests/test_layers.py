@@ -138,7 +138,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_walk_sees_the_whole_package() -> None:
-    assert {"cueboard.table.daemon", "cueboard.engine.match", "cueboard.hw.buttons", "cueboard.boards.board"} <= set(MODULES)
+    assert {"cueboard.table.daemon", "cueboard.engine.match", "cueboard.hw.buttons", "cueboard.boards.board"} <= set(
+        MODULES)
     assert "cueboard.engine.registry" in GRAPH["cueboard.engine.match"]
 
 
@@ -163,7 +164,8 @@ def test_every_module_is_in_an_area() -> None:
 def test_a_module_imports_its_own_area_and_those_it_may(name: str) -> None:
     area = area_of(name)
     assert area is not None
-    wrong = sorted(t for t in GRAPH[name] if t not in BARE_PACKAGES and (ta := area_of(t)) != area and ta not in AREAS[area])
+    wrong = sorted(t for t in GRAPH[name]
+                   if t not in BARE_PACKAGES and (ta := area_of(t)) != area and ta not in AREAS[area])
     assert not wrong, f"{name} ({area}) may not import {wrong}: docs/layers.md"
 
 

@@ -35,7 +35,7 @@ pytest_plugins = ["mosquitto"]
 
 USERS = {"t1": "table-one-pw", "t1.scorers": "table-one-pw", "t1.commands": "table-one-pw", "desk": "desk-pw",
          "scorer-t1": "scorer-pw"}
-"""``t1.scorers``, ``t1.commands``: the table's paced links (cueboard.table.mqtt.paced_link), with the table's password."""
+"""``t1.scorers``, ``t1.commands``: the table's paced links (cueboard.table.mqtt.paced_link), with its password."""
 
 
 @pytest.fixture

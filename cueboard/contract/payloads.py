@@ -1,10 +1,10 @@
-"""The feed's messages (``docs/mqtt.md``, ``schema/*.schema.json``): one builder a topic, and
-:func:`encode`. Pure: the client (:mod:`cueboard.table.mqtt.feed`) sends what these build.
+"""The feed's messages (``docs/mqtt.md``, ``schema/*.schema.json``): one builder a topic
+(encoded by :func:`cueboard.contract.wire.encode`). Pure: the client
+(:mod:`cueboard.table.mqtt.feed`) sends what these build.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -69,8 +69,3 @@ def record_payload(record: Mapping[str, Any], *, table: str, ts: str) -> dict[st
 def devices_payload(devices: Mapping[str, str], *, ts: str) -> dict[str, Any]:
     """``<prefix>/devices``: each device's health, with ``schema`` and ``ts``."""
     return {"schema": SCHEMA, **devices, "ts": ts}
-
-
-def encode(payload: Mapping[str, Any]) -> bytes:
-    """UTF-8 JSON, compact."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()

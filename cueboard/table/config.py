@@ -26,13 +26,13 @@ from cueboard.common import errors
 from cueboard.common.errors import ConfigFileError
 from cueboard.common.private_files import exposure
 from cueboard.common.settings import Required, Section, refusal
+from cueboard.contract.limits import CommandLimits
 from cueboard.engine import IllegalEvent, MatchSetup, parse_match
 from cueboard.hw.box_config import BoxConfig, parse_boxes
 from cueboard.hw.display_config import DisplayConfig, parse_displays
 from cueboard.hw.pins import check_pins, check_spi_devices, table_claims
 from cueboard.table.home_assistant import HomeAssistantConfig, parse_home_assistant
 from cueboard.table.keymap import Keymap, load_keymap
-from cueboard.contract.limits import CommandLimits
 from cueboard.table.mqtt.feed import MqttConfig, parse_mqtt
 
 T = TypeVar("T")

@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Literal
 
-from cueboard.table.inputs import Command, Input
 from cueboard.contract.limits import Lanes
+from cueboard.table.inputs import Command, Input
 
 __all__ = ["Inbox"]
 

@@ -28,7 +28,6 @@ one does not fit.
 from __future__ import annotations
 
 import errno
-import json
 import logging
 import os
 import re
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from cueboard.common.errors import RejectedLine
+from cueboard.contract.wire import encode
 from cueboard.engine import Match
 from cueboard.games.replay import replay
 
@@ -292,4 +292,4 @@ class Journal:
 
 
 def _line(obj: dict[str, Any]) -> bytes:
-    return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return encode(obj) + b"\n"

@@ -18,11 +18,11 @@ counted in ``truncated``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cueboard.contract.times import timestamp
+from cueboard.contract.wire import encode
 
 __all__ = ["HISTORY_BYTES", "History", "source_kind"]
 
@@ -40,10 +40,6 @@ def source_kind(source: str) -> str:
     if source.startswith("referee_box"):
         return "referee"
     return {"command": "desk"}.get(source, source)
-
-
-def _encode(obj: Any) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 class History:
@@ -71,7 +67,7 @@ class History:
         user = line.get("user")
         if self.first_t is None and isinstance(t, int | float) and not isinstance(t, bool):
             self.first_t = float(t)
-        self._lines.append(_encode({
+        self._lines.append(encode({
             "seq": seq, "event": dict(line), "ts": timestamp(t) if isinstance(t, int | float) else None,
             "source": None if source is None else source_kind(source), "user": user if isinstance(user, str) else None,
         }))
@@ -81,7 +77,7 @@ class History:
 
     def payload(self) -> bytes:
         """The retained payload, the newest lines that fit in :attr:`limit` bytes."""
-        head = b'{"schema":1,"match_id":' + _encode(self.match_id) + b',"events":['
+        head = b'{"schema":1,"match_id":' + encode(self.match_id) + b',"events":['
         # room for the tail with the widest count of lines left out
         room = self.limit - len(head) - len(b'],"truncated":}') - len(str(len(self._lines)))
         kept: list[bytes] = []

@@ -51,10 +51,10 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from cueboard.common.errors import MqttConfigError
+from cueboard.contract.limits import TokenBucket
 from cueboard.contract.payloads import (
     SCHEMA,
     devices_payload,
-    encode,
     event_payload,
     input_payload,
     record_payload,
@@ -62,7 +62,7 @@ from cueboard.contract.payloads import (
     state_payload,
 )
 from cueboard.contract.times import timestamp
-from cueboard.contract.limits import TokenBucket
+from cueboard.contract.wire import encode
 from cueboard.table.mqtt.config import RECONNECT_MIN, MqttConfig, TlsConfig, parse_mqtt
 
 log = logging.getLogger(__name__)

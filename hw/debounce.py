@@ -1,28 +1,6 @@
-"""Debounce and hold detection for one button contact, on an injected clock.
-
-Our own, not the pin library's: gpiozero's ``MockPin`` ignores ``bounce_time`` and each
-real backend debounces differently, so a test of theirs proves nothing about the Pi.
-
-The press is taken on its **first edge**, with no timer in the way, because
-press-to-pixels latency is measured from that edge (p99 < 2 ms). What filters the
-bounce is the other half: a release counts only once the contact has read released
-for ``debounce`` seconds without a break. Until then every edge is a bounce of the
-press already taken, so a storm of edges, on pressing, on releasing or from a jostled
-button held down, makes one press and never a second.
-
-A press still down ``hold_time`` after its first edge is reported once more as held.
-A release that is waiting out its ``debounce`` at that moment means "not held"; if
-that release turns out to be a bounce, the hold is reported when the contact comes
-back.
-
-What counts is when the edges came, not when a timer got round to running: on a busy
-machine the clock's thread can be late, and a release that fell due before the next
-edge has counted (the next edge is a new press), as has a hold that fell due before the
-release. A late timer then finds nothing left to do.
-
-What this cannot do is tell a press from electrical noise on an idle line: the first
-edge is the press. A line that picks up noise needs shielding or a hardware RC filter,
-not a slower debounce.
+"""Debounce and hold detection for one button contact, on an injected clock: the press is
+taken on its first edge, a release only after ``debounce`` seconds quiet. Why, and what it
+cannot do: :class:`ButtonContact`.
 """
 
 from __future__ import annotations
@@ -60,6 +38,30 @@ class ButtonContact:
     [False]
     >>> clock.advance(1.0); presses
     [False, True]
+
+    Our own, not the pin library's: gpiozero's ``MockPin`` ignores ``bounce_time`` and each
+    real backend debounces differently, so a test of theirs proves nothing about the Pi.
+
+    The press is taken on its **first edge**, with no timer in the way, because
+    press-to-pixels latency is measured from that edge (p99 < 2 ms). What filters the
+    bounce is the other half: a release counts only once the contact has read released
+    for ``debounce`` seconds without a break. Until then every edge is a bounce of the
+    press already taken, so a storm of edges, on pressing, on releasing or from a jostled
+    button held down, makes one press and never a second.
+
+    A press still down ``hold_time`` after its first edge is reported once more as held.
+    A release that is waiting out its ``debounce`` at that moment means "not held"; if
+    that release turns out to be a bounce, the hold is reported when the contact comes
+    back.
+
+    What counts is when the edges came, not when a timer got round to running: on a busy
+    machine the clock's thread can be late, and a release that fell due before the next
+    edge has counted (the next edge is a new press), as has a hold that fell due before the
+    release. A late timer then finds nothing left to do.
+
+    What this cannot do is tell a press from electrical noise on an idle line: the first
+    edge is the press. A line that picks up noise needs shielding or a hardware RC filter,
+    not a slower debounce.
     """
 
     def __init__(self, clock: Clock, on_press: Callable[[bool], None], read: Callable[[], bool], *,

@@ -1,43 +1,5 @@
-"""The ``[display]`` section: which LED board, how it is wired, how it behaves.
-
-One board a table::
-
-    [display]
-    device = "max7219"          # max7219 | ws2812 | hub75 | dummy | capture | gifanim | pygame | asciiblock
-    width = 32                  # pixels (or, for a MAX7219 chain in one row, cascaded = 4)
-    height = 8
-    block_orientation = -90     # MAX7219: 0, 90, -90 or 180, as luma's (most 4-in-1 modules: -90)
-    brightness = 112            # 0-255
-    language = "nl"             # the board's words: en | nl | sv | de | fr (default en)
-
-Several boards a table (the same state on each, e.g. one for the hall, one for the
-marker)::
-
-    [[display]]
-    name = "hall"
-    device = "ws2812"
-    width = 64
-    height = 16
-    wiring = "snake_columns"
-    driver = "spi"              # spi (GPIO 10, any Pi) | pwm (rpi_ws281x, GPIO 18, Pi 4 and older, root)
-
-    [[display]]
-    name = "marker"
-    device = "max7219"
-    cascaded = 4
-
-A hall board of HUB75 panels (docs/boards.md)::
-
-    [display]
-    device = "hub75"
-    width = 128
-    height = 64
-    panel = "64x32"             # each panel's pixels; chain and parallel follow from the size
-    hat = "adafruit-hat-pwm"    # regular | adafruit-hat | adafruit-hat-pwm
-    night_brightness = 60       # 0-255, during night_hours ("23:00-07:00")
-
-Unknown keys, and keys of another kind of device, are refused at start-up
-(:class:`DisplayConfigError`, naming the key), like a misspelt key in Klipper's config.
+"""The ``[display]`` section: which LED board, how it is wired, how it behaves; unknown keys
+are refused at start-up. Examples: :func:`parse_displays`, and docs/boards.md, "Configuration".
 """
 
 from __future__ import annotations
@@ -320,7 +282,47 @@ def _owners(key: str) -> str:
 
 
 def parse_displays(value: Any, where: str = "display") -> tuple[DisplayConfig, ...]:
-    """A ``[display]`` table or a ``[[display]]`` array of them: the boards of one table."""
+    """A ``[display]`` table or a ``[[display]]`` array of them: the boards of one table.
+
+    One board a table::
+
+        [display]
+        device = "max7219"          # max7219 | ws2812 | hub75 | dummy | capture | gifanim | pygame | asciiblock
+        width = 32                  # pixels (or, for a MAX7219 chain in one row, cascaded = 4)
+        height = 8
+        block_orientation = -90     # MAX7219: 0, 90, -90 or 180, as luma's (most 4-in-1 modules: -90)
+        brightness = 112            # 0-255
+        language = "nl"             # the board's words: en | nl | sv | de | fr (default en)
+
+    Several boards a table (the same state on each, e.g. one for the hall, one for the
+    marker)::
+
+        [[display]]
+        name = "hall"
+        device = "ws2812"
+        width = 64
+        height = 16
+        wiring = "snake_columns"
+        driver = "spi"              # spi (GPIO 10, any Pi) | pwm (rpi_ws281x, GPIO 18, Pi 4 and older, root)
+
+        [[display]]
+        name = "marker"
+        device = "max7219"
+        cascaded = 4
+
+    A hall board of HUB75 panels (docs/boards.md)::
+
+        [display]
+        device = "hub75"
+        width = 128
+        height = 64
+        panel = "64x32"             # each panel's pixels; chain and parallel follow from the size
+        hat = "adafruit-hat-pwm"    # regular | adafruit-hat | adafruit-hat-pwm
+        night_brightness = 60       # 0-255, during night_hours ("23:00-07:00")
+
+    Unknown keys, and keys of another kind of device, are refused at start-up
+    (:class:`DisplayConfigError`, naming the key), like a misspelt key in Klipper's config.
+    """
     tables = [value] if isinstance(value, Mapping) else value
     if not isinstance(tables, list) or not tables:
         raise DisplayConfigError(refusal(where, f"give one board as [{where}] or several as [[{where}]] tables"))

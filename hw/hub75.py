@@ -1,26 +1,6 @@
-"""HUB75 RGB LED panels (P4, P5, P10 modules of 64x32, chained), drawn like any luma device.
-
-Three libraries draw the same frame, chosen by the machine (:func:`choose_backend`):
-
-- ``rgbmatrix``, hzeller's rpi-rgb-led-matrix Python binding, on a Raspberry Pi 1 to 4
-  (BCM2835 to BCM2711): it needs root at start (``/dev/mem``, real-time scheduling) and
-  then drops to an unprivileged user itself;
-- ``piomatter`` (``adafruit_blinka_raspberry_pi5_piomatter``), Adafruit's driver on the
-  Pi 5's RP1 PIO, through ``/dev/pio0`` (no root; the group that owns it);
-- ``emulator``: RGBMatrixEmulator, the rpi-rgb-led-matrix API on any other machine, in a
-  window (``pygame``), the terminal, or headless (its ``raw`` adapter: frames kept in
-  memory, nothing opened), so the demo, ``cueboard render`` and the tests draw the
-  frames a panel would show.
-
-A frame goes to the panel the flicker-free way each library offers: drawn on an
-offscreen canvas that ``SwapOnVSync`` shows at the next vertical sync (rgbmatrix and the
-emulator), or copied into piomatter's framebuffer and handed over with ``show()`` (which
-piomatter double-buffers). The board sends a frame only when it changed
-(:class:`~cueboard.boards.board.Board`'s gate), as on a MAX7219.
-
-Brightness is luma's ``contrast`` (0-255), given to the library as its percent (1-100;
-piomatter has none, so the pixels are scaled). A night level (``night_brightness`` over
-``night_hours``) is chosen at each frame by the local time.
+"""HUB75 RGB LED panels (P4, P5, P10 modules of 64x32, chained), drawn like any luma device
+through rgbmatrix (Pi 1-4), piomatter (Pi 5) or an emulator, chosen by :func:`choose_backend`.
+How each draws a frame, and brightness: docs/hardware.md, "HUB75 panels".
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
-"""A MAX7219 chain that sends only the rows that changed: luma's ``max7219``, faster.
-
-luma's :class:`luma.led_matrix.device.max7219` sends the whole frame on every
-``display``: eight writes (one a *digit*, the chip's name for a row of its 8x8 block),
-each two bytes for every chip in the chain, so 1,024 bytes for a 128x32 wall of 64
-chips. :class:`Max7219Chain` is that same class (same constructor, same initialisation,
-same bytes for a row) with ``display`` replaced:
-
-- a digit row goes out only if it differs from what the chain last received; a row
-  cannot be sent to one chip alone (a write shifts through the whole chain), so the
-  saving is by whole rows: the shot clock's last digit, a page turning on one line;
-- the frame is encoded with one table lookup a bit instead of luma's pixel loop: the
-  table maps each bit the chain receives to its pixel, and it is built by running an
-  image of pixel numbers through luma's own ``preprocess`` (rotation, block orientation,
-  blocks in reverse order), so it places pixels exactly as luma does -- the tests compare
-  the bytes with luma's own class for every orientation;
-- :meth:`resync` sends the set-up registers and every row again: a MAX7219 that browned
-  out or caught noise on a long cable shows garbage until it is told again.
-
-``bytes_sent`` counts every byte handed to the serial interface (for the benchmark).
+"""A MAX7219 chain that sends only the digit rows that changed: luma's ``max7219``, faster
+(same bytes for a row, one table lookup a bit). How, and why it matches luma exactly:
+:class:`Max7219Chain`.
 """
 
 from __future__ import annotations
@@ -69,7 +52,27 @@ def _runs(order: list[int], width: int, height: int) -> tuple[bool, bool, itemge
 
 
 class Max7219Chain(max7219):  # type: ignore[misc]  # luma's class is untyped (Any): a subclass of it
-    """luma's ``max7219`` sending only changed digit rows (see the module's doc)."""
+    """luma's ``max7219`` sending only changed digit rows.
+
+    luma's :class:`luma.led_matrix.device.max7219` sends the whole frame on every
+    ``display``: eight writes (one a *digit*, the chip's name for a row of its 8x8 block),
+    each two bytes for every chip in the chain, so 1,024 bytes for a 128x32 wall of 64
+    chips. :class:`Max7219Chain` is that same class (same constructor, same initialisation,
+    same bytes for a row) with ``display`` replaced:
+
+    - a digit row goes out only if it differs from what the chain last received; a row
+      cannot be sent to one chip alone (a write shifts through the whole chain), so the
+      saving is by whole rows: the shot clock's last digit, a page turning on one line;
+    - the frame is encoded with one table lookup a bit instead of luma's pixel loop: the
+      table maps each bit the chain receives to its pixel, and it is built by running an
+      image of pixel numbers through luma's own ``preprocess`` (rotation, block orientation,
+      blocks in reverse order), so it places pixels exactly as luma does -- the tests compare
+      the bytes with luma's own class for every orientation;
+    - :meth:`resync` sends the set-up registers and every row again: a MAX7219 that browned
+      out or caught noise on a long cable shows garbage until it is told again.
+
+    ``bytes_sent`` counts every byte handed to the serial interface (for the benchmark).
+    """
 
     def __init__(self, serial_interface: Any = None, **kwargs: Any) -> None:
         # Set before luma's constructor: it sends the set-up and a blank frame through us.

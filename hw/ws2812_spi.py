@@ -1,45 +1,6 @@
-"""WS2812 panels driven through SPI: the panel's data line on SPI0 MOSI (GPIO 10, header
-pin 19), the WS2812's bit timing made by the bytes the SPI controller shifts out.
-
-Why SPI and not luma's ``ws2812`` (``rpi_ws281x``, PWM and DMA on GPIO 18): SPI needs
-nothing but ``/dev/spidev0.0``, which the sandboxed service may open as the group
-``spi``, and it works the same on a Pi 4, a Pi 5 (whose RP1 chip ``rpi_ws281x`` does
-not support) and a Zero 2 W. PWM needs root, ``/dev/mem`` and ``/dev/vcio``; it stays an
-option (``driver = "pwm"``) for a Pi 4 or older, refused on a Pi 5 with
-:func:`check_pwm_supported` (docs/hardware.md).
-
-The encoding (no library does this without bringing a framework: Adafruit's
-``neopixel_spi`` needs Blinka; the small ones on PyPI are unmaintained): each bit of a
-colour becomes one SPI byte at 6.25 MHz (160 ns an SPI bit), ``11100000`` for a 0 (high
-0.48 us, low 0.80 us) and ``11111000`` for a 1 (high 0.80 us, low 0.48 us). The WS2812B's
-datasheet (Worldsemi) gives T0H 0.4 us, T1H 0.8 us, T0L 0.85 us, T1L 0.45 us, each
-+-150 ns (:data:`WINDOWS`): all four sit at least 70 ns inside their windows, on every Pi.
-The earlier ``1000``/``1110`` at 3.2 MHz gave T1H 937.5 ns, 12.5 ns inside on an ideal
-clock and outside on a Pi 5's (issue 24).
-
-Why 6.25 MHz: an SPI controller divides its source clock by an even number (rounded up,
-so the clock is never faster than asked), and 6.25 MHz is a whole even divider of every
-clock a Pi's SPI runs from (:data:`CLOCKS`): a Pi 4's core clock of 500 MHz / 80, a Pi 5's
-RP1 ``clk_sys`` of 200 MHz / 32, a Zero 2 W's core of 250 MHz / 40 (400 MHz / 64). So
-each Pi makes exactly 6.25 MHz, as long as its core clock does not change while a frame
-goes out: the Pi 4's and Zero 2 W's are fixed in config.txt (``core_freq_min=500``,
-``core_freq=250``; docs/hardware.md), the RP1's is fixed by the device tree. One SPI byte
-a WS2812 bit also keeps every symbol inside its byte, each byte ending low: a pause the
-controller makes between bytes (the Pi 5's RP1 can) only stretches a low, which the LEDs
-ignore up to the reset time. A colour byte is eight SPI bytes, an LED (green, red, blue,
-as the WS2812 takes them) 24. Each frame starts and ends with 240 zero bytes (307 us
-low): the reset that latches the frame (280 us for a WS2812B-V5, 50 us for older parts),
-and a known low before the first bit whatever the line did between transfers.
-
-A frame goes in one transfer, or a pause between two would cut it: spidev takes at most
-``bufsiz`` bytes at once (4096 unless the module is loaded with more;
-``systemd/install.sh`` sets 131072, which is 5,441 LEDs). A panel bigger than that is
-refused when it is opened, saying why.
-
-The device is luma-style (``display(image)``, ``contrast``, ``hide``, ``show``,
-``cleanup``), and takes the same ``mapping`` as luma's ``ws2812`` (rotation folded in;
-see ``display_devices.wiring_map``), with brightness scaled as ``rpi_ws281x`` does, so
-the two drivers light the same LEDs the same.
+"""WS2812 panels driven through SPI (``driver = "spi"``): each bit of a colour is one SPI byte
+at 6.25 MHz on SPI0 MOSI (GPIO 10), a frame one transfer. Why SPI, the encoding, the clocks
+and the limits: docs/hardware.md, "WS2812 timing" and "The SPI driver's design".
 """
 
 from __future__ import annotations

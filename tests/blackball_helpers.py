@@ -1,6 +1,6 @@
 """Helpers for the blackball tests: build a match, play a script of events, read the state.
 
-Events are the JSON objects of ``shared/contract/events.md`` (Blackball events), so each
+Events are the JSON objects of ``docs/events.md`` (Blackball events), so each
 test reads like the log a marker would key in.
 """
 

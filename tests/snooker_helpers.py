@@ -1,6 +1,6 @@
 """Helpers for the snooker tests: build a match, play a script of events, read the state.
 
-Events are written as the JSON objects of ``shared/contract/events.md`` so that each
+Events are written as the JSON objects of ``docs/events.md`` so that each
 test reads like the log a marker would produce.
 """
 

@@ -1,39 +1,6 @@
-"""The conversation bar: what the table understood of the keys, drawn where the referee and
-the marker look.
-
-Three things are said in it (a :class:`Talk`):
-
-- a **call** being keyed in: its keys (as their legends, in amber) and what it waits for
-  ("FOUL MISS > the ball that sets the penalty (4 to 7)"), for as long as it is pending;
-- a **lapsed** call, not finished in time: its keys and "lapsed", for :data:`READ_SECONDS`
-  (or one pass of its marquee, if longer);
-- a **refused** key's reason in the referee's words (its short form: "RED IS ON: FOUL?",
-  the longest form that fits the bar), for :data:`READ_SECONDS` or one pass of its marquee
-  (1 s still, the scroll, 1 s still), whichever is longer;
-- a **notice**: an undo, a redo or a correction (an ``amend``) and what it took back, put
-  back or corrected ("UNDO: POT BLACK", "CORRECTED: EVENT 14: POT PINK"), as long as a
-  refusal, in the notice colour: news, not an alarm.
-
-Each layout says what stays in view while the bar is up and where the bar goes
-(:meth:`~.layout.Layout.with_bar`); this module fills the bar's box, one line or two:
-
-- **two lines** (a box 15 pixels high or more: the 64x16 boards, beside the scores): the
-  keys (or ``REFUSED``) above, what comes next (or the reason) below, scrolling;
-- **one line** (32x8, the bottom line of 128x32, the tiny boards): the keys held at the
-  left when they take at most half the width, an arrow, then what comes next scrolling;
-  else all of it as one marquee. A refusal: a cross (when the box is 48 pixels or
-  wider) and the reason.
-
-Text that does not fit scrolls at :data:`READ_SPEED` (or the board's ``scroll_speed`` if
-faster), whatever the board does with long names: a reason cut short says nothing.
-
->>> from cueboard.boards.scene import Pages, duration, Motion
->>> bar = bar_item(("call", 1), Talk("call", ("FOUL",), "the side: 1 or 2"), (0, 25, 128, 7), Motion())
->>> [getattr(i, "text", "") for i in bar.pages[0]]
-['FOUL', '', 'the side: 1 or 2']
->>> reading_seconds(bar_item(("refused", 2), Talk("refused", (), "the match is over"), (0, 0, 128, 7),
-...                          Motion()), Motion())
-3.0
+"""The conversation bar: what the table understood of the keys (a call, a lapsed call, a
+refusal, a notice), drawn in the box each layout gives it, on one line or two.
+What is said, for how long, and how it scrolls: docs/boards.md, "The conversation bar".
 """
 
 from __future__ import annotations
@@ -109,7 +76,16 @@ def _speed(motion: Motion) -> float:
 
 def bar_item(key: Hashable, talk: Talk, box: Box, motion: Motion) -> Pages:
     """The bar saying ``talk`` in ``box``, as one :class:`~.scene.Pages` item whose ``key``
-    says which talk it is (a new key starts its marquee from the beginning)."""
+    says which talk it is (a new key starts its marquee from the beginning).
+
+    >>> from cueboard.boards.scene import Pages, duration, Motion
+    >>> bar = bar_item(("call", 1), Talk("call", ("FOUL",), "the side: 1 or 2"), (0, 25, 128, 7), Motion())
+    >>> [getattr(i, "text", "") for i in bar.pages[0]]
+    ['FOUL', '', 'the side: 1 or 2']
+    >>> reading_seconds(bar_item(("refused", 2), Talk("refused", (), "the match is over"), (0, 0, 128, 7),
+    ...                          Motion()), Motion())
+    3.0
+    """
     x, y, w, h = box
     speed = _speed(motion)
     if h >= 15:

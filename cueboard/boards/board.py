@@ -1,48 +1,6 @@
-"""A board: the frame state drawn through luma on a MAX7219 chain, a WS2812 panel or an
-emulator, and kept there whatever the hardware does. This is output policy (flash, pages,
-retries, scheduling); the device itself comes from a factory the caller passes
-(:func:`cueboard.table.devices.open_board` passes ``cueboard.hw.display_devices.open_device``), and
-the board reaches it only through :class:`Device`.
-
-The daemon's side::
-
-    from cueboard.table.devices import open_board
-    from cueboard.hw.display_config import parse_display
-
-    board = open_board(parse_display(config["display"]))
-    board.show(Shown(match.state()))  # on every state change (cueboard.boards.shown)
-    board.show(shown, clock=41.7)     # and about every 100 ms while a shot clock runs
-    board.flash(reason="red is on: ...")  # an input was refused: blink, and the reason in the bar
-    board.prompt(Prompt("keypad", ("FOUL",), "the ball that sets the penalty (4 to 7)"))
-    board.prompt(None)                # no call pending any more
-    board.health                      # "ok" or "failed: <reason>"
-
-:class:`Board` never raises into its caller and never sleeps or polls in the caller's
-thread. Each call is cheap when nothing changed: the state is compared, the shot clock
-is shown in whole seconds, and a frame equal to the last one is neither drawn nor sent.
-
-**Time.** Things that move by themselves -- pages taking turns, long names scrolling,
-the refusal flash, a reason or a call scrolling in the bar and the reason's end, retrying
-a failed device, re-sending a MAX7219's set-up -- are drawn by :meth:`Board.tick`. Two
-ways to drive it:
-
-- the caller's loop (the daemon's): :meth:`Board.next_deadline` says when the next
-  change is due, on ``time.monotonic``'s scale (None: nothing moves), and the loop calls
-  ``tick(now)`` then; ``show``, ``flash``, ``prompt`` and ``tick`` all take an optional
-  ``now`` so that a loop with its own clock gives the board that clock's time;
-- the board's own timer: given ``time_source=`` (a :class:`~.clock.Clock`: ``now()`` and
-  ``call_at()``), the board reads the time from it and asks it to call ``tick`` when the
-  next change is due (one pending timer, none when nothing moves). Tests pass a
-  :class:`~.clock.ManualClock` and see each tick as they advance it.
-
-**Failures**: an exception from the device (an ``OSError`` from spidev, a WS2812 render
-error) sets :attr:`Board.health` to ``"failed: <reason>"``; the board drops the device
-and opens it again 1, 2, 4 ... up to 30 seconds later (each attempt a fresh luma device,
-so a MAX7219 gets its set-up again), then draws the current frame whole. Scoring never
-waits for it.
-
-A board is thread-safe: ``show`` from the engine's thread and ``tick`` from the clock's
-thread take one lock, each for well under a millisecond.
+"""A board: the frame state drawn on a MAX7219 chain, a WS2812 panel, HUB75 panels or an
+emulator, and kept there whatever the hardware does (flash, pages, retries, scheduling).
+How the daemon drives it, time and failures: :class:`Board` and docs/boards.md, "For the daemon".
 """
 
 from __future__ import annotations
@@ -135,8 +93,55 @@ class _Gate:
 
 
 class Board:
-    """One LED board showing the state (see the module's doc); ``cueboard.table.devices.open_board``
-    makes one with the real devices."""
+    """One LED board showing the state; ``cueboard.table.devices.open_board``
+    makes one with the real devices.
+
+    A board: the frame state drawn through luma on a MAX7219 chain, a WS2812 panel or an
+    emulator, and kept there whatever the hardware does. This is output policy (flash, pages,
+    retries, scheduling); the device itself comes from a factory the caller passes
+    (:func:`cueboard.table.devices.open_board` passes ``cueboard.hw.display_devices.open_device``), and
+    the board reaches it only through :class:`Device`.
+
+    The daemon's side::
+
+        from cueboard.table.devices import open_board
+        from cueboard.hw.display_config import parse_display
+
+        board = open_board(parse_display(config["display"]))
+        board.show(Shown(match.state()))  # on every state change (cueboard.boards.shown)
+        board.show(shown, clock=41.7)     # and about every 100 ms while a shot clock runs
+        board.flash(reason="red is on: ...")  # an input was refused: blink, and the reason in the bar
+        board.prompt(Prompt("keypad", ("FOUL",), "the ball that sets the penalty (4 to 7)"))
+        board.prompt(None)                # no call pending any more
+        board.health                      # "ok" or "failed: <reason>"
+
+    :class:`Board` never raises into its caller and never sleeps or polls in the caller's
+    thread. Each call is cheap when nothing changed: the state is compared, the shot clock
+    is shown in whole seconds, and a frame equal to the last one is neither drawn nor sent.
+
+    **Time.** Things that move by themselves -- pages taking turns, long names scrolling,
+    the refusal flash, a reason or a call scrolling in the bar and the reason's end, retrying
+    a failed device, re-sending a MAX7219's set-up -- are drawn by :meth:`Board.tick`. Two
+    ways to drive it:
+
+    - the caller's loop (the daemon's): :meth:`Board.next_deadline` says when the next
+      change is due, on ``time.monotonic``'s scale (None: nothing moves), and the loop calls
+      ``tick(now)`` then; ``show``, ``flash``, ``prompt`` and ``tick`` all take an optional
+      ``now`` so that a loop with its own clock gives the board that clock's time;
+    - the board's own timer: given ``time_source=`` (a :class:`~.clock.Clock`: ``now()`` and
+      ``call_at()``), the board reads the time from it and asks it to call ``tick`` when the
+      next change is due (one pending timer, none when nothing moves). Tests pass a
+      :class:`~.clock.ManualClock` and see each tick as they advance it.
+
+    **Failures**: an exception from the device (an ``OSError`` from spidev, a WS2812 render
+    error) sets :attr:`Board.health` to ``"failed: <reason>"``; the board drops the device
+    and opens it again 1, 2, 4 ... up to 30 seconds later (each attempt a fresh luma device,
+    so a MAX7219 gets its set-up again), then draws the current frame whole. Scoring never
+    waits for it.
+
+    A board is thread-safe: ``show`` from the engine's thread and ``tick`` from the clock's
+    thread take one lock, each for well under a millisecond.
+    """
 
     def __init__(self, config: DisplayConfig, *, device_factory: DeviceFactory, time_source: Clock | None = None,
                  schedule: bool | None = None) -> None:

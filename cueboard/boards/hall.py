@@ -1,23 +1,6 @@
-"""Hall layouts: the big RGB boards of HUB75 panels, 64x32, 128x64 and 192x96, both games.
-
-One geometry at three scales (``u`` = height / 32: 1, 2, 3), so that a venue that grows
-from one panel to six sees the same board, larger:
-
-- **names** on top (``7u`` high), each at its end, the striker's marked by a ball: the
-  ball on in its colour (snooker; striped for any colour), or the striker's group's
-  colour (blackball; the white cue ball while the table is open); the winner's name green;
-- **big numbers** (``16u`` high): the scores (snooker) or the frames (blackball) in
-  anti-aliased DejaVu Sans Condensed Bold (:mod:`.smooth`), in the group's colour in
-  blackball; between them the frames (snooker) and the shot clock in large digits
-  (marked once the call is made), else the frame being played and the match's length;
-- **the bottom line** (``7u``): the break at the striker's end (snooker) or the balls left
-  as balls of the group's colour (blackball), and in turn the news: free ball, misses,
-  snookers required, points remaining, free shot, visits, black on, who won.
-
-The conversation bar (:mod:`.bar`) takes the bottom line (two lines of the 5x7 font from
-128x64 up), names, numbers and the clock staying in state. On 64x32 the small words are
-the pixel fonts of :mod:`.fonts` (sharper than any outline at 5-7 pixels); from 128x64 up
-all of it is anti-aliased. The words are the board's language's (:mod:`.words`).
+"""Hall layouts: the big RGB boards of HUB75 panels, 64x32, 128x64 and 192x96, both games:
+one geometry at three scales (names, big numbers, a bottom line).
+What goes where: docs/boards.md, "Hall boards: HUB75 panels".
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
-"""What the bar says for a refusal, an undo, a redo or a correction, in the board's words.
-
-A refusal on a board is its short form (:class:`~cueboard.contract.codes.Reason`: a code whose
-words are the board word ``refusal.<code>``), not the whole reason with its rule, which
-goes to MQTT, the log and ``keypad-sim``: the referee reads "PINK IS ON: FOUL?" at a
-glance, where "pink is on: potting the black is a foul, enter a foul (Section 3 Rule
-10(b)(iii))" took 19 s of marquee over the names. An undo or a redo says what it took back
-or put back ("UNDO" and "POT BLACK"), from the event as journalled; a correction (an
-``amend``) says CORRECTED and what it made of the log ("EVENT 14: POT PINK"), so that the
-hall sees why the scores moved by more than a stroke; the undo or redo of one names it
-("UNDO" and "CORRECTION 14").
-
->>> from cueboard.boards.words import words_for
->>> from cueboard.contract.codes import Reason
->>> from cueboard.contract.notices import Notice
->>> refusal_forms(Reason("red is on: potting the pink is a foul ...", "not_on", ball="red"), words_for("en"))
-('RED IS ON: FOUL?', 'RED IS ON', 'RED ON')
->>> from cueboard.engine.events import Amend, Pot
->>> from cueboard.engine.snooker.events import Foul
->>> notice_words(Notice("undo", Foul(points=4, miss=True)), words_for("en"))
-('UNDO', ('FOUL 4 MISS', 'FOUL 4 M', 'F4M'))
->>> notice_words(Notice("redo", Pot(balls=("black",))), words_for("sv"))
-('GÖR OM', ('SVART I HÅL', 'SVART'))
->>> notice_words(Notice("corrected", Amend(seq=14, event=Pot(balls=("pink",)))), words_for("en"))
-('CORRECTED', ('EVENT 14: POT PINK', 'EVENT 14: PINK', '14: POT PINK', '14: PINK'))
->>> notice_words(Notice("undo", Amend(seq=3, delete=True)), words_for("de"))
-('ZURÜCK', ('KORREKTUR 3', 'KORR 3'))
+"""What the bar says for a refusal, an undo, a redo or a correction, in the board's words
+(a refusal's short form; what an undo took back). Why short forms: docs/boards.md,
+"The conversation bar".
 """
 
 from __future__ import annotations
@@ -103,7 +79,24 @@ def correction_forms(amend: Amend, say: Say) -> tuple[str, ...]:
 
 def notice_words(notice: Notice, say: Say) -> tuple[str, tuple[str, ...]]:
     """The head of a notice (``UNDO``, ``REDO``, ``CORRECTED``) and what it took back, put
-    back or corrected."""
+    back or corrected.
+
+    >>> from cueboard.boards.words import words_for
+    >>> from cueboard.contract.codes import Reason
+    >>> from cueboard.contract.notices import Notice
+    >>> refusal_forms(Reason("red is on: potting the pink is a foul ...", "not_on", ball="red"), words_for("en"))
+    ('RED IS ON: FOUL?', 'RED IS ON', 'RED ON')
+    >>> from cueboard.engine.events import Amend, Pot
+    >>> from cueboard.engine.snooker.events import Foul
+    >>> notice_words(Notice("undo", Foul(points=4, miss=True)), words_for("en"))
+    ('UNDO', ('FOUL 4 MISS', 'FOUL 4 M', 'F4M'))
+    >>> notice_words(Notice("redo", Pot(balls=("black",))), words_for("sv"))
+    ('GÖR OM', ('SVART I HÅL', 'SVART'))
+    >>> notice_words(Notice("corrected", Amend(seq=14, event=Pot(balls=("pink",)))), words_for("en"))
+    ('CORRECTED', ('EVENT 14: POT PINK', 'EVENT 14: PINK', '14: POT PINK', '14: PINK'))
+    >>> notice_words(Notice("undo", Amend(seq=3, delete=True)), words_for("de"))
+    ('ZURÜCK', ('KORREKTUR 3', 'KORR 3'))
+    """
     head = say(f"notice.{notice.kind}")[0]
     if notice.kind == "corrected" and isinstance(notice.event, Amend):
         return head, correction_forms(notice.event, say)

@@ -294,7 +294,15 @@ def render(shown: Shown | None, width: int, height: int, *, mode: str = "RGB",
     appeared, drawn on luma's ``dummy`` device (what the golden tests and ``cueboard render``
     use). ``prompt``: a call being keyed in (or lapsed), and ``refusal``: a refused key's
     reason (a :class:`~cueboard.contract.codes.Reason`: its short form), both appearing with the state (a
-    refusal over the call); ``notice``: an undo or a redo acknowledged."""
+    refusal over the call); ``notice``: an undo or a redo acknowledged.
+
+    >>> from cueboard.boards.shown import Shown
+    >>> from cueboard.engine import Match
+    >>> match = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"]})
+    >>> image = render(Shown(match.state()), 32, 8, mode="1")
+    >>> image.size, image.mode
+    ((32, 8), '1')
+    """
     device = dummy(width=width, height=height, mode=mode)
     renderer = Renderer(width, height, mode, size=size, options=options)
     renderer.update(shown, clock, 0.0)

@@ -1,26 +1,6 @@
-"""Anti-aliased TrueType text for the big RGB boards (HUB75 panels, 64x32 and up).
-
-On a 5x7 board every lit pixel is an LED and the pixel fonts of :mod:`.fonts` are the only
-way to draw; on a 128x64 or 192x96 RGB panel a digit 30-50 pixels high drawn with a real
-typeface and anti-aliased edges (partly lit LEDs) reads better from across the hall. The
-typeface is DejaVu Sans Condensed Bold, shipped in ``cueboard/boards/ttf/`` with its licence
-(Bitstream Vera's, DejaVu's changes in the public domain): condensed so that three-digit
-scores fit half a board, bold so that thin strokes do not fade at a distance, with
-same-width digits (a score does not jump as it changes) and the letters of every
-language the venue screens speak (docs/boards.md).
-
-A :class:`Smooth` font is a :class:`~.fonts.Font` to the layouts and the scene: ``height``,
-``width(text)`` and ``render(text)``, which here is an ``L`` mask (0-255 coverage) that
-``ImageDraw.bitmap`` blends in any colour. ``height`` is the box the font's lines take:
-for digits, the digits' own height (so big scores sit exactly in their place); for text,
-from the top of an accented capital to the bottom of a ``g`` (centred on the box: at the
-sizes of a hall board's lines the two overhang it a pixel or two); for capitals
-(:func:`caps_at`, the boards' words), from the top of an Å to the baseline, all inside.
-
->>> digits_at(30).height, digits_at(30).width("147") == digits_at(30).width("888")
-(30, True)
->>> text_at(14).render("Ó Súilleabháin").mode
-'L'
+"""Anti-aliased TrueType text (DejaVu Sans Condensed Bold) for the big RGB boards (HUB75
+panels, 64x32 and up), as a :class:`~.fonts.Font` to the layouts.
+Why this typeface, and how ``height`` is measured: docs/boards.md, "Hall boards: HUB75 panels".
 """
 
 from __future__ import annotations
@@ -86,7 +66,13 @@ class Smooth(Font):
 
 @cache
 def digits_at(height: int) -> Smooth:
-    """Digits (and the odd ``-`` or ``:``) filling a box ``height`` pixels high."""
+    """Digits (and the odd ``-`` or ``:``) filling a box ``height`` pixels high.
+
+    >>> digits_at(30).height, digits_at(30).width("147") == digits_at(30).width("888")
+    (30, True)
+    >>> text_at(14).render("Ó Súilleabháin").mode
+    'L'
+    """
     return Smooth(height, digits=True)
 
 

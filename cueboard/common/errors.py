@@ -1,40 +1,5 @@
-"""Every error cueboard raises for what it is given, under one root, in one module (as
-gpiozero's ``exc.py``).
-
-Each error also inherits the built-in it refines, so code that catches ``ValueError`` (or
-``OSError``, ``RuntimeError``) still catches it; the modules that raise them re-export them
-under the same names (``cueboard.table.mqtt.feed.MqttConfigError`` is this module's)::
-
-    CueboardError                          anything cueboard refuses, with a reason
-    ├── ConfigError (ValueError)           a configuration that cannot be used
-    │   ├── ConfigFileError                the daemon's configuration file (cueboard.table.config)
-    │   ├── KeymapError                    a keymap file (cueboard.table.keymap)
-    │   ├── MqttConfigError                the [mqtt] section (cueboard.table.mqtt.feed)
-    │   ├── HomeAssistantConfigError       the [home_assistant] section
-    │   ├── DisplayConfigError             a [[display]] board (cueboard.hw.display_config)
-    │   ├── BoxConfigError                 a [[referee_box]] (cueboard.hw.box_config)
-    │   ├── CatalogueError                 a board language's words (cueboard.boards.words)
-    │   └── VenueError                     a change the venue's record refuses (cueboard.venue)
-    ├── RejectedLine                       a log line the engine refuses on replay
-    ├── HandoffRefused (ValueError)        a match the desk hands on (cueboard.table.next_match)
-    ├── MessageRefused (ValueError)        the desk's message to a table (cueboard.table.message)
-    ├── PresenceRefused (ValueError)       a scorer's presence (cueboard.table.scorers)
-    ├── RenderError (ValueError)           what ``cueboard render`` cannot draw
-    ├── ReportError                        a log ``cueboard report`` cannot read or replay
-    ├── DaemonRunning (RuntimeError)       ``cueboard hwtest``: the daemon has the devices
-    ├── PkiError (RuntimeError)            openssl missing or refusing (cueboard.venue.pki)
-    ├── UnsupportedDriver (RuntimeError)   a WS2812 board this Pi cannot drive so
-    ├── MissingLibrary (RuntimeError)      a HUB75 backend's library not installed
-    └── SpiUnavailable (OSError)           a board's SPI bus cannot be had (it retries)
-
-The engine's :class:`~cueboard.engine.IllegalEvent` (``ValueError``) is *not* under this
-root: the engine is pure and imports nothing of cueboard outside ``engine/``. Catch
-``(CueboardError, IllegalEvent)`` for "anything refused"; a bare ``ValueError`` that is
-neither is a bug. Programming errors (``cueboard.games.kits.IncompleteGame``) are not here either.
-
->>> from cueboard.hw.buttons import BoxConfigError
->>> issubclass(BoxConfigError, ConfigError) and issubclass(BoxConfigError, ValueError)
-True
+"""Every error cueboard raises for what it is given, under one root (:class:`CueboardError`,
+whose docstring draws the tree), in one module (as gpiozero's ``exc.py``).
 """
 
 from __future__ import annotations
@@ -70,7 +35,39 @@ __all__ = [
 
 
 class CueboardError(Exception):
-    """The root of the errors cueboard raises for what it is given (not for its bugs)."""
+    """The root of the errors cueboard raises for what it is given (not for its bugs).
+
+    Each error also inherits the built-in it refines, so code that catches ``ValueError`` (or
+    ``OSError``, ``RuntimeError``) still catches it; the modules that raise them re-export them
+    under the same names (``cueboard.table.mqtt.feed.MqttConfigError`` is this module's)::
+
+        CueboardError                          anything cueboard refuses, with a reason
+        ├── ConfigError (ValueError)           a configuration that cannot be used
+        │   ├── ConfigFileError                the daemon's configuration file (cueboard.table.config)
+        │   ├── KeymapError                    a keymap file (cueboard.table.keymap)
+        │   ├── MqttConfigError                the [mqtt] section (cueboard.table.mqtt.feed)
+        │   ├── HomeAssistantConfigError       the [home_assistant] section
+        │   ├── DisplayConfigError             a [[display]] board (cueboard.hw.display_config)
+        │   ├── BoxConfigError                 a [[referee_box]] (cueboard.hw.box_config)
+        │   ├── CatalogueError                 a board language's words (cueboard.boards.words)
+        │   └── VenueError                     a change the venue's record refuses (cueboard.venue)
+        ├── RejectedLine                       a log line the engine refuses on replay
+        ├── HandoffRefused (ValueError)        a match the desk hands on (cueboard.table.next_match)
+        ├── MessageRefused (ValueError)        the desk's message to a table (cueboard.table.message)
+        ├── PresenceRefused (ValueError)       a scorer's presence (cueboard.table.scorers)
+        ├── RenderError (ValueError)           what ``cueboard render`` cannot draw
+        ├── ReportError                        a log ``cueboard report`` cannot read or replay
+        ├── DaemonRunning (RuntimeError)       ``cueboard hwtest``: the daemon has the devices
+        ├── PkiError (RuntimeError)            openssl missing or refusing (cueboard.venue.pki)
+        ├── UnsupportedDriver (RuntimeError)   a WS2812 board this Pi cannot drive so
+        ├── MissingLibrary (RuntimeError)      a HUB75 backend's library not installed
+        └── SpiUnavailable (OSError)           a board's SPI bus cannot be had (it retries)
+
+    The engine's :class:`~cueboard.engine.IllegalEvent` (``ValueError``) is *not* under this
+    root: the engine is pure and imports nothing of cueboard outside ``engine/``. Catch
+    ``(CueboardError, IllegalEvent)`` for "anything refused"; a bare ``ValueError`` that is
+    neither is a bug. Programming errors (``cueboard.games.kits.IncompleteGame``) are not here either.
+    """
 
 
 # -- configuration --------------------------------------------------------------------------
@@ -82,6 +79,10 @@ class ConfigError(CueboardError, ValueError):
 
     Raised by the getters of :class:`cueboard.common.settings.Section` (as the section's own
     subclass) and by the checks built on them; nothing else becomes a ConfigError.
+
+    >>> from cueboard.hw.buttons import BoxConfigError
+    >>> issubclass(BoxConfigError, ConfigError) and issubclass(BoxConfigError, ValueError)
+    True
     """
 
 

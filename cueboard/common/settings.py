@@ -1,33 +1,7 @@
-"""Typed getters over one table of a TOML configuration, in the manner of Klipper's ``configfile.py``.
-
-A :class:`Section` wraps one table, named by its path in the file (``mqtt``, ``mqtt.tls``,
-``display[1]``, ``referee_box[0]``). Each getter reads one key, checks its type, range or
-choices, and notes the key as one the section takes. Sub-tables are read through
-:meth:`Section.getsection`, so one section (the file's root) knows every option read in
-the file; :meth:`Section.check_unused`, called once on it at the end as Klipper's
-``check_unused_options``, refuses any key of the whole file that no getter asked for (a typo
-never passes silently). Every refusal
-has one shape, built by :func:`refusal`::
-
-    [<file>: ]<section>.<key>: <reason>
-
-and is raised as the section's error class, a :class:`~cueboard.common.errors.ConfigError`
-(docs/config.md). A leaf module: the standard library and :mod:`cueboard.common.errors` only,
-so ``cueboard.hw`` may use it.
-
->>> box = Section({"pins": [5, 6], "debounce": 0}, "referee_box[0]", kind="a referee box")
->>> box.getlist("pins")
-[5, 6]
->>> box.getfloat("debounce", 0.02, above=0, unit="seconds")
-Traceback (most recent call last):
-...
-cueboard.common.errors.ConfigError: referee_box[0].debounce: must be a number of seconds above 0, not 0
->>> Section({"prot": 8883}, "mqtt").getint("port", 1883)
-1883
->>> Section({"prot": 8883}, "mqtt", kind="mqtt").check_unused()
-Traceback (most recent call last):
-...
-cueboard.common.errors.ConfigError: mqtt.prot: unknown key (mqtt takes: nothing)
+"""Typed getters over one table of a TOML configuration (:class:`Section`), in the manner of
+Klipper's ``configfile.py``: every refusal has one shape, and unused keys are refused.
+A leaf module (the standard library and :mod:`cueboard.common.errors` only), so ``cueboard.hw``
+may use it. Docs: docs/config.md.
 """
 
 from __future__ import annotations
@@ -94,6 +68,35 @@ class Section:
     The getters take the key, a default (``REQUIRED``, or a :class:`Required` with a hint:
     the key must be given; ``None``: the getter returns None when the key is absent) and
     the checks. A default is returned as it is, unchecked.
+
+    A :class:`Section` wraps one table, named by its path in the file (``mqtt``, ``mqtt.tls``,
+    ``display[1]``, ``referee_box[0]``). Each getter reads one key, checks its type, range or
+    choices, and notes the key as one the section takes. Sub-tables are read through
+    :meth:`Section.getsection`, so one section (the file's root) knows every option read in
+    the file; :meth:`Section.check_unused`, called once on it at the end as Klipper's
+    ``check_unused_options``, refuses any key of the whole file that no getter asked for (a typo
+    never passes silently). Every refusal
+    has one shape, built by :func:`refusal`::
+
+        [<file>: ]<section>.<key>: <reason>
+
+    and is raised as the section's error class, a :class:`~cueboard.common.errors.ConfigError`
+    (docs/config.md). A leaf module: the standard library and :mod:`cueboard.common.errors` only,
+    so ``cueboard.hw`` may use it.
+
+    >>> box = Section({"pins": [5, 6], "debounce": 0}, "referee_box[0]", kind="a referee box")
+    >>> box.getlist("pins")
+    [5, 6]
+    >>> box.getfloat("debounce", 0.02, above=0, unit="seconds")
+    Traceback (most recent call last):
+    ...
+    cueboard.common.errors.ConfigError: referee_box[0].debounce: must be a number of seconds above 0, not 0
+    >>> Section({"prot": 8883}, "mqtt").getint("port", 1883)
+    1883
+    >>> Section({"prot": 8883}, "mqtt", kind="mqtt").check_unused()
+    Traceback (most recent call last):
+    ...
+    cueboard.common.errors.ConfigError: mqtt.prot: unknown key (mqtt takes: nothing)
     """
 
     def __init__(self, table: Any, path: str = "", *, error: type[ConfigError] = ConfigError, kind: str = "",

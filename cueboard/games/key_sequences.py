@@ -1,24 +1,5 @@
-"""What a sequence of keys says: the calls of the referee and the marker, key by key.
-
-Pure: no I/O, no clock. Each game has a :class:`Grammar` that takes the call keyed in
-so far (a :class:`Draft`, or None), one more key's action and the match's state (the
-engine's typed :data:`~cueboard.engine.state.State`), and returns the call with that key
-added (still a :class:`Draft`), the finished call, or a :class:`Refusal` saying why that key
-makes no event here. A finished call is an engine event (``cueboard.engine.events`` and the
-game's own, frozen dataclasses: the daemon applies it as it is), or a :data:`TableCommand`
-for what is the daemon's rather than the engine's (a new match, the shot clock). The grammar
-only builds events; whether an event is allowed now is the engine's to say (it names the
-rule). The keys are in docs/keymaps.md.
-
->>> from cueboard.engine import Match, to_json
->>> state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state()
->>> g = SnookerKeys()
->>> d = g.step(None, "FOUL", state)
->>> foul = g.step(d, "BLUE", state)
->>> type(foul).__name__, foul.points, to_json(foul)
-('Foul', 5, {'type': 'foul', 'points': 5})
->>> g.step(d, "NO_POT", state).reason
-'a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)'
+"""What a sequence of keys says: the calls of the referee and the marker, key by key, as a
+pure :class:`Grammar` a game. The keys: docs/keymaps.md.
 """
 
 from __future__ import annotations
@@ -174,7 +155,28 @@ Step = Draft | Event | TableCommand | Refusal
 class Grammar:
     """The key sequences of one game. ``actions``: the actions its keymaps may give a key
     (besides :data:`COMMON_ACTIONS`); ``holdable``: those that never finish an event
-    when pressed, so a hold can take the press back and mean something else."""
+    when pressed, so a hold can take the press back and mean something else.
+
+    Pure: no I/O, no clock. Each game has a :class:`Grammar` that takes the call keyed in
+    so far (a :class:`Draft`, or None), one more key's action and the match's state (the
+    engine's typed :data:`~cueboard.engine.state.State`), and returns the call with that key
+    added (still a :class:`Draft`), the finished call, or a :class:`Refusal` saying why that key
+    makes no event here. A finished call is an engine event (``cueboard.engine.events`` and the
+    game's own, frozen dataclasses: the daemon applies it as it is), or a :data:`TableCommand`
+    for what is the daemon's rather than the engine's (a new match, the shot clock). The grammar
+    only builds events; whether an event is allowed now is the engine's to say (it names the
+    rule). The keys are in docs/keymaps.md.
+
+    >>> from cueboard.engine import Match, to_json
+    >>> state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state()
+    >>> g = SnookerKeys()
+    >>> d = g.step(None, "FOUL", state)
+    >>> foul = g.step(d, "BLUE", state)
+    >>> type(foul).__name__, foul.points, to_json(foul)
+    ('Foul', 5, {'type': 'foul', 'points': 5})
+    >>> g.step(d, "NO_POT", state).reason
+    'a foul ends with the ball that sets its penalty: its value, at least 4 (Section 3 Rule 10)'
+    """
 
     game: ClassVar[str]
     actions: ClassVar[frozenset[str]]

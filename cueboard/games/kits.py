@@ -1,25 +1,6 @@
-"""The games cueboard plays: one explicit registry, :data:`KITS`.
-
-Each game is one entry listing every part the product needs of it, in the manner of
-python-chess's variants: its rules (the engine's :class:`~cueboard.engine.Game`), the key
-grammar of its referee boxes and keypads (``cueboard.games.key_sequences``), its simulator
-(``cueboard.games.simulate_snooker``, ``cueboard.games.simulate_blackball``), its printed result sheet
-(``cueboard.games.sheet_lines``) and its demo (``cueboard demo``'s keymaps and match). Two parts
-are listed below this registry, where the layer that uses them picks them by the game's
-name, and the entry reads them from there rather than listing them again: the board layouts
-(``LAYOUTS`` in ``cueboard.boards.catalogue``, the boards being below this module) and the
-sheet of the match record (``SHEETS`` in ``cueboard.engine.record``). Nothing registers
-itself on import: a new game is its folders and one entry here. Every part is required and
-checked when this module is imported (:class:`GameKit`, :func:`registry`), so a game missing
-a part is an error naming the game and the part, never a ``None`` later; a name the engine
-does not know is refused, naming the games there are.
-
->>> kit("snooker").keys.game
-'snooker'
->>> kit("pool")
-Traceback (most recent call last):
-...
-cueboard.engine.errors.IllegalEvent: match: 'game' must be one of 'blackball', 'snooker', not 'pool'
+"""The games cueboard plays: one explicit registry, :data:`KITS`, an entry a game listing every
+part the product needs of it, checked on import. What an entry holds and why:
+:func:`registry`, and docs/layers.md.
 """
 
 from __future__ import annotations
@@ -140,7 +121,22 @@ class GameKit:
 def registry(*kits: GameKit) -> Mapping[str, GameKit]:
     """The kits by game name: exactly the engine's games, each once; IncompleteGame naming the
     game otherwise (a game of the engine with no kit, a kit of no engine game, one twice, board
-    layouts or a record sheet for a game with no kit)."""
+    layouts or a record sheet for a game with no kit).
+
+    Each game is one entry listing every part the product needs of it, in the manner of
+    python-chess's variants: its rules (the engine's :class:`~cueboard.engine.Game`), the key
+    grammar of its referee boxes and keypads (``cueboard.games.key_sequences``), its simulator
+    (``cueboard.games.simulate_snooker``, ``cueboard.games.simulate_blackball``), its printed result sheet
+    (``cueboard.games.sheet_lines``) and its demo (``cueboard demo``'s keymaps and match). Two parts
+    are listed below this registry, where the layer that uses them picks them by the game's
+    name, and the entry reads them from there rather than listing them again: the board layouts
+    (``LAYOUTS`` in ``cueboard.boards.catalogue``, the boards being below this module) and the
+    sheet of the match record (``SHEETS`` in ``cueboard.engine.record``). Nothing registers
+    itself on import: a new game is its folders and one entry here. Every part is required and
+    checked when this module is imported (:class:`GameKit`, :func:`registry`), so a game missing
+    a part is an error naming the game and the part, never a ``None`` later; a name the engine
+    does not know is refused, naming the games there are.
+    """
     out: dict[str, GameKit] = {}
     for entry in kits:
         if entry.name in out:
@@ -170,5 +166,13 @@ KITS: Mapping[str, GameKit] = registry(
 
 
 def kit(name: object) -> GameKit:
-    """The entry of game ``name``; IllegalEvent naming the games there are if there is none."""
+    """The entry of game ``name``; IllegalEvent naming the games there are if there is none.
+
+    >>> kit("snooker").keys.game
+    'snooker'
+    >>> kit("pool")
+    Traceback (most recent call last):
+    ...
+    cueboard.engine.errors.IllegalEvent: match: 'game' must be one of 'blackball', 'snooker', not 'pool'
+    """
     return KITS[find_game(name).name]

@@ -1,28 +1,5 @@
-"""Random *legal* event sequences for a match: for property tests, fuzzing and benchmarks.
-
-The engine stays pure; all randomness lives here. The generator is game-agnostic: for the
-match's current typed ``state()`` a per-game function proposes candidate engine events (frozen
-dataclasses), each with a weight, and the first candidate the engine accepts (``match.check``),
-in a weighted random order, is the next event. Proposing an illegal candidate is harmless (it
-is just skipped), so a game's candidate function may be generous and need not re-implement
-the rules. A log (:func:`random_log`, :func:`realistic_log`) is what a journal holds: the match
-line, then each event's JSON (``to_json``).
-
->>> import random
->>> log = random_log({"type": "match", "game": "snooker", "sides": ["A", "B"], "reds": 6},
-...                  random.Random(1), events=40)
->>> log[0]["type"], len(log) <= 41
-('match', True)
-
-Each game's part (its candidate function and random match line, in ``simulate_snooker``
-and ``simulate_blackball``) is listed with the rest of the game in ``cueboard.games.kits``.
-
-``undo`` and ``redo`` are added by :func:`candidates` for every game (they are the
-engine's, not the game's). Weights are relative: keep the strokes heavy (pots, misses)
-and frame-ending oddities (concede, award, rerack) rare, so that frames actually finish.
-
-:func:`final_log` is a deterministic, realistic best-of-35 snooker final (breaks, safety
-exchanges, fouls and misses, conceded frames) for the benchmark in ``bench/engine.py``.
+"""Random *legal* event sequences for a match, for property tests, fuzzing and benchmarks:
+all randomness lives here, the engine stays pure. How the generator works: :func:`choose`.
 """
 
 from __future__ import annotations
@@ -90,7 +67,26 @@ def accepts(match: Match, event: Event) -> bool:
 
 def choose(match: Match, rng: random.Random, *, undo: bool = True) -> Event | None:
     """A random event the match accepts now, or None when no candidate is legal
-    (in practice: the match is over and undo is off). ``match`` is not changed."""
+    (in practice: the match is over and undo is off). ``match`` is not changed.
+
+    The engine stays pure; all randomness lives here. The generator is game-agnostic: for the
+    match's current typed ``state()`` a per-game function proposes candidate engine events (frozen
+    dataclasses), each with a weight, and the first candidate the engine accepts (``match.check``),
+    in a weighted random order, is the next event. Proposing an illegal candidate is harmless (it
+    is just skipped), so a game's candidate function may be generous and need not re-implement
+    the rules. A log (:func:`random_log`, :func:`realistic_log`) is what a journal holds: the match
+    line, then each event's JSON (``to_json``).
+
+    Each game's part (its candidate function and random match line, in ``simulate_snooker``
+    and ``simulate_blackball``) is listed with the rest of the game in ``cueboard.games.kits``.
+
+    ``undo`` and ``redo`` are added by :func:`candidates` for every game (they are the
+    engine's, not the game's). Weights are relative: keep the strokes heavy (pots, misses)
+    and frame-ending oddities (concede, award, rerack) rare, so that frames actually finish.
+
+    :func:`final_log` is a deterministic, realistic best-of-35 snooker final (breaks, safety
+    exchanges, fouls and misses, conceded frames) for the benchmark in ``bench/engine.py``.
+    """
     for event in weighted_order(candidates(match, undo=undo), rng):
         if accepts(match, event):
             return event
@@ -122,6 +118,12 @@ def random_log(setup: JsonObject, rng: random.Random, events: int, *,
 
     With ``undo`` the log may contain ``undo``/``redo`` lines: replaying it with
     ``Match.apply`` line by line gives the same match.
+
+    >>> import random
+    >>> log = random_log({"type": "match", "game": "snooker", "sides": ["A", "B"], "reds": 6},
+    ...                  random.Random(1), events=40)
+    >>> log[0]["type"], len(log) <= 41
+    ('match', True)
     """
     match = Match.from_json(setup)
     log: list[JsonObject] = [dict(setup)]

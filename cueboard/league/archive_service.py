@@ -1,31 +1,6 @@
-"""``cueboard archive run``: every table's record from a broker into the archive, once each.
-
-An MQTT 5 client (paho) with a persistent session (``clean_start`` false, a session expiry of
-:data:`SESSION_EXPIRY`, a fixed client id) subscribed at QoS 1 to ``cueboard/+/+/record``
-(``--topic``, as many as wanted), on a venue's broker or on the league's, which the venues'
-bridges feed. Nothing is lost:
-
-- a message is acknowledged only once its record is committed (paho's manual
-  acknowledgement): killed before that, even in the middle of the transaction, the broker
-  still holds the message for the session and sends it again when the archive is back;
-- while the archive is down the broker queues the session's messages (and a venue's
-  bridge queues for the league while the venue's link is down);
-- while it is up, the broker hands it every record as it comes, up to :data:`RECEIVE_MAXIMUM`
-  unacknowledged (MQTT 5's Receive Maximum, which for this client replaces the broker's
-  ``max_inflight_messages``): a burst of match ends waits in the archive's own inbox,
-  unacknowledged, not in the broker's queue, which keeps only ``max_queued_messages`` (1,000)
-  beyond the in-flight ones for a client and drops the rest. With the league's window of 100,
-  a burst of 768 matches ending in 3 s lost 253 of them there (``bench/archive.py``,
-  docs/league.md);
-- on every connect the archive subscribes again, so the broker also sends the record each
-  table holds retained: whatever a queue could not hold, a broker restarted without its
-  persistence file, is caught up with the latest record of every table;
-- a database that fails a write (PostgreSQL restarting) leaves the message unacknowledged;
-  the archive drops the connection and takes the message again on reconnecting.
-
-Nothing is stored twice: every record is keyed by its ``match_id`` (``store.py``).
-A record refused (not JSON, too big, not a record) is acknowledged and logged with the
-topic and the reason, never tried forever.
+"""``cueboard archive run``: every table's record from a broker into the archive, once each
+(an MQTT 5 client, a persistent session, QoS 1, acknowledged only once committed).
+Why nothing is lost or stored twice: docs/league.md, "What 'stored once' means".
 """
 
 from __future__ import annotations

@@ -1,26 +1,6 @@
-"""``cueboard demo``: the whole table on a laptop with no hardware.
-
-The real daemon (``cueboard.table.service.open_table``) with:
-
-- the referee box on gpiozero's mock pins, pressed from the keyboard: the box's three rows
-  of four buttons are the keys ``1234``, ``qwer``, ``asdf``; a capital letter (or ``!"£$``)
-  holds the button down past its hold time;
-- the marker's keypad on a pseudo-terminal: run ``cueboard keypad-sim --create PATH`` in
-  another terminal (the path is printed) and key in on it;
-- the LED board drawn in this terminal (64x16, or ``--layout 32x8`` / ``128x32``, on luma's
-  dummy device), or a hall board of HUB75 panels (``--board hub75-128x64``, 64x32 or 192x96,
-  on RGBMatrixEmulator) in the terminal or, with ``--window``, in a window;
-- MQTT to the broker given with ``--broker``, else an embedded one (amqtt, MQTT 3.1.1, with
-  a WebSockets listener for a venue screen page), so a screen can subscribe at once:
-  ``mosquitto_sub -h 127.0.0.1 -p PORT -t 'cueboard/#' -v``.
-
-With no terminal on standard input (or with ``--autoplay``) it plays a realistic match by
-itself through the same daemon, two events a second (``--events`` stops it).
-
-It prints, in either mode, what to run beside it: the keypad simulator (with the keypad's
-legend), ``cueboard send`` to its control socket, the venue screen and an MQTT subscriber;
-and where its journal is. The journal is kept (in a new folder under the temporary
-directory, or ``--journal``): a demo match can be replayed or rendered afterwards.
+"""``cueboard demo``: the whole table on a laptop with no hardware: the real daemon with a
+keyboard for the referee box, a simulated keypad, the board drawn in the terminal and MQTT
+to a broker of its own. What it runs and prints: :func:`run_demo`, and README.md.
 """
 
 from __future__ import annotations
@@ -220,6 +200,30 @@ def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | Non
 def run_demo(*, broker: str | None, game: str, autoplay: bool | None, events: int | None,
              journal: str | None, layout: str = "64x16", board: str | None = None, window: bool = False,
              language: str = "en", out: TextIO = sys.stdout) -> int:
+    """Run ``cueboard demo``.
+
+    The real daemon (``cueboard.table.service.open_table``) with:
+
+    - the referee box on gpiozero's mock pins, pressed from the keyboard: the box's three rows
+      of four buttons are the keys ``1234``, ``qwer``, ``asdf``; a capital letter (or ``!"£$``)
+      holds the button down past its hold time;
+    - the marker's keypad on a pseudo-terminal: run ``cueboard keypad-sim --create PATH`` in
+      another terminal (the path is printed) and key in on it;
+    - the LED board drawn in this terminal (64x16, or ``--layout 32x8`` / ``128x32``, on luma's
+      dummy device), or a hall board of HUB75 panels (``--board hub75-128x64``, 64x32 or 192x96,
+      on RGBMatrixEmulator) in the terminal or, with ``--window``, in a window;
+    - MQTT to the broker given with ``--broker``, else an embedded one (amqtt, MQTT 3.1.1, with
+      a WebSockets listener for a venue screen page), so a screen can subscribe at once:
+      ``mosquitto_sub -h 127.0.0.1 -p PORT -t 'cueboard/#' -v``.
+
+    With no terminal on standard input (or with ``--autoplay``) it plays a realistic match by
+    itself through the same daemon, two events a second (``--events`` stops it).
+
+    It prints, in either mode, what to run beside it: the keypad simulator (with the keypad's
+    legend), ``cueboard send`` to its control socket, the venue screen and an MQTT subscriber;
+    and where its journal is. The journal is kept (in a new folder under the temporary
+    directory, or ``--journal``): a demo match can be replayed or rendered afterwards.
+    """
     # the ignore below: gpiozero ships no type hints (no py.typed, no stubs)
     from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]  # gpiozero ships no type hints (no py.typed, no stubs)
 

@@ -1,34 +1,6 @@
-"""``cueboard hwtest``: the installer's check of a table's hardware, with the daemon stopped.
-
-It reads the daemon's configuration and opens the same devices the same way
-(``cueboard run`` must not be running: it says so and exits 2), then:
-
-- each LED board, one after another, in steps: every LED on (a MAX7219 chain first with
-  its chips' display-test register, which lights every LED whatever the chip was sent,
-  then every pixel drawn; a colour board white, then red, green and blue), a row walking
-  top to bottom, a column walking left to right, and the 8x8 blocks numbered (on a
-  MAX7219 board, the chips: 0 is the top left, then along the top row; alternate blocks
-  lit, so that each one's edges show); on a HUB75 board, the panels instead: each outlined
-  in its own colour and numbered, then a test pattern (colour bars, grey and colour ramps);
-- the keypad: its green light and one beep (accepted), its red light and two beeps
-  (refused);
-- all along, every referee button and keypad key echoed as it is pressed, with its
-  button or key number, GPIO pin or row and column, and the action the keymap gives it:
-  ``referee box 0, button 3 (GPIO 19): BROWN``, ``keypad key 5 (row 1, column 1): 2``.
-  Each key press is answered on the keypad (a beep and green, or red for a key that has
-  no action), so the marker hears it arrive.
-
-A step lasts until Enter (:class:`EnterPacer`) or a fixed time (:class:`TimedPacer`,
-``--step-seconds``); a walk's frames move on by themselves meanwhile. A device that does
-not open is reported and the check goes on with the rest; the summary at the end says
-which buttons and keys were never pressed. Ctrl-C closes every device (boards blank, a
-MAX7219's display test off, pins released, serial port closed) and exits 130; so do
-SIGTERM and SIGHUP (an SSH session closed).
-
-Tests (``tests/test_hwtest.py``) inject the devices' lowest levels, as the daemon's tests
-do: gpiozero's ``MockFactory`` and a ``ManualClock`` for the buttons, a pseudo-terminal
-for the keypad, luma's emulators or a recording serial interface for the boards, and a
-pacer of their own for the steps.
+"""``cueboard hwtest``: the installer's check of a table's hardware, with the daemon stopped:
+each board lit in steps, the keypad's lights and beeps, every button and key echoed.
+What it does and prints: docs/hardware.md, "Checking the hardware".
 """
 
 from __future__ import annotations

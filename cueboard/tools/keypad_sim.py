@@ -1,24 +1,6 @@
-"""``cueboard keypad-sim``: a marker's keypad in a terminal, speaking the real protocol.
-
-``KeypadSimulator`` is the keypad's end of the link (the shared ``keyproto.Link``, as in
-the firmware) on a file descriptor: the master side of a pseudo-terminal, or a serial
-port. It keeps its unacknowledged presses across ``unplug()`` and ``plug()`` as the
-keypad does while it stays powered, starts afresh on ``reboot()``, and can drop, corrupt
-or repeat its next frames, so tests and demos can show the link recovering.
-
-Like the keypad, it reports a press once, and a long press twice: pressed, then held
-(``hold``). ``run_terminal`` is the command: type a key by its label as the keymap's
-legend shows it (``black``, ``foul``, ``free ball``, any case; a shifted action such as
-``award`` presses SHIFT and then its key, a held one holds its key), by its number
-(``7``), or by row and column (``2,3``), a number with ``h`` to hold it (``7h``), or
-``help``. It prints the keymap's legend (which number is which action, shifted and held),
-and each key as the action it is.
-
-The keypad protocol carries only a verdict, accepted or refused (a beep and a light).
-Why a key was refused, and what the table has understood of a call being keyed, the
-daemon publishes on MQTT (``<prefix>/rejected`` and ``<prefix>/input``, docs/mqtt.md):
-given ``--broker``, the simulator subscribes to both and prints those of the keypad
-(``source`` ``keypad``), as a marker's display beside the keypad would show them.
+"""``cueboard keypad-sim``: a marker's keypad in a terminal, speaking the real protocol over a
+pseudo-terminal or a serial port; it can drop, corrupt or repeat frames for tests.
+How it behaves and what it prints: docs/keypad-protocol.md, "The simulator".
 """
 
 from __future__ import annotations

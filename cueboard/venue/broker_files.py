@@ -1,26 +1,7 @@
 """The venue broker's files, written from the venue's record (:class:`.plan.Venue`):
-
-- ``mosquitto/venue.conf``: four listeners, each with its own logins (``per_listener_settings``):
-  the tables' (MQTT over TLS; the broker knows a table by its login, ``use_username_as_clientid``,
-  so a table has exactly one session and no client can take its id), the people's (the desk and
-  scorers over MQTT/TLS, several devices a login, each with its own id starting ``cueboard-``),
-  the people's pages (the same over secure WebSockets) and the screens' (secure WebSockets,
-  anonymous, read only; no password is taken there).
-- ``mosquitto/acl``: a role's rights, and nothing else grants any: a table writes its own topics
-  (and may clear its ``next``) and reads its commands, its ``next`` and ``message`` and its scorers'
-  presence; its paced links (``<table>.scorers``, ``<table>.commands``: cueboard.table.mqtt.paced_link) read
-  only its scorers' lines and its commands; the desk reads everything and writes every table's
-  command topic that ends in its own name, every table's ``next`` and ``message``, the venue's
-  ``competition``, ``desk/presets`` and ``desk/players``; a scorer reads its table and writes only
-  that table's ``score/<its login>`` and ``score/<its login>/presence`` (the table takes from there
-  only what a marker keys); anonymous screens read and write nothing else.
-- ``mosquitto/tables.passwd`` and ``people.passwd``: the logins' hashes, one file a listener.
-
-Everything here takes effect with a reload (``systemctl reload mosquitto``, SIGHUP): the ACL and
-password files are read again, and no table is dropped. Only the listeners need a restart, which
-``cueboard venue init`` says. mosquitto 2.0.11 refuses a reload of a file with ``auto_id_prefix``
-(``Duplicate auto_id_prefix value``) and binds a WebSockets listener to every address whatever its
-``listener`` line says unless ``socket_domain`` is given: neither is left to chance here.
+``mosquitto/venue.conf`` (four listeners), ``mosquitto/acl`` (a role's rights) and the
+logins' ``tables.passwd`` and ``people.passwd``. Each listener and rule, and why:
+docs/security.md, "The venue's broker as ``cueboard venue`` writes it".
 """
 
 from __future__ import annotations

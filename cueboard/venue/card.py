@@ -1,19 +1,6 @@
-"""A table's scorer card (``cueboard venue card --table t1``, docs/scorer.md): a printable A6 or
-A5 card, PNG or PDF, to leave at the table.
-
-- The table's name and venue, big.
-- QR code 1: the scorer page's address for this table with a scorer login of this table only.
-  The login is in the address's **fragment** (``#user=...&pass=...&trust=1``), never its
-  query: a browser never sends the fragment to a server, so the password reaches no server's
-  log; the page stores it on the phone and wipes it from the address bar (screen/score/score.js).
-- QR code 2: the venue CA's certificate (``/venue-ca.crt``, served by ``cueboard screen
-  --venue-ca``), with a few words on trusting it on Android and iOS and the start of its
-  SHA-256 fingerprint, to compare with the one the phone shows before trusting it.
-
-Revoking the login (``cueboard venue revoke scorer-t1``) makes the card useless: the broker
-refuses the password it carries. The QR codes are made by segno (pure Python, maintained,
-ISO/IEC 18004 with error correction level M, which survives a worn or smudged card); the
-card is drawn with Pillow at 300 dpi, and a PDF is that picture on a page of the card's size.
+"""A table's scorer card (``cueboard venue card --table t1``): a printable A6 or A5 card, PNG
+or PDF, with the scorer page's QR code (its login in the fragment) and the venue CA's.
+What is on it and why: docs/scorer.md, "The scorer card".
 """
 
 from __future__ import annotations

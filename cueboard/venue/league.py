@@ -1,21 +1,6 @@
-"""``cueboard league``: a league's broker, hardened as written, and its venues' bridges.
-
-- ``init``: the league's CA and certificate, its record (``league.json``), and its broker's files:
-  the bridges' listener (MQTT over TLS, a login a venue, the id tied to the login:
-  ``use_username_as_clientid``, so no client can take a bridge's id), the readers' listener
-  (secure WebSockets, anonymous, read only: league screens and overlays) and a ``results``
-  login that reads everything. Anonymous clients connect to the readers' listener only.
-- ``add-venue``: a venue's two bridge logins, and the lines the venue's broker needs to bridge
-  to the league (in ``logins/venue-<name>.bridge.conf``): ``venue-<name>`` carries everything
-  the venue publishes, ``venue-<name>-results`` the match records alone (docs/league.md: while
-  the link is down each bridge's queue holds 1,000 messages, which the main bridge fills within
-  minutes; the records' bridge holds days of records).
-
-The ACL: each venue's login writes its own venue's topics and its own bridge state,
-``$SYS/broker/connection/venue-<venue>/state``; its records login writes its venue's records
-(``cueboard/<venue>/+/record``) and its own bridge state, nothing else; nobody else writes
-anything, so no client fakes a venue's state or a table's score. A reload (``systemctl reload mosquitto``)
-takes a new venue without dropping the others.
+"""``cueboard league``: a league's broker, hardened as written (``init``), and its venues'
+bridges (``add-venue``). The listeners, logins and ACL, and why: docs/security.md,
+"A league's broker".
 """
 
 from __future__ import annotations

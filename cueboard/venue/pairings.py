@@ -1,25 +1,6 @@
-"""A club night's draw: a knockout (single elimination) and a round robin, as pure functions.
-
-Nothing here reads a clock or draws at random by itself: a drawn knockout takes the
-``seed`` of its draw (the desk keeps it, so the same draw can be shown again and checked),
-and the rest is arithmetic. The desk hands each :meth:`Bracket.ready` match to a table and
-gives the winner back with :meth:`Bracket.won`, which returns the bracket moved on.
-
-**Knockout**: the bracket has the next power of two places (5 to 8 players: 8); the places
-left over are byes. Seeded, seed 1 meets the lowest seed, seeds 1 and 2 can only meet in
-the final, seeds 1-4 not before the semi-finals (the usual seeding ladder: 1 v 8, 4 v 5,
-2 v 7, 3 v 6 in an 8), and the byes go to the top seeds. Drawn, the order of the players is
-shuffled by the draw's seed and then placed as seeds are, so byes are spread over the
-bracket and a bye never meets a bye. A player with a bye is through to round 2.
-
-**Handicaps**: each player has a handicap (snooker points received at the start of every
-frame, 0 for scratch; a stronger player's is negative or 0). A match between two gives the
-difference to the weaker (``[max(0, a - b), max(0, b - a)]``), the match line's
-``handicap`` (events.md).
-
-**Round robin**: every player meets every other once (``twice``: home and away), by the
-circle method: ``n - 1`` rounds for an even ``n``, ``n`` for an odd one, each with one
-player sitting out (a bye).
+"""A club night's draw, as pure functions: a knockout (single elimination, seeded or drawn by
+a kept ``seed``, with handicaps) and a round robin (the circle method).
+The rules of each: docs/desk.md, "The draw's rules".
 """
 
 from __future__ import annotations

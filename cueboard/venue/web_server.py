@@ -1,22 +1,6 @@
 """A bounded web server for every page the product serves (the venue screen now; the desk, the
-scorer and the league's results pages and their small JSON API later), on aiohttp.
-
-The standard library's ``http.server`` has no timeouts or limits of its own (800 slow
-connections made 801 threads; 5.4 MB of headers were read in one request). Here:
-
-- **a cap on connections** (:attr:`Limits.connections`): one more is closed at once;
-- **a read timeout**: a request's head must arrive within :attr:`Limits.header_timeout` seconds
-  of the connection (or of the previous answer on a kept-alive one), or the connection is
-  closed: a slowloris client holds a connection for that long at most; idle kept-alive
-  connections close after :attr:`Limits.keepalive`;
-- **a cap on header bytes**: at most :attr:`Limits.header_bytes` before a request's head is
-  complete (and aiohttp's own caps on a line, a field and their count), else the connection
-  is closed or answered 400;
-- **HTTPS** with the venue's certificate (``cueboard venue init`` writes one) when given;
-- **loopback by default**: ``--host`` opens it to the LAN;
-- the security headers of the caller's (:mod:`cueboard.venue.pages`) on every answer, errors too.
-
-No thread per connection: one asyncio loop, in the thread that calls :meth:`WebServer.serve_forever`.
+scorer and the league's pages later), on aiohttp: capped connections and header bytes, read
+timeouts, HTTPS, loopback by default. Why and how: :class:`WebServer`.
 """
 
 from __future__ import annotations
@@ -144,7 +128,25 @@ class _Guard(asyncio.Protocol):
 
 class WebServer:
     """Routes (``add_get``), limits, TLS; ``server_address`` once made; :meth:`serve_forever`
-    runs it in the calling thread until :meth:`shutdown` (from any thread)."""
+    runs it in the calling thread until :meth:`shutdown` (from any thread).
+
+    The standard library's ``http.server`` has no timeouts or limits of its own (what that
+    cost: docs/performance.md, "Figures moved out of module docstrings"). Here:
+
+    - **a cap on connections** (:attr:`Limits.connections`): one more is closed at once;
+    - **a read timeout**: a request's head must arrive within :attr:`Limits.header_timeout` seconds
+      of the connection (or of the previous answer on a kept-alive one), or the connection is
+      closed: a slowloris client holds a connection for that long at most; idle kept-alive
+      connections close after :attr:`Limits.keepalive`;
+    - **a cap on header bytes**: at most :attr:`Limits.header_bytes` before a request's head is
+      complete (and aiohttp's own caps on a line, a field and their count), else the connection
+      is closed or answered 400;
+    - **HTTPS** with the venue's certificate (``cueboard venue init`` writes one) when given;
+    - **loopback by default**: ``--host`` opens it to the LAN;
+    - the security headers of the caller's (:mod:`cueboard.venue.pages`) on every answer, errors too.
+
+    No thread per connection: one asyncio loop, in the thread that calls :meth:`WebServer.serve_forever`.
+    """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, limits: Limits | None = None,
                  tls: ssl.SSLContext | None = None, headers: Mapping[str, str] | None = None) -> None:

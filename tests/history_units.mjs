@@ -53,6 +53,9 @@ ahead = withSnapshot(ahead, snap("e1", 4, 2));
 check(same(shown(ahead), before) && ahead.known === 6, "a snapshot behind the page's lines changes nothing");
 let behind = withSnapshot(withSnapshot(emptyHistory(), snap("e1", 1, 1)), snap("e1", 5, 2));
 check(behind.known === 5 && same(shown(behind), ["2:no_pot", "3:pot"]), `a snapshot past a gap rebuilds: ${shown(behind)}`);
+let over = withSnapshot(withSnapshot(emptyHistory(), snap("e1", 3, 3)), snap("e1", 5, 3));
+check(over.known === 5 && same(shown(over), ["1:pot", "1:undo", "2:no_pot", "3:pot"]),
+  `a snapshot that overlaps the page's lines adds the ones past them: ${shown(over)}`);
 // a new match: its snapshot of a new epoch starts the list again
 let next = withSnapshot(ahead, { ...snap("e3", 0, 0), match_id: null });
 check(next.events.length === 0 && next.epoch === "e3", "a new match's snapshot empties the list");

@@ -57,8 +57,9 @@ function drain(kept) {
 
 /**
  * The retained snapshot. From a table before slots (no `epoch`): the list, whole, as it says.
- * Else: the list rebuilt from it when it is another match or restart's (`epoch`), or when it ends
- * past the lines this page has in an unbroken run (a gap); otherwise this page is ahead of it.
+ * Else: the list rebuilt from it when it is another match or restart's (`epoch`), or when it
+ * starts past the lines this page has in an unbroken run (a gap); its lines past the page's added
+ * when it overlaps them; nothing when this page is ahead of it.
  * @param {Kept} kept @param {any} body @returns {Kept}
  */
 export function withSnapshot(kept, body) {
@@ -69,6 +70,12 @@ export function withSnapshot(kept, body) {
     return { ...kept, ...base, events: rebuilt(), epoch: null, known: 0, held: new Map() };
   }
   if (body.epoch === kept.epoch && body.lines <= kept.known) return { ...kept, match_id: base.match_id };
+  const first = body.lines - body.events.length + 1; // the number of its first line
+  if (body.epoch === kept.epoch && first <= kept.known + 1) {
+    // It overlaps the page's lines (it came before the newest slots): the lines past them, added.
+    const events = body.events.slice(kept.known + 1 - first).reduce(withEvent, kept.events);
+    return drain({ ...kept, match_id: base.match_id, events, known: body.lines });
+  }
   const held = new Map([...kept.held].filter(([n, s]) => s.epoch === body.epoch && n > body.lines));
   return drain({ ...kept, ...base, events: rebuilt(), epoch: body.epoch, known: body.lines, held });
 }

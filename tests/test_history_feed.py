@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mosquitto import Message, Subscriber
-from test_handoffs import T1, Club, club, valid  # noqa: F401 (the fixture)
+from mosquitto import Message
+from test_handoffs import T1, Club, valid
+from test_handoffs import club as club  # the fixture, taken by its name
 
 from cueboard.engine import Match
 from cueboard.games.simulate import final_log

@@ -314,10 +314,15 @@ def test_the_history_is_there_after_a_reconnect_and_a_preview_changes_nothing(cl
                                             "id": "pv"})  # the real one, same id: applied (a preview keeps none)
         assert answer(sub, "pv").topic == f"{T1}/event"
 
-    # The desk reloads: the retained history has every line, with when, where from and who.
-    with club.subscriber(f"{T1}/history") as again:
-        history = valid("history", again.get().json())
-    assert history["truncated"] == 0 and history["match_id"].startswith("club/t1/")
+    # The desk reloads: the retained snapshot (taken at the start, before the first line) and the
+    # slots since it have every line, with when, where from and who.
+    with club.subscriber(f"{T1}/history", f"{T1}/history/+") as again:
+        snapshot = valid("history", again.wait_topic(f"{T1}/history").json())
+        slots = [again.wait_for(lambda m: m.topic.startswith(f"{T1}/history/")).json() for _ in range(5)]
+    assert snapshot["truncated"] == 0 and snapshot["lines"] == 0 and snapshot["events"] == []
+    assert all(s["epoch"] == snapshot["epoch"] for s in slots)
+    history = {"events": [s["line"] for s in sorted(slots, key=lambda s: s["n"])]}
+    assert sorted(s["n"] for s in slots) == [1, 2, 3, 4, 5]
     assert [(e["source"], e["user"]) for e in history["events"]] == [
         ("desk", "desk"), ("desk", "desk"), ("desk", "desk"), ("keypad", None), ("desk", "desk")]
     assert [e["seq"] for e in history["events"]] == [1, 2, 3, 4, 4] and all(e["ts"] for e in history["events"])

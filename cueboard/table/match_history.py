@@ -2,12 +2,20 @@
 when, from where and by whom, for the desk (which shows it after a reload, and picks a stroke to
 correct from it).
 
-Retained, republished after each change::
+A bounded snapshot, retained, republished at a new match, at the table's start and every
+:data:`SNAPSHOT_EVERY` lines (never rebuilt and republished at every stroke: late in a long
+final that was 177 KiB an event)::
 
     {"schema": 1, "match_id": "club/t1/2026-11-26T19:30:00.000Z",
      "events": [{"seq": 1, "event": {"type": "pot", "balls": ["red"], "t": ...}, "ts": "...",
                  "source": "referee", "user": null}, ...],
-     "truncated": 0}
+     "truncated": 0, "lines": 1, "epoch": "3f9c01aa", "recent": 64}
+
+and each line, as it comes, on one of :data:`RECENT` retained slots (``<prefix>/history/<n mod
+RECENT>``, :meth:`History.line`): ``{"schema": 1, "epoch": ..., "n": 57, "line": {...}}``, ``n``
+the line's number in the match (1, 2, ...). The slots hold the newest :data:`RECENT` lines,
+more than the lines since the snapshot, so a page that subscribes late has every line since
+the snapshot's last (``lines``) at once, each once (docs/mqtt.md).
 
 ``seq`` is the one the event had on ``<prefix>/event`` (the state's after it); ``source`` the
 kind of input it came from (:func:`source_kind`), ``null`` for a line read back from the journal
@@ -18,13 +26,25 @@ counted in ``truncated``.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cueboard.contract.times import timestamp
 from cueboard.contract.wire import encode
 
-__all__ = ["HISTORY_BYTES", "History", "source_kind"]
+__all__ = ["HISTORY_BYTES", "RECENT", "SNAPSHOT_EVERY", "SNAPSHOT_LINES", "History", "source_kind"]
+
+SNAPSHOT_LINES = 64
+"""The most lines the retained snapshot holds (the newest; the desk shows the last 30 strokes)."""
+
+SNAPSHOT_EVERY = 48
+"""The snapshot is republished when the match's line count is a multiple of this."""
+
+RECENT = 64
+"""Retained slots of single lines, ``<prefix>/history/0`` ... ``/63``: more than
+:data:`SNAPSHOT_EVERY`, so a snapshot published a little late (the feed sends each retained
+topic's newest value once the one before is acknowledged) still meets the slots."""
 
 HISTORY_BYTES = 1_000_000
 """The longest history payload: under the 1 MiB ``message_size_limit`` of every broker cueboard
@@ -46,9 +66,12 @@ class History:
     """The lines of the current match, each encoded once (a long match is not encoded again at
     every stroke)."""
 
-    def __init__(self, limit: int = HISTORY_BYTES) -> None:
+    def __init__(self, limit: int = HISTORY_BYTES, keep: int = SNAPSHOT_LINES) -> None:
         self.limit = limit
+        self.keep = keep
         self.match_id: str | None = None
+        self.epoch = secrets.token_hex(4)
+        """New at each :meth:`begin` (a new match, a restart): a slot of another epoch is stale."""
         self._lines: list[bytes] = []
         self.first_t: float | None = None
         """The time of the match's first line: its ``match_id`` (as the record's) is made of it."""
@@ -57,6 +80,7 @@ class History:
         """A new match (or the one recovered after a restart: ``lines`` are its journal's
         ``(seq, line, source)``)."""
         self.match_id = match_id
+        self.epoch = secrets.token_hex(4)
         self._lines = []
         self.first_t = None
         for seq, line, source in lines:
@@ -75,13 +99,30 @@ class History:
     def __len__(self) -> int:
         return len(self._lines)
 
+    def due(self) -> bool:
+        """Whether the snapshot is to be republished after the line just added."""
+        return len(self._lines) % SNAPSHOT_EVERY == 0
+
+    def slot(self) -> str:
+        """The topic (under the prefix) of the newest line's slot."""
+        return f"history/{len(self._lines) % RECENT}"
+
+    def line(self) -> bytes:
+        """The newest line's slot payload: ``{"schema", "epoch", "n", "line"}``."""
+        return (b'{"schema":1,"epoch":' + encode(self.epoch) + b',"n":' + str(len(self._lines)).encode()
+                + b',"line":' + self._lines[-1] + b"}")
+
     def payload(self) -> bytes:
-        """The retained payload, the newest lines that fit in :attr:`limit` bytes."""
+        """The retained snapshot: the newest :attr:`keep` lines that fit in :attr:`limit` bytes."""
         head = b'{"schema":1,"match_id":' + encode(self.match_id) + b',"events":['
+        tail = (b',"lines":' + str(len(self._lines)).encode() + b',"epoch":' + encode(self.epoch)
+                + b',"recent":' + str(RECENT).encode() + b"}")
         # room for the tail with the widest count of lines left out
-        room = self.limit - len(head) - len(b'],"truncated":}') - len(str(len(self._lines)))
+        room = self.limit - len(head) - len(b'],"truncated":') - len(tail) - len(str(len(self._lines)))
         kept: list[bytes] = []
         for line in reversed(self._lines):
+            if len(kept) >= self.keep:
+                break
             need = len(line) + (1 if kept else 0)
             if need > room:
                 break
@@ -89,4 +130,4 @@ class History:
             kept.append(line)
         kept.reverse()
         left_out = len(self._lines) - len(kept)
-        return head + b",".join(kept) + b'],"truncated":' + str(left_out).encode() + b"}"
+        return head + b",".join(kept) + b'],"truncated":' + str(left_out).encode() + tail

@@ -284,7 +284,11 @@ class TableTopics:
             self.scorers.heard(user, self.table._wall())
             self._show_call(user, None)
         self.history.add(seq, record, source)
-        self._publish_history()
+        feed = self._feed
+        if feed is not None:  # its slot, then (every SNAPSHOT_EVERY lines) the snapshot
+            self.table._guard(feed.publish_retained, self.history.slot(), self.history.line())
+        if self.history.due():
+            self._publish_history()
 
     def begun(self) -> None:
         """A new match: a new history."""

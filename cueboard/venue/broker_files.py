@@ -20,7 +20,8 @@ MESSAGE_SIZE_LIMIT = 1048576
 """Bytes: a table refuses a command line over 16 KiB itself, with one short answer; a bigger
 message is dropped by the broker (and logged) before it reaches anyone."""
 
-TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "record", "history", "preview")
+TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "record", "history", "history/+",
+                "preview")
 """What a table's daemon publishes (docs/mqtt.md)."""
 
 DESK_TOPICS = ("next", "message")

@@ -7,9 +7,9 @@
 
 import { byTable } from "./lines.js";
 import { Session, tableTopics } from "../shared/broker.js";
+import { emptyHistory, withLine, withLive, withSnapshot, withState } from "../shared/history.js";
 
 const decoder = new TextDecoder();
-const HISTORY = 500; // events kept a table (a long frame is ~150)
 const UNANSWERED_MS = 15000; // a table answers in well under a second; an offline one never
 // Tonight's results are one retained message: kept under the broker's message_size_limit (1 MiB,
 // docs/security.md) with room to spare; past it the oldest sheets are left out of the venue's copy.
@@ -32,29 +32,10 @@ const resultKey = (/** @type {string} */ table, /** @type {any} */ r) => (typeof
 /**
  * @typedef {{name: string, status: string | null, devices: Record<string, string> | null,
  *   state: any, rejected: any, input: any, record: any, events: any[], message: any, seen: number, fresh: boolean,
- *   next: any, nextSeen: boolean, history: any, since: number, version: number}} Table
+ *   next: any, nextSeen: boolean, history: any, since: number, version: number,
+ *   kept: import("../shared/history.js").Kept}} Table
  * @typedef {{id: string, table: string, what: string, line: any, state: string, reason?: string, sentAt: number}} Pending
  */
-
-/**
- * The history's events with one more, as the table's log reads: a stroke keyed after an undo
- * takes the undone one's place (the history shows what is in effect), and an event the list
- * holds already (the retained `history`, published after each change, can arrive before the
- * live `event`) is kept once, as the newest says it. At most HISTORY, the newest.
- * @param {any[]} events @param {any} body
- * @returns {any[]}
- */
-function withEvent(events, body) {
-  const kind = body.event && body.event.type;
-  let out = events;
-  if (kind !== "undo" && kind !== "redo" && kind !== "amend" && typeof body.seq === "number") {
-    out = out.filter((e) => !(typeof e.seq === "number" && e.seq >= body.seq));
-  }
-  const same = out.findIndex((e) => e.seq === body.seq && e.event && body.event && e.event.type === kind
-    && e.event.t === body.event.t);
-  out = same >= 0 ? out.map((e, i) => (i === same ? body : e)) : [...out, body];
-  return out.length > HISTORY ? out.slice(-HISTORY) : out;
-}
 
 export class Link {
   /**
@@ -109,7 +90,8 @@ export class Link {
     this.connection = "connecting";
     this.refusal = "";
     const topics = tableTopics(`${this.where.prefix}/${this.where.venue}`, null,
-      ["state", "status", "devices", "rejected", "event", "input", "record", "message", "next", "history", "preview"])
+      ["state", "status", "devices", "rejected", "event", "input", "record", "message", "next", "history", "history/+",
+        "preview"])
       .concat(Object.keys(this.venueTopics()));
     // The shared session (shared/broker.js): a refused login (CONNACK 134/135) is not tried again.
     const session = new Session({ broker: this.where.broker, who: user, user, password, v5: true, reconnectMs: 3000 }, {
@@ -249,7 +231,7 @@ export class Link {
     let tb = this.tables.get(name);
     if (!tb) {
       tb = { name, status: null, devices: null, state: null, rejected: null, input: null, record: null, events: [],
-        message: null, seen: 0, fresh: false, next: null, nextSeen: false, history: null, since: 0, version: 0 };
+        message: null, seen: 0, fresh: false, next: null, nextSeen: false, history: null, since: 0, version: 0, kept: emptyHistory() };
       this.tables.set(name, tb);
     }
     return tb;
@@ -276,6 +258,15 @@ export class Link {
       return;
     }
     const parts = topic.split("/");
+    if (parts.length > 3 && parts[parts.length - 2] === "history") {
+      // A retained slot of one line (<prefix>/history/<i>): the lines since the snapshot.
+      const t = this.table(parts[parts.length - 3]);
+      t.kept = withLine(t.kept, body);
+      t.events = t.kept.events;
+      t.version += 1;
+      this.changed();
+      return;
+    }
     const kind = parts[parts.length - 1];
     const name = parts[parts.length - 2];
     const tb = this.table(name);
@@ -292,10 +283,7 @@ export class Link {
     if (kind === "state") {
       tb.state = body;
       for (const side of (body && body.sides) || []) for (const p of side.players || [side.name]) this.names.add(p);
-      // A new match (seq 0 not reached by an undo, whose event may come before or after this
-      // state): its history starts with its first event.
-      const last = tb.events[tb.events.length - 1];
-      if (body && body.seq === 0 && !(last && last.seq === 0 && last.event && last.event.type === "undo")) tb.fresh = true;
+      tb.kept = withState(tb.kept, body); // a new match: its history starts with its first event
       this.settleMatch(name, body);
       if (this.onTables) this.onTables();
     } else if (kind === "devices") tb.devices = body;
@@ -314,12 +302,10 @@ export class Link {
       if (this.onTables) this.onTables();
     }
     else if (kind === "history" && body && Array.isArray(body.events)) {
-      // The table's own list of the match's events (retained): after a reload the history is whole.
-      tb.history = { match_id: body.match_id, truncated: body.truncated || 0 };
-      // Read as the live events are: the log keeps a stroke that was undone and then keyed again
-      // under the same seq, and the history shows what is in effect.
-      tb.events = body.events.reduce((/** @type {any[]} */ events, /** @type {any} */ e) => withEvent(events, e), []);
-      tb.fresh = false;
+      // The table's retained snapshot of the match's newest lines (shared/history.js).
+      tb.kept = withSnapshot(tb.kept, body);
+      tb.history = { match_id: tb.kept.match_id, truncated: tb.kept.truncated };
+      tb.events = tb.kept.events;
     } else if (kind === "preview" && body && typeof body.id === "string") {
       this.previews.set(body.id, body);
       this.answer(body.id, "previewed", "");
@@ -328,11 +314,8 @@ export class Link {
       // The answer to a command that is in no log (the clock's): not a line of the history.
       this.answer(body.id, "applied", "");
     } else if (kind === "event" && body) {
-      if (tb.fresh) {
-        tb.fresh = false;
-        if (!(body.seq === 0 && body.event && body.event.type === "undo")) tb.events = [];
-      }
-      tb.events = withEvent(tb.events, body);
+      tb.kept = withLive(tb.kept, body);
+      tb.events = tb.kept.events;
       this.answer(body.id, "applied", "");
     } else if (kind === "rejected" && body) {
       tb.rejected = body;

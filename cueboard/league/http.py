@@ -3,7 +3,8 @@
 Mount it under any prefix of a bigger aiohttp server (``parent.add_subapp("/league/",
 archive_app(url))``), or serve it alone with ``cueboard archive serve``. Read only: GET, no
 cookies, nothing written. Every answer is computed from the stored records by
-:mod:`cueboard.league.standings`, as the command prints them.
+:mod:`cueboard.league.standings`, as the command prints them; the standings by its :func:`rank`,
+the one ranking the desk's night is ordered by too.
 
 =====================================  ==================================================
 ``GET /``                              the standings as a printable HTML page (no script)
@@ -34,7 +35,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from cueboard.league.export import cuescore_match
-from cueboard.league.standings import Row, Rules, breaks, player_matches, standings, team_sides, to_csv
+from cueboard.league.standings import Row, Rules, breaks, player_matches, rank, results_of, team_sides, to_csv
 from cueboard.league.store import Archive
 
 T = TypeVar("T")
@@ -115,7 +116,7 @@ async def _table(request: web.Request) -> list[Row]:
     def work(archive: Archive) -> list[Row]:
         records = archive.records(competition=competition, finished_only=True)
         teams = team_sides(archive.fixtures(competition)) if by_teams else None
-        return standings(records, rules, teams=teams)
+        return rank(results_of(records, teams=teams), rules)  # the one ranking, as the desk's
 
     return await _use(request, work)
 

@@ -16,6 +16,13 @@ player, or a pair in doubles), or per team when the matches carry fixtures with 
 won, then the result of the matches between the sides level on all three (head to head:
 matches won among them), then the name; sides still level share a position.
 
+**One ranking**: :func:`rank`, a pure function of a list of :class:`Result` (two sides' names,
+the winner, the frames each won), is the only place a table is ordered. The archive's tables
+(:func:`standings`, the command and :mod:`cueboard.league.http`) make their results from the
+stored records (:func:`results_of`); the desk's night (``POST /desk/api/standings``,
+:mod:`cueboard.venue.desk_routes`) from the matches the desk keeps. The two cannot order the
+same night differently.
+
 **Breaks**: every break of ``least`` points or more (50 by default; ``century`` marks 100+),
 highest first, from every stored match (a break counts when made, the match finished or
 not).
@@ -64,11 +71,22 @@ class Row:
         return {k: out[k] for k in CSV_FIELDS}
 
 
-def standings(records: Iterable[Mapping[str, Any]], rules: Rules = Rules(), *,
-              teams: Mapping[str, tuple[str, str]] | None = None) -> list[Row]:
-    """The league table. ``teams``: fixture id -> (side 0's team, side 1's team), to count
-    teams instead of players (a match whose fixture is not in it is left out)."""
-    rows: dict[str, Row] = {}
+@dataclass(frozen=True)
+class Result:
+    """One finished match as a table counts it: the two sides' names (a player, a pair's
+    ``"Cat Lee & Dan Ross"``, or a team), which side won (0 or 1), the frames each side won."""
+
+    sides: tuple[str, str]
+    winner: int
+    frames_won: tuple[int, int]
+
+
+def results_of(records: Iterable[Mapping[str, Any]], *,
+               teams: Mapping[str, tuple[str, str]] | None = None) -> list[Result]:
+    """The finished matches of stored records (``winner`` set), as results. ``teams``: fixture
+    id -> (side 0's team, side 1's team), to count teams instead of players (a match whose
+    fixture is not in it is left out)."""
+    out: list[Result] = []
     for record in records:
         winner = record.get("winner")
         if winner is None:
@@ -77,19 +95,31 @@ def standings(records: Iterable[Mapping[str, Any]], rules: Rules = Rules(), *,
             pair = teams.get(str(record.get("fixture")))
             if pair is None:
                 continue
-            names = list(pair)
+            names = (pair[0], pair[1])
         else:
-            names = [side["name"] for side in record["sides"]]
+            names = (record["sides"][0]["name"], record["sides"][1]["name"])
+        frames_won = record["frames_won"]
+        out.append(Result(names, int(winner), (frames_won[0], frames_won[1])))
+    return out
+
+
+def rank(results: Iterable[Result], rules: Rules = Rules(), *, entrants: Iterable[str] = ()) -> list[Row]:
+    """The table of ``results``, counted by ``rules`` and ordered by the tie-breaker (module
+    docstring), a row per side's name. ``entrants``: names listed even with nothing played yet
+    (a round robin's players before their first match), with none counted."""
+    rows: dict[str, Row] = {name: Row(name) for name in entrants}
+    for result in results:
+        names = result.sides
         if names[0] == names[1]:
             continue  # a team against itself (a club night inside one team) is no league result
-        frames_won = record["frames_won"]
+        frames_won = result.frames_won
         for side in (0, 1):
             row = rows.setdefault(names[side], Row(names[side]))
             row.played += 1
             row.frames_for += frames_won[side]
             row.frames_against += frames_won[1 - side]
             row.points += rules.frame * frames_won[side]
-            if side == winner:
+            if side == result.winner:
                 row.won += 1
                 row.points += rules.win
                 row.beat[names[1 - side]] = row.beat.get(names[1 - side], 0) + 1
@@ -97,6 +127,14 @@ def standings(records: Iterable[Mapping[str, Any]], rules: Rules = Rules(), *,
                 row.lost += 1
                 row.points += rules.loss
     return _ordered(list(rows.values()))
+
+
+def standings(records: Iterable[Mapping[str, Any]], rules: Rules = Rules(), *,
+              teams: Mapping[str, tuple[str, str]] | None = None) -> list[Row]:
+    """The league table of stored records: :func:`rank` of their :func:`results_of`. ``teams``:
+    fixture id -> (side 0's team, side 1's team), to count teams instead of players (a match
+    whose fixture is not in it is left out)."""
+    return rank(results_of(records, teams=teams), rules)
 
 
 def _key(row: Row) -> tuple[int, int, int]:

@@ -1,6 +1,7 @@
-"""The desk's two JSON routes on ``cueboard screen`` (docs/desk.md, "Tonight's competition"):
+"""The desk's JSON routes on ``cueboard screen`` (docs/desk.md, "Tonight's competition"):
 the page cannot run Python, so the fixture file and the draw are checked here, by
-:mod:`cueboard.league.match_day` and :mod:`cueboard.venue.pairings`, and answered as the matches the desk keeps.
+:mod:`cueboard.league.match_day` and :mod:`cueboard.venue.pairings`, and answered as the matches the desk keeps;
+and the night's table is ranked here, by the league's one ranking (:func:`cueboard.league.standings.rank`).
 
 - ``POST /desk/api/fixtures?competition=NAME`` with the file's bytes (CSV or JSON): ``200
   {"fixtures": [...], "matches": [...]}``, or ``422 {"error": {"file", "line", "reason"}}``
@@ -9,6 +10,13 @@ the page cannot run Python, so the fixture file and the draw are checked here, b
 - ``POST /desk/api/draw`` with ``{"kind", "name", "players", "seeded", "seed", "twice"}``:
   ``200`` the draw's matches (:func:`cueboard.venue.competition.from_draw`), or ``422 {"error":
   {"reason"}}``.
+- ``POST /desk/api/standings`` with ``{"players": [name, ...], "results": [{"sides": [name,
+  name], "winner": 0 | 1, "frames": [n, n] | null}, ...]}`` (the night's players, and its
+  finished matches as the desk knows them): ``200 {"standings": [row, ...]}``, the rows ordered
+  as the archive orders them (``position, name, played, won, lost, frames_for, frames_against,
+  frame_difference, points``); ``413`` for a body over :data:`MAX_STANDINGS_BYTES`, ``422 {"error":
+  {"reason"}}`` naming the field or the limit (:data:`MAX_RESULTS`, :data:`MAX_ENTRANTS`,
+  :data:`MAX_NAME`, :data:`MAX_FRAMES`).
 
 They change nothing anywhere (no file, no broker): the desk publishes what it keeps itself, as
 the desk's login, so the broker's ACL still decides who may.
@@ -16,20 +24,32 @@ the desk's login, so the broker's ACL still decides who may.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from aiohttp import web
 
 from cueboard.common.errors import DrawError, FixtureError
 from cueboard.league import match_day
-from cueboard.venue.competition import from_draw, from_fixtures
+from cueboard.league.standings import Result, rank
+from cueboard.venue.competition import MAX_PLAYERS, from_draw, from_fixtures
 from cueboard.venue.web_server import WebServer
 
 __all__ = ["add_desk_routes"]
 
 MAX_DRAW_BYTES = 64 * 1024
 """A draw's request: 256 players with handicaps is some 10 KiB."""
+MAX_RESULTS = MAX_PLAYERS * (MAX_PLAYERS - 1)
+"""A night's finished matches: a round robin home and away of the largest draw (65,280)."""
+MAX_ENTRANTS = 2 * match_day.MAX_FIXTURES
+"""A night's players or pairs: both sides of the largest match day (4,000)."""
+MAX_NAME = 2 * match_day.MAX_FIELD + 3
+"""A side's name: a pair of the longest names a fixture file may give, joined by ``" & "``."""
+MAX_FRAMES = 1000
+"""Frames one side won in a match (far more than a best of 35)."""
+MAX_STANDINGS_BYTES = 16 * 1024 * 1024
+"""A standings request: the largest night (:data:`MAX_RESULTS` with 40-character names) is some 8 MB."""
 DRAIN = 32 * 1024 * 1024
 """Bytes of an oversize body read and discarded before answering (beyond: the connection closes)."""
 
@@ -85,7 +105,75 @@ async def _draw(request: web.Request) -> web.Response:
         return _json(422, {"error": {"reason": str(exc)}})
 
 
+def _name(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{where}: a name, as text")
+    if len(value) > MAX_NAME:
+        raise ValueError(f"{where}: {len(value)} characters; a name is at most {MAX_NAME}")
+    bad = next((ch for ch in value if not ch.isprintable()), None)
+    if bad is not None:
+        raise ValueError(f"{where}: the name has a control character (U+{ord(bad):04X})")
+    return value
+
+
+def _whole(value: object, low: int, high: int) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def night_results(body: Any) -> tuple[list[str], list[Result]]:
+    """The players and the finished matches of a standings request (the module docstring).
+    Raises :class:`ValueError` naming the field or the limit."""
+    if not isinstance(body, dict):
+        raise ValueError("a standings request is a JSON object: {\"players\": [...], \"results\": [...]}")
+    players, results = body.get("players", []), body.get("results")
+    if not isinstance(players, list):
+        raise ValueError("players: a list of names")
+    if len(players) > MAX_ENTRANTS:
+        raise ValueError(f"players: {len(players):,}; at most {MAX_ENTRANTS:,} in one night")
+    if not isinstance(results, list):
+        raise ValueError("results: a list of {\"sides\", \"winner\", \"frames\"}, one a finished match")
+    if len(results) > MAX_RESULTS:
+        raise ValueError(f"results: {len(results):,}; at most {MAX_RESULTS:,} in one night")
+    names = [_name(p, f"player {n}") for n, p in enumerate(players, start=1)]
+    out: list[Result] = []
+    for n, r in enumerate(results, start=1):
+        if not isinstance(r, dict):
+            raise ValueError(f"result {n}: an object {{\"sides\", \"winner\", \"frames\"}}")
+        sides = r.get("sides")
+        if not isinstance(sides, list) or len(sides) != 2:
+            raise ValueError(f"result {n}: sides: the two sides' names")
+        a, b = (_name(side, f"result {n}: side {i}") for i, side in enumerate(sides))
+        winner = r.get("winner")
+        if not _whole(winner, 0, 1):
+            raise ValueError(f"result {n}: winner: 0 or 1 (a finished match)")
+        frames = r.get("frames")
+        if frames is None:
+            frames = [0, 0]  # a result the desk has no frames of counts the win alone
+        if not isinstance(frames, list) or len(frames) != 2 or not all(_whole(f, 0, MAX_FRAMES) for f in frames):
+            raise ValueError(f"result {n}: frames: the frames each side won, two whole numbers from 0 to {MAX_FRAMES}")
+        out.append(Result((a, b), winner, (frames[0], frames[1])))
+    return names, out
+
+
+def _ranked(data: bytes) -> tuple[int, dict[str, Any]]:
+    try:
+        body = json.loads(data.decode("utf-8"))
+        players, results = night_results(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        return 422, {"error": {"reason": str(exc)[:300]}}
+    return 200, {"standings": [row.as_dict() for row in rank(results, entrants=players)]}
+
+
+async def _standings(request: web.Request) -> web.Response:
+    data = await _read(request, MAX_STANDINGS_BYTES)
+    if len(data) > MAX_STANDINGS_BYTES:
+        return _json(413, {"error": {"reason": f"a standings request is at most {MAX_STANDINGS_BYTES:,} bytes"}})
+    status, body = await asyncio.to_thread(_ranked, data)  # a big night is parsed and ranked off the event loop
+    return _json(status, body)
+
+
 def add_desk_routes(server: WebServer) -> None:
     """The routes, added before the page's own catch-all (aiohttp matches in order)."""
     server.app.router.add_post("/desk/api/fixtures", _fixtures)
     server.app.router.add_post("/desk/api/draw", _draw)
+    server.app.router.add_post("/desk/api/standings", _standings)

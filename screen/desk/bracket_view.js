@@ -4,10 +4,52 @@
 // table. Only shows: `t` is the page's translator, `live` a table's state by name (the score of
 // a match being played).
 
-import { html } from "../shared/ui.js";
-import { sideName, status, standings, champion } from "./competition.js";
+import { html, useEffect, useState } from "../shared/ui.js";
+import { sideName, status, standingsRequest, champion } from "./competition.js";
 
 /** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */
+/** @typedef {import("./competition.js").StandingsRow} StandingsRow */
+
+/** The route that ranks the night (cueboard/venue/desk_routes.py), beside this file on the desk's and the bracket's server. */
+const STANDINGS = new URL("api/standings", import.meta.url).href;
+
+/**
+ * The night's table as `cueboard screen` ranks it: the route's rows for the night as it is now
+ * (`ranked`); its rows for the night as it was while the route answers the change (`pending`);
+ * else none, the players shown unranked (`unranked`: not asked yet, or the route refused).
+ * @param {any} c
+ * @returns {{rows: StandingsRow[] | null, state: "ranked" | "pending" | "unranked", failed: string}}
+ */
+function useStandings(c) {
+  const body = JSON.stringify(standingsRequest(c));
+  const [got, setGot] = useState(/** @type {{body: string, rows: StandingsRow[] | null, failed: string}} */ ({ body: "", rows: null, failed: "" }));
+  useEffect(() => {
+    let live = true;
+    fetch(STANDINGS, { method: "POST", body, headers: { "Content-Type": "application/json" } })
+      .then(async (r) => {
+        const json = await r.json();
+        if (!r.ok) throw new Error(json.error?.reason || `${r.status}`);
+        return /** @type {StandingsRow[]} */ (json.standings);
+      })
+      .then((rows) => { if (live) setGot({ body, rows, failed: "" }); },
+        (e) => { if (live) setGot({ body, rows: null, failed: String(e.message || e) }); });
+    return () => { live = false; };
+  }, [body]);
+  if (got.failed || !got.rows) return { rows: null, state: "unranked", failed: got.failed };
+  return { rows: got.rows, state: got.body === body ? "ranked" : "pending", failed: "" };
+}
+
+/** A round robin's or a match day's table, as the route ranks it (never ranked here). */
+function Standings(/** @type {{c: any, t: T}} */ { c, t }) {
+  const { rows, state, failed } = useStandings(c);
+  const players = rows ? [] : standingsRequest(c).players;
+  return html`<table class="standings" data-state=${state} title=${failed || undefined}>
+    <thead><tr><th>${t("col.player")}</th><th>${t("col.played")}</th><th>${t("col.won")}</th>
+      <th>${t("col.lost")}</th><th>${t("col.frames_for")}</th><th>${t("col.frames_against")}</th><th>${t("col.pts")}</th></tr></thead>
+    <tbody>${rows ? rows.map((r) => html`<tr data-player=${r.name} data-position=${r.position}><th scope="row">${r.name}</th>
+        <td>${r.played}</td><td>${r.won}</td><td>${r.lost}</td><td>${r.frames_for}</td><td>${r.frames_against}</td><td><b>${r.points}</b></td></tr>`)
+      : players.map((name) => html`<tr data-player=${name}><th scope="row">${name}</th><td></td><td></td><td></td><td></td><td></td><td></td></tr>`)}</tbody></table>`;
+}
 
 function roundName(/** @type {T} */ t, /** @type {number} */ r, /** @type {number} */ rounds) {
   if (r === rounds) return t("round.final");
@@ -43,12 +85,8 @@ export function BracketView(/** @type {{c: any, t: T, live: (table: string) => a
       ${won ? html`<section class="round champion"><h3>${t("champion")}</h3><div class="round-matches"><div class="champion-name">${won}</div></div></section>` : ""}
     </div>`;
   }
-  const table = standings(c);
   return html`<div class="bracket table-kind">
-    <table class="standings"><thead><tr><th>${t("col.player")}</th><th>${t("col.played")}</th><th>${t("col.won")}</th>
-      <th>${t("col.lost")}</th><th>${t("col.frames_for")}</th><th>${t("col.frames_against")}</th><th>${t("col.pts")}</th></tr></thead>
-      <tbody>${table.map((r) => html`<tr data-player=${r.name}><th scope="row">${r.name}</th><td>${r.played}</td><td>${r.won}</td><td>${r.lost}</td>
-        <td>${r.ff}</td><td>${r.fa}</td><td><b>${r.points}</b></td></tr>`)}</tbody></table>
+    <${Standings} c=${c} t=${t} />
     <div class="rounds">${rounds.map((r) => html`<section class="round" data-round=${r}>
       <h3>${c.kind === "round_robin" ? t("round.n", { n: r }) : t("fixtures")}</h3>
       <div class="round-matches">${c.matches.filter((/** @type {any} */ m) => m.round === r).map((/** @type {any} */ m) =>

@@ -201,30 +201,29 @@ export function readyMatches(/** @type {Competition} */ c) {
 }
 
 /**
- * A round robin's (or a match day's) table: per player or pair, played, won, lost, frames for
- * and against; 2 points a win; ordered by points, then frame difference, then name.
- * @param {Competition} c
+ * @typedef {{position: number, name: string, played: number, won: number, lost: number, frames_for: number,
+ *   frames_against: number, frame_difference: number, points: number}} StandingsRow
  */
-export function standings(c) {
-  /** @type {Map<string, {name: string, played: number, won: number, lost: number, ff: number, fa: number, points: number}>} */
-  const rows = new Map();
-  const row = (/** @type {string} */ name) => {
-    let r = rows.get(name);
-    if (!r) { r = { name, played: 0, won: 0, lost: 0, ff: 0, fa: 0, points: 0 }; rows.set(name, r); }
-    return r;
-  };
+
+/**
+ * What the night's table is made of, for `POST /desk/api/standings` (cueboard/venue/desk_routes.py):
+ * its players or pairs (every side drawn, in the draw's order) and its finished matches (a bye is
+ * none). Not ranked here: the order is the league's one ranking, cueboard/league/standings.py's
+ * `rank`, as the route answers it (docs/league.md "The league table's rules").
+ * @param {Competition} c
+ * @returns {{players: string[], results: {sides: string[], winner: number, frames: number[] | null}[]}}
+ */
+export function standingsRequest(c) {
+  /** @type {Set<string>} */
+  const players = new Set();
+  const results = [];
   for (const m of c.matches) {
     const names = m.sides.map(sideName);
-    names.forEach((n) => n && row(n));
+    for (const n of names) if (n) players.add(n);
     if (m.winner === null || m.winner === undefined || (m.bye && (m.bye[0] || m.bye[1]))) continue;
-    names.forEach((n, i) => {
-      const r = row(n);
-      r.played += 1;
-      if (i === m.winner) { r.won += 1; r.points += 2; } else r.lost += 1;
-      if (m.frames) { r.ff += m.frames[i] || 0; r.fa += m.frames[1 - i] || 0; }
-    });
+    results.push({ sides: names, winner: m.winner, frames: m.frames ? [m.frames[0] || 0, m.frames[1] || 0] : null });
   }
-  return [...rows.values()].sort((a, b) => b.points - a.points || (b.ff - b.fa) - (a.ff - a.fa) || a.name.localeCompare(b.name));
+  return { players: [...players], results };
 }
 
 /** The champion of a knockout (the final's winner), or null. */

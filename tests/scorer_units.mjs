@@ -38,10 +38,13 @@ check(box.read().taps.length === KEEP_ANSWERED, `answered taps kept: the last ${
 store.setItem("broken", "{not json");
 check(new Outbox(store, "broken").read().taps.length === 0, "an unreadable book starts again (the table still knows every id)");
 
-check(verdictOf("id 'x' was applied already: not applied again (a repeat)").verdict === "applied", "a repeat of an applied id: applied");
-const again = verdictOf("id 'x' was refused already: red is on: potting the pink is a foul");
-check(again.verdict === "refused" && again.reason === "red is on: potting the pink is a foul", "a repeat of a refused id: refused, the first reason");
-check(verdictOf("not taken: the table's queue is full; send it again later, same id").verdict === "later", "a limit: no answer yet");
-check(verdictOf("red is on: potting the pink is a foul").verdict === "refused", "a refusal");
+// The verdict is the code's, whatever the words (any language, reworded at will).
+check(verdictOf({ code: "repeat_applied", reason: "Kennung x schon angewandt" }).verdict === "applied", "a repeat of an applied id: applied");
+const again = verdictOf({ code: "repeat_refused", reason: "Kennung x schon abgelehnt: Rot ist dran" });
+check(again.verdict === "refused" && again.reason === "Kennung x schon abgelehnt: Rot ist dran", "a repeat of a refused id: refused, its words shown");
+check(verdictOf({ code: "later", reason: "Zu schnell: später nochmal" }).verdict === "later", "a limit: no answer yet");
+check(verdictOf({ code: "refused", reason: "send it again later (words that say later: not the code)" }).verdict === "refused", "a refusal whose words say later: refused");
+check(verdictOf({ code: "refused", reason: "id 'x' was applied already" }).verdict === "refused", "a refusal whose words say applied: refused");
+check(verdictOf({ reason: "no code at all" }).verdict === "refused", "no code: a refusal, shown, never resent");
 
 if (failures) { console.log(`${failures} failed`); process.exit(1); }

@@ -19,6 +19,7 @@ from feed_helpers import FeedProcess, HealthLog, example_states
 from mosquitto import Message, Mosquitto, Subscriber, TcpProxy, TlsFiles
 from paho.mqtt.enums import CallbackAPIVersion
 
+from cueboard.contract.codes import Reason
 from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 
 pytest_plugins = ["mosquitto"]
@@ -79,8 +80,9 @@ def test_payloads_as_the_contract_says(mosquitto_broker: Mosquitto, feeds: Any) 
         feed = feeds(mosquitto_broker, now=lambda: FIXED_NOW)
         feed.publish_state(state)
         feed.publish_event(6, {"type": "pot", "balls": ["red"]})
-        feed.publish_rejected({"type": "pot", "balls": ["black"]}, "black is not on (rule 7b)", "keypad")
-        feed.publish_rejected(None, "not JSON", "command")
+        feed.publish_rejected({"type": "pot", "balls": ["black"]}, Reason("black is not on (rule 7b)", "not_on"),
+                              "keypad")
+        feed.publish_rejected(None, Reason("not JSON", "not_json"), "command")
         feed.publish_devices({"buttons": "ok", "keypad": "lost", "matrix": "ok", "mqtt": "ok"})
         assert feed.flush(30)
         got: dict[str, Message] = {}
@@ -94,7 +96,8 @@ def test_payloads_as_the_contract_says(mosquitto_broker: Mosquitto, feeds: Any) 
     assert got["state"].json() == {**state, "table": "t1", "ts": ts}
     assert got["event"].json() == {"schema": 1, "seq": 6, "event": {"type": "pot", "balls": ["red"]},
                                    "ts": ts}
-    assert got["rejected"].json() == {"schema": 1, "event": None, "reason": "not JSON", "source": "command",
+    assert got["rejected"].json() == {"schema": 1, "event": None, "reason": "not JSON", "code": "malformed",
+                                      "short": "not_json", "source": "command",
                                       "ts": ts}
     assert got["devices"].json() == {"schema": 1, "buttons": "ok", "keypad": "lost", "matrix": "ok",
                                      "mqtt": "ok", "ts": ts}

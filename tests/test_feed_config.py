@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from feed_helpers import HealthLog
 
+from cueboard.contract.codes import Reason
 from cueboard.table.mqtt.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mqtt
 
 pytest_plugins = ["mosquitto"]  # the tls_files fixture
@@ -155,7 +156,7 @@ def test_broker_down_health_and_scoring_goes_on() -> None:
         for seq in range(1, 201):
             feed.publish_state({**STATE, "seq": seq})
             feed.publish_event(seq, {"type": "no_pot"})
-        feed.publish_rejected({"type": "pot", "balls": ["pink"]}, "red is on", "keypad")
+        feed.publish_rejected({"type": "pot", "balls": ["pink"]}, Reason("red is on", "not_on"), "keypad")
         feed.publish_devices({"buttons": "ok", "mqtt": feed.health})
         assert feed.waiting == 201 and feed.dropped == 0
         assert not feed.connected
@@ -169,7 +170,7 @@ def test_queue_is_bounded_and_drops_the_oldest() -> None:
     for seq in range(1, 26):
         feed.publish_event(seq, {"type": "no_pot"})
     assert (feed.waiting, feed.dropped) == (10, 15)
-    feed.publish_rejected(None, "not JSON", "command")
+    feed.publish_rejected(None, Reason("not JSON", "not_json"), "command")
     assert (feed.waiting, feed.dropped) == (10, 16)
 
 

@@ -18,6 +18,7 @@ import jsonschema
 import pytest
 from feed_helpers import example_states
 
+from cueboard.contract.codes import Reason
 from cueboard.engine import Match
 from cueboard.games.simulate import SETUPS, random_log
 from cueboard.table.mqtt.feed import devices_payload, encode, event_payload, rejected_payload, state_payload, timestamp
@@ -133,13 +134,19 @@ def test_event_rejected_devices_payloads() -> None:
     ts = timestamp(1_700_000_000)
     validator("event").validate(event_payload(4, {"type": "pot", "balls": ["red"]}, ts=ts))
     validator("event").validate(event_payload(5, {"type": "undo"}, ts=ts))
-    validator("rejected").validate(rejected_payload({"type": "pot", "balls": ["pink"]}, "red is on",
+    validator("rejected").validate(rejected_payload({"type": "pot", "balls": ["pink"]}, Reason("red is on", "not_on"),
                                                     "keypad", ts=ts))
-    validator("rejected").validate(rejected_payload(None, "not JSON", "command", ts=ts))
+    validator("rejected").validate(rejected_payload(None, Reason("not JSON", "not_json"), "command", ts=ts))
     validator("devices").validate(devices_payload({"buttons": "ok", "keypad": "lost", "mqtt": "ok"}, ts=ts))
     with pytest.raises(jsonschema.ValidationError):
         validator("event").validate(event_payload(4, {}, ts=ts))
     with pytest.raises(jsonschema.ValidationError):
-        validator("rejected").validate(rejected_payload(None, "", "keypad", ts=ts))
+        validator("rejected").validate(rejected_payload(None, Reason("", "invalid"), "keypad", ts=ts))
+    with pytest.raises(jsonschema.ValidationError):  # a code a client would not know what to do with
+        validator("rejected").validate({**rejected_payload(None, Reason("x", "rate"), "command", ts=ts),
+                                        "code": "rate"})
+    with pytest.raises(jsonschema.ValidationError):  # no code: every rejected carries one
+        validator("rejected").validate({k: v for k, v in rejected_payload(None, Reason("x", "rate"), "command",
+                                                                          ts=ts).items() if k != "code"})
     with pytest.raises(jsonschema.ValidationError):
         validator("devices").validate({"schema": 1, "keypad": 3, "ts": ts})

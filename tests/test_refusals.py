@@ -19,7 +19,8 @@ from cueboard.boards import render
 from cueboard.boards.bar import READ_SECONDS
 from cueboard.boards.render import Renderer
 from cueboard.boards.words import LANGUAGES, catalogue_path
-from cueboard.contract.codes import TABLE_SHORTS, Reason
+from cueboard.contract.codes import CODES as CLIENT_CODES
+from cueboard.contract.codes import NETWORK_SHORTS, TABLE_SHORTS, Reason, code_of
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.errors import SHORTS
 
@@ -70,8 +71,19 @@ def test_every_refusal_of_the_keys_and_the_daemon_names_a_short_form() -> None:
     assert not wrong, f"a Refusal whose short form is not in TABLE_SHORTS: {wrong}"  # None: wrong_key
     reasons = [(where, short_of(call, 1)) for where, call in calls("Reason") if "seams.py" not in where]
     assert len(reasons) >= 10
-    wrong = [(where, short) for where, short in reasons if short not in (*CODES, "passed on")]
-    assert not wrong, f"a Reason whose short form is not in SHORTS or TABLE_SHORTS: {wrong}"
+    wrong = [(where, short) for where, short in reasons if short not in (*CODES, *NETWORK_SHORTS, "passed on")]
+    assert not wrong, f"a Reason whose short form is not in SHORTS, TABLE_SHORTS or NETWORK_SHORTS: {wrong}"
+
+
+def test_every_short_form_has_a_code_a_client_decides_on() -> None:
+    """Each short form is of one kind only, and reads as one of the contract's codes; the
+    network's are never drawn on the boards, the rest are what a client shows (``refused``,
+    or ``malformed`` for the engine's ``invalid``)."""
+    assert not set(NETWORK_SHORTS) & set(CODES), "a short form both the boards' and the network's"
+    assert {code_of(short) for short in NETWORK_SHORTS} <= set(CLIENT_CODES)
+    assert {code_of(short) for short in CODES} == {"refused", "malformed"}
+    assert {"repeat_applied", "repeat_refused", "later"} <= {code_of(short) for short in NETWORK_SHORTS}
+    assert Reason("words", "rate").codes() == {"reason": "words", "code": "later", "short": "rate"}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from cueboard.contract.codes import Reason
+
 __all__ = ["ECHO_BYTES", "LINE_BYTES", "USER_MAX", "Unreadable", "check_user", "echo", "peek_id", "read_line"]
 
 ECHO_BYTES = 1024
@@ -43,9 +45,10 @@ USER_MAX = 64
 
 @dataclass(frozen=True)
 class Unreadable:
-    """Why a line is not a JSON object the table could look at."""
+    """Why a line is not a JSON object the table could look at (short form ``too_long`` or
+    ``not_json``: :data:`cueboard.contract.codes.NETWORK_SHORTS`)."""
 
-    reason: str
+    reason: Reason
 
 
 class _NotFinite(ValueError):
@@ -66,24 +69,24 @@ def _constant(name: str) -> Any:
 def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> dict[str, Any] | Unreadable:
     """The JSON object in ``payload``, or why it is not one."""
     if len(payload) > max_bytes:
-        return Unreadable(f"too long: {len(payload)} bytes; a command line is at most {max_bytes} bytes "
-                          "(commands.max_bytes)")
+        return Unreadable(Reason(f"too long: {len(payload)} bytes; a command line is at most {max_bytes} bytes "
+                                 "(commands.max_bytes)", "too_long"))
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Unreadable(f"not UTF-8: {exc.reason} at byte {exc.start}")
+        return Unreadable(Reason(f"not UTF-8: {exc.reason} at byte {exc.start}", "not_json"))
     try:
         obj = json.loads(text, parse_float=_number, parse_constant=_constant)
     except _NotFinite as exc:
-        return Unreadable(f"not JSON: {exc}")
+        return Unreadable(Reason(f"not JSON: {exc}", "not_json"))
     except json.JSONDecodeError as exc:
-        return Unreadable(f"not JSON: {exc}"[:200])
+        return Unreadable(Reason(f"not JSON: {exc}"[:200], "not_json"))
     except RecursionError:
-        return Unreadable("not JSON this table reads: nested too deep")
+        return Unreadable(Reason("not JSON this table reads: nested too deep", "not_json"))
     except ValueError as exc:  # an integer of more digits than Python converts
-        return Unreadable(f"not JSON this table reads: {exc}"[:200])
+        return Unreadable(Reason(f"not JSON this table reads: {exc}"[:200], "not_json"))
     if not isinstance(obj, dict):
-        return Unreadable("send one JSON object: an event or a match line")
+        return Unreadable(Reason("send one JSON object: an event or a match line", "not_json"))
     return obj
 
 

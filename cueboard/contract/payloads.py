@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cueboard.contract.codes import Reason
 from cueboard.contract.lines import ECHO_BYTES, echo
 from cueboard.contract.times import timestamp
 
@@ -31,16 +32,18 @@ def event_payload(seq: int, event: Mapping[str, Any], *, ts: str) -> dict[str, A
     return payload
 
 
-def rejected_payload(event: Mapping[str, Any] | None, reason: str, source: str, *, ts: str, user: str | None = None,
+def rejected_payload(event: Mapping[str, Any] | None, reason: Reason, source: str, *, ts: str, user: str | None = None,
                      raw: bytes | None = None) -> dict[str, Any]:
     """``<prefix>/rejected``: a refused input (``event`` ``None`` when it was not even an event, or
     when it is longer than 1 KiB: then ``input`` has its first 1 KiB and ``length`` its bytes;
     ``id`` and ``type`` when it had them; ``user``: who sent it over the command topic). ``raw``:
-    the bytes as they came, for an input that is not an event. The reason is cut at 1 KiB too."""
+    the bytes as they came, for an input that is not an event. The reason is cut at 1 KiB too;
+    ``code`` (what a client does about it) and ``short`` (what exactly) are the reason's
+    machine codes (:mod:`cueboard.contract.codes`): clients decide on them, never the words."""
     said = echo(None if event is None else dict(event), raw)
-    if len(reason) > ECHO_BYTES:
-        reason = reason[:ECHO_BYTES] + "..."
-    payload: dict[str, Any] = {"schema": SCHEMA, **said, "reason": reason, "source": source}
+    words = str(reason) if len(reason) <= ECHO_BYTES else reason[:ECHO_BYTES] + "..."
+    payload: dict[str, Any] = {"schema": SCHEMA, **said, "reason": words, "code": reason.code, "short": reason.short,
+                               "source": source}
     if user is not None:
         payload["user"] = user
     payload["ts"] = ts

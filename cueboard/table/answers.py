@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from cueboard.contract.codes import Reason
 from cueboard.engine import IllegalEvent
 
 __all__ = ["ID_MAX", "Answers", "check_id"]
@@ -76,7 +77,7 @@ class Answers:
         for line in _lines(self._refused_file):
             ident = line.get("id")
             if isinstance(ident, str):
-                self.remember(ident, {"ok": False, "reason": str(line.get("reason"))})
+                self.remember(ident, {"ok": False, **Reason.of_answer(line).codes()})
 
     def known(self, ident: str) -> dict[str, Any] | None:
         with self._lock:
@@ -105,18 +106,19 @@ class Answers:
             self._answers.setdefault(ident, answer)
             self._queued.discard(ident)
 
-    def refused(self, ident: str, reason: str) -> None:
-        """Remember a refusal, on disk before the answer goes out."""
+    def refused(self, ident: str, reason: Reason) -> None:
+        """Remember a refusal (its words and its short form), on disk before the answer goes out."""
         path = self._refused_file
         if path is not None:
             try:
                 with path.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps({"id": ident, "reason": reason}, ensure_ascii=False) + "\n")
+                    line = {"id": ident, "reason": reason, "short": reason.short}
+                    f.write(json.dumps(line, ensure_ascii=False) + "\n")
                     f.flush()
                     os.fsync(f.fileno())
             except OSError as exc:  # the refusal stands; a retry after a restart is judged again
                 log.warning("cannot keep the refusal of id %r in %s: %s", ident, path, exc)
-        self.remember(ident, {"ok": False, "reason": reason})
+        self.remember(ident, {"ok": False, **reason.codes()})
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

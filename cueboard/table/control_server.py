@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+from cueboard.contract.codes import Reason
 from cueboard.contract.lines import Unreadable, read_line
 from cueboard.table.config import Config
 
@@ -107,9 +108,9 @@ class ControlServer:
         writes one short line into the socket's empty buffer, which never waits)."""
         self.busy += 1
         answer = {"ok": False, "busy": True,
-                  "reason": f"busy: {self.max_connections} connections to the control socket are being answered "
-                            "already (the most it takes at once); nothing was read or applied: send it again in a "
-                            "moment, same id"}
+                  **Reason(f"busy: {self.max_connections} connections to the control socket are being answered "
+                           "already (the most it takes at once); nothing was read or applied: send it again in a "
+                           "moment, same id", "busy").codes()}
         with conn:
             conn.setblocking(False)
             with contextlib.suppress(OSError):
@@ -137,7 +138,7 @@ class ControlServer:
     def ask(self, data: bytes) -> dict[str, Any]:
         obj = read_line(data.rstrip(b"\n"), max(LINE_MAX, self.table.config.commands.max_bytes))
         if isinstance(obj, Unreadable):  # numbers JSON cannot carry, nesting, not UTF-8: said, never a crash
-            return {"ok": False, "reason": obj.reason}
+            return {"ok": False, **obj.reason.codes()}
         return self.table.ask(obj, "control", self.timeout, remote=True)
 
 

@@ -115,7 +115,7 @@ class Table:
         blocks, never refused for load, taken before anything from the network."""
         self.inbox.put(item)
 
-    def admit(self, source: str, user: str | None = None) -> str | None:
+    def admit(self, source: str, user: str | None = None) -> Reason | None:
         """Take one of the sender's tokens (``commands.rate``, ``commands.burst``: each user of
         the command topic has its own) for a line it sent; the reason it is not taken when there
         is none. Cheap (no parsing): the MQTT client calls it before it decodes a line."""
@@ -131,7 +131,7 @@ class Table:
         try:
             ident = check_id(obj.get("id"))
         except IllegalEvent as exc:
-            self.refuse_remote(obj, str(exc), source, reply, user=user)
+            self.refuse_remote(obj, Reason(str(exc), "bad_id"), source, reply, user=user)
             return
         if ident is not None:
             known = self.answers.known(ident)
@@ -142,12 +142,12 @@ class Table:
         if reason is not None:
             self.refuse_remote(obj, reason, source, reply, limit=True, user=user)
             return
-        refusal: list[str | None] = [None]
+        refusal: list[Reason | None] = [None]
 
         def admit(waiting: int) -> bool:  # under the inbox's lock: the bound holds across threads
             if waiting >= self.config.commands.queue:
-                refusal[0] = (f"not taken: {waiting} lines from {who} are waiting already "
-                              "(commands.queue); send it again later, same id")
+                refusal[0] = Reason(f"not taken: {waiting} lines from {who} are waiting already "
+                                    "(commands.queue); send it again later, same id", "queue_full")
                 return False
             if obj.get("type") == "match":
                 refusal[0] = self.limiter.new_match(who)
@@ -162,8 +162,9 @@ class Table:
         if reason is None:
             assert ident is not None
             known = self.answers.known(ident)
-            self._answer_again(obj, known or {"ok": False, "queued": True, "reason": f"id {ident!r} is queued "
-                                              "already: it will be applied or refused once"}, source, reply, user)
+            self._answer_again(obj, known or {"ok": False, "queued": True, **Reason(
+                f"id {ident!r} is queued already: it will be applied or refused once", "queued_already").codes()},
+                source, reply, user)
             return
         self.refuse_remote(obj, reason, source, reply, limit=True, user=user)
 
@@ -180,14 +181,14 @@ class Table:
             return
         ident = obj.get("id")
         if known.get("ok"):
-            why = f"id {ident!r} was applied already: not applied again (a repeat)"
+            why = Reason(f"id {ident!r} was applied already: not applied again (a repeat)", "applied_already")
         elif known.get("queued"):
-            why = str(known.get("reason"))
+            why = Reason(str(known.get("reason")), "queued_already")
         else:
-            why = f"id {ident!r} was refused already: {known.get('reason')}"
+            why = Reason(f"id {ident!r} was refused already: {known.get('reason')}", "refused_already")
         self._guard(partial(self.feed.publish_rejected, obj, why, source, user=user))
 
-    def refuse(self, reason: str, source: str) -> None:
+    def refuse(self, reason: Reason, source: str) -> None:
         """Refuse an input its receiver could not read (safe from any thread): counted,
         flashed on the boards and published on ``rejected`` in order with the rest."""
         self.submit(Refused(source, reason))
@@ -219,8 +220,8 @@ class Table:
             ident = obj.get("id")
             tail = f"; send it again with the same id ({ident}) to know the outcome" if ident else ""
             return {"ok": False, "queued": True,
-                    "reason": f"not answered within {timeout:g} s: the line is queued and will be applied or "
-                              f"refused once{tail}"}
+                    **Reason(f"not answered within {timeout:g} s: the line is queued and will be applied or "
+                             f"refused once{tail}", "not_answered").codes()}
         return answer
 
     def stop(self) -> None:
@@ -313,7 +314,7 @@ class Table:
             lapse = entry.expire(now)
             if lapse is not None:
                 self._show_prompt(name, entry, lapse=lapse)
-                self._refuse(None, lapse.reason, name, show=False)
+                self._refuse(None, Reason(lapse.reason, "lapsed"), name, show=False)
         for board in self.boards:
             self._guard(board.tick, now)
         self.topics.timers()
@@ -406,7 +407,7 @@ class Table:
             if answer.get("ok"):
                 self.answers.remember(ident, answer)
             else:
-                self.answers.refused(ident, str(answer.get("reason")))
+                self.answers.refused(ident, Reason.of_answer(answer))
             if reply:
                 reply(answer)
         return keep
@@ -624,7 +625,7 @@ class Table:
             log.error("journal %s", health.wire())  # once per change: every input refused says so too
         self._journal_health = health
 
-    def _refuse(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
+    def _refuse(self, obj: dict[str, Any] | None, reason: Reason, source: str, reply: Reply | None = None,
                 *, show: bool = True) -> None:
         """Refuse an input: counted, logged, answered and published on ``rejected`` with the
         whole ``reason``; on the boards (a blink and the short form, :class:`~cueboard.contract.codes.Reason`)
@@ -641,9 +642,9 @@ class Table:
         if source == "keypad" and self.keypad is not None:
             self.keypad.feedback(False)
         if reply:
-            reply({"ok": False, "reason": reason})
+            reply({"ok": False, **reason.codes()})
 
-    def refuse_remote(self, obj: dict[str, Any] | None, reason: str, source: str, reply: Reply | None = None,
+    def refuse_remote(self, obj: dict[str, Any] | None, reason: Reason, source: str, reply: Reply | None = None,
                       *, limit: bool = False, user: str | None = None, raw: bytes | None = None) -> None:
         """A network line refused before the engine thread saw it (any thread): answered,
         counted, published on ``rejected`` (with ``user``, and at most 1 KiB of ``raw``, the
@@ -658,7 +659,7 @@ class Table:
         has_id = isinstance(obj.get("id"), str) if obj is not None else raw is not None and peek_id(raw) is not None
         publish = not limit or self.limiter.said_alone(sender(source, user), reason, user, has_id=has_id)
         if reply:
-            reply({"ok": False, "reason": reason})
+            reply({"ok": False, **reason.codes()})
         if publish and self.feed is not None:
             self._guard(partial(self.feed.publish_rejected, obj, reason, source, user=user, raw=raw))
 
@@ -668,10 +669,10 @@ class Table:
         for counted in self.limiter.summaries():
             log.warning("%d more lines from %s not taken: %s", counted.count, counted.sender, counted.reason)
             if self.feed is not None:
-                self._guard(partial(self.feed.publish_rejected, None, f"{counted.count} more lines from "
-                                    f"{counted.sender} not taken in the last second, not answered one by one (lines "
-                                    f"without an id): {counted.reason}", counted.sender.split("/")[0],
-                                    user=counted.user))
+                self._guard(partial(self.feed.publish_rejected, None, Reason(
+                    f"{counted.count} more lines from {counted.sender} not taken in the last second, not answered one "
+                    f"by one (lines without an id): {counted.reason}", "not_taken"), counted.sender.split("/")[0],
+                    user=counted.user))
 
     # -- what the people at the table see of a call being keyed in ----------------------------
 

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cueboard.contract.codes import Reason
 from cueboard.contract.limits import CommandLimits, TokenBucket
 
 __all__ = ["REFUSALS_A_SECOND", "NotTaken", "RateLimiter", "sender"]
@@ -45,7 +46,7 @@ class NotTaken:
 
     sender: str
     count: int
-    reason: str
+    reason: Reason
     user: str | None
 
 
@@ -62,9 +63,9 @@ class RateLimiter:
         self._not_taken: dict[str, NotTaken] = {}
         self._summed_at = 0.0
 
-    def admit(self, who: str) -> str | None:
+    def admit(self, who: str) -> Reason | None:
         """Take one of ``who``'s tokens for a line it sent; the reason it is not taken when there
-        is none. Cheap (no parsing): the MQTT clients call it before they decode a line."""
+        is none (code ``later``). Cheap (no parsing): the MQTT clients call it before they decode a line."""
         limits = self.limits
         with self._lock:
             now = self._mono()
@@ -73,10 +74,10 @@ class RateLimiter:
                 bucket = self._buckets[who] = TokenBucket(limits.rate, limits.burst, now)
             if bucket.take(now):
                 return None
-        return (f"not taken: {who} sends more than {limits.rate:g} lines a second (commands.rate, "
-                f"commands.burst {limits.burst}); send it again later, same id")
+        return Reason(f"not taken: {who} sends more than {limits.rate:g} lines a second (commands.rate, "
+                      f"commands.burst {limits.burst}); send it again later, same id", "rate")
 
-    def new_match(self, who: str) -> str | None:
+    def new_match(self, who: str) -> Reason | None:
         """A ``match`` line from ``who``: the reason it is refused when the last one was less
         than ``new_match_every`` seconds ago; else it is counted as the last one."""
         every = self.limits.new_match_every
@@ -84,12 +85,12 @@ class RateLimiter:
             now = self._mono()
             last = self._last_match.get(who)
             if last is not None and now - last < every:
-                return (f"not taken: a new match from {who} at most every {every:g} s "
-                        "(commands.new_match_every); send it again later")
+                return Reason(f"not taken: a new match from {who} at most every {every:g} s "
+                              "(commands.new_match_every); send it again later", "match_too_soon")
             self._last_match[who] = now
         return None
 
-    def said_alone(self, who: str, reason: str, user: str | None, *, has_id: bool) -> bool:
+    def said_alone(self, who: str, reason: Reason, user: str | None, *, has_id: bool) -> bool:
         """Whether a limit's refusal of ``who``'s line is published on its own: always for a line
         with an id (its sender waits for that answer); for one without, up to
         :data:`REFUSALS_A_SECOND` a second, the rest counted for :meth:`summaries`."""

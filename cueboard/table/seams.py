@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from cueboard.boards.shown import Shown
+    from cueboard.contract.codes import Reason
     from cueboard.contract.notices import Notice, Prompt
 
 __all__ = ["Healthy", "KeypadLike", "Output", "Publisher"]
@@ -65,7 +66,7 @@ class Publisher(Protocol):
         log (``clock``)."""
         ...
 
-    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str, *,
+    def publish_rejected(self, event: Mapping[str, Any] | None, reason: Reason, source: str, *,
                          user: str | None = None, raw: bytes | None = None) -> None: ...
 
     def publish_devices(self, devices: Mapping[str, str], last_seen: Mapping[str, str] | None = None) -> None: ...

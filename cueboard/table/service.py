@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any
 
 from cueboard.boards.board import Board
+from cueboard.contract.codes import Reason
 from cueboard.contract.lines import USER_MAX, Unreadable, check_user, read_line
 from cueboard.hw.clock import Clock
 from cueboard.hw.keypad_link import KeypadLink
@@ -53,21 +54,21 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
     limits = table.config.commands
     if user is None and not (table.config.mqtt is not None and table.config.mqtt.unnamed_commands):
         line = read_line(payload, limits.max_bytes)  # for its id and type
-        table.refuse_remote(None if isinstance(line, Unreadable) else line, "command: the bare command topic is not "
-                            "taken: publish on <prefix>/command/<user>, under your own login, so the table knows "
-                            "who changed the score (mqtt.unnamed_commands = true takes it from older tools)",
-                            source, raw=payload)
+        table.refuse_remote(None if isinstance(line, Unreadable) else line, Reason(
+            "command: the bare command topic is not taken: publish on <prefix>/command/<user>, under your own login, "
+            "so the table knows who changed the score (mqtt.unnamed_commands = true takes it from older tools)",
+            "unnamed"), source, raw=payload)
         return
     if user is not None:
         why = check_user(user)
         if why is not None:
-            table.refuse_remote(None, f"command: {why}", source, user=user[:USER_MAX], raw=payload)
+            table.refuse_remote(None, Reason(f"command: {why}", "bad_user"), source, user=user[:USER_MAX], raw=payload)
             return
     if retained:
         line = read_line(payload, limits.max_bytes)  # for its id and type
-        table.refuse_remote(None if isinstance(line, Unreadable) else line, "command: a retained command is never "
-                            "applied (a restart would apply it again): publish commands without the retain flag",
-                            source, user=user, raw=payload)
+        table.refuse_remote(None if isinstance(line, Unreadable) else line, Reason(
+            "command: a retained command is never applied (a restart would apply it again): publish commands "
+            "without the retain flag", "retained"), source, user=user, raw=payload)
         return
     # The rate before the line is looked at: one over it is refused unparsed, answered by the id
     # its first bytes carry (echo() reads it, as for a line that is not JSON).
@@ -77,12 +78,12 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
         return
     obj = read_line(payload, limits.max_bytes)
     if isinstance(obj, Unreadable):
-        table.refuse_remote(None, f"{source}: {obj.reason}", source, user=user, raw=payload)
+        table.refuse_remote(None, Reason(f"{source}: {obj.reason}", obj.reason.short), source, user=user, raw=payload)
         return
     if source == "scorer" and user is not None:
         why = scorer_refusal(obj, user)
         if why is not None:  # the role, named: the broker let the login write its score topic only
-            table.refuse_remote(obj, why, source, user=user)
+            table.refuse_remote(obj, Reason(why, "not_a_scorers"), source, user=user)
             return
     table.submit_remote(Command(source, obj, user=user), admitted=True)
 

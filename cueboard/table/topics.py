@@ -148,12 +148,13 @@ class TableTopics:
         try:
             handoff = parse_handoff(payload, self.table.config.match_setup)
         except HandoffRefused as exc:
-            self.table.refuse_remote(None, str(exc), "next", raw=payload)
+            self.table.refuse_remote(None, Reason(str(exc), "bad_next"), "next", raw=payload)
             return
         if handoff is not None and handoff.fixture in self.handed.started:
             # The desk's retained hand-off again (a reconnect) after the table began it.
-            self.table.refuse_remote(handoff.to_json(), f"next: fixture {handoff.fixture!r} was started on this "
-                                     "table already: a fixture is played once (not held again)", "next")
+            self.table.refuse_remote(handoff.to_json(), Reason(f"next: fixture {handoff.fixture!r} was started on "
+                                     "this table already: a fixture is played once (not held again)",
+                                     "started_already"), "next")
             self._clear_next()
             return
         if handoff == self.handed.handoff:
@@ -166,7 +167,7 @@ class TableTopics:
         try:
             message = parse_message(payload)
         except MessageRefused as exc:
-            self.table.refuse_remote(None, str(exc), "message", raw=payload)
+            self.table.refuse_remote(None, Reason(str(exc), "bad_message"), "message", raw=payload)
             return
         if message is not None and message.until is not None and message.until <= self.table._wall():
             message = None  # its time is over already (a retained one, after a restart)
@@ -178,7 +179,7 @@ class TableTopics:
         try:
             self.scorers.presence(user, payload, self.table._wall())
         except PresenceRefused as exc:
-            self.table.refuse_remote(None, str(exc), "scorer", user=user, raw=payload)
+            self.table.refuse_remote(None, Reason(str(exc), "bad_presence"), "scorer", user=user, raw=payload)
             return
         if self.scorers.health().get(f"scorer:{user}") != "ok":
             self._show_call(user, None)  # a scorer gone leaves no call on the boards

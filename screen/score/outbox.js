@@ -129,17 +129,17 @@ export class Outbox {
   }
 }
 
-// What a `rejected` answer to one of our ids means: a repeat of an id already applied is an
-// application (the first answer given again), a limit's "send it again later" is no answer yet.
+// What a `rejected` answer to one of our ids means, read off its machine `code` only (docs/mqtt.md,
+// "Refusal codes"; its `reason` is words for the person, in the table's language, and may change):
+// a repeat of an id already applied is an application (the first answer given again), `later`
+// (a rate, a queue, no answer in time) is no answer yet; anything else is a refusal, shown.
 /**
- * @param {unknown} reason
+ * @param {{code?: unknown, reason?: unknown}} msg
  * @returns {{verdict: "applied" | "refused" | "later", reason: string | null}}
  */
-export function verdictOf(reason) {
-  const text = String(reason || "");
-  if (/^id .* was applied already/.test(text)) return { verdict: "applied", reason: null };
-  const refused = /^id .* was refused already: (.*)$/s.exec(text);
-  if (refused) return { verdict: "refused", reason: refused[1] };
-  if (/send it again later|will be applied or refused once/.test(text)) return { verdict: "later", reason: text };
+export function verdictOf(msg) {
+  const text = String(msg.reason || "");
+  if (msg.code === "repeat_applied") return { verdict: "applied", reason: null };
+  if (msg.code === "later") return { verdict: "later", reason: text };
   return { verdict: "refused", reason: text };
 }

@@ -27,7 +27,7 @@ import { validate } from "/shared/validate.js";
  *   (docs/events.md): the fields this page reads; the rest it passes through
  * @typedef {{schema: number, seq: number, event: Line, id?: string, user?: string, logged?: boolean, ts: string}} Applied
  *   `<prefix>/event` (schema/event.schema.json); `logged: false` answers a command in no log
- * @typedef {{schema: number, event: object | null, reason: string, source: string, id?: string | null,
+ * @typedef {{schema: number, event: object | null, reason: string, code?: string, short?: string, source: string, id?: string | null,
  *   type?: string | null, user?: string, ts: string}} Rejected `<prefix>/rejected` (schema/rejected.schema.json)
  * @typedef {{miss: boolean, free_ball: boolean, before_stroke: boolean}} Foul the calls keyed for the next foul
  * @typedef {{
@@ -282,7 +282,7 @@ function onEvent(msg) {
 /** @param {Rejected} msg */
 function onRejected(msg) {
   if (!msg.id || !outbox) return;
-  const { verdict, reason } = verdictOf(msg.reason);
+  const { verdict, reason } = verdictOf(msg);
   if (verdict === "later") {
     if (inflight && inflight.id === msg.id) inflight = null; // not taken: sent again shortly, same id
     scheduleResend(Math.min(RESEND_MS, LATER_MS * 2 ** laterInARow));

@@ -51,6 +51,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from cueboard.common.errors import MqttConfigError
+from cueboard.contract.codes import Reason
 from cueboard.contract.limits import TokenBucket
 from cueboard.contract.payloads import (
     SCHEMA,
@@ -272,9 +273,9 @@ class Feed:
             payload["logged"] = False
         self._queue("event", payload)
 
-    def publish_rejected(self, event: Mapping[str, Any] | None, reason: str, source: str, *,
+    def publish_rejected(self, event: Mapping[str, Any] | None, reason: Reason, source: str, *,
                          user: str | None = None, raw: bytes | None = None) -> None:
-        """``{"schema", "event", "reason", "source", "ts"}`` on ``<prefix>/rejected``, with ``id``,
+        """``{"schema", "event", "reason", "code", "short", "source", "ts"}`` on ``<prefix>/rejected``, with ``id``,
         ``type``, ``user`` and at most 1 KiB of the input (:func:`rejected_payload`); in the
         user's own lane when there is one."""
         payload = rejected_payload(event, reason, source, ts=self._ts(), user=user, raw=raw)

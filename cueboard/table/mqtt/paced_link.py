@@ -54,6 +54,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from cueboard.contract.codes import Reason
 from cueboard.table.mqtt.config import COMMANDS_LOGIN, RECONNECT_MIN, SCORERS
 from cueboard.table.mqtt.feed import QOS, USER_ANSWERS_A_SECOND, Feed, MqttConfig, _Client, _no_delay
 
@@ -356,9 +357,9 @@ class PacedLink:
             del self._unread[user]
             self._said[user] = now
             who = self.kind.source if user is None else f"{self.kind.source}/{user}"
-            reason = (f"{count} more lines from {who} not read: sent faster than the table answers them "
-                      f"({USER_ANSWERS_A_SECOND:g} answers a second a user, {self.config.queue} lines waiting at most, "
-                      "mqtt.queue); lines not read get no answer: send them again, same id")
+            reason = Reason(f"{count} more lines from {who} not read: sent faster than the table answers them "
+                            f"({USER_ANSWERS_A_SECOND:g} answers a second a user, {self.config.queue} lines waiting at "
+                            "most, mqtt.queue); lines not read get no answer: send them again, same id", "not_read")
             try:
                 self.feed.publish_rejected(None, reason, self.kind.source, user=user)
             except Exception:

@@ -25,7 +25,7 @@ which buttons and keys were never pressed. Ctrl-C closes every device (boards bl
 MAX7219's display test off, pins released, serial port closed) and exits 130; so do
 SIGTERM and SIGHUP (an SSH session closed).
 
-Tests (``tests/test_hwtest.py``) inject the devices' lowest levels, as the daemon's tests
+Tests (``tests/tools/test_hwtest.py``) inject the devices' lowest levels, as the daemon's tests
 do: gpiozero's ``MockFactory`` and a ``ManualClock`` for the buttons, a pseudo-terminal
 for the keypad, luma's emulators or a recording serial interface for the boards, and a
 pacer of their own for the steps.

@@ -184,10 +184,9 @@ def floor_rate(url: str, pool: list[list[dict[str, Any]]], count: int) -> float:
 
 def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms: float,
         drain: float) -> dict[str, Any]:
+    from cueboard.league.store import Archive
     from tests.helpers.mosquitto import Mosquitto
     from tests.helpers.postgres import Postgres
-
-    from cueboard.league.store import Archive
 
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cueboard-archive-bench-", dir="/var/tmp")))

@@ -31,15 +31,15 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))  # tests.helpers
 
 import paho.mqtt.client as mqtt  # noqa: E402
-from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E402
-from tests.helpers.venue import init_venue, spki_hash, venue_pages  # noqa: E402
 
 from cueboard.contract.payloads import devices_payload, event_payload, state_payload  # noqa: E402
 from cueboard.contract.times import timestamp  # noqa: E402
 from cueboard.contract.wire import encode  # noqa: E402
 from cueboard.engine import Match  # noqa: E402
 from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402
+from tests.helpers.venue import init_venue, spki_hash, venue_pages  # noqa: E402
 
 VENUE = "club"
 CHROMIUM = "/usr/bin/chromium"

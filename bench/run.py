@@ -60,16 +60,16 @@ import latency  # noqa: E402
 import league  # noqa: E402
 import scorer  # noqa: E402
 import tables  # noqa: E402
-from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 
 import screen  # noqa: E402
 from cueboard.games.simulate import final_log  # noqa: E402
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 
 BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:end -->"
 PI_FACTORS = {"Raspberry Pi 5": 2.0, "Raspberry Pi 4": 4.0, "Raspberry Pi Zero 2 W": 10.0}
 """Estimated slow-down of CPU-bound Python against one core of this machine (not measured)."""
-RELIABILITY = ["tests/table/test_reliability.py", "tests/table/test_crash.py", "tests/table/test_journal.py", "tests/table/test_feed_broker.py",
-               "tests/league/test_league.py",
+RELIABILITY = ["tests/table/test_reliability.py", "tests/table/test_crash.py", "tests/table/test_journal.py",
+               "tests/table/test_feed_broker.py", "tests/league/test_league.py",
                "tests/hw/test_keypad_fuzz.py", "tests/hw/test_keypad_link.py", "tests/hw/test_buttons.py"]
 """The tests behind issue 7's reliability items (docs/reliability.md)."""
 

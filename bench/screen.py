@@ -51,12 +51,12 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))  # tests.helpers
 
-from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 from stats import load_average, summary  # noqa: E402
 
 from cueboard.engine import Match  # noqa: E402
 from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
 from cueboard.venue.pages import make_server, serve_in_thread  # noqa: E402
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 
 DRIVER = HERE / "screen_driver.mjs"
 CHROMIUM = "/usr/bin/chromium"

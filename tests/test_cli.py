@@ -12,13 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.helpers.keypad import WAIT
-from tests.helpers.mosquitto import Mosquitto
 
 from cueboard import __version__
 from cueboard.cli import main, parser
 from cueboard.table.daemon import ask_daemon
-
+from tests.helpers.keypad import WAIT
+from tests.helpers.mosquitto import Mosquitto
 
 ROOT = Path(__file__).resolve().parent.parent
 CUEBOARD = [sys.executable, "-m", "cueboard.cli"]

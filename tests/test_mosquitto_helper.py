@@ -11,8 +11,11 @@ import socket
 from pathlib import Path
 
 import pytest
+
 from tests.helpers.mosquitto import _EPHEMERAL, HOST, Mosquitto, Subscriber, free_port, port_taken
 from tests.helpers.venue import running_venue
+
+pytestmark = pytest.mark.system
 
 
 def test_free_ports_are_outside_the_ephemeral_range_and_never_given_twice() -> None:

@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.helpers.findings import Finding
 from tests.helpers.mosquitto import require_mosquitto
 from tests.helpers.postgres import require_postgres
+
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.helpers.mosquitto import require_mosquitto
 from tests.screen.test_screen import _require_browser
 
@@ -18,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from desk import drawn_lags, floor_lags  # noqa: E402
+
+pytestmark = pytest.mark.system
 
 
 def bench(*argv: str) -> dict[str, object]:

@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.helpers.boards import golden_state, shown
 from PIL import Image
 
 from cueboard.boards import render
 from cueboard.cli import main
 from cueboard.tools.render import RenderError, read_state
+from tests.helpers.boards import golden_state, shown
 
 ROOT = Path(__file__).parents[2]
 BREAK = golden_state("snooker", "break")

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.boards import FakeWs281x, SerialRecorder, golden, max7219_board, shown, simple_state
 from PIL import Image, ImageChops
 
 from cueboard.boards import Board, render
@@ -20,6 +19,7 @@ from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import COMMON, DEVICES, DisplayConfig, DisplayConfigError, parse_display, parse_displays
 from cueboard.hw.display_devices import open_device, wiring_map
 from cueboard.table.devices import open_board, open_boards
+from tests.helpers.boards import FakeWs281x, SerialRecorder, golden, max7219_board, shown, simple_state
 
 BREAK = golden("snooker", "break")
 GROUPS = golden("blackball", "groups")

@@ -33,8 +33,9 @@ from board_pictures import (
     sheet,
     talk_sheet,
 )
-from tests.helpers.golden import compare_sheet
 from PIL import Image
+
+from tests.helpers.golden import compare_sheet
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 ROOT = Path(__file__).parents[2]

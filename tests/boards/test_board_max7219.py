@@ -12,7 +12,6 @@ import random
 import warnings
 
 import pytest
-from tests.helpers.boards import FakeSpidev, SerialRecorder, golden, max7219_board, shown, simple_state
 from luma.led_matrix.device import max7219
 from PIL import Image
 
@@ -22,6 +21,7 @@ from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.hw.max7219 import Max7219Chain
 from cueboard.table.devices import open_board
+from tests.helpers.boards import FakeSpidev, SerialRecorder, golden, max7219_board, shown, simple_state
 
 BREAK = golden("snooker", "break")
 GROUPS = golden("blackball", "groups")

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.boards import golden
 from PIL import Image
 
 from cueboard.boards import Board, Renderer
@@ -20,6 +19,7 @@ from cueboard.engine.snooker.events import Foul
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.table.devices import open_board
+from tests.helpers.boards import golden
 
 BREAK = golden("snooker", "break")
 PINK = Notice("corrected", Amend(seq=14, event=Pot(balls=("pink",))))

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from tests.helpers.boards import SerialRecorder, max7219_board
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
@@ -31,6 +30,7 @@ from cueboard.boards.shown import Shown
 from cueboard.engine import IllegalEvent, Match
 from cueboard.games.simulate import SETUPS, legal_events
 from cueboard.hw.clock import ManualClock
+from tests.helpers.boards import SerialRecorder, max7219_board
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
 EXAMPLES = int(os.environ.get("CUEBOARD_EXAMPLES", "200" if LONG else "15"))

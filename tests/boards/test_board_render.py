@@ -7,7 +7,6 @@ import importlib
 import math
 
 import pytest
-from tests.helpers.boards import GOLDEN_STATES, golden, golden_state, shown
 from PIL import ImageChops
 
 from cueboard.boards import LayoutOptions, Motion, Renderer, layout_for, render
@@ -18,6 +17,7 @@ from cueboard.boards.scene import Pages, Text, duration, next_change, phase
 from cueboard.boards.shown import Handed, clock_shown
 from cueboard.engine import IllegalEvent
 from cueboard.engine.shot_clock import ShotTime
+from tests.helpers.boards import GOLDEN_STATES, golden, golden_state, shown
 
 CASE = {(game, c["name"]): shown(c["state"]) for game, cases in GOLDEN_STATES.items() for c in cases}
 

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.boards import shown
 from PIL import Image, ImageChops
 
 from cueboard.boards.render import render
 from cueboard.engine import Match
+from tests.helpers.boards import shown
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "standing"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "snooker-match.jsonl"

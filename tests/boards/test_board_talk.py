@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.boards import GOLDEN_STATES, golden_state, shown, simple_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops
@@ -26,6 +25,7 @@ from cueboard.contract.notices import Prompt
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.table.devices import open_board
+from tests.helpers.boards import GOLDEN_STATES, golden_state, shown, simple_state
 
 STATES = GOLDEN_STATES
 BREAK_JSON = golden_state("snooker", "break")

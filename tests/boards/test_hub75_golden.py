@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from board_pictures import TALK_CASES, hub75_sheet, hub75_talk_sheet, load_cases, pages
-from tests.helpers.golden import compare_sheet
 
 from cueboard.boards.catalogue import find_layout
 from cueboard.boards.hall import HALL_SIZES
+from tests.helpers.golden import compare_sheet
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 CASES = load_cases(GOLDEN / "states.json")

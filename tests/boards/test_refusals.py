@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.helpers.boards import golden, shown, simple_state
 
 from cueboard.boards import render
 from cueboard.boards.bar import READ_SECONDS
@@ -22,6 +21,7 @@ from cueboard.boards.words import LANGUAGES, catalogue_path
 from cueboard.contract.codes import TABLE_SHORTS, Reason
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.errors import SHORTS
+from tests.helpers.boards import golden, shown, simple_state
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "engine").rglob("*.py"), *(ROOT / "cueboard").rglob("*.py")])

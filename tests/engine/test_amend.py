@@ -6,12 +6,12 @@ record's ``corrections`` and the result sheet."""
 from __future__ import annotations
 
 import pytest
-from tests.helpers.snooker import NO_POT, RED, REDO, UNDO, concede, foul, new_match, play, pot, refused
 
 from cueboard.engine import IllegalEvent, Match, to_json
 from cueboard.engine.record import Recorder, record_of
 from cueboard.games.replay import replay
 from cueboard.league.result_sheet import result_sheets
+from tests.helpers.snooker import NO_POT, RED, REDO, UNDO, concede, foul, new_match, play, pot, refused
 
 
 def amend(seq: int, event: dict[str, object] | None, **extra: object) -> dict[str, object]:

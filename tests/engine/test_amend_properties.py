@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
-from tests.engine.test_properties import GAMES_UNDER_TEST, PROPERTY, lengths, randoms, setups
 
 from cueboard.engine import IllegalEvent, Match, to_json
 from cueboard.engine.record import Recorder, record_of
 from cueboard.games.replay import replay
 from cueboard.games.simulate import choose
+from tests.engine.test_properties import GAMES_UNDER_TEST, PROPERTY, lengths, randoms, setups
 
 
 def played(setup: dict[str, Any], rng: random.Random, n: int) -> tuple[Match, list[dict[str, Any]]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from cueboard.engine import IllegalEvent, Match
 from tests.helpers.blackball import (
     BAD_BREAK,
     CONCEDE,
@@ -25,8 +27,6 @@ from tests.helpers.blackball import (
     state_after,
     turn,
 )
-
-from cueboard.engine import IllegalEvent, Match
 
 
 def breaker_wins() -> list[dict[str, Any]]:

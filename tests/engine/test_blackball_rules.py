@@ -5,6 +5,7 @@ free shot (5, 6), loss of frame (7), and re-racks (4n, 4p, 8g)."""
 from __future__ import annotations
 
 import pytest
+
 from tests.helpers.blackball import (
     BAD_BREAK,
     LOSS,

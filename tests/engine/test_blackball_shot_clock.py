@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.helpers.blackball import NO_POT, foul, match_after, new_match, play, pot, refused, state_after, turn
 
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.shot_clock import STANDARD, ShotClock, ShotClockRules
+from tests.helpers.blackball import NO_POT, foul, match_after, new_match, play, pot, refused, state_after, turn
 
 # -- the pure model ----------------------------------------------------------------------------
 

@@ -4,11 +4,10 @@ across a re-rack and ``break`` while a re-spotted black waits for the lot."""
 
 from __future__ import annotations
 
+from cueboard.engine.record import record_of
 from tests.helpers.blackball import new_match as blackball
 from tests.helpers.blackball import play as bplay
 from tests.helpers.snooker import NO_POT, RERACK, colours, new_match, play, reds_and_blacks
-
-from cueboard.engine.record import record_of
 
 
 def test_visits_through_a_free_shot_rule_6a() -> None:

@@ -23,13 +23,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import event as label
 from hypothesis import strategies as st
-from tests.engine.test_record import SCHEMA
 
 from cueboard.engine import Match, to_json
 from cueboard.engine.events import Redo
 from cueboard.engine.record import Recorder, record_of
 from cueboard.games.simulate import SETUPS, choose
 from cueboard.league.report import record_of_log
+from tests.engine.test_record import SCHEMA
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
 EXAMPLES = int(os.environ.get("CUEBOARD_EXAMPLES", "1000" if LONG else "100"))

@@ -11,10 +11,10 @@ points". An award without a reason (logs written before it existed) keeps its ol
 from __future__ import annotations
 
 import pytest
-from tests.helpers.snooker import NO_POT, RED, REPLACE, foul, new_match, play, pot, refused
 
 from cueboard.engine import Match
 from cueboard.engine.record import record_of
+from tests.helpers.snooker import NO_POT, RED, REPLACE, foul, new_match, play, pot, refused
 
 MISS = foul(4, miss=True)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from cueboard.engine import IllegalEvent, Match
 from tests.helpers.snooker import (
     NEXT_FRAME,
     NO_POT,
@@ -21,8 +23,6 @@ from tests.helpers.snooker import (
     reds_and_blacks,
     refused,
 )
-
-from cueboard.engine import IllegalEvent, Match
 
 # -- malformed -------------------------------------------------------------------------
 

@@ -14,7 +14,18 @@ The log says it with ``"before_stroke": true`` on the foul (docs/events.md).
 
 from __future__ import annotations
 
-from tests.helpers.snooker import NO_POT, PLAY_AGAIN, RED, REPLACE, colours, foul, new_match, play, reds_and_blacks, refused
+from tests.helpers.snooker import (
+    NO_POT,
+    PLAY_AGAIN,
+    RED,
+    REPLACE,
+    colours,
+    foul,
+    new_match,
+    play,
+    reds_and_blacks,
+    refused,
+)
 
 BEFORE = foul(4, before_stroke=True)
 MISS = foul(4, miss=True)

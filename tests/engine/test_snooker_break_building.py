@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tests.helpers.snooker import (
     COLOURS,
     NO_POT,

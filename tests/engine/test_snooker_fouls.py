@@ -7,6 +7,7 @@ numbered as the table of contents gives them.
 from __future__ import annotations
 
 import pytest
+
 from tests.helpers.snooker import (
     COLOURS,
     NO_POT,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+
+from cueboard.engine import Match
 from tests.helpers.snooker import (
     NEXT_FRAME,
     NO_POT,
@@ -19,8 +21,6 @@ from tests.helpers.snooker import (
     respotted_black,
     six_reds_to_black,
 )
-
-from cueboard.engine import Match
 
 PAIRS = [["A1", "A2"], ["B1", "B2"]]
 

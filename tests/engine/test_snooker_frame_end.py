@@ -6,6 +6,7 @@ Section 2 Rule 1, Section 3 Rules 4 and 16, Section 4 Rules 2 and 5.
 from __future__ import annotations
 
 import pytest
+
 from tests.helpers.snooker import (
     CLAIM,
     COLOURS,

@@ -6,6 +6,8 @@ Section 3 Rules 1(g)-(h), 3(b) and 4(c), Section 4 Rules 2 and 5(b).
 from __future__ import annotations
 
 import pytest
+
+from cueboard.engine import IllegalEvent
 from tests.helpers.snooker import (
     COLOURS,
     NEXT_FRAME,
@@ -24,8 +26,6 @@ from tests.helpers.snooker import (
     six_reds_to_black,
     state_after,
 )
-
-from cueboard.engine import IllegalEvent
 
 CLEARANCE = [*reds_and_blacks(6), *colours()]
 """A 75 with 6 reds by the player at the table."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tests.helpers.snooker import (
     NO_POT,
     PLAY_AGAIN,

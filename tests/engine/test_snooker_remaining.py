@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from tests.helpers.snooker import (
     NO_POT,
     RED,

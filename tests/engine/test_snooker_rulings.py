@@ -4,6 +4,7 @@ by the wrong side. Each test quotes the rule it is worked from."""
 
 from __future__ import annotations
 
+from cueboard.engine.record import record_of
 from tests.helpers.snooker import (
     NEXT_FRAME,
     NO_POT,
@@ -18,8 +19,6 @@ from tests.helpers.snooker import (
     reds_and_blacks,
     refused,
 )
-
-from cueboard.engine.record import record_of
 
 PAIRS = [["A1", "A2"], ["B1", "B2"]]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from tests.helpers.snooker import (
     CLAIM,
     NEXT_FRAME,

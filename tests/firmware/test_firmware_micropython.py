@@ -41,6 +41,8 @@ import sys
 sys.path.append("/")
 import keyproto as kp
 import matrix
+
+pytestmark = pytest.mark.system
 assert sys.implementation.name == "micropython"
 assert kp.crc32(b"123456789") == 0xCBF43926 == kp.crc32_table(b"123456789")
 for fields, line in FRAMES:

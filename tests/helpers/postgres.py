@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tests.helpers.mosquitto import free_port
 
 TIMEOUT = 120.0

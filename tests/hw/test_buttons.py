@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.findings import Finding
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPin
 from hypothesis import given, settings
@@ -26,6 +25,7 @@ from cueboard.hw.clock import ManualClock, MonotonicClock
 from cueboard.hw.debounce import DEBOUNCE, HOLD_TIME, ButtonContact
 from cueboard.hw.keys import ButtonPress
 from cueboard.table.keymap import Entry, load_keymap
+from tests.helpers.findings import Finding
 
 PINS = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]
 KEYMAPS = Path(__file__).resolve().parents[2] / "examples" / "keymaps"

@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.helpers.boards import golden_state, shown
 from PIL import Image, ImageDraw
 
 from cueboard.boards.board import Board
 from cueboard.hw.display_config import DisplayConfigError, parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.hw.hub75 import Hub75, Hub75Setup, MissingLibrary, choose_backend, last_frame, open_hub75, pi_model
+from tests.helpers.boards import golden_state, shown
 
 STATE_JSON = {**golden_state("snooker", "break"), "frame": 1, "best_of": 7, "striker": 0, "ball_on": "red", "break": 8,
               "sides": [{"name": "Ann", "players": ["Ann"], "score": 8, "frames": 1, "high_break": 8, "total": 8},

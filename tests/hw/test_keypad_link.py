@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.helpers.keypad import WAIT, HostRecorder, PtyPort
 
 from cueboard.hw import keyproto as kp
 from cueboard.hw.keypad_link import FIRMWARE, KeypadHealth, SerialPort, open_serial
 from cueboard.hw.keys import KeyPress
 from cueboard.tools.keypad_sim import KeypadSimulator
+from tests.helpers.keypad import WAIT, HostRecorder, PtyPort
 
 OK, SILENT, LOST = KeypadHealth.OK, KeypadHealth.SILENT, KeypadHealth.LOST
 

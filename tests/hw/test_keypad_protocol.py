@@ -9,6 +9,8 @@ import zlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from cueboard.hw import keyproto as kp
 from tests.helpers.keypad import (
     HOST_EPOCH,
     KEYPAD_EPOCH,
@@ -18,8 +20,6 @@ from tests.helpers.keypad import (
     session_lines,
     vectors,
 )
-
-from cueboard.hw import keyproto as kp
 
 FRAMES, REJECTS = vectors()
 KEY7 = FRAMES[0].line

@@ -11,12 +11,12 @@ import doctest
 
 import pytest
 from PIL import Image
-from tests.hw.test_ws2812_spi import FakeSpiDev
 
 from cueboard.hw import power
 from cueboard.hw.display_config import DisplayConfigError, parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.hw.power import cap_brightness, draw_amps
+from tests.hw.test_ws2812_spi import FakeSpiDev
 
 
 def test_the_module_s_examples_run_as_written() -> None:

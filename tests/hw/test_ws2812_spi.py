@@ -13,7 +13,6 @@ import doctest
 from pathlib import Path
 
 import pytest
-from tests.helpers.boards import FakeWs281x, shown, simple_state
 from PIL import Image
 
 from cueboard.hw import ws2812_spi
@@ -22,6 +21,7 @@ from cueboard.hw.display_config import DisplayConfigError, parse_display
 from cueboard.hw.display_devices import open_device, wiring_map
 from cueboard.hw.ws2812_spi import SPI_HZ, UnsupportedDriver, check_pwm_supported, open_ws2812_spi
 from cueboard.table.devices import open_board
+from tests.helpers.boards import FakeWs281x, shown, simple_state
 
 RESET = "00" * 240
 B0, B1 = "e0", "f8"  # the SPI byte of a WS2812 0 bit (11100000) and of a 1 bit (11111000)

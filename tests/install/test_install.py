@@ -78,6 +78,8 @@ SYSTEMCTL_STUB = """\
 # systemd does for Type=notify and waits for READY=1 (then stops it); the rest succeed.
 import grp, os, pwd, shlex, signal, socket, subprocess, sys, time
 
+pytestmark = pytest.mark.system
+
 with open("/var/log/systemctl-calls", "a") as calls:
     calls.write(" ".join(sys.argv[1:]) + "\\n")
 if sys.argv[1:] != ["restart", "cueboard.service"]:

@@ -16,7 +16,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
 from tests.helpers.mosquitto import mosquitto_binary
+
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[2]
 

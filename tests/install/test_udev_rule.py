@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.system
+
 REPO = Path(__file__).resolve().parents[2]
 RULE = REPO / "systemd" / "99-cueboard-keypad.rules"
 SERIAL_RULES = next((d / "60-serial.rules" for d in (Path("/usr/lib/udev/rules.d"), Path("/lib/udev/rules.d"))

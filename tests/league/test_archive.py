@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.archive import EPOCH, match_log, record, season, write_log
 
 from cueboard.cli import main
 from cueboard.league.database import Database, DatabaseError
@@ -18,7 +17,7 @@ from cueboard.league.records import RecordError, checked, parse_payload
 from cueboard.league.schema import MIGRATIONS, current_version, migrate
 from cueboard.league.standings import Rules, breaks, player_matches, standings, to_csv
 from cueboard.league.store import Archive
-
+from tests.helpers.archive import EPOCH, match_log, record, season, write_log
 
 PLAYERS = ["Ann", "Bob", "Cat", "Dan", "Eve"]
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from tests.helpers.archive import season
 
 from cueboard.league.records import checked
 from cueboard.league.standings import standings
 from cueboard.league.store import Archive
+from tests.helpers.archive import season
 
 PLAYERS = ["Ann", "Bob", "Cat", "Dan"]
 

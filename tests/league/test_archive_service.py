@@ -19,15 +19,17 @@ from typing import Any, cast
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.archive import EPOCH, match_log, record
-from tests.helpers.findings import Finding
-from tests.helpers.mosquitto import Mosquitto, TlsFiles, free_port, make_password_file
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.league.test_league import BRIDGE_STATE, Cable, League, league, league_config  # noqa: F401  (the fixture)
-from tests.helpers.venue_broker import venue_config
 
 from cueboard.league.archive_service import ArchiveService, Connection
 from cueboard.league.store import Archive
+from tests.helpers.archive import EPOCH, match_log, record
+from tests.helpers.findings import Finding
+from tests.helpers.mosquitto import Mosquitto, TlsFiles, free_port, make_password_file
+from tests.helpers.venue_broker import venue_config
+from tests.league.test_league import BRIDGE_STATE, Cable, League, league, league_config  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.system
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.helpers.archive import EPOCH, match_log, record
 
 from cueboard.cli import main
 from cueboard.league.match_day import MAX_BYTES, FixtureError, parse, read
 from cueboard.league.records import checked
 from cueboard.league.standings import standings, team_sides
 from cueboard.league.store import Archive
+from tests.helpers.archive import EPOCH, match_log, record
 
 MATCH_DAY = """competition,day,fixture,home_team,away_team,home,away,game,best_of
 Division 1,2026-12-03,D1-05-1,Red Lion,Crown,Ann Smith,Bob Jones,snooker,3

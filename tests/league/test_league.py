@@ -16,13 +16,15 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.findings import Finding
-from tests.helpers.feed import example_states
-from tests.helpers.mosquitto import HOST, Message, Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.helpers.venue_broker import venue_config
 
 from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
+from tests.helpers.feed import example_states
+from tests.helpers.findings import Finding
+from tests.helpers.mosquitto import HOST, Message, Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
+from tests.helpers.venue_broker import venue_config
+
+pytestmark = pytest.mark.system
 
 
 ROOT = Path(__file__).resolve().parents[2]

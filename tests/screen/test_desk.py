@@ -25,18 +25,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.daemon import table_config
 from gpiozero.pins.mock import MockFactory
-from tests.screen.node_e2e import run_e2e
-from tests.table.test_reliability import KEYMAP, PINS, Daemon
-from tests.screen.test_screen import CHROMIUM, _require_browser
-from tests.helpers.venue import Venue, running_venue
 
 from cueboard.cli import parser
 from cueboard.engine import decode
 from cueboard.hw.clock import ManualClock
 from cueboard.table.journal import read_lines
 from cueboard.venue.pages import SCREEN_DIR, make_server, serve_in_thread
+from tests.helpers.daemon import table_config
+from tests.helpers.venue import Venue, running_venue
+from tests.screen.node_e2e import run_e2e
+from tests.screen.test_screen import CHROMIUM, _require_browser
+from tests.table.test_reliability import KEYMAP, PINS, Daemon
+
+pytestmark = pytest.mark.system
 
 
 E2E = Path(__file__).with_name("desk_e2e.mjs")

@@ -24,11 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.venue import running_venue
 from tests.screen.desk_standin import StandIn
 from tests.screen.node_e2e import Handler, run_e2e
 from tests.screen.test_desk import desk_shots, login
 from tests.screen.test_screen import CHROMIUM, _require_browser
-from tests.helpers.venue import running_venue
+
+pytestmark = pytest.mark.system
 
 
 E2E = Path(__file__).with_name("desk_competition_e2e.mjs")

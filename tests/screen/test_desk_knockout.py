@@ -20,10 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.venue import running_venue
 from tests.screen.node_e2e import run_e2e
 from tests.screen.test_desk import Table, desk_shots, login, started
 from tests.screen.test_screen import CHROMIUM, _require_browser
-from tests.helpers.venue import running_venue
+
+pytestmark = pytest.mark.system
 
 
 E2E = Path(__file__).with_name("desk_knockout_e2e.mjs")

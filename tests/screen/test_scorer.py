@@ -18,16 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.daemon import table_config
 from gpiozero.pins.mock import MockFactory
-from tests.helpers.mosquitto import TIMEOUT
-from tests.screen.node_e2e import Handler, run_e2e
-from tests.table.test_reliability import KEYMAP, PINS, Daemon
-from tests.screen.test_screen import CHROMIUM, _require_browser
-from tests.helpers.venue import Venue, running_venue, spki_hash, venue_pages
 
 from cueboard.table.inputs import Call
 from cueboard.table.journal import read_lines
+from tests.helpers.daemon import table_config
+from tests.helpers.mosquitto import TIMEOUT
+from tests.helpers.venue import Venue, running_venue, spki_hash, venue_pages
+from tests.screen.node_e2e import Handler, run_e2e
+from tests.screen.test_screen import CHROMIUM, _require_browser
+from tests.table.test_reliability import KEYMAP, PINS, Daemon
+
+pytestmark = pytest.mark.system
 
 
 E2E = Path(__file__).with_name("scorer_e2e.mjs")

@@ -22,16 +22,18 @@ from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.mosquitto import TIMEOUT
-from tests.screen.node_e2e import run_e2e
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
-from tests.screen.test_screen import CHROMIUM, _require_browser
-from tests.helpers.venue import Venue, running_venue, spki_hash, venue_cli, venue_pages
 
 from cueboard.cli import parser
 from cueboard.common.errors import VenueError
 from cueboard.venue.card import card_for, write_card
 from cueboard.venue.command import run as venue_command
+from tests.helpers.mosquitto import TIMEOUT
+from tests.helpers.venue import Venue, running_venue, spki_hash, venue_cli, venue_pages
+from tests.screen.node_e2e import run_e2e
+from tests.screen.test_screen import CHROMIUM, _require_browser
+
+pytestmark = pytest.mark.system
 
 E2E = Path(__file__).with_name("scorer_app_e2e.mjs")
 SHOTS = Path(os.environ.get("CUEBOARD_SCORER_SHOTS", ""))

@@ -10,10 +10,13 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from cueboard.venue.pages import make_server, serve_in_thread
 from tests.helpers.mosquitto import Mosquitto
 from tests.screen.test_screen import CHROMIUM, _final, _now, _require_browser
 
-from cueboard.venue.pages import make_server, serve_in_thread
+pytestmark = pytest.mark.system
 
 E2E = Path(__file__).with_name("scorer_payloads_e2e.mjs")
 

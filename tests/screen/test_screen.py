@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from tests.helpers.mosquitto import Mosquitto
-from tests.screen.node_e2e import run_e2e
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from cueboard.cli import parser
@@ -38,6 +36,10 @@ from cueboard.engine import Match
 from cueboard.games.replay import replay
 from cueboard.games.simulate import final_log
 from cueboard.venue.pages import SCREEN_DIR, make_server, serve_in_thread
+from tests.helpers.mosquitto import Mosquitto
+from tests.screen.node_e2e import run_e2e
+
+pytestmark = pytest.mark.system
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,12 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.daemon import StillOutput, table_config
+import pytest
 from gpiozero.pins.mock import MockFactory
-from tests.helpers.mosquitto import Message, Mosquitto, Subscriber
-from tests.table.test_command_path import USERS, broker, config_for, desk, subscribed  # noqa: F401  (broker: a fixture)
-from tests.table.test_daemon import Running
-from tests.table.test_reliability import PREFIX, TIMEOUT, Daemon
 
 from cueboard.boards.notices import notice_words
 from cueboard.boards.shown import Shown
@@ -25,6 +21,13 @@ from cueboard.boards.words import words_for
 from cueboard.contract.notices import Notice
 from cueboard.table.daemon import ControlServer, Table, ask_daemon
 from cueboard.table.journal import read_lines
+from tests.helpers.daemon import StillOutput, table_config
+from tests.helpers.mosquitto import Message, Mosquitto, Subscriber
+from tests.table.test_command_path import USERS, broker, config_for, desk, subscribed  # noqa: F401  (broker: a fixture)
+from tests.table.test_daemon import Running
+from tests.table.test_reliability import PREFIX, TIMEOUT, Daemon
+
+pytestmark = pytest.mark.system
 
 
 CLI = [sys.executable, "-m", "cueboard.cli"]

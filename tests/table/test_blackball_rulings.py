@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cueboard.table.daemon import Table
+from cueboard.table.journal import read_lines
 from tests.helpers.blackball import NO_POT, new_match, play, pot, refused
 from tests.helpers.daemon import table_config
 from tests.table.test_daemon import FakeMonotonic, Recorder
-
-from cueboard.table.daemon import Table
-from cueboard.table.journal import read_lines
 
 TOUCHING = {"type": "touching", "ball": "red"}
 HOLD = {"type": "clock_hold", "reason": "touching"}

@@ -29,17 +29,19 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.daemon import table_config
 from gpiozero.pins.mock import MockFactory
-from tests.helpers.mosquitto import TIMEOUT, Mosquitto, Subscriber, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.table.test_command_path import Shown
-from tests.table.test_reliability import KEYMAP, PINS, Daemon
-from tests.helpers.venue import Venue, init_venue, running_venue, venue_cli
 
 from cueboard.contract.lines import peek_id
 from cueboard.hw.clock import ManualClock
 from cueboard.table.mqtt.paced_link import PacedLink
+from tests.helpers.daemon import table_config
+from tests.helpers.mosquitto import TIMEOUT, Mosquitto, Subscriber, require_mosquitto
+from tests.helpers.venue import Venue, init_venue, running_venue, venue_cli
+from tests.table.test_command_path import Shown
+from tests.table.test_reliability import KEYMAP, PINS, Daemon
+
+pytestmark = pytest.mark.system
 
 
 PREFIX = "cueboard/club/t1"

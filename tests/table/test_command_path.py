@@ -21,16 +21,18 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.daemon import StillOutput, table_config
 from gpiozero.pins.mock import MockFactory
-from tests.helpers.mosquitto import Mosquitto, Subscriber, make_tls_files
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.table.test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
 
 from cueboard.boards.shown import Shown as Drawn
 from cueboard.hw.clock import ManualClock
 from cueboard.table.daemon import ControlServer, ask_daemon
 from cueboard.table.inputs import Call, Command, KeyInput
+from tests.helpers.daemon import StillOutput, table_config
+from tests.helpers.mosquitto import Mosquitto, Subscriber, make_tls_files
+from tests.table.test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
+
+pytestmark = pytest.mark.system
 
 
 USERS = {"t1": "table-one-pw", "t1.commands": "table-one-pw", "t1.scorers": "table-one-pw", "desk": "desk-pw"}

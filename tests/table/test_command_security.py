@@ -14,11 +14,13 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.feed import HealthLog
-from tests.helpers.mosquitto import Mosquitto, TlsFiles
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.table.mqtt.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mqtt
+from tests.helpers.feed import HealthLog
+from tests.helpers.mosquitto import Mosquitto, TlsFiles
+
+pytestmark = pytest.mark.system
 
 
 PREFIX = "cueboard/club/t1"

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.daemon import EXAMPLES
 
 import cueboard.table.config as config_module
 from cueboard.common import errors
 from cueboard.table.config import ConfigFileError, load_config
+from tests.helpers.daemon import EXAMPLES
 
 
 @pytest.mark.parametrize("name", ["snooker-table.toml", "blackball-table.toml"])

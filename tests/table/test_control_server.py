@@ -9,11 +9,10 @@ import socket
 import threading
 from pathlib import Path
 
-from tests.helpers.daemon import table_config
-from tests.table.test_daemon import Running
-
 from cueboard.table.control_server import ControlServer, ask_daemon
 from cueboard.table.daemon import Table
+from tests.helpers.daemon import table_config
+from tests.table.test_daemon import Running
 
 
 def _open(path: Path) -> socket.socket:

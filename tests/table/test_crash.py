@@ -23,9 +23,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cueboard.engine import Match
 from cueboard.games.simulate import realistic_log
 from cueboard.table.daemon import ask_daemon
+
+pytestmark = pytest.mark.system
 
 LONG = bool(os.environ.get("CUEBOARD_LONG"))
 KILLS = 300 if LONG else 100

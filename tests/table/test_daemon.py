@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.daemon import EXAMPLES, StillOutput, scripted_events, table_config
 
 from cueboard.boards.shown import Shown
 from cueboard.contract.codes import Reason
@@ -24,6 +23,7 @@ from cueboard.hw.keys import KeyPress
 from cueboard.table.daemon import ControlServer, Table, ask_daemon
 from cueboard.table.inputs import Call, Command, KeyInput
 from cueboard.table.journal import Journal, read_lines
+from tests.helpers.daemon import EXAMPLES, StillOutput, scripted_events, table_config
 
 
 class Recorder(StillOutput):

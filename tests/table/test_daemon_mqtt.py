@@ -12,9 +12,12 @@ import time
 from pathlib import Path
 
 import jsonschema
-from tests.helpers.mosquitto import Mosquitto, Subscriber
+import pytest
 
 from cueboard.table.daemon import ask_daemon
+from tests.helpers.mosquitto import Mosquitto, Subscriber
+
+pytestmark = pytest.mark.system
 
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schema" / "state.schema.json").read_text())

@@ -13,16 +13,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.daemon import StillOutput, table_config
 from gpiozero.exc import BadPinFactory
 from gpiozero.pins.mock import MockFactory
-from tests.table.test_reliability import KEYMAP, PINS, Daemon
 
 from cueboard.boards import Board
 from cueboard.hw.clock import ManualClock
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.table.referee_boxes import RETRY_FIRST
+from tests.helpers.daemon import StillOutput, table_config
+from tests.table.test_reliability import KEYMAP, PINS, Daemon
 
 BLACK = 6  # referee-box-12.toml: button 6 is BLACK
 

@@ -15,11 +15,13 @@ from typing import Any
 import jsonschema
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.feed import FeedProcess, HealthLog, example_states
-from tests.helpers.mosquitto import Message, Mosquitto, Subscriber, TcpProxy, TlsFiles
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
+from tests.helpers.feed import FeedProcess, HealthLog, example_states
+from tests.helpers.mosquitto import Message, Mosquitto, Subscriber, TcpProxy, TlsFiles
+
+pytestmark = pytest.mark.system
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.feed import HealthLog
 
 from cueboard.table.mqtt.feed import Feed, MqttConfig, MqttConfigError, TlsConfig, parse_mqtt
-
+from tests.helpers.feed import HealthLog
 
 TIMEOUT = 30.0
 

@@ -14,13 +14,15 @@ from typing import Any
 import jsonschema
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.feed import HealthLog
-from tests.helpers.mosquitto import Mosquitto, Subscriber
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.engine import Match
 from cueboard.engine.record import Recorder
 from cueboard.table.mqtt.feed import Feed, MqttConfig, record_payload
+from tests.helpers.feed import HealthLog
+from tests.helpers.mosquitto import Mosquitto, Subscriber
+
+pytestmark = pytest.mark.system
 
 
 ROOT = Path(__file__).resolve().parents[2]

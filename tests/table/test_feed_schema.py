@@ -16,11 +16,11 @@ from typing import Any
 
 import jsonschema
 import pytest
-from tests.helpers.feed import example_states
 
 from cueboard.engine import Match
 from cueboard.games.simulate import SETUPS, random_log
 from cueboard.table.mqtt.feed import devices_payload, encode, event_payload, rejected_payload, state_payload, timestamp
+from tests.helpers.feed import example_states
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")

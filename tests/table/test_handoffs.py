@@ -19,11 +19,7 @@ from typing import Any
 import jsonschema
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.daemon import StillOutput, table_config
-from tests.helpers.mosquitto import TIMEOUT, Message, Subscriber
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.table.test_reliability import Daemon
-from tests.helpers.venue import Venue, running_venue
 
 from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
@@ -32,6 +28,12 @@ from cueboard.table.config import Config
 from cueboard.table.inputs import Call, KeyInput
 from cueboard.table.journal import read_lines
 from cueboard.table.match_history import History
+from tests.helpers.daemon import StillOutput, table_config
+from tests.helpers.mosquitto import TIMEOUT, Message, Subscriber
+from tests.helpers.venue import Venue, running_venue
+from tests.table.test_reliability import Daemon
+
+pytestmark = pytest.mark.system
 
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.mosquitto import Mosquitto, Subscriber
 
 from cueboard.games.replay import replay
 from cueboard.table.config import ConfigFileError, parse_config
 from cueboard.table.daemon import ask_daemon
 from cueboard.table.home_assistant import HomeAssistantConfigError, device_id, discovery_payload, parse_home_assistant
+from tests.helpers.mosquitto import Mosquitto, Subscriber
+
+pytestmark = pytest.mark.system
 
 
 ROOT = Path(__file__).resolve().parents[2]

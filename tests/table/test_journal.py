@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.helpers.daemon import scripted_events
 
 from cueboard.engine import Match
 from cueboard.table.journal import CHUNK, SPARE, Journal, _line, written
+from tests.helpers.daemon import scripted_events
 
 LINE = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3}
 

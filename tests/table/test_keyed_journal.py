@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.daemon import EXAMPLES, StillOutput, table_config
 
 from cueboard.engine.blackball.events import Touching
 from cueboard.hw.keys import KeyPress
 from cueboard.table.daemon import Table
 from cueboard.table.inputs import Call, Command, KeyInput
 from cueboard.table.journal import read_lines
+from tests.helpers.daemon import EXAMPLES, StillOutput, table_config
 
 SNOOKER_MATCH = {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3}
 BLACKBALL_MATCH = {"game": "blackball", "sides": ["Ann", "Bob"], "race_to": 3, "shot_clock": 30}

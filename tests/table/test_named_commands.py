@@ -21,15 +21,17 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.daemon import table_config
 from gpiozero.pins.mock import MockFactory
-from tests.helpers.mosquitto import Message, Mosquitto, Subscriber, make_tls_files
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.table.test_command_path import config_for
-from tests.table.test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
 
 from cueboard.table.journal import read_lines
 from cueboard.table.mqtt.paced_link import PacedLink
+from tests.helpers.daemon import table_config
+from tests.helpers.mosquitto import Message, Mosquitto, Subscriber, make_tls_files
+from tests.table.test_command_path import config_for
+from tests.table.test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
+
+pytestmark = pytest.mark.system
 
 
 USERS = {"t1": "table-one-pw", "t1.scorers": "table-one-pw", "t1.commands": "table-one-pw", "desk": "desk-pw",

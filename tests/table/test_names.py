@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.daemon import table_config
-from tests.table.test_daemon import Running
 
 from cueboard.engine import IllegalEvent, Match
 from cueboard.table.config import ConfigFileError, load_config
 from cueboard.table.daemon import ControlServer, Table
+from tests.helpers.daemon import table_config
+from tests.table.test_daemon import Running
 
 BAD_NAMES = [
     pytest.param("x" * 41, "41 characters", id="41-characters"),

@@ -19,7 +19,6 @@ from cueboard.common.private_files import exposure
 from cueboard.table.config import ConfigFileError, load_config
 from cueboard.table.mqtt.feed import MqttConfigError, parse_mqtt
 
-
 NOBODY = 65534  # a user that is neither root nor the one running the tests
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="changing a file's owner needs root (CI runs as root)")
 

@@ -12,6 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+
+from cueboard.engine import GAMES, Event, IllegalEvent, Match, to_json
+from cueboard.games.key_sequences import ClockCommand
+from cueboard.table.keymap import Entry, Keymap, Pending, Refusal
 from tests.table.test_keymap import (
     DOUBLES,
     POT_RED,
@@ -24,10 +28,6 @@ from tests.table.test_keymap import (
     presses,
     respotted_black,
 )
-
-from cueboard.engine import GAMES, Event, IllegalEvent, Match, to_json
-from cueboard.games.key_sequences import ClockCommand
-from cueboard.table.keymap import Entry, Keymap, Pending, Refusal
 
 BOX = "referee-box-12.toml"
 BLACKBALL_BOX = "referee-box-12-blackball.toml"

@@ -35,10 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from tests.helpers.daemon import EXAMPLES, StillOutput, scripted_events, table_config
-from tests.helpers.feed import HealthLog
 from gpiozero.pins.mock import MockFactory, MockPin
-from tests.helpers.mosquitto import Message, Mosquitto, Subscriber
 
 import cueboard.table.mqtt.feed
 import cueboard.table.service
@@ -53,6 +50,11 @@ from cueboard.table.inputs import Call, Input, KeyInput
 from cueboard.table.journal import Journal, read_lines
 from cueboard.table.keymap import Entry, Pending, Refusal, load_keymap
 from cueboard.table.service import open_table
+from tests.helpers.daemon import EXAMPLES, StillOutput, scripted_events, table_config
+from tests.helpers.feed import HealthLog
+from tests.helpers.mosquitto import Message, Mosquitto, Subscriber
+
+pytestmark = pytest.mark.system
 
 
 Finding = Callable[..., None]

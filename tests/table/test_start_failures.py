@@ -18,11 +18,13 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from cueboard.table.daemon import ask_daemon
 from tests.helpers.daemon import table_config
 from tests.helpers.mosquitto import Mosquitto, Subscriber
 from tests.table.test_reliability import Daemon
 
-from cueboard.table.daemon import ask_daemon
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0

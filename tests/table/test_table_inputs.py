@@ -17,14 +17,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.daemon import StillOutput, table_config
-from tests.table.test_daemon import FakeMonotonic, Running
-
 from cueboard.contract.notices import Prompt
 from cueboard.engine.record import match_id, record_of
 from cueboard.hw.keys import KeyPress
 from cueboard.table.daemon import ControlServer, Table
 from cueboard.table.inputs import KeyInput
+from tests.helpers.daemon import StillOutput, table_config
+from tests.table.test_daemon import FakeMonotonic, Running
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -16,13 +16,15 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.feed import example_states
-from tests.helpers.mosquitto import TIMEOUT, Message, Subscriber, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.table.mqtt.feed import Feed, parse_mqtt
 from cueboard.tools import demo
 from cueboard.tools.local_broker import free_port
+from tests.helpers.feed import example_states
+from tests.helpers.mosquitto import TIMEOUT, Message, Subscriber, require_mosquitto
+
+pytestmark = pytest.mark.system
 
 TABLE = "cueboard/demo/table-1"
 

@@ -26,10 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.boards import SerialRecorder
 from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
-from tests.helpers.keypad import PtyPort
 from PIL import Image
 
 from cueboard.hw.clock import ManualClock
@@ -51,6 +49,8 @@ from cueboard.tools.hwtest import (
     run,
 )
 from cueboard.tools.keypad_sim import KeypadSimulator
+from tests.helpers.boards import SerialRecorder
+from tests.helpers.keypad import PtyPort
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYMAPS = ROOT / "examples" / "keymaps"

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.keypad import ROOT, WAIT, HostRecorder
-from tests.helpers.mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.cli import main
 from cueboard.hw.keys import KeyPress
 from cueboard.tools.keypad_sim import host_messages, parse_key, run_terminal, watch_host
-
+from tests.helpers.keypad import ROOT, WAIT, HostRecorder
+from tests.helpers.mosquitto import Mosquitto
 
 
 @pytest.mark.parametrize(("text", "key"), [

@@ -10,12 +10,15 @@ from pathlib import Path
 
 import jsonschema
 import paho.mqtt.client as mqtt
-from tests.helpers.feed import FeedProcess, HealthLog, example_states
-from tests.helpers.mosquitto import Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.helpers.venue_broker import venue_config
 
 from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig, parse_mqtt
+from tests.helpers.feed import FeedProcess, HealthLog, example_states
+from tests.helpers.mosquitto import Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
+from tests.helpers.venue_broker import venue_config
+
+pytestmark = pytest.mark.system
 
 
 ROOT = Path(__file__).resolve().parents[2]

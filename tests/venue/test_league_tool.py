@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tests.helpers.mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
-from tests.venue.test_venue_tool import Client, Venue, listening
-from tests.helpers.venue import init_venue
 
 from cueboard.cli import parser
 from cueboard.venue.league import run as league_run
+from tests.helpers.mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
+from tests.helpers.venue import init_venue
+from tests.venue.test_venue_tool import Client, Venue, listening
+
+pytestmark = pytest.mark.system
 
 
 

@@ -15,10 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 from tests.helpers.feed import HealthLog
 from tests.helpers.mosquitto import TIMEOUT, Mosquitto, free_port, require_mosquitto
 
-from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "security.md"

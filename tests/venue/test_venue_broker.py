@@ -21,14 +21,16 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers.feed import HealthLog, example_states
-from tests.helpers.mosquitto import TIMEOUT, Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.screen.test_screen import CHROMIUM, E2E, _require_browser
-from tests.helpers.venue_broker import BRIDGE, VENUE_CONF, venue_config
 
 from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 from cueboard.venue.pages import make_server, serve_in_thread
+from tests.helpers.feed import HealthLog, example_states
+from tests.helpers.mosquitto import TIMEOUT, Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
+from tests.helpers.venue_broker import BRIDGE, VENUE_CONF, venue_config
+from tests.screen.test_screen import CHROMIUM, E2E, _require_browser
+
+pytestmark = pytest.mark.system
 
 
 PREFIX = "cueboard/club/t1"

@@ -25,14 +25,16 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from tests.helpers import venue as venue_helpers
-from tests.helpers.feed import HealthLog
-from tests.helpers.mosquitto import TIMEOUT, require_mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
-from tests.helpers.venue import running_venue, venue_run
 
 from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 from cueboard.table.mqtt.paced_link import COMMANDS, SCORES, LineKind, PacedLink
+from tests.helpers import venue as venue_helpers
+from tests.helpers.feed import HealthLog
+from tests.helpers.mosquitto import TIMEOUT, require_mosquitto
+from tests.helpers.venue import running_venue, venue_run
+
+pytestmark = pytest.mark.system
 
 
 

@@ -20,13 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.helpers.mosquitto import TlsFiles
-from tests.screen.test_screen_server import fake_page, request
 
 from cueboard.cli import parser
 from cueboard.venue.pages import SECURITY_HEADERS, make_server, serve_in_thread
 from cueboard.venue.web_server import Limits, WebServer, tls_context
-
+from tests.helpers.mosquitto import TlsFiles
+from tests.screen.test_screen_server import fake_page, request
 
 TIMEOUT = 30.0
 

@@ -14,6 +14,8 @@ import pytest
 
 from cueboard.games.simulate import blackball_log, final_log
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench" / "engine_instructions.py"
 

@@ -98,6 +98,7 @@ def test_a_bad_layout_or_file_is_an_error_message_not_a_traceback(tmp_path: Path
     assert "cannot read" in err and "WIDTHxHEIGHT" in err
 
 
+@pytest.mark.system  # a cueboard subprocess
 def test_standard_input_and_a_size_without_a_layout_of_its_own(tmp_path: Path) -> None:
     out = tmp_path / "board.png"
     result = subprocess.run([sys.executable, "-m", "cueboard.cli", "render", "-", "--layout", "48x8",

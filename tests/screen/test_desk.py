@@ -33,16 +33,17 @@ from cueboard.hw.clock import ManualClock
 from cueboard.table.journal import read_lines
 from cueboard.venue.pages import SCREEN_DIR, make_server, serve_in_thread
 from tests.helpers.daemon import table_config
-from tests.helpers.venue import Venue, running_venue
+from tests.helpers.venue import Venue
 from tests.screen.node_e2e import run_e2e
 from tests.screen.test_screen import CHROMIUM, _require_browser
 from tests.table.test_reliability import KEYMAP, PINS, Daemon
 
-pytestmark = pytest.mark.system
+TABLES = ("t1", "t2", "t3")
+
+pytestmark = [pytest.mark.system, pytest.mark.club(tables=len(TABLES), scorers=["t1"])]
 
 
 E2E = Path(__file__).with_name("desk_e2e.mjs")
-TABLES = ("t1", "t2", "t3")
 
 
 def login(venue: Path, user: str) -> dict[str, str]:
@@ -101,20 +102,21 @@ def started(stack: ExitStack, venue: Venue, tmp_path: Path, names: Sequence[str]
 
 
 @pytest.fixture
-def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
+def night(club: Venue, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The club fixture's venue (tests/conftest.py) with its tables' daemons running and the desk's pages."""
     _require_browser()
     with ExitStack() as stack:
-        venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES), scorers=["t1"]))
+        venue = club
         tables = started(stack, venue, tmp_path, TABLES)
         pages = stack.enter_context(venue.desk_pages())
         yield {"broker": venue.broker, "tables": tables, "venue": venue.directory, "ports": venue.ports,
                "url": f"{pages.base}/desk"}
 
 
-def test_the_desk_runs_a_club_night(club: dict[str, Any], tmp_path: Path) -> None:
-    venue: Path = club["venue"]
-    tables: dict[str, Table] = club["tables"]
-    plan = {"url": club["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
+def test_the_desk_runs_a_club_night(night: dict[str, Any], tmp_path: Path) -> None:
+    venue: Path = night["venue"]
+    tables: dict[str, Table] = night["tables"]
+    plan = {"url": night["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
             "desk": login(venue, "desk"), "scorer": login(venue, "scorer-t1"), "screenshots": desk_shots(tmp_path),
             "pdf": str(tmp_path / "sheet-t2.pdf")}
 
@@ -151,7 +153,7 @@ def test_the_desks_javascript_is_type_checked_and_linted() -> None:
     ``npm run check`` in screen/, as scripts/test runs it."""
     _require_browser()
     if not (SCREEN_DIR / "node_modules" / "typescript").is_dir():
-        pytest.skip("screen/node_modules has no typescript: (cd screen && npm ci)")
+        pytest.fail("screen/node_modules has no typescript: (cd screen && npm ci --no-audit --no-fund)")
     run = subprocess.run(["npm", "run", "--silent", "check"], cwd=SCREEN_DIR, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 

@@ -21,23 +21,25 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.venue import running_venue
+from tests.helpers.venue import Venue
 from tests.screen.node_e2e import run_e2e
 from tests.screen.test_desk import Table, desk_shots, login, started
 from tests.screen.test_screen import CHROMIUM, _require_browser
 
-pytestmark = pytest.mark.system
+TABLES = ("t1", "t2", "t3", "t4")
+
+pytestmark = [pytest.mark.system, pytest.mark.club(tables=len(TABLES))]
 
 
 E2E = Path(__file__).with_name("desk_knockout_e2e.mjs")
-TABLES = ("t1", "t2", "t3", "t4")
 
 
 @pytest.fixture
-def club(tmp_path: Path) -> Iterator[dict[str, Any]]:
+def night(club: Venue, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The club fixture's venue (tests/conftest.py) with its tables' daemons running and the desk's pages."""
     _require_browser()
     with ExitStack() as stack:
-        venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES)))
+        venue = club
         directory, ports = venue.directory, venue.ports
         tables = started(stack, venue, tmp_path, TABLES)
         # The archive reads every table's record as the desk's login does (docs/league.md).
@@ -61,23 +63,23 @@ def stored(db: Path) -> list[dict[str, Any]]:
     return [r for r in records if r.get("winner") is not None]
 
 
-def test_a_knockout_of_8_on_4_tables_by_real_daemons(club: dict[str, Any], tmp_path: Path) -> None:
-    venue: Path = club["venue"]
-    plan = {"base": club["base"], "chromium": CHROMIUM, "desk": login(venue, "desk"),
+def test_a_knockout_of_8_on_4_tables_by_real_daemons(night: dict[str, Any], tmp_path: Path) -> None:
+    venue: Path = night["venue"]
+    plan = {"base": night["base"], "chromium": CHROMIUM, "desk": login(venue, "desk"),
             "screenshots": desk_shots(tmp_path)}
     run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600)
     # Every table played; the archive holds the 7 matches once, each with its fixture.
-    tables: dict[str, Table] = club["tables"]
+    tables: dict[str, Table] = night["tables"]
     played = {name for name, t in tables.items() if t.daemon is not None
               and any(Path(t.config.journal_dir).glob("match-*.jsonl"))}
     assert played == set(TABLES), played
     # The archive commits each record as it arrives: asked until it has the final's (a bounded count of asks).
-    matches = stored(club["db"])
+    matches = stored(night["db"])
     for _ in range(300):
         if len(matches) >= 7:
             break
         threading.Event().wait(0.2)  # not a wall-clock limit: a pause between asks (300 asks, not a time)
-        matches = stored(club["db"])
+        matches = stored(night["db"])
     assert len(matches) == 7, matches
     assert len({m["match_id"] for m in matches}) == 7
     assert {m.get("fixture") for m in matches} == {f"club-cup-R{r}-{n}" for r, k in ((1, 4), (2, 2), (3, 1))

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,24 +23,19 @@ from cueboard.table.inputs import Call
 from cueboard.table.journal import read_lines
 from tests.helpers.daemon import table_config
 from tests.helpers.mosquitto import TIMEOUT
-from tests.helpers.venue import Venue, running_venue, spki_hash, venue_pages
+from tests.helpers.venue import Venue, spki_hash, venue_pages
 from tests.screen.node_e2e import Handler, run_e2e
 from tests.screen.test_screen import CHROMIUM, _require_browser
 from tests.table.test_reliability import KEYMAP, PINS, Daemon
 
-pytestmark = pytest.mark.system
+# The club fixture (tests/conftest.py): tables t1 and t2, a scorer each.
+pytestmark = [pytest.mark.system, pytest.mark.club(scorers=["t1", "t2"])]
 
 
 E2E = Path(__file__).with_name("scorer_e2e.mjs")
 # Where the screenshots go: CUEBOARD_SCORER_SHOTS=docs/img redraws the docs' pictures; else the test's folder
 # (a run must not rewrite tracked files: a key caught mid-press differs by a pixel).
 SHOTS = os.environ.get("CUEBOARD_SCORER_SHOTS")
-
-
-@pytest.fixture
-def club(tmp_path: Path) -> Iterator[Venue]:
-    with running_venue(tmp_path, scorers=["t1", "t2"]) as venue:
-        yield venue
 
 
 def table_daemon(tmp_path: Path, club: Venue, name: str, match: dict[str, Any]) -> Daemon:
@@ -123,6 +117,8 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
 def test_outbox_units() -> None:
     """The outbox's own logic under node (tests/screen/scorer_units.mjs): ids, order, holding, send, drop."""
     if shutil.which("node") is None:
+        if os.environ.get("CUEBOARD_REQUIRE_SCREEN", "") not in ("", "0"):
+            pytest.fail("node is not installed: apt-get install nodejs")
         pytest.skip("node is not installed: apt-get install nodejs")
     run = subprocess.run(["node", str(Path(__file__).with_name("scorer_units.mjs"))], capture_output=True, text=True,
                          timeout=60)

@@ -15,7 +15,6 @@ import ssl
 import subprocess
 import threading
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -29,21 +28,15 @@ from cueboard.common.errors import VenueError
 from cueboard.venue.card import card_for, write_card
 from cueboard.venue.command import run as venue_command
 from tests.helpers.mosquitto import TIMEOUT
-from tests.helpers.venue import Venue, running_venue, spki_hash, venue_cli, venue_pages
+from tests.helpers.venue import Venue, spki_hash, venue_cli, venue_pages
 from tests.screen.node_e2e import run_e2e
 from tests.screen.test_screen import CHROMIUM, _require_browser
 
-pytestmark = pytest.mark.system
+# The club fixture (tests/conftest.py): tables t1 and t2, a scorer each.
+pytestmark = [pytest.mark.system, pytest.mark.club(scorers=["t1", "t2"])]
 
 E2E = Path(__file__).with_name("scorer_app_e2e.mjs")
 SHOTS = Path(os.environ.get("CUEBOARD_SCORER_SHOTS", ""))
-
-
-@pytest.fixture
-def club(tmp_path: Path) -> Iterator[Venue]:
-    """The venue broker as ``cueboard venue init`` writes it, tables t1 and t2, a scorer each."""
-    with running_venue(tmp_path, scorers=["t1", "t2"]) as venue:
-        yield venue
 
 
 def read_qr_codes(picture: Path) -> list[str]:

@@ -11,7 +11,7 @@ import json
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,10 +30,10 @@ from cueboard.table.journal import read_lines
 from cueboard.table.match_history import History
 from tests.helpers.daemon import StillOutput, table_config
 from tests.helpers.mosquitto import TIMEOUT, Message, Subscriber
-from tests.helpers.venue import Venue, running_venue
+from tests.helpers.venue import Venue
 from tests.table.test_reliability import Daemon
 
-pytestmark = pytest.mark.system
+pytestmark = [pytest.mark.system, pytest.mark.club(scorers=["t1"])]
 
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -76,21 +76,21 @@ class Club(Venue):
 
 
 @pytest.fixture
-def club(tmp_path: Path) -> Iterator[Club]:
-    with running_venue(tmp_path, scorers=["t1"]) as venue:
-        yield Club(venue.directory, venue.broker, venue.ports, tmp_path)
+def hall(club: Venue, tmp_path: Path) -> Club:
+    """The club fixture's venue (tests/conftest.py), with the tables' configurations in ``tmp_path``."""
+    return Club(hall.directory, hall.broker, hall.ports, tmp_path)
 
 
 class Person:
     """A desk or a scorer on the people's listener (MQTT 5 over TLS): each publish waits for the
     broker's PUBACK and gives its reason code (135: not authorised by the ACL)."""
 
-    def __init__(self, club: Club, login: str, *, will: tuple[str, bytes] | None = None) -> None:
+    def __init__(self, hall: Club, login: str, *, will: tuple[str, bytes] | None = None) -> None:
         self.login = login
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"cueboard-{login}-{uuid.uuid4().hex[:8]}",
                                   protocol=mqtt.MQTTv5)
-        self.client.username_pw_set(login, club.password(login))
-        self.client.tls_set(str(club.ca))
+        self.client.username_pw_set(login, hall.password(login))
+        self.client.tls_set(str(hall.ca))
         if will is not None:
             self.client.will_set(will[0], will[1], qos=1, retain=True)
         self._acks: dict[int, int] = {}
@@ -98,7 +98,7 @@ class Person:
         connected = threading.Event()
         self.client.on_connect = lambda *args: connected.set()
         self.client.on_publish = self._on_publish
-        self.client.connect("localhost", club.ports["people"])
+        self.client.connect("localhost", hall.ports["people"])
         self.client.loop_start()
         assert connected.wait(TIMEOUT), f"{login}: no CONNACK"
 
@@ -165,10 +165,10 @@ def press(daemon: Daemon, *keys: int) -> None:
     daemon.on_engine(lambda: None)
 
 
-def test_a_handed_fixture_starts_on_the_referees_new_match_and_only_once(club: Club) -> None:
-    desk = Person(club, "desk")
-    with club.daemon() as t1, club.subscriber(f"{T1}/#") as sub:
-        club.wait_listening()
+def test_a_handed_fixture_starts_on_the_referees_new_match_and_only_once(hall: Club) -> None:
+    desk = Person(hall, "desk")
+    with hall.daemon() as t1, hall.subscriber(f"{T1}/#") as sub:
+        hall.wait_listening()
         assert desk.publish(f"{T1}/next", handoff("KO-1", ["Cara", "Dan"]), retain=True) in (0, 16)
         state = state_where(sub, lambda s: s.get("next") is not None)
         assert state["next"] == {"fixture": "KO-1", "competition": "Spring Cup", "names": ["Cara", "Dan"]}
@@ -196,10 +196,10 @@ def test_a_handed_fixture_starts_on_the_referees_new_match_and_only_once(club: C
     desk.close()
 
 
-def test_start_next_from_the_desk_waits_for_the_live_match(club: Club) -> None:
-    desk = Person(club, "desk")
-    with club.daemon(), club.subscriber(f"{T1}/#") as sub:
-        club.wait_listening()
+def test_start_next_from_the_desk_waits_for_the_live_match(hall: Club) -> None:
+    desk = Person(hall, "desk")
+    with hall.daemon(), hall.subscriber(f"{T1}/#") as sub:
+        hall.wait_listening()
         desk.publish(f"{T1}/command/desk", {"type": "pot", "balls": ["red"], "id": "p1"})
         assert answer(sub, "p1").topic == f"{T1}/event"
         desk.publish(f"{T1}/next", handoff("L-7", ["Eve", "Fay"], reds=6), retain=True)
@@ -230,10 +230,10 @@ def test_start_next_from_the_desk_waits_for_the_live_match(club: Club) -> None:
     desk.close()
 
 
-def test_a_bad_hand_off_is_refused_naming_the_field(club: Club) -> None:
-    desk = Person(club, "desk")
-    with club.daemon(), club.subscriber(f"{T1}/rejected") as sub:
-        club.wait_listening()
+def test_a_bad_hand_off_is_refused_naming_the_field(hall: Club) -> None:
+    desk = Person(hall, "desk")
+    with hall.daemon(), hall.subscriber(f"{T1}/rejected") as sub:
+        hall.wait_listening()
         desk.publish(f"{T1}/next", handoff("F1", ["Ann", "Ann"]), retain=True)
         reason = sub.get().json()["reason"]
         assert reason == "next: sides: match: every player needs a different name (the order of play names them)"
@@ -244,16 +244,16 @@ def test_a_bad_hand_off_is_refused_naming_the_field(club: Club) -> None:
     desk.close()
 
 
-def test_the_hand_off_is_kept_across_a_restart(club: Club) -> None:
-    desk = Person(club, "desk")
-    with club.daemon(), club.subscriber(f"{T1}/state") as sub:
-        club.wait_listening()
+def test_the_hand_off_is_kept_across_a_restart(hall: Club) -> None:
+    desk = Person(hall, "desk")
+    with hall.daemon(), hall.subscriber(f"{T1}/state") as sub:
+        hall.wait_listening()
         desk.publish(f"{T1}/next", handoff("R-2", ["Gus", "Hal"]), retain=True)
         state_where(sub, lambda s: s.get("next") is not None)
     desk.publish(f"{T1}/next", b"", retain=True)  # off the broker: only the table's folder has it now
     desk.close()
     # The table again, without its broker: the hand-off is its own, from its journal folder.
-    with Daemon(club.config("t1", mqtt_on=False), boards=[], control=False) as again:
+    with Daemon(hall.config("t1", mqtt_on=False), boards=[], control=False) as again:
         shown = again.on_engine(again.table.state_answer)  # the state as published: with its next
         assert shown is not None and shown["next"]["fixture"] == "R-2"
         press(again, SHIFT, NEXT_FRAME, OK)
@@ -261,11 +261,11 @@ def test_the_hand_off_is_kept_across_a_restart(club: Club) -> None:
         assert json.loads(read_lines(again.table.journal.path)[0])["fixture"] == "R-2"
 
 
-def test_a_message_shows_until_its_time_is_over(club: Club) -> None:
+def test_a_message_shows_until_its_time_is_over(hall: Club) -> None:
     now = [1_790_000_000.0]
-    desk = Person(club, "desk")
-    with club.daemon(wall=lambda: now[0]) as t1, club.subscriber(f"{T1}/state", f"{T1}/rejected") as sub:
-        club.wait_listening()
+    desk = Person(hall, "desk")
+    with hall.daemon(wall=lambda: now[0]) as t1, hall.subscriber(f"{T1}/state", f"{T1}/rejected") as sub:
+        hall.wait_listening()
         until = timestamp(now[0] + 300)
         desk.publish(f"{T1}/message", {"schema": 1, "text": "Table 1: your match starts in 5 minutes",
                                         "until": until}, retain=True)
@@ -290,10 +290,10 @@ def test_a_message_shows_until_its_time_is_over(club: Club) -> None:
     desk.close()
 
 
-def test_the_history_is_there_after_a_reconnect_and_a_preview_changes_nothing(club: Club) -> None:
-    desk = Person(club, "desk")
-    with club.daemon() as t1, club.subscriber(f"{T1}/#") as sub:
-        club.wait_listening()
+def test_the_history_is_there_after_a_reconnect_and_a_preview_changes_nothing(hall: Club) -> None:
+    desk = Person(hall, "desk")
+    with hall.daemon() as t1, hall.subscriber(f"{T1}/#") as sub:
+        hall.wait_listening()
         for i, line in enumerate([{"type": "pot", "balls": ["red"]}, {"type": "pot", "balls": ["black"]},
                                   {"type": "no_pot"}]):
             desk.publish(f"{T1}/command/desk", {**line, "id": f"e{i}"})
@@ -316,7 +316,7 @@ def test_the_history_is_there_after_a_reconnect_and_a_preview_changes_nothing(cl
         assert answer(sub, "pv").topic == f"{T1}/event"
 
     # The desk reloads: the retained history has every line, with when, where from and who.
-    with club.subscriber(f"{T1}/history") as again:
+    with hall.subscriber(f"{T1}/history") as again:
         history = valid("history", again.get().json())
     assert history["truncated"] == 0 and history["match_id"].startswith("club/t1/")
     assert [(e["source"], e["user"]) for e in history["events"]] == [
@@ -353,12 +353,12 @@ class Board(StillOutput):
         self.prompts.append(prompt)
 
 
-def test_a_scorer_scores_strokes_and_nothing_else(club: Club) -> None:
+def test_a_scorer_scores_strokes_and_nothing_else(hall: Club) -> None:
     presence = f"{T1}/score/scorer-t1/presence"
-    scorer = Person(club, "scorer-t1", will=(presence, json.dumps({"schema": 1, "online": False}).encode()))
+    scorer = Person(hall, "scorer-t1", will=(presence, json.dumps({"schema": 1, "online": False}).encode()))
     board = Board()
-    with Daemon(club.config("t1"), boards=[board], control=False) as t1, club.subscriber(f"{T1}/#") as sub:
-        club.wait_listening()
+    with Daemon(hall.config("t1"), boards=[board], control=False) as t1, hall.subscriber(f"{T1}/#") as sub:
+        hall.wait_listening()
         assert scorer.publish(presence, {"schema": 1, "online": True, "ts": timestamp(1_790_000_000)},
                               retain=True) in (0, 16)
         devices = valid("devices", sub.wait_for(lambda m: m.topic == f"{T1}/devices" and "scorer:scorer-t1"

@@ -38,7 +38,10 @@ def demo_broker(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pyt
     if request.param == "mosquitto":
         require_mosquitto()
     else:
-        pytest.importorskip("amqtt")
+        try:
+            import amqtt  # noqa: F401
+        except ModuleNotFoundError:
+            pytest.fail("amqtt is not installed: pip install -e '.[test,demo]'")
         monkeypatch.setattr(demo, "mosquitto_binary", lambda: None)  # as where mosquitto cannot be had
     port, ws_port = free_port(1883), free_port(9001)
     with demo._broker(tmp_path, port, ws_port) as broker:

@@ -32,7 +32,7 @@ from cueboard.table.mqtt.paced_link import COMMANDS, SCORES, LineKind, PacedLink
 from tests.helpers import venue as venue_helpers
 from tests.helpers.feed import HealthLog
 from tests.helpers.mosquitto import TIMEOUT, require_mosquitto
-from tests.helpers.venue import running_venue, venue_run
+from tests.helpers.venue import venue_run
 
 pytestmark = pytest.mark.system
 
@@ -47,10 +47,13 @@ class Venue(venue_helpers.Venue):
         return out
 
 
-@pytest.fixture
-def club(tmp_path: Path) -> Iterator[Venue]:
-    with running_venue(tmp_path) as venue:
-        yield Venue(venue.directory, venue.broker, venue.ports)
+Club = venue_helpers.Venue
+"""What the club fixture gives (tests/conftest.py)."""
+
+
+def changed(club: Club, *argv: str) -> str:
+    """``changed(club, *argv)`` (the club fixture, tests/conftest.py), done when the broker answers again."""
+    return Venue(club.directory, club.broker, club.ports).change(*argv)
 
 
 class Client:
@@ -118,7 +121,7 @@ class Table:
 
 
 @pytest.fixture
-def tables(club: Venue) -> Iterator[Callable[[str], Table]]:
+def tables(club: Club) -> Iterator[Callable[[str], Table]]:
     """Tables' feeds, each as its daemon connects with its login from ``cueboard venue``."""
     made: list[Feed] = []
 
@@ -142,7 +145,7 @@ def tables(club: Venue) -> Iterator[Callable[[str], Table]]:
         feed.stop()
 
 
-def test_one_command_writes_a_venue_whose_secrets_only_their_owner_reads(club: Venue) -> None:
+def test_one_command_writes_a_venue_whose_secrets_only_their_owner_reads(club: Club) -> None:
     d = club.directory
     for secret in ("ca/venue-ca.key", "certs/server.key", "logins/t1.password", "logins/desk.password",
                    "venue.json"):
@@ -156,7 +159,7 @@ def test_one_command_writes_a_venue_whose_secrets_only_their_owner_reads(club: V
     assert status == 2  # a venue is never overwritten
 
 
-def test_the_desk_on_two_laptops_changes_the_score_by_name(club: Venue, tables: Callable[[str], Table]) -> None:
+def test_the_desk_on_two_laptops_changes_the_score_by_name(club: Club, tables: Callable[[str], Table]) -> None:
     t1 = tables("t1")
     with Client(club, "people", "desk", client_id="cueboard-desk-laptop1") as one, \
             Client(club, "pages", "desk", client_id="cueboard-desk-laptop2") as two:
@@ -169,8 +172,8 @@ def test_the_desk_on_two_laptops_changes_the_score_by_name(club: Venue, tables: 
 
 
 def test_a_scorer_writes_its_own_table_under_its_own_name_and_nothing_else(
-        club: Venue, tables: Callable[[str], Table]) -> None:
-    club.change("add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
+        club: Club, tables: Callable[[str], Table]) -> None:
+    changed(club, "add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
     t1, t2 = tables("t1"), tables("t2")
     with Client(club, "people", "scorer-t1", client_id="cueboard-scorer-t1-phone") as scorer:
         assert scorer.publish("cueboard/club/t2/score/scorer-t1", b'{"type": "no_pot"}') == "Not authorized"
@@ -196,7 +199,7 @@ def test_a_scorer_writes_its_own_table_under_its_own_name_and_nothing_else(
     t2.health.wait_for("down: connection lost")
 
 
-def test_a_screen_reads_and_writes_nothing(club: Venue, tables: Callable[[str], Table]) -> None:
+def test_a_screen_reads_and_writes_nothing(club: Club, tables: Callable[[str], Table]) -> None:
     t1 = tables("t1")
     t1.feed.publish_state({"schema": 1, "seq": 0})
     assert t1.feed.flush(TIMEOUT)
@@ -214,11 +217,11 @@ def test_a_screen_reads_and_writes_nothing(club: Venue, tables: Callable[[str], 
         assert refused.reason != "Success"
 
 
-def test_no_client_takes_a_tables_or_another_devices_id(club: Venue, tables: Callable[[str], Table]) -> None:
+def test_no_client_takes_a_tables_or_another_devices_id(club: Club, tables: Callable[[str], Table]) -> None:
     """The measured takeovers: an anonymous client with a table's id, a second desk session with
     the first one's, a scorer with a table's."""
     t1 = tables("t1")
-    club.change("add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
+    changed(club, "add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
     with Client(club, "people", "desk", client_id="cueboard-desk-laptop1") as desk:
         for listener, login, client_id in [("screens", None, "t1"), ("screens", None, "cueboard-club-t1"),
                                            ("people", "scorer-t1", "t1"), ("pages", "scorer-t1", "t1"),
@@ -230,17 +233,17 @@ def test_no_client_takes_a_tables_or_another_devices_id(club: Venue, tables: Cal
     assert t1.health.history == ["connecting", "ok"]  # never knocked off
 
 
-def test_changes_take_effect_on_a_reload_without_dropping_a_table(club: Venue,
+def test_changes_take_effect_on_a_reload_without_dropping_a_table(club: Club,
                                                                  tables: Callable[[str], Table]) -> None:
     t1 = tables("t1")
-    out = club.change("add-table", "t3")
+    out = changed(club, "add-table", "t3")
     assert 'username = "t3"' in out
     t3 = tables("t3")  # its login works at once
-    club.change("add-user", "desk2", "--role", "desk")
+    changed(club, "add-user", "desk2", "--role", "desk")
     with Client(club, "people", "desk2", client_id="cueboard-desk2-a") as desk2:
         assert desk2.publish("cueboard/club/t3/command/desk2", b'{"type": "no_pot"}') == "Success"
     assert t3.commands.wait_for("desk2") == 'desk2 {"type": "no_pot"}'
-    club.change("revoke", "desk2")
+    changed(club, "revoke", "desk2")
     with Client(club, "people", "desk2", client_id="cueboard-desk2-b", password="whatever",
                 expect_ok=False) as gone:
         assert gone.reason != "Success"
@@ -264,7 +267,7 @@ def listening(port: int) -> set[str]:
     return found
 
 
-def test_every_listener_is_bound_where_the_venue_said(club: Venue) -> None:
+def test_every_listener_is_bound_where_the_venue_said(club: Club) -> None:
     """mosquitto 2.0.11 binds `listener 9001 127.0.0.1` with `protocol websockets` to every address
     unless told its socket domain; the venue's file tells it."""
     for name, port in club.ports.items():
@@ -282,7 +285,7 @@ def test_the_demos_broker_listens_on_loopback_only(tmp_path: Path) -> None:
 
 
 def test_a_megabyte_gets_one_short_answer_and_more_is_dropped_by_the_broker(
-        club: Venue, tables: Callable[[str], Table]) -> None:
+        club: Club, tables: Callable[[str], Table]) -> None:
     t1 = tables("t1")
     with Client(club, "people", "desk", client_id="cueboard-desk-big") as desk:
         megabyte = b'{"type": "match", "sides": ["' + b"x" * 1_000_000 + b'", "b"]}'
@@ -306,7 +309,7 @@ def test_a_megabyte_gets_one_short_answer_and_more_is_dropped_by_the_broker(
 
 
 @pytest.mark.parametrize("kind", [SCORES, COMMANDS], ids=lambda kind: kind.name)
-def test_the_tables_paced_links_log_in_and_nobody_takes_their_ids(club: Venue, tables: Callable[[str], Table],
+def test_the_tables_paced_links_log_in_and_nobody_takes_their_ids(club: Club, tables: Callable[[str], Table],
                                                                    kind: LineKind) -> None:
     """The table reads ``score/+`` and ``command/+`` on sessions of their own (cueboard.table.mqtt.paced_link)
     as ``t1.scorers`` and ``t1.commands``, with the table's password: the venue tool writes those
@@ -324,7 +327,7 @@ def test_the_tables_paced_links_log_in_and_nobody_takes_their_ids(club: Venue, t
         club.broker.wait_for_log(lambda line: line.endswith(f"cueboard/club/t1/{kind.topics[0]}")
                                  and login in line, since=since)
         healths.wait_for("ok")
-        club.change("add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
+        changed(club, "add-user", "scorer-t1", "--role", "scorer", "--table", "t1")
         for listener, thief in [("people", "scorer-t1"), ("screens", None), ("pages", "scorer-t1")]:
             with Client(club, listener, thief, client_id=login, expect_ok=False) as taking:
                 assert taking.reason != "Success", (listener, login)

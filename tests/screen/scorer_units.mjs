@@ -1,7 +1,7 @@
 // The scorer's outbox under node, without a browser (tests/screen/test_scorer.py, test_outbox_units):
 // ids, order, a refusal holding the taps after it, the scorer's send or drop, the table's
 // repeated answers read as what they mean.
-import { Outbox, verdictOf, KEEP_ANSWERED } from "../screen/score/outbox.js";
+import { Outbox, verdictOf, KEEP_ANSWERED } from "../../screen/score/outbox.js";
 
 let failures = 0;
 function check(ok, what) {

@@ -24,7 +24,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const PREFIX = `cueboard/${plan.venue}`;
 const UPDATE_MS = 1000; // the page must show a new state within a second
-const catalogue = (lang) => JSON.parse(readFileSync(join(here, "..", "screen", "i18n", `${lang}.json`), "utf8")).screen;
+const catalogue = (lang) => JSON.parse(readFileSync(join(here, "..", "..", "screen", "i18n", `${lang}.json`), "utf8")).screen;
 const EN = catalogue("en");
 
 // What a card should show for a state, worked out here from the state and the English words.

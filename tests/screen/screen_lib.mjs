@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(join(here, "..", "screen", "package.json"));
+const require = createRequire(join(here, "..", "..", "screen", "package.json"));
 export const { chromium } = require("playwright-core");
 export const mqtt = require("mqtt");
 

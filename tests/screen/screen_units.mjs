@@ -1,15 +1,15 @@
 // The venue screen's own logic under node, without a browser: run by tests/screen/test_screen.py
 // (test_screen_units). Imports the page's modules as they are served (screen/*.js, screen/shared/,
 // screen/games/).
-import { parseTables, readOptions } from "../screen/options.js";
-import { translator, pickLanguage } from "../screen/shared/i18n.js";
-import { clockAt, clockShown, nextChangeMs } from "../screen/clock.js";
-import { validate } from "../screen/shared/validate.js";
-import { readPayload } from "../screen/shared/payloads.js";
-import { isRefusal, tableTopic, tableTopics } from "../screen/shared/broker.js";
-import { fitName, messageShown, nextMatch, shortName } from "../screen/card.js";
-import { cardGame, FACTS, GAMES } from "../screen/games.js";
-import { freeTables } from "../screen/desk/competition.js";
+import { parseTables, readOptions } from "../../screen/options.js";
+import { translator, pickLanguage } from "../../screen/shared/i18n.js";
+import { clockAt, clockShown, nextChangeMs } from "../../screen/clock.js";
+import { validate } from "../../screen/shared/validate.js";
+import { readPayload } from "../../screen/shared/payloads.js";
+import { isRefusal, tableTopic, tableTopics } from "../../screen/shared/broker.js";
+import { fitName, messageShown, nextMatch, shortName } from "../../screen/card.js";
+import { cardGame, FACTS, GAMES } from "../../screen/games.js";
+import { freeTables } from "../../screen/desk/competition.js";
 import { readFileSync } from "node:fs";
 
 let failures = 0;
@@ -48,7 +48,7 @@ o = readOptions("?overlay=1&table=t2&corner=tr&size=l", {}, "h");
 check(o.view === "overlay" && o.corner === "tr" && o.scale === 1.35 && o.perPage === 1, "overlay=1 with corner and size");
 
 // translator: per-game words, plurals, fallback to English
-const cat = (l) => JSON.parse(readFileSync(new URL(`../screen/i18n/${l}.json`, import.meta.url)));
+const cat = (l) => JSON.parse(readFileSync(new URL(`../../screen/i18n/${l}.json`, import.meta.url)));
 const en = cat("en");
 const fr = translator("fr", cat("fr"), en);
 check(fr("frame", { n: 3 }, "blackball") === "Partie 3" && fr("frame", { n: 3 }, "snooker") === "Frame 3",
@@ -83,7 +83,7 @@ check(shortName("Ann Lee & Bob Ray", ["Ann Lee", "Bob Ray"]) === "Lee & Ray", "d
 check(shortName("赵心童") === "赵心童", "a name without spaces stays whole");
 
 // the validator against the project's schema: a running clock must say when it ends
-const schema = JSON.parse(readFileSync(new URL("../screen/vendor/state.schema.json", import.meta.url)));
+const schema = JSON.parse(readFileSync(new URL("../../screen/vendor/state.schema.json", import.meta.url)));
 const base = { // shared/contract/state.md's blackball example, with the feed's table and ts
   schema: 1, game: "blackball", seq: 12, table: "t1", ts: "2025-05-01T20:00:00.000Z",
   sides: [{ name: "Ann", players: ["Ann"], frames: 2, group: "red", balls_left: 3 },
@@ -114,7 +114,7 @@ check(clockShown(clockAt(paused, 0, t0)).seconds === 43, "stopped part-way throu
 check(clockShown(clockAt(running, 0, t0)).seconds === 60, "running: shown from its first second");
 
 // the next match, in the language's words
-const tn = translator("nl", JSON.parse(readFileSync(new URL("../screen/i18n/nl.json", import.meta.url))), null);
+const tn = translator("nl", JSON.parse(readFileSync(new URL("../../screen/i18n/nl.json", import.meta.url))), null);
 check(nextMatch({ fixture: "f1", sides: ["Ann", { name: "Bob" }], format: { best_of: 7 }, competition: "Clubcompetitie" }, tn)
   === "Volgende: Ann – Bob · Beste uit 7 · Clubcompetitie", "the next match: its sides, its length, its competition");
 check(nextMatch({ sides: [] }, tn) === null, "a next match without two sides: nothing");

@@ -78,7 +78,7 @@ class Club(Venue):
 @pytest.fixture
 def hall(club: Venue, tmp_path: Path) -> Club:
     """The club fixture's venue (tests/conftest.py), with the tables' configurations in ``tmp_path``."""
-    return Club(hall.directory, hall.broker, hall.ports, tmp_path)
+    return Club(club.directory, club.broker, club.ports, tmp_path)
 
 
 class Person:

@@ -6,7 +6,7 @@ The topology of ``bench/league.py`` on 127.0.0.1: one league broker (the general
 ``examples/mosquitto/venue.conf``'s bridge, ``tables`` tables a venue (a real
 :class:`cueboard.table.mqtt.feed.Feed` each, a venue's tables in one worker process). The league's
 archive is ``cueboard archive run`` as a process of its own, subscribed on the league broker
-to ``cueboard/+/+/record``, writing to a throwaway PostgreSQL cluster (``tests/postgres.py``;
+to ``cueboard/+/+/record``, writing to a throwaway PostgreSQL cluster (``tests/helpers/postgres.py``;
 ``--db sqlite`` for a SQLite file on /var/tmp instead), with ``fsync`` on (a commit is on the
 disk, as on a real server; the tests' clusters run without).
 
@@ -56,7 +56,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT / "tests"))
+sys.path.insert(1, str(ROOT))  # tests.helpers
 
 from league import league_settings, table_name, venue_bridge, venue_name  # noqa: E402
 from stats import percentile  # noqa: E402
@@ -184,10 +184,9 @@ def floor_rate(url: str, pool: list[list[dict[str, Any]]], count: int) -> float:
 
 def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms: float,
         drain: float) -> dict[str, Any]:
-    from mosquitto import Mosquitto
-    from postgres import Postgres
-
     from cueboard.league.store import Archive
+    from tests.helpers.mosquitto import Mosquitto
+    from tests.helpers.postgres import Postgres
 
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cueboard-archive-bench-", dir="/var/tmp")))

@@ -16,10 +16,10 @@
 // What it reads of the desk (screen/desk/): the sign-in form (input[name=user|password],
 // form.signin), one row a table (tr.table[data-table] with .match .side and .score), and the
 // store the page exposes for tests and benches (window.cueboardDesk.tables: name -> {state}).
-// tests/test_bench_pages.py runs this tiny, so a change there that breaks it is seen at once.
+// tests/bench/test_bench_pages.py runs this tiny, so a change there that breaks it is seen at once.
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { check, chromium } from "../tests/screen_lib.mjs";
+import { check, chromium } from "../tests/screen/screen_lib.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const input = createInterface({ input: process.stdin });

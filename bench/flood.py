@@ -67,8 +67,8 @@ from cueboard.table.journal import read_lines
 from cueboard.table.service import open_table
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from mosquitto import Mosquitto  # noqa: E402
+sys.path.insert(0, str(ROOT))  # tests.helpers
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 
 PREFIX = "cueboard/bench/t1"
 BROKER = "set_tcp_nodelay true"

@@ -48,8 +48,8 @@ from cueboard.table.devices import open_board
 from cueboard.table.service import open_table
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from mosquitto import Mosquitto  # noqa: E402  (tests/mosquitto.py: a real mosquitto on a free port)
+sys.path.insert(0, str(ROOT))  # tests.helpers
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402  (tests/helpers/mosquitto.py: a real mosquitto on a free port)
 
 KEYMAP = ROOT / "examples" / "keymaps" / "referee-box-12.toml"
 PINS = [5, 6, 13, 19, 26, 12, 16, 20, 21, 4, 17, 27]

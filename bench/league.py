@@ -1,6 +1,6 @@
 """A league on loopback (issue 20): venues' brokers bridged to one league broker, measured.
 
-The topology of docs/scale.md, all on 127.0.0.1 (``tests/mosquitto.py`` starts each broker):
+The topology of docs/scale.md, all on 127.0.0.1 (``tests/helpers/mosquitto.py`` starts each broker):
 
 - one league broker with the general settings of ``examples/mosquitto/league.conf`` (its
   in-flight window and queues; its listeners, TLS and ACL left out: loopback, anonymous);
@@ -65,7 +65,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT / "tests"))
+sys.path.insert(1, str(ROOT))  # tests.helpers
 
 from stats import percentile  # noqa: E402
 from workers import Worker  # noqa: E402
@@ -391,7 +391,7 @@ def _summary(ns: list[int]) -> dict[str, Any]:
 def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tuple[float, float], ...] = RAMP,
                    venues: int = VENUES, tables: int = TABLES, everything: int = EVERYTHING,
                    per_venue: int = PER_VENUE, compact: bool = False) -> dict[str, Any]:
-    from mosquitto import Mosquitto
+    from tests.helpers.mosquitto import Mosquitto
 
     phases = [(rate, seconds), *ramp]
     started = time.monotonic()

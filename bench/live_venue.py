@@ -28,23 +28,23 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT / "tests"))
+sys.path.insert(1, str(ROOT))  # tests.helpers
 
 import paho.mqtt.client as mqtt  # noqa: E402
-from mosquitto import Mosquitto  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E402
-from venue_helpers import init_venue, spki_hash, venue_pages  # noqa: E402
 
 from cueboard.contract.payloads import devices_payload, event_payload, state_payload  # noqa: E402
 from cueboard.contract.times import timestamp  # noqa: E402
 from cueboard.contract.wire import encode  # noqa: E402
 from cueboard.engine import Match  # noqa: E402
 from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402
+from tests.helpers.venue import init_venue, spki_hash, venue_pages  # noqa: E402
 
 VENUE = "club"
 CHROMIUM = "/usr/bin/chromium"
 QUIET = "\n".join(f"log_type {t}" for t in ("none", "error", "warning", "notice", "information"))
-"""mosquitto's log without a line per message (``log_type none`` clears tests/mosquitto.py's ``all``)."""
+"""mosquitto's log without a line per message (``log_type none`` clears tests/helpers/mosquitto.py's ``all``)."""
 QOS = 1
 NAMES = [("Ronnie O'Sullivan", "Judd Trump"), ("赵心童", "Mark Selby"), ("Anne-Sophie Vandermeulen", "Bob"),
          ("Ding Junhui", "Kyren Wilson"), ("Åsa Sjöström", "Jürgen Müller"), ("Luca Brecel", "Neil Robertson")]

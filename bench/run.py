@@ -50,7 +50,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT / "tests"))
+sys.path.insert(1, str(ROOT))  # tests.helpers
 
 import desk  # noqa: E402
 import flood  # noqa: E402
@@ -60,17 +60,17 @@ import latency  # noqa: E402
 import league  # noqa: E402
 import scorer  # noqa: E402
 import tables  # noqa: E402
-from mosquitto import Mosquitto  # noqa: E402
 
 import screen  # noqa: E402
 from cueboard.games.simulate import final_log  # noqa: E402
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 
 BEGIN, END = "<!-- figures:begin (written by bench/run.py) -->", "<!-- figures:end -->"
 PI_FACTORS = {"Raspberry Pi 5": 2.0, "Raspberry Pi 4": 4.0, "Raspberry Pi Zero 2 W": 10.0}
 """Estimated slow-down of CPU-bound Python against one core of this machine (not measured)."""
-RELIABILITY = ["tests/test_reliability.py", "tests/test_crash.py", "tests/test_journal.py", "tests/test_feed_broker.py",
-               "tests/test_league.py",
-               "tests/test_keypad_fuzz.py", "tests/test_keypad_link.py", "tests/test_buttons.py"]
+RELIABILITY = ["tests/table/test_reliability.py", "tests/table/test_crash.py", "tests/table/test_journal.py",
+               "tests/table/test_feed_broker.py", "tests/league/test_league.py",
+               "tests/hw/test_keypad_fuzz.py", "tests/hw/test_keypad_link.py", "tests/hw/test_buttons.py"]
 """The tests behind issue 7's reliability items (docs/reliability.md)."""
 
 

@@ -14,7 +14,7 @@
 // publishes a ping on its scorer topic; bench/scorer.py's echo, on that table's own session,
 // publishes it back on the table's `event`; the round trip from publish to receipt.
 import { readFileSync } from "node:fs";
-import { check, chromium } from "../tests/screen_lib.mjs";
+import { check, chromium } from "../tests/screen/screen_lib.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 

@@ -5,12 +5,12 @@
     .venv/bin/python bench/screen.py --tables 256 --seconds 60 --view list --per-page 64
     .venv/bin/python bench/screen.py --write              # and the figures into docs/performance.md
 
-A loopback mosquitto (``tests/mosquitto.py``, a WebSockets listener, no per-message log) and
+A loopback mosquitto (``tests/helpers/mosquitto.py``, a WebSockets listener, no per-message log) and
 ``cueboard.venue.pages``'s server; ``bench/screen_driver.mjs`` publishes and drives one page in
 Debian's headless Chromium (playwright-core). Each table plays whole matches round and round
 (snooker and blackball states from ``cueboard.games.simulate``, names of every length), each event
 sent as a daemon sends it: the event, then the retained state (QoS 1), its ``ts`` the moment it
-is sent; 32 tables share an MQTT connection. The broker is tests/mosquitto.py's with mosquitto's
+is sent; 32 tables share an MQTT connection. The broker is tests/helpers/mosquitto.py's with mosquitto's
 defaults (a QoS 1 subscriber's queue holds 1000 messages; more are dropped). Before publishing
 starts every table is online with its state retained, and the page has them all.
 
@@ -49,19 +49,19 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(ROOT / "tests"))
+sys.path.insert(1, str(ROOT))  # tests.helpers
 
-from mosquitto import Mosquitto  # noqa: E402
 from stats import load_average, summary  # noqa: E402
 
 from cueboard.engine import Match  # noqa: E402
 from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
 from cueboard.venue.pages import make_server, serve_in_thread  # noqa: E402
+from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 
 DRIVER = HERE / "screen_driver.mjs"
 CHROMIUM = "/usr/bin/chromium"
 QUIET = "\n".join(f"log_type {t}" for t in ("none", "error", "warning", "notice", "information"))
-"""mosquitto's log without a line per message (tests/mosquitto.py logs everything)."""
+"""mosquitto's log without a line per message (tests/helpers/mosquitto.py logs everything)."""
 NAMES = [("Ronnie O'Sullivan", "Judd Trump"), ("赵心童", "Mark Selby"), ("Anne-Sophie Vandermeulen", "Bob"),
          ("Ding Junhui", "Kyren Wilson"), ("Åsa Sjöström", "Jürgen Müller"), ("Luca Brecel", "Neil Robertson")]
 BEGIN, END = "<!-- screen:begin (written by bench/screen.py) -->", "<!-- screen:end -->"

@@ -6,7 +6,7 @@
 // tables on its page, when the card showing it was drawn. Prints one JSON line: the page's
 // records and the run's counts.
 import { readFileSync } from "node:fs";
-import { connect, launch, mqtt, openPage, sleep } from "../tests/screen_lib.mjs";
+import { connect, launch, mqtt, openPage, sleep } from "../tests/screen/screen_lib.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const PREFIX = `cueboard/${plan.venue}`;

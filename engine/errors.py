@@ -52,7 +52,7 @@ SHORTS: dict[str, str] = {
 }
 """Every refusal the engine makes has one of these short forms, for the boards (the
 referee reads them at a glance; the whole reason, with the rule, goes to MQTT and the log).
-``tests/test_refusals.py`` checks that every ``IllegalEvent`` names one, and that every
+``tests/boards/test_refusals.py`` checks that every ``IllegalEvent`` names one, and that every
 board language has each."""
 
 

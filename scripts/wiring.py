@@ -6,7 +6,7 @@
 
 The pin numbers come from the tables here (the Pi's 40-pin header, the Pico's pins) and
 from what the code uses (the example config's referee-box pins, the SPI0 pins, the
-keypad firmware's pins); ``tests/test_wiring.py`` checks them against each other and
+keypad firmware's pins); ``tests/hw/test_wiring.py`` checks them against each other and
 that each picture is what this script draws. Standard library only.
 """
 

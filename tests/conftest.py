@@ -1,4 +1,16 @@
-"""Shared pytest set-up: ``--long`` for the soak and fuzz runs, and the reliability findings.
+"""Shared pytest set-up: the broker and database plugins, the ``system`` marker, the ``club``
+fixture, ``--long`` for the soak and fuzz runs, and the reliability findings.
+
+The tests mirror the tree (``tests/engine``, ``tests/table``, ``tests/screen``, ...); their shared
+helpers are ``tests/helpers`` (``from tests.helpers.mosquitto import Mosquitto``). The broker's and
+PostgreSQL's fixtures (``mosquitto_broker``, ``mosquitto_factory``, ``tls_files``,
+``postgres_server``, ``postgres_url``) are plugins registered here, once.
+
+``system`` marks every test that starts processes, brokers, browsers, databases or installs:
+the tests that use the fixtures in :data:`SYSTEM_FIXTURES` are marked here, the modules that
+start processes themselves say ``pytestmark = pytest.mark.system``. ``pytest -m "not system"``
+is the quick check; a test outside ``system`` that starts a process fails, saying so (an audit
+hook sees every ``subprocess``, ``fork`` and ``exec``), so the marker cannot drift.
 
 ``pytest --long`` (or ``CUEBOARD_LONG=1``) runs the tests marked ``long`` and gives the
 property tests many more examples; without it they are skipped and the run stays fast.
@@ -23,14 +35,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-Finding = Callable[..., None]
-"""The ``finding`` fixture's type: ``finding(sentence, **figures)``."""
+from tests.helpers.findings import Finding
+from tests.helpers.venue import Venue, running_venue
+
+pytest_plugins = ["tests.helpers.mosquitto", "tests.helpers.postgres"]
+
+SYSTEM_FIXTURES = frozenset({"mosquitto_broker", "mosquitto_factory", "tls_files", "postgres_server", "postgres_url",
+                             "club"})
+"""Fixtures that start a broker, a database or openssl: a test that uses one is ``system``."""
+
 
 _FINDINGS = pytest.StashKey[list[dict[str, Any]]]()
 _OUTCOMES = pytest.StashKey[dict[str, str]]()
@@ -56,13 +76,70 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["CUEBOARD_LONG"] = "1"
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m "not system" deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if SYSTEM_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.system)
     if long_run(config):
         return
     skip = pytest.mark.skip(reason="long run: use --long")
     for item in items:
         if "long" in item.keywords:
             item.add_marker(skip)
+
+
+# -- the system marker kept honest -----------------------------------------------------------
+
+_SPAWNING = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec",
+                       "os.system", "pty.spawn"})
+_QUICK: list[str] = []
+"""The node id of the test running now when it is not marked ``system`` (empty otherwise)."""
+_SPAWNED: dict[str, str] = {}
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _QUICK and event in _SPAWNING and _QUICK[0] not in _SPAWNED:
+        _SPAWNED[_QUICK[0]] = f"{event} {args[:2]!r}"[:300]
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    quick = item.get_closest_marker("system") is None
+    if quick:
+        _QUICK[:] = [item.nodeid]
+    try:
+        return (yield)
+    finally:
+        _QUICK.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    result = yield
+    spawned = _SPAWNED.get(item.nodeid)
+    if spawned is not None:
+        pytest.fail(f"this test started a process ({spawned}) but is not marked system: mark it "
+                    "(pytestmark = pytest.mark.system, or a fixture in tests/conftest.py SYSTEM_FIXTURES), "
+                    "so that pytest -m 'not system' stays the quick check", pytrace=False)
+    return result
+
+
+# -- the club: a venue's broker as cueboard venue init writes it ------------------------------
+
+
+@pytest.fixture
+def club(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Venue]:
+    """The venue of ``cueboard venue init`` in ``tmp_path/venue`` with its broker running
+    (:func:`tests.helpers.venue.running_venue`): two tables and no scorer logins unless the
+    test or its module says otherwise with ``@pytest.mark.club(tables=4, scorers=["t1"])``."""
+    marker = request.node.get_closest_marker("club")
+    options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    with running_venue(tmp_path, **options) as venue:
+        yield venue
 
 
 # -- reliability findings -------------------------------------------------------------------

@@ -12,14 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from keypad_helpers import WAIT
-from mosquitto import Mosquitto
 
 from cueboard import __version__
 from cueboard.cli import main, parser
 from cueboard.table.daemon import ask_daemon
-
-pytest_plugins = ["mosquitto"]
+from tests.helpers.keypad import WAIT
+from tests.helpers.mosquitto import Mosquitto
 
 ROOT = Path(__file__).resolve().parent.parent
 CUEBOARD = [sys.executable, "-m", "cueboard.cli"]
@@ -171,7 +169,7 @@ def _running(pid: int) -> bool:
 def test_a_demo_killed_or_hung_up_stops_its_broker(tmp_path: Path, signum: int) -> None:
     """A kill or a closed terminal ends ``cueboard demo`` as Ctrl-C does: the mosquitto it started
     for itself is stopped, not left running on the ports (the next demo would take others)."""
-    from mosquitto import require_mosquitto
+    from tests.helpers.mosquitto import require_mosquitto
 
     require_mosquitto()
     proc = subprocess.Popen([*CUEBOARD, "demo", "--autoplay", "--journal", str(tmp_path / "demo"), "--layout", "32x8"],

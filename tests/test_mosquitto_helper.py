@@ -1,4 +1,4 @@
-"""The tests' own broker helper (tests/mosquitto.py) survives a port taken under it.
+"""The tests' own broker helper (tests/helpers/mosquitto.py) survives a port taken under it.
 
 CI once failed a set-up with "Unable to create websockets listener on port 34307": a port
 found free was taken before mosquitto bound it. These show the cause gone (no port from the
@@ -11,8 +11,11 @@ import socket
 from pathlib import Path
 
 import pytest
-from mosquitto import _EPHEMERAL, HOST, Mosquitto, Subscriber, free_port, port_taken
-from venue_helpers import running_venue
+
+from tests.helpers.mosquitto import _EPHEMERAL, HOST, Mosquitto, Subscriber, free_port, port_taken
+from tests.helpers.venue import running_venue
+
+pytestmark = pytest.mark.system
 
 
 def test_free_ports_are_outside_the_ephemeral_range_and_never_given_twice() -> None:
@@ -47,7 +50,7 @@ def test_a_given_port_taken_is_an_error_naming_it(tmp_path: Path) -> None:
 
 
 def test_a_venue_whose_port_was_taken_is_written_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import venue_helpers
+    from tests.helpers import venue as venue_helpers
 
     first: dict[str, int] = {}
     real_init = venue_helpers.init_venue

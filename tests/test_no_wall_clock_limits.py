@@ -166,7 +166,7 @@ def wall_clock_limits(path: Path) -> list[str]:
             if not _allowed(lines, first, last)]
 
 
-@pytest.mark.parametrize("path", sorted(TESTS.glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(TESTS.rglob("*.py")), ids=lambda p: p.relative_to(TESTS).as_posix())
 def test_no_test_waits_on_a_wall_clock_limit_under_30_s(path: Path) -> None:
     assert wall_clock_limits(path) == [], (
         "wait for the event with a timeout of 30 s or more (a safety net), and measure speed in bench/; "

@@ -1,7 +1,7 @@
 """Pictures of keymaps: an SVG of the keys as they sit, drawn from the keymap file itself.
 
 People look at a keypad, they don't read a table; drawing the picture from the TOML
-keeps the two from drifting apart (tests/test_keymap.py checks that the pictures in
+keeps the two from drifting apart (tests/table/test_keymap.py checks that the pictures in
 docs/img/ are what this draws). ``python tools/keymap_pictures.py`` redraws them.
 """
 

@@ -4,7 +4,7 @@
 from ``examples/snooker-match.jsonl``, a best-of-7 league match with times, by running the
 very command the README gives (:data:`COMMAND`, ``cueboard report ... --html``), so that the
 picture is what the README's command makes; ``--make-example`` writes that log again first
-(a deterministic match of ``cueboard.games.simulate``). The tests (``tests/test_report.py``) print
+(a deterministic match of ``cueboard.games.simulate``). The tests (``tests/league/test_report.py``) print
 sheets with the same functions, read the PDF back, and check that the README gives
 :data:`COMMAND`.
 

@@ -41,7 +41,7 @@ def _listener(port: int, bind: str | None, websockets: bool) -> list[str]:
         lines.append("protocol websockets")
         if bind:
             # mosquitto 2.0.11 (Debian 12) binds a WebSockets listener to every address unless
-            # the socket's domain is given (tests/test_venue_tool.py reads the sockets).
+            # the socket's domain is given (tests/venue/test_venue_tool.py reads the sockets).
             lines.append(f"socket_domain {'ipv6' if ipaddress.ip_address(bind).version == 6 else 'ipv4'}")
     return lines
 

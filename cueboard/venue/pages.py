@@ -39,7 +39,7 @@ PAGE_FILES = ("*.html", "*.js", "*.css", "*.svg", "*.ico", "*.png", "vendor/*.js
               "bracket/*.html", "bracket/*.js", "bracket/*.css",
               "score/*.html", "score/*.js", "score/*.css", "score/*.json", "score/*.svg", "score/*.png")
 """The page's files, as globs in its folder (one level each): what the package installs as
-``cueboard.web`` (pyproject.toml's package data, which tests/test_screen_server.py compares)."""
+``cueboard.web`` (pyproject.toml's package data, which tests/screen/test_screen_server.py compares)."""
 
 PAGE_ROUTES = {"desk": "desk/index.html"}
 """Addresses that name a page of the folder rather than a file: ``/desk`` (the venue's desk)."""

@@ -50,7 +50,7 @@ class BlackballBalls:
 class BlackballFields(TypedDict):
     """The fields of a :class:`BlackballState` by name, as its rules' ``view`` gives them after every
     event (:meth:`BlackballState._from_fields`). Field for field the state's own, in its order, with
-    its types (``tests/test_engine_speed_positions.py``)."""
+    its types (``tests/engine/test_engine_speed_positions.py``)."""
 
     seq: int
     sides: tuple[BlackballSide, BlackballSide]

@@ -57,7 +57,7 @@ class SnookerSide:
 class SnookerFields(TypedDict):
     """The fields of a :class:`SnookerState` by name, as its rules' ``view`` gives them after every
     event (:meth:`SnookerState._from_fields`). Field for field the state's own, in its order, with
-    its types (``tests/test_engine_speed_positions.py``)."""
+    its types (``tests/engine/test_engine_speed_positions.py``)."""
 
     seq: int
     sides: tuple[SnookerSide, SnookerSide]

@@ -110,7 +110,7 @@ class MqttConfig:
     client_id: str | None = None
     protocol: Protocol | None = None
     # A try every second: a broker that comes back has the retained state again within about a
-    # second, however long it was away (tests/test_reliability.py).
+    # second, however long it was away (tests/table/test_reliability.py).
     reconnect_max: int = 1
 
     def __post_init__(self) -> None:

@@ -1,0 +1,126 @@
+"""The scorer's page (/score, issue 29) end to end: Debian's Chromium as a phone (touch,
+390x844) through playwright-core, the venue broker exactly as ``cueboard venue init`` writes it
+(TLS, secure WebSockets, the ACL, the password files), the page served over HTTPS with the
+venue's certificate, and real table daemons (mock pins) on the broker. tests/screen/scorer_e2e.mjs
+drives the page; this side runs the venue, answers its requests (hold the table's engine, revoke
+a login) and checks the tables' journals: every tap applied once, in the order it was made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from cueboard.table.inputs import Call
+from cueboard.table.journal import read_lines
+from tests.helpers.daemon import table_config
+from tests.helpers.mosquitto import TIMEOUT
+from tests.helpers.venue import Venue, spki_hash, venue_pages
+from tests.screen.node_e2e import Handler, run_e2e
+from tests.screen.test_screen import CHROMIUM, _require_browser
+from tests.table.test_reliability import KEYMAP, PINS, Daemon
+
+# The club fixture (tests/conftest.py): tables t1 and t2, a scorer each.
+pytestmark = [pytest.mark.system, pytest.mark.club(scorers=["t1", "t2"])]
+
+
+E2E = Path(__file__).with_name("scorer_e2e.mjs")
+# Where the screenshots go: CUEBOARD_SCORER_SHOTS=docs/img redraws the docs' pictures; else the test's folder
+# (a run must not rewrite tracked files: a key caught mid-press differs by a pixel).
+SHOTS = os.environ.get("CUEBOARD_SCORER_SHOTS")
+
+
+def table_daemon(tmp_path: Path, club: Venue, name: str, match: dict[str, Any]) -> Daemon:
+    mqtt_section = {"host": "localhost", "port": club.ports["tables"], "username": name,
+                    "password": club.password(name), "command": True, "tls": {"ca": str(club.ca)}}
+    config = table_config(tmp_path / name, table={"venue": "club", "name": name}, match=match, mqtt=mqtt_section,
+                          referee_box=[{"pins": PINS[0], "keymap": str(KEYMAP if match["game"] == "snooker" else
+                                                                        KEYMAP.with_name("referee-box-12-blackball.toml"))}])
+    return Daemon(config, boards=[], control=False, pin_factory=MockFactory())
+
+
+def journal(daemon: Daemon) -> list[dict[str, Any]]:
+    lines = []
+    for path in sorted(Path(daemon.table.config.journal_dir).glob("match-*.jsonl")):
+        if path.name.endswith(".refused.jsonl"):
+            continue
+        lines += [json.loads(line) for line in read_lines(path)]
+    return lines
+
+
+def comparable(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in state.items() if k not in ("table", "ts", "clock")}
+
+
+def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None:
+    _require_browser()
+    snooker = {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3, "reds": 6}
+    blackball = {"game": "blackball", "sides": ["Chloé", "Dirk"], "race_to": 2}
+    gate = threading.Event()
+    reports: dict[str, Any] = {}
+
+    def report(line: str) -> None:
+        if line.startswith("report "):
+            key, _, value = line[len("report "):].partition(" ")
+            reports[key] = json.loads(value)
+
+    with venue_pages(club.directory) as pages, table_daemon(tmp_path, club, "t1", snooker) as t1, \
+            table_daemon(tmp_path, club, "t2", blackball) as t2:
+        for name in ("t1", "t2"):
+            club.broker.wait_for_log(lambda line, n=name: line.endswith(f"cueboard/club/{n}/score/+/presence"))
+        plan = {
+            "chromium": CHROMIUM, "spki": spki_hash(club.directory / "certs" / "server.crt"),
+            "url": f"{pages.base}/score", "broker": f"wss://localhost:{club.ports['pages']}", "venue": "club",
+            "logins": {t: {"user": f"scorer-{t}", "pass": club.password(f"scorer-{t}")} for t in ("t1", "t2")},
+            "shots": str(Path(SHOTS).resolve()) if SHOTS else str(tmp_path / "shots"), "offline_seconds": 60,
+        }
+
+        def hold(args: list[str]) -> None:
+            gate.clear()
+            t1.table.submit(Call("test", lambda: gate.wait(TIMEOUT)))
+
+        def check_state(name: str, daemon: Daemon) -> Handler:
+            def check(args: list[str]) -> None:
+                assert comparable(reports[f"state-{name}"]) == comparable(daemon.state())
+            return check
+
+        try:
+            run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600, on_line=report, handlers={
+                "hold-t1": hold, "release-t1": lambda args: gate.set(),
+                "revoke-scorer-t2": lambda args: club.change("revoke", "scorer-t2"),
+                "check-state-t1": check_state("t1", t1), "check-state-t2": check_state("t2", t2)})
+        finally:
+            gate.set()
+        lines = journal(t1)
+    # Every tap the page reported applied is in the journal once, in the order it was made; none
+    # it dropped or the table refused.
+    ids = [line["id"] for line in lines if "id" in line]
+    assert len(ids) == len(set(ids)), "an id applied twice"
+    for key in ("frame", "offline", "reload", "held", "call"):
+        applied = reports[f"applied-{key}"]
+        positions = [ids.index(i) for i in applied]
+        assert positions == sorted(positions), key
+    assert len(reports["applied-offline"]) == 20
+    assert all(line.get("user") == "scorer-t1" for line in lines if "id" in line)
+    for refused in reports["refused"]:
+        assert refused not in ids
+
+
+def test_outbox_units() -> None:
+    """The outbox's own logic under node (tests/screen/scorer_units.mjs): ids, order, holding, send, drop."""
+    if shutil.which("node") is None:
+        if os.environ.get("CUEBOARD_REQUIRE_SCREEN", "") not in ("", "0"):
+            pytest.fail("node is not installed: apt-get install nodejs")
+        pytest.skip("node is not installed: apt-get install nodejs")
+    run = subprocess.run(["node", str(Path(__file__).with_name("scorer_units.mjs"))], capture_output=True, text=True,
+                         timeout=60)
+    print(run.stdout)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,0 +1,161 @@
+"""``cueboard screen``'s file server (issue 16, finding 6; docs/security.md): only the page's
+own files, the path decoded and normalised before the check, no directory listings, a 404
+and never a dropped connection or a 500 for a bad path, and the security headers the page
+runs under (tests/screen/test_screen.py runs the page under them in headless Chromium).
+
+Requests go out over a plain socket, byte for byte as written here: an HTTP library would
+tidy the paths up first."""
+
+from __future__ import annotations
+
+import socket
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cueboard.venue.pages import PAGE_FILES, SCREEN_DIR, SECURITY_HEADERS, make_server, page_files, serve_in_thread
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def request(port: int, target: str, method: str = "GET") -> Answer:
+    """One HTTP/1.1 request with ``target`` sent as it is; the answer, read to the end."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(f"{method} {target} HTTP/1.1\r\nHost: screen\r\nConnection: close\r\n\r\n".encode("latin-1"))
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    assert data, f"{target!r}: the server closed the connection without an answer"
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return Answer(int(status_line.split()[1]), headers, body)
+
+
+def fake_page(directory: Path) -> Path:
+    """A page folder as a checkout has it after ``npm ci``: the page, and its tooling beside it."""
+    files = {
+        "index.html": "<!doctype html><title>page</title>", "screen.js": "// page", "screen.css": "body{}",
+        "config.js": "// the checkout's defaults", "favicon.ico": "ico", "vendor/mqtt.min.js": "// mqtt",
+        "vendor/state.schema.json": "{}", "i18n/fr.json": "{}",
+        # not the page's:
+        "package.json": '{"private": true}', "package-lock.json": "{}", "vendor.mjs": "// tool",
+        "__init__.py": "", ".eslintrc.js": "// tool", "tools/build.js": "// tool", "vendor/deep/x.js": "// tool",
+        "node_modules/mqtt/package.json": "{}", "node_modules/x.js": "// tool", "vendor/notes.txt": "notes",
+    }
+    for name, text in files.items():
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)
+        (directory / name).write_text(text)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    server = make_server("127.0.0.1", 0, directory=fake_page(tmp_path_factory.mktemp("screen")), venue="club")
+    serve_in_thread(server)
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+PAGE = ["/", "/index.html", "/screen.js", "/screen.css", "/favicon.ico", "/vendor/mqtt.min.js",
+        "/vendor/state.schema.json", "/i18n/fr.json", "/config.js", "/screen.js?v=2", "/vendor/./mqtt.min.js",
+        "/%73creen.js", "//vendor//mqtt.min.js"]
+
+NOT_THE_PAGE = [
+    # finding 6 as measured
+    "/./node_modules/x.js", "/%6eode_modules/x.js", "/vendor/../node_modules/x.js", "/package%2ejson",
+    "/package.json%00", "/./node_modules/mqtt/package.json", "/%6eode_modules/mqtt/package.json",
+    "/vendor/../node_modules/mqtt/package.json",
+    # the tooling, plainly and encoded
+    "/package.json", "/package-lock.json", "/vendor.mjs", "/__init__.py", "/.eslintrc.js", "/tools/build.js",
+    "/vendor/deep/x.js", "/vendor/notes.txt", "/node_modules/x.js", "/%2e/package.json", "/%2E%2Fpackage.json",
+    "/vendor%2f..%2fpackage.json", "/vendor/%2e%2e/package.json", "/node_modules%2fx.js", "/%6E%6F%64%65_modules/x.js",
+    "/package.json%20", "/package.json/.", "/PACKAGE.JSON", "/index.html%00.js", "/screen.js%00",
+    "/vendor\\..\\package.json", "/%5cpackage.json", "/%252e%252e/package.json", "/%c0%ae%c0%ae/package.json",
+    "/%ff", "/%", "/%zz", "/screen.js%0d%0aX-Injected:%201",
+    # outside the folder
+    "/../pyproject.toml", "/%2e%2e/pyproject.toml", "/..%2fpyproject.toml", "/vendor/../../pyproject.toml",
+    "/../../../../etc/passwd", "/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    # folders: no listings
+    "/vendor/", "/vendor", "/node_modules/", "/i18n/", "/..",
+]
+
+
+@pytest.mark.parametrize("target", PAGE)
+def test_the_page_is_served(port: int, target: str) -> None:
+    answer = request(port, target)
+    assert answer.status == 200, answer
+    assert answer.headers["content-type"].split(";")[0] in (
+        "text/html", "text/javascript", "text/css", "application/json", "image/x-icon")
+    assert answer.headers["content-length"] == str(len(answer.body))
+
+
+@pytest.mark.parametrize("target", NOT_THE_PAGE)
+def test_anything_else_is_a_404(port: int, target: str) -> None:
+    answer = request(port, target)
+    assert answer.status == 404, (target, answer)
+    assert b"tool" not in answer.body and b"private" not in answer.body and b"root:" not in answer.body
+    assert "x-injected" not in answer.headers
+    assert request(port, "/").status == 200  # and the server serves on
+
+
+@pytest.mark.parametrize(("method", "status"), [("GET", 200), ("HEAD", 200), ("GET", 404), ("POST", 501),
+                                                ("PUT", 501), ("DELETE", 501)])
+def test_every_answer_has_the_security_headers(port: int, method: str, status: int) -> None:
+    answer = request(port, "/index.html" if status != 404 else "/package.json", method)
+    assert answer.status == status
+    for name, value in SECURITY_HEADERS.items():
+        assert answer.headers[name.lower()] == value
+    if method == "HEAD":
+        assert answer.body == b""
+
+
+def test_the_headers_say_what_the_page_may_do() -> None:
+    assert SECURITY_HEADERS["X-Content-Type-Options"] == "nosniff"
+    assert SECURITY_HEADERS["Referrer-Policy"] == "no-referrer"
+    policy = dict(d.split(" ", 1) for d in SECURITY_HEADERS["Content-Security-Policy"].split("; "))
+    assert policy["default-src"] == "'none'"
+    assert policy["script-src"] == "'self'"  # no inline scripts, no eval
+    assert policy["connect-src"] == "'self' ws: wss:"  # the schemas, and the broker ?broker= names
+
+
+def test_config_js_is_the_servers_settings(port: int) -> None:
+    answer = request(port, "/config.js")
+    assert answer.body == b'window.CUEBOARD_SCREEN = {"venue": "club"};\n'
+    assert answer.headers["cache-control"] == "no-store"
+
+
+def test_the_allow_list_is_the_installed_package_data() -> None:
+    """What cueboard screen serves is what pip installs as cueboard.web: one list, twice."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert tuple(data["cueboard.web"]) == PAGE_FILES
+
+
+def test_the_real_page_is_served_and_its_tooling_is_not() -> None:
+    files = page_files(SCREEN_DIR)
+    assert {"index.html", "screen.js", "screen.css", "vendor/mqtt.min.js", "vendor/state.schema.json"} <= files
+    assert not any(f.startswith("node_modules/") or f in ("package.json", "package-lock.json", "vendor.mjs",
+                                                          "__init__.py") for f in files)
+    server = make_server("127.0.0.1", 0)
+    serve_in_thread(server)
+    try:
+        for name in files:
+            assert request(server.server_address[1], "/" + name).status == 200, name
+        for target in ("/package.json", "/vendor.mjs", "/./node_modules/mqtt/package.json", "/package%2ejson"):
+            assert request(server.server_address[1], target).status == 404, target
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,209 @@
+"""``cueboard league`` (issue 26): a league's broker as the tool writes it, with a venue's broker
+(as ``cueboard venue`` writes it) bridged to it, attacked on loopback. The measured attacks on
+the league as shipped before: an anonymous client on the bridges' port with the bridge's client
+id closed the real bridge, and a retained ``$SYS/broker/connection/venue-other/state`` = ``0``
+from an anonymous client showed a venue "down" on every league screen. Both are refused here,
+and a reload (SIGHUP) takes a new venue without dropping the bridge."""
+
+from __future__ import annotations
+
+import io
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cueboard.cli import parser
+from cueboard.venue.league import run as league_run
+from tests.helpers.mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
+from tests.helpers.venue import init_venue
+from tests.venue.test_venue_tool import Client, Venue, listening
+
+pytestmark = pytest.mark.system
+
+
+
+def league_cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    status = league_run(parser().parse_args(["league", *argv]), out)
+    return status, out.getvalue()
+
+
+@dataclass
+class Setup:
+    league: Mosquitto
+    venue: Mosquitto
+    directory: Path  # the league's
+    bridges_port: int
+    readers_port: int
+    club: Venue
+
+    @property
+    def ca(self) -> Path:
+        return self.directory / "ca" / "venue-ca.crt"
+
+    def reader(self, topics: str | list[str], client_id: str = "") -> Subscriber:
+        return Subscriber(topics, port=self.readers_port, ca=self.ca, transport="websockets",
+                          client_id=client_id or "cueboard-reader").wait_subscribed()
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Iterator[Setup]:
+    require_mosquitto()
+    bridges, readers = free_port(), free_port()
+    directory = tmp_path / "league"
+    status, out = league_cli("init", "--dir", str(directory), "--league", "north", "--host", "localhost",
+                             "--host", "127.0.0.1", "--bind", "127.0.0.1", "--bridges-port", str(bridges),
+                             "--readers-port", str(readers))
+    assert status == 0, out
+    status, out = league_cli("add-venue", "club", "--dir", str(directory), "--no-reload")
+    assert status == 0, out
+    venue_dir = tmp_path / "venue"
+    ports = init_venue(venue_dir, tables=1)
+    bridge = (directory / "logins" / "venue-club.bridge.conf").read_text().replace(
+        "/etc/mosquitto/certs/league-ca.crt", str(directory / "ca" / "venue-ca.crt"))
+    venue_conf = (venue_dir / "mosquitto" / "venue.conf").read_text() + "\n" + bridge
+    with Mosquitto(tmp_path / "league-broker", port=bridges,
+                   config=(directory / "mosquitto" / "league.conf").read_text()) as league, \
+            Mosquitto(tmp_path / "venue-broker", port=ports["tables"], config=venue_conf) as venue:
+        yield Setup(league, venue, directory, bridges, readers, Venue(venue_dir, venue, ports))
+
+
+def bridge_up(setup: Setup) -> Subscriber:
+    reader = setup.reader("$SYS/broker/connection/+/state")
+    reader.wait_for(lambda m: m.topic == "$SYS/broker/connection/venue-club/state" and m.payload == b"1")
+    return reader
+
+
+def test_the_bridge_authenticates_and_brings_the_venue(setup: Setup) -> None:
+    with bridge_up(setup):
+        pass
+    for port in (setup.bridges_port, setup.readers_port):
+        assert listening(port) == {"127.0.0.1"}
+    # The venue's own broker reports the bridge up as well (its notification, retained, locally).
+    setup.venue.wait_for_log(lambda line: line.startswith("Received CONNACK on connection local.cueboard-bridge-")
+                             or "Received CONNACK on connection local.cueboard-bridge-venue-club" in line)
+
+
+def test_the_records_bridge_logs_in_as_its_own_login_and_carries_a_record(setup: Setup) -> None:
+    """``add-venue`` writes the records' bridge too (issue 26): its own login and client id, so it
+    never takes the main bridge's session; a table's record crosses on it; its login writes its
+    venue's records and its own state, nothing else."""
+    with setup.reader("$SYS/broker/connection/+/state") as states, \
+            setup.reader("cueboard/club/t1/record") as league_records:
+        up: set[str] = set()
+
+        def both_up(m: Message) -> bool:
+            if m.payload == b"1":
+                up.add(m.topic.split("/")[3])
+            return up >= {"venue-club", "venue-club-results"}
+
+        states.wait_for(both_up)  # each bridge's retained state: 1, as its own login
+        since = len(setup.league.log)
+        record = b'{"schema": 1, "match_id": "club/t1/2026-11-26T20:00:00Z"}'
+        with Client(setup.club, "tables", "t1", client_id="cueboard-club-t1") as table:
+            assert table.publish("cueboard/club/t1/record", record) in ("Success", "No matching subscribers")
+        assert league_records.wait_for(lambda m: m.payload == record).topic == "cueboard/club/t1/record"
+        # It came on the records' bridge, as its own login (the broker's log names the client).
+        setup.league.wait_for_log(lambda line: "Received PUBLISH from venue-club-results (" in line
+                                  and "'cueboard/club/t1/record'" in line, since=since)
+        assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
+    password = (setup.directory / "logins" / "venue-club-results.password").read_text().strip()
+    with _login(setup, "venue-club-results", password) as records:
+        assert records.reason == "Success"
+        assert records.publish("cueboard/club/t1/state", b"{}") == "Not authorized"
+        assert records.publish("cueboard/other/t1/record", b"{}") == "Not authorized"
+        assert records.publish("$SYS/broker/connection/venue-club/state", b"0") == "Not authorized"
+        assert records.publish("cueboard/club/t2/record", b"{}") in ("Success", "No matching subscribers")
+
+
+def test_a_venue_whose_records_login_is_taken_is_refused_and_nothing_changes(
+        setup: Setup, capsys: pytest.CaptureFixture[str]) -> None:
+    """Venue ``club-results`` would log in as ``venue-club-results``, club's records login."""
+    before = (setup.directory / "league.json").read_text()
+    status, _ = league_cli("add-venue", "club-results", "--dir", str(setup.directory), "--no-reload")
+    assert status == 2
+    assert capsys.readouterr().err == ("cueboard league: venue 'club-results': the login 'venue-club-results' "
+                                       "is taken already at the league\n")
+    assert (setup.directory / "league.json").read_text() == before
+    assert not (setup.directory / "logins" / "venue-club-results-results.password").exists()
+
+
+def test_nobody_takes_the_bridges_id_or_fakes_a_venues_state(setup: Setup) -> None:
+    with bridge_up(setup) as states:
+        since = len(setup.venue.log)
+        # 1. The bridges' port takes no anonymous client, whatever its id.
+        with _anonymous(setup, setup.bridges_port, "venue-club") as thief:
+            assert thief.reason != "Success"
+        # 2. The readers' port takes anonymous clients, but no id that is not cueboard-...: the
+        #    bridge's session (its id is its login, venue-club) cannot be taken.
+        with _anonymous(setup, setup.readers_port, "venue-club", websockets=True) as thief:
+            assert thief.reason != "Success"
+        with _anonymous(setup, setup.readers_port, "cueboard-bridge-venue-club", websockets=True) as reader:
+            assert reader.reason == "Success"
+            # 3. A reader writes nothing: no fake venue state, no fake table.
+            assert reader.publish("$SYS/broker/connection/venue-other/state", b"0", retain=True) == "Not authorized"
+            assert reader.publish("$SYS/broker/connection/venue-club/state", b"0", retain=True) == "Not authorized"
+            assert reader.publish("cueboard/club/t1/state", b"{}", retain=True) == "Not authorized"
+        # The bridge was never dropped: the venue's broker logged no new connection to the league.
+        assert not any("Connecting bridge (step 1) league" in line for line in setup.venue.log[since:])
+        assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
+        assert not any("venue-other" in m.topic for m in states.seen)
+
+
+def test_a_venue_writes_its_own_topics_only(setup: Setup) -> None:
+    league_cli("add-venue", "other", "--dir", str(setup.directory), "--no-reload")
+    _reload(setup.league)
+    with bridge_up(setup):
+        password = (setup.directory / "logins" / "venue-other.password").read_text().strip()
+        with _login(setup, "venue-other", password) as other:
+            assert other.reason == "Success"
+            assert other.publish("cueboard/club/t1/state", b"{}") == "Not authorized"
+            assert other.publish("$SYS/broker/connection/venue-club/state", b"0") == "Not authorized"
+            taken = ("Success", "No matching subscribers")  # allowed (MQTT 5 says whether anyone reads it)
+            assert other.publish("cueboard/other/t1/state", b"{}") in taken
+            assert other.publish("$SYS/broker/connection/venue-other/state", b"1") in taken
+
+
+def test_a_reload_takes_a_new_venue_without_dropping_a_bridge(setup: Setup) -> None:
+    with bridge_up(setup) as states:
+        since = len(setup.venue.log)
+        league_cli("add-venue", "third", "--dir", str(setup.directory), "--no-reload")
+        _reload(setup.league)
+        password = (setup.directory / "logins" / "venue-third.password").read_text().strip()
+        with _login(setup, "venue-third", password) as third:
+            assert third.reason == "Success"
+        assert not any("Connecting bridge (step 1) league" in line for line in setup.venue.log[since:])
+        assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
+
+
+def _reload(broker: Mosquitto) -> None:
+    since = len(broker.log)
+    assert broker._process is not None
+    broker._process.send_signal(signal.SIGHUP)
+    broker.wait_for_log(lambda line: "Reloading config" in line, TIMEOUT, since=since)
+    assert not any("Error" in line for line in broker.log[since:]), broker.log[since:]
+
+
+class _Venue:
+    """What :class:`test_venue_tool.Client` needs of a venue, pointed at the league."""
+
+    def __init__(self, setup: Setup, port: int, websockets: bool) -> None:
+        self.broker = setup.league
+        self.ca = setup.ca
+        self.ports = {"pages" if websockets else "people": port}
+
+    def password(self, login: str) -> str:
+        raise AssertionError("give the password")
+
+
+def _anonymous(setup: Setup, port: int, client_id: str, websockets: bool = False) -> Client:
+    return Client(_Venue(setup, port, websockets), "pages" if websockets else "people", None,  # type: ignore[arg-type]
+                  client_id=client_id, expect_ok=False)
+
+
+def _login(setup: Setup, login: str, password: str) -> Client:
+    return Client(_Venue(setup, setup.bridges_port, False), "people", login,  # type: ignore[arg-type]
+                  client_id=f"cueboard-{login}-test", password=password, expect_ok=False)

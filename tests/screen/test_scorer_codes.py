@@ -3,7 +3,7 @@
 that loses its Wi-Fi with a tap in flight and keeps tapping, then comes back over a tight rate:
 the table answers the tap in flight "applied already" and the flood "later", in words the page
 has never seen; every tap is applied exactly once, in the order it was made.
-tests/scorer_codes_e2e.mjs drives the page (Chromium as a phone, as tests/scorer_e2e.mjs).
+tests/screen/scorer_codes_e2e.mjs drives the page (Chromium as a phone, as tests/screen/scorer_e2e.mjs).
 An outbox that read the English words would take the repeat for a refusal and hold the taps.
 """
 
@@ -16,20 +16,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_helpers import table_config
 from gpiozero.pins.mock import MockFactory
-from mosquitto import TIMEOUT
-from node_e2e import run_e2e
-from test_reliability import KEYMAP, PINS, Daemon
-from test_scorer import club, journal  # noqa: F401  (club: the fixture)
-from test_screen import CHROMIUM, _require_browser
-from venue_helpers import Venue, spki_hash, venue_pages
 
 from cueboard.contract.codes import Reason
 from cueboard.contract.payloads import rejected_payload
 from cueboard.table.inputs import Call
+from tests.helpers.daemon import table_config
+from tests.helpers.mosquitto import TIMEOUT
+from tests.helpers.venue import Venue, spki_hash, venue_pages
+from tests.screen.node_e2e import run_e2e
+from tests.screen.test_scorer import journal
+from tests.screen.test_screen import CHROMIUM, _require_browser
+from tests.table.test_reliability import KEYMAP, PINS, Daemon
 
-pytest_plugins = ["mosquitto"]
+pytestmark = [pytest.mark.system, pytest.mark.club(scorers=["t1", "t2"])]
 
 E2E = Path(__file__).with_name("scorer_codes_e2e.mjs")
 ENGLISH = ("applied", "already", "again", "later", "refused", "not taken", "queued", "send")
@@ -41,7 +41,7 @@ def german(reason: Reason) -> Reason:
     return Reason(f"Abgelehnt ({scrambled}): das hat der Tisch nicht genommen", reason.short)
 
 
-def test_exactly_once_whatever_the_refusals_say(tmp_path: Path, club: Venue,  # noqa: F811
+def test_exactly_once_whatever_the_refusals_say(tmp_path: Path, club: Venue,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     _require_browser()
     published: list[dict[str, Any]] = []

@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mosquitto import Message
-from test_handoffs import T1, Club, valid
-from test_handoffs import club as club  # the fixture, taken by its name
 
 from cueboard.engine import Match
 from cueboard.games.simulate import final_log
 from cueboard.table.match_history import RECENT, SNAPSHOT_EVERY, SNAPSHOT_LINES, History
+from tests.helpers.mosquitto import Message
+from tests.table.test_handoffs import T1, Club, valid
+from tests.table.test_handoffs import hall as hall  # the fixture, taken by its name
 
-pytest_plugins = ["mosquitto"]
+pytestmark = pytest.mark.club(scorers=["t1"])
 
-UNITS = Path(__file__).with_name("history_units.mjs")
+UNITS = Path(__file__).parents[1] / "screen" / "history_units.mjs"
 SETUP = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 35}
 
 
@@ -57,15 +57,15 @@ def as_page(messages: list[Message]) -> list[tuple[str, Any]]:
     return out
 
 
-def test_a_late_desk_gets_every_line_since_its_snapshot_once_and_a_live_one_every_line(club: Club,
+def test_a_late_desk_gets_every_line_since_its_snapshot_once_and_a_live_one_every_line(hall: Club,
                                                                                        tmp_path: Path) -> None:
     topics = [f"{T1}/history", f"{T1}/history/+", f"{T1}/event", f"{T1}/state"]
-    with club.daemon() as t1, club.subscriber(*topics) as live:
+    with hall.daemon() as t1, hall.subscriber(*topics) as live:
         assert t1.send(SETUP).get("ok")
         first = 2 * SNAPSHOT_EVERY + 7  # not a multiple: the snapshot is behind the last line
         play(t1, first, 0)
         live.wait_for(lambda m: (slot_of(m) or {}).get("n") == first)
-        with club.subscriber(*topics) as late:
+        with hall.subscriber(*topics) as late:
             more = RECENT + 5  # the ring goes round: the late desk must not mind
             play(t1, more, first)
             total = first + more
@@ -117,6 +117,7 @@ def test_the_snapshot_is_bounded_and_begins_again_with_a_new_match() -> None:
     assert history.epoch != epoch and json.loads(history.payload())["lines"] == 0
 
 
+@pytest.mark.system
 def test_history_units() -> None:
     if shutil.which("node") is None:
         pytest.skip("node is not installed")

@@ -1,5 +1,5 @@
-"""The desk's table of a round robin in real Chromium (tests/desk_standings_e2e.mjs): the night of
-tests/test_one_ranking.py, which only head to head separates (Zoe beat Amy; level on points,
+"""The desk's table of a round robin in real Chromium (tests/screen/desk_standings_e2e.mjs): the night of
+tests/league/test_one_ranking.py, which only head to head separates (Zoe beat Amy; level on points,
 frame difference and frames won), retained on ``cueboard/<venue>/competition`` as a desk keeps
 it, is shown by the desk and by the hall's bracket page in the order the league's archive gives
 it (Zoe above Amy; ranked by name, Amy would be first), as ``POST /desk/api/standings`` answers
@@ -17,14 +17,15 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from node_e2e import run_e2e
 from paho.mqtt.enums import CallbackAPIVersion
-from test_desk import desk_shots, login
-from test_one_ranking import NIGHT, ORDER
-from test_screen import CHROMIUM, _require_browser
-from venue_helpers import Pages, Venue, running_venue
 
-pytest_plugins = ["mosquitto"]
+from tests.helpers.venue import Pages, Venue, running_venue
+from tests.league.test_one_ranking import NIGHT, ORDER
+from tests.screen.node_e2e import run_e2e
+from tests.screen.test_desk import desk_shots, login
+from tests.screen.test_screen import CHROMIUM, _require_browser
+
+pytestmark = pytest.mark.system
 
 E2E = Path(__file__).with_name("desk_standings_e2e.mjs")
 

@@ -6,35 +6,16 @@
 // A match's winner comes from its table's record (matched by `fixture`); a knockout's winner
 // moves on by itself, as cueboard/venue/pairings.py's Bracket.won does.
 
-/**
- * @typedef {string | string[]} Side
- * @typedef {{fixture: string, label: string, round: number, sides: (Side | null)[], handicap: number[],
- *   bye: boolean[], winner: number | null, next: {fixture: string, side: number} | null, format: any,
- *   table?: string | null, started?: boolean, frames?: number[] | null, handed_by?: string | null,
- *   competition?: string, home_team?: string | null, away_team?: string | null}} Match
- * @typedef {{schema: number, id: string, name: string, kind: string, format: any, rounds: number,
- *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean, matches: Match[],
- *   rev?: number, by?: string, ts?: string, created?: string}} Competition
- */
-
-/** A side's name as the table shows it ("Cat Lee & Dan Ross" for a pair). */
-export function sideName(/** @type {Side | null} */ side) {
-  if (side === null || side === undefined) return "";
-  return Array.isArray(side) ? side.join(" & ") : side;
-}
+import { sideName, status, champion } from "../shared/competition.js";
 
 /**
- * Where a match stands: waiting (a player to come), ready (to be handed), handed (on a table's
- * `next`), playing (started on its table), done (a winner), bye (a walkover of the draw).
- * @param {Match} m
+ * @typedef {import("../shared/competition.js").Side} Side
+ * @typedef {import("../shared/competition.js").Match} Match
+ * @typedef {import("../shared/competition.js").Competition} Competition
  */
-export function status(m) {
-  if (m.winner !== null && m.winner !== undefined) return m.bye && (m.bye[0] || m.bye[1]) ? "bye" : "done";
-  if (m.table && m.started) return "playing";
-  if (m.table) return "handed";
-  if (m.sides[0] !== null && m.sides[1] !== null) return "ready";
-  return "waiting";
-}
+
+// What every page reads of a competition is shared (shared/competition.js); the desk's modules take it from here.
+export { sideName, status, champion };
 
 /** The match's format: its own (a fixture's), else the competition's. */
 export function formatOf(/** @type {Competition} */ c, /** @type {Match} */ m) {
@@ -225,13 +206,6 @@ export function standings(c) {
     });
   }
   return [...rows.values()].sort((a, b) => b.points - a.points || (b.ff - b.fa) - (a.ff - a.fa) || a.name.localeCompare(b.name));
-}
-
-/** The champion of a knockout (the final's winner), or null. */
-export function champion(/** @type {Competition} */ c) {
-  if (c.kind !== "knockout" || !c.matches.length) return null;
-  const final = c.matches[c.matches.length - 1];
-  return final.winner === null || final.winner === undefined ? null : sideName(final.sides[final.winner]);
 }
 
 /**

@@ -7,7 +7,7 @@
 // prefix, lang. Credentials are typed in the form, never taken from the address.
 
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
-import { deskWords, pageOptions } from "./page.js";
+import { deskWords, pageOptions } from "../shared/page.js";
 import { Link, byEnd } from "./link.js";
 import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
 import { Night } from "./night.js";
@@ -16,7 +16,7 @@ import { Tonight } from "./tonight.js";
 const opts = pageOptions("desk_broker", 8885);
 const TRUST_KEY = "cueboard-desk-login";
 
-/** @type {import("./page.js").Words} */
+/** @type {import("../shared/page.js").Words} */
 let t = (key) => key;
 
 const link = new Link(opts, () => draw());

@@ -5,8 +5,8 @@
 // answer; a fixture file's or a draw's refusal with its line and reason.
 
 import { html, useState } from "../shared/ui.js";
-import { BracketView } from "./bracket_view.js";
-import { status, parsePlayers } from "./competition.js";
+import { BracketView } from "../shared/bracket_view.js";
+import { status, parsePlayers, standings } from "./competition.js";
 
 /** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */
 
@@ -134,7 +134,7 @@ export function Tonight(/** @type {{t: T, link: any, night: any, Answers: any}} 
         setAsking(null);
       }}>${t("yes")}</button><button type="button" data-confirm="no" onClick=${() => setAsking(null)}>${t("no")}</button></div>` : ""}
     <${Answers} ids=${ids} />
-    <${BracketView} c=${c} t=${t} live=${live} slot=${(/** @type {any} */ m) => html`<${Controls} m=${m} t=${t} night=${night}
+    <${BracketView} c=${c} t=${t} live=${live} rows=${c.kind === "knockout" ? [] : standings(c)} slot=${(/** @type {any} */ m) => html`<${Controls} m=${m} t=${t} night=${night}
       tables=${tables} say=${say} asking=${asking} setAsking=${setAsking} />`} />
   </section>`;
 }

@@ -2,12 +2,16 @@
 // Tonight's competition drawn (the desk's "Tonight" tab and the venue's /bracket page): a
 // knockout as its rounds side by side, a round robin or a match day as its matches and its
 // table. Only shows: `t` is the page's translator, `live` a table's state by name (the score of
-// a match being played).
+// a match being played), `rows` a round robin's table as the page has it ranked (the desk's standings).
 
-import { html } from "../shared/ui.js";
-import { sideName, status, standings, champion } from "./competition.js";
+import { html } from "./ui.js";
+import { sideName, status, champion } from "./competition.js";
 
-/** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */
+/**
+ * @typedef {(key: string, vars?: Record<string, unknown>) => string} T
+ * @typedef {{name: string, played: number, won: number, lost: number, ff: number, fa: number, points: number}} Row
+ *   a player's or pair's line of a round robin's table
+ */
 
 function roundName(/** @type {T} */ t, /** @type {number} */ r, /** @type {number} */ rounds) {
   if (r === rounds) return t("round.final");
@@ -32,7 +36,7 @@ export function MatchBox(/** @type {{m: any, t: T, live: (table: string) => any,
 }
 
 /** The whole competition. `slot` renders a match's controls (the desk's), or nothing. */
-export function BracketView(/** @type {{c: any, t: T, live: (table: string) => any, slot?: (m: any) => any}} */ { c, t, live, slot }) {
+export function BracketView(/** @type {{c: any, t: T, live: (table: string) => any, rows: Row[], slot?: (m: any) => any}} */ { c, t, live, rows, slot }) {
   const rounds = [...new Set(c.matches.map((/** @type {any} */ m) => m.round))].sort((a, b) => a - b);
   const won = champion(c);
   if (c.kind === "knockout") {
@@ -43,7 +47,7 @@ export function BracketView(/** @type {{c: any, t: T, live: (table: string) => a
       ${won ? html`<section class="round champion"><h3>${t("champion")}</h3><div class="round-matches"><div class="champion-name">${won}</div></div></section>` : ""}
     </div>`;
   }
-  const table = standings(c);
+  const table = rows;
   return html`<div class="bracket table-kind">
     <table class="standings"><thead><tr><th>${t("col.player")}</th><th>${t("col.played")}</th><th>${t("col.won")}</th>
       <th>${t("col.lost")}</th><th>${t("col.frames_for")}</th><th>${t("col.frames_against")}</th><th>${t("col.pts")}</th></tr></thead>

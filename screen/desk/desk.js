@@ -385,6 +385,7 @@ function App() {
       <span class="count">${t("online_count", { n: online, of: rows.length })}</span>
       <input ref=${filterRef} class="filter" type="search" name="filter" placeholder=${t("filter")} value=${filter}
         onInput=${(/** @type {any} */ e) => { filter = e.target.value; draw(); }} />
+      ${link.problem ? html`<span class="problem" role="status" title=${link.problem.text}>${link.problem.text}</span>` : ""}
       <span class="user">${link.user}</span>
       <button type="button" onClick=${() => { sessionStorage.removeItem(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>
     <main class=${`desk${panel === "tonight" ? " wide" : ""}`}>
@@ -406,6 +407,7 @@ function App() {
 async function start() {
   document.documentElement.lang = opts.lang;
   t = await deskWords(opts.lang, "the desk's");
+  await link.loadSchemas();
   document.title = t("title");
   const kept = sessionStorage.getItem(TRUST_KEY);
   if (kept) {

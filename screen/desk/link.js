@@ -276,7 +276,6 @@ export class Link {
   received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload) {
     const text = textOf(payload);
     const venueKind = this.venueTopics()[topic];
-    /** @type {any} */
     let body = null;
     if (!topic.endsWith("/status")) {
       // Read as every page reads a payload (shared/payloads.js): one that is not JSON or not as

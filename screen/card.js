@@ -316,7 +316,7 @@ export class Card {
       this.text(`fl${i}`, v.framesLabel, framesLabel);
       this.text(`fv${i}`, v.framesValue, String(side.frames));
       this.text(`sc${i}`, v.score, game.points ? String(side.score) : "");
-      this.flag(`scw${i}`, v.score, "wide", game.points && side.score >= 100);
+      this.flag(`scw${i}`, v.score, "wide", game.points && (side.score ?? 0) >= 100);
       this.hide(`sch${i}`, v.score, !game.points);
       const group = game.group(side, t);
       this.hide(`gh${i}`, v.group, !group);

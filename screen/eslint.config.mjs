@@ -11,6 +11,11 @@ const browser = readonly(["window", "document", "location", "history", "navigato
   "addEventListener", "removeEventListener", "structuredClone", "queueMicrotask", "AbortController", "alert", "confirm",
   "print", "open", "btoa", "atob", "FormData"]);
 const node = readonly(["process", "console", "URL", "globalThis"]);
+// Pages import only shared/ and vendor/ (and their own folder): a page's folder is no other page's
+// library. What two pages need is moved into shared/ (docs/desk.md "How it is built").
+const only = (message, ...regexes) => ["error", { patterns: regexes.map((regex) => ({ regex, message })) }];
+const pageFolder = "a page imports only its own folder, shared/ and vendor/ (move what two pages need into shared/)";
+const sharedFolder = "shared/ imports only shared/ and vendor/: it is every page's, no page's";
 const rules = {
   ...js.configs.recommended.rules,
   "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
@@ -24,5 +29,11 @@ export default [
   { files: ["**/*.js"], languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: browser }, rules },
   // config.js is a classic script (the settings, before the modules); so is the scorer's service worker.
   { files: ["config.js", "score/sw.js"], languageOptions: { sourceType: "script" } },
+  { files: ["desk/**/*.js", "bracket/**/*.js"],
+    rules: { "no-restricted-imports": only(pageFolder, "^\\.\\./(?!shared/|vendor/)", "^/(?!shared/|vendor/)") } },
+  { files: ["score/**/*.js"],
+    rules: { "no-restricted-imports": only(pageFolder, "^\\.\\./(?!shared/|vendor/)", "^/(?!shared/|vendor/|score/)") } },
+  { files: ["shared/**/*.js"], rules: { "no-restricted-imports": only(sharedFolder, "^\\.\\./(?!vendor/)", "^/(?!shared/|vendor/)") } },
+  { files: ["*.js", "games/**/*.js"], rules: { "no-restricted-imports": only(pageFolder, "(^|/)(desk|score|bracket)/") } },
   { files: ["**/*.mjs"], languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: node }, rules },
 ];

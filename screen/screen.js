@@ -156,7 +156,7 @@ class Screen {
       let undone = false;
       for (const seq of tb.worm.keys()) if (seq > state.seq) { tb.worm.delete(seq); undone = true; }
       const before = tb.worm.get(state.seq);
-      const s0 = state.sides[0].score, s1 = state.sides[1].score;
+      const s0 = state.sides[0].score ?? 0, s1 = state.sides[1].score ?? 0;
       if (undone || !before || before[0] !== s0 || before[1] !== s1) {
         tb.worm.set(state.seq, [s0, s1]);
         while (tb.worm.size > WORM_POINTS) tb.worm.delete(Math.min(...tb.worm.keys()));

@@ -148,20 +148,23 @@ class ClockControl:
         return {"running": True, "left": round(clock.left(now), 1), "length": seconds(clock.length),
                 "called": clock.call_due(now)}
 
-    def published(self, shot: ShotTime | None, now: float, wall: float) -> dict[str, Any]:
+    def published(self, shot: ShotTime | None, now: float, wall: float) -> dict[str, Any] | None:
         """The state payload's ``clock`` (docs/mqtt.md): when a running clock ends and calls, in
-        Unix time, so a screen counts down by itself."""
+        Unix time, so a screen counts down by itself; None (no clock shown) while there is no
+        shot to time (a frame awarded): schema/state.schema.json has no clock without a length.
+        ``call_at`` only when the shot has a call (the schema's is a time, never null)."""
         clock = self.clock
         if clock is None:
-            length = None if shot is None else seconds(shot.length)
-            return {"running": False, "left": length, "length": length}
+            if shot is None:
+                return None
+            return {"running": False, "left": seconds(shot.length), "length": seconds(shot.length)}
         if clock.paused_at is not None:
             return self._held(clock, now)
         left = clock.left(now)
         call = None if clock.call_at is None else wall + clock.call_at - clock.elapsed(now)
-        return {"running": True, "ends_at": timestamp(wall + left),
-                "call_at": None if call is None else timestamp(call), "length": seconds(clock.length),
-                "called": clock.call_due(now)}
+        out = {"running": True, "ends_at": timestamp(wall + left), "length": seconds(clock.length),
+               "called": clock.call_due(now)}
+        return out if call is None else {**out, "call_at": timestamp(call)}
 
     @staticmethod
     def _held(clock: ShotClock, now: float) -> dict[str, Any]:

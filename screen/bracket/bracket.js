@@ -8,13 +8,13 @@
 // venue, prefix, lang.
 
 import { html, render } from "../shared/ui.js";
-import { deskWords, pageOptions } from "../desk/page.js";
-import { BracketView } from "../desk/bracket_view.js";
+import { deskWords, pageOptions } from "../shared/page.js";
+import { BracketView } from "../shared/bracket_view.js";
 
 const mqtt = /** @type {any} */ (window).mqtt;
 const opts = pageOptions("broker", 9001);
 
-/** @type {import("../desk/page.js").Words} */
+/** @type {import("../shared/page.js").Words} */
 let t = (key) => key;
 let competition = /** @type {any} */ (null);
 let connected = false;
@@ -28,7 +28,8 @@ function draw() {
   const c = competition;
   render(html`<header class="hall-bar"><h1>${c ? c.name : t("bracket_title")}</h1>
       <span class="venue">${opts.venue}</span>${connected ? "" : html`<span class="conn">${t("bracket_connecting")}</span>`}</header>
-    <main class="hall-main">${c ? html`<${BracketView} c=${c} t=${t} live=${(/** @type {string} */ name) => states.get(name)} />`
+    <main class="hall-main">${c ? html`<${BracketView} c=${c} t=${t}
+      live=${(/** @type {string} */ name) => states.get(name)} />`
       : html`<p class="none">${seen ? t("bracket_none") : "…"}</p>`}</main>`, root);
 }
 

@@ -6,35 +6,16 @@
 // A match's winner comes from its table's record (matched by `fixture`); a knockout's winner
 // moves on by itself, as cueboard/venue/pairings.py's Bracket.won does.
 
-/**
- * @typedef {string | string[]} Side
- * @typedef {{fixture: string, label: string, round: number, sides: (Side | null)[], handicap: number[],
- *   bye: boolean[], winner: number | null, next: {fixture: string, side: number} | null, format: any,
- *   table?: string | null, started?: boolean, frames?: number[] | null, handed_by?: string | null,
- *   competition?: string, home_team?: string | null, away_team?: string | null}} Match
- * @typedef {{schema: number, id: string, name: string, kind: string, format: any, rounds: number,
- *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean, matches: Match[],
- *   rev?: number, by?: string, ts?: string, created?: string}} Competition
- */
-
-/** A side's name as the table shows it ("Cat Lee & Dan Ross" for a pair). */
-export function sideName(/** @type {Side | null} */ side) {
-  if (side === null || side === undefined) return "";
-  return Array.isArray(side) ? side.join(" & ") : side;
-}
+import { sideName, status, champion, standingsRequest } from "../shared/competition.js";
 
 /**
- * Where a match stands: waiting (a player to come), ready (to be handed), handed (on a table's
- * `next`), playing (started on its table), done (a winner), bye (a walkover of the draw).
- * @param {Match} m
+ * @typedef {import("../shared/competition.js").Side} Side
+ * @typedef {import("../shared/competition.js").Match} Match
+ * @typedef {import("../shared/competition.js").Competition} Competition
  */
-export function status(m) {
-  if (m.winner !== null && m.winner !== undefined) return m.bye && (m.bye[0] || m.bye[1]) ? "bye" : "done";
-  if (m.table && m.started) return "playing";
-  if (m.table) return "handed";
-  if (m.sides[0] !== null && m.sides[1] !== null) return "ready";
-  return "waiting";
-}
+
+// What every page reads of a competition is shared (shared/competition.js); the desk's modules take it from here.
+export { sideName, status, champion, standingsRequest };
 
 /** The match's format: its own (a fixture's), else the competition's. */
 export function formatOf(/** @type {Competition} */ c, /** @type {Match} */ m) {
@@ -198,39 +179,6 @@ export function readyMatches(/** @type {Competition} */ c) {
   const busy = busyPlayers(c);
   return c.matches.filter((m) => status(m) === "ready" && !playersOf(m).some((p) => busy.has(p)))
     .sort((a, b) => a.round - b.round);
-}
-
-/**
- * @typedef {{position: number, name: string, played: number, won: number, lost: number, frames_for: number,
- *   frames_against: number, frame_difference: number, points: number}} StandingsRow
- */
-
-/**
- * What the night's table is made of, for `POST /desk/api/standings` (cueboard/venue/desk_routes.py):
- * its players or pairs (every side drawn, in the draw's order) and its finished matches (a bye is
- * none). Not ranked here: the order is the league's one ranking, cueboard/league/standings.py's
- * `rank`, as the route answers it (docs/league.md "The league table's rules").
- * @param {Competition} c
- * @returns {{players: string[], results: {sides: string[], winner: number, frames: number[] | null}[]}}
- */
-export function standingsRequest(c) {
-  /** @type {Set<string>} */
-  const players = new Set();
-  const results = [];
-  for (const m of c.matches) {
-    const names = m.sides.map(sideName);
-    for (const n of names) if (n) players.add(n);
-    if (m.winner === null || m.winner === undefined || (m.bye && (m.bye[0] || m.bye[1]))) continue;
-    results.push({ sides: names, winner: m.winner, frames: m.frames ? [m.frames[0] || 0, m.frames[1] || 0] : null });
-  }
-  return { players: [...players], results };
-}
-
-/** The champion of a knockout (the final's winner), or null. */
-export function champion(/** @type {Competition} */ c) {
-  if (c.kind !== "knockout" || !c.matches.length) return null;
-  const final = c.matches[c.matches.length - 1];
-  return final.winner === null || final.winner === undefined ? null : sideName(final.sides[final.winner]);
 }
 
 /**

@@ -7,7 +7,7 @@
 // prefix, lang. Credentials are typed in the form, never taken from the address.
 
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
-import { deskWords, pageOptions } from "./page.js";
+import { deskWords, pageOptions } from "../shared/page.js";
 import { Link, byEnd } from "./link.js";
 import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
 import { Night } from "./night.js";
@@ -16,7 +16,7 @@ import { Tonight } from "./tonight.js";
 const opts = pageOptions("desk_broker", 8885);
 const TRUST_KEY = "cueboard-desk-login";
 
-/** @type {import("./page.js").Words} */
+/** @type {import("../shared/page.js").Words} */
 let t = (key) => key;
 
 const link = new Link(opts, () => draw());
@@ -385,6 +385,7 @@ function App() {
       <span class="count">${t("online_count", { n: online, of: rows.length })}</span>
       <input ref=${filterRef} class="filter" type="search" name="filter" placeholder=${t("filter")} value=${filter}
         onInput=${(/** @type {any} */ e) => { filter = e.target.value; draw(); }} />
+      ${link.problem ? html`<span class="problem" role="status" title=${link.problem.text}>${link.problem.text}</span>` : ""}
       <span class="user">${link.user}</span>
       <button type="button" onClick=${() => { sessionStorage.removeItem(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>
     <main class=${`desk${panel === "tonight" ? " wide" : ""}`}>
@@ -406,6 +407,7 @@ function App() {
 async function start() {
   document.documentElement.lang = opts.lang;
   t = await deskWords(opts.lang, "the desk's");
+  await link.loadSchemas();
   document.title = t("title");
   const kept = sessionStorage.getItem(TRUST_KEY);
   if (kept) {

@@ -8,8 +8,10 @@
 import { byTable } from "./lines.js";
 import { Session, tableTopics } from "../shared/broker.js";
 import { emptyHistory, withLine, withLive, withSnapshot, withState } from "../shared/history.js";
+import { loadSchemas, readPayload, textOf } from "../shared/payloads.js";
 
-const decoder = new TextDecoder();
+/** The tables' topics the desk checks against the contract's schemas (vendor/<kind>.schema.json). */
+export const SCHEMAS = ["state", "event", "rejected", "devices", "history", "preview", "record"];
 const UNANSWERED_MS = 15000; // a table answers in well under a second; an offline one never
 // Tonight's results are one retained message: kept under the broker's message_size_limit (1 MiB,
 // docs/security.md) with room to spare; past it the oldest sheets are left out of the venue's copy.
@@ -75,6 +77,17 @@ export class Link {
     this.onTables = null; // called after a table's state, next or record changed (the night's driver)
     this._changed = changed;
     this._scheduled = false;
+    /** The contract's schemas by topic kind (SCHEMAS), set by the page once loaded: every payload is read through them.
+     * @type {Record<string, import("../shared/validate.js").Schema>} */
+    this.schemas = {};
+    /** The last payload refused (not JSON, or not as its schema says), until one on its topic is read:
+     * shown as a note; it changed nothing. @type {{topic: string, text: string} | null} */
+    this.problem = null;
+  }
+
+  /** The contract's schemas, from vendor/ beside the venue screen's: the tables' payloads are read through them. */
+  async loadSchemas() {
+    this.schemas = await loadSchemas(SCHEMAS, (text) => { this.problem = { topic: "", text }; }, "vendor/");
   }
 
   changed() {
@@ -243,12 +256,17 @@ export class Link {
   }
 
   received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload) {
-    const text = decoder.decode(payload);
-    let body = null;
-    if (text && !topic.endsWith("/status")) {
-      try { body = JSON.parse(text); } catch (e) { console.warn(`${topic}: not JSON`); return; }
-    }
+    const text = textOf(payload);
     const venueKind = this.venueTopics()[topic];
+    let body = null;
+    if (!topic.endsWith("/status")) {
+      // Read as every page reads a payload (shared/payloads.js): one that is not JSON or not as
+      // its schema says is refused, said in a note, and changes nothing.
+      const read = readPayload(topic, payload, venueKind ? undefined : this.schemas[topic.slice(topic.lastIndexOf("/") + 1)]);
+      if (read.problem !== undefined) { console.warn(read.problem); this.problem = { topic, text: read.problem }; this.changed(); return; }
+      if (this.problem && this.problem.topic === topic) this.problem = null;
+      body = read.value;
+    }
     if (venueKind) {
       this.keepVenue(venueKind, body);
       this.venueSeen = true;

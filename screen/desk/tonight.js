@@ -5,7 +5,7 @@
 // answer; a fixture file's or a draw's refusal with its line and reason.
 
 import { html, useState } from "../shared/ui.js";
-import { BracketView } from "./bracket_view.js";
+import { BracketView } from "../shared/bracket_view.js";
 import { status, parsePlayers } from "./competition.js";
 
 /** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */

@@ -5,23 +5,21 @@
 // schema, so these are the fields it may rely on; the rest the pages pass through unread.
 
 /**
- * @typedef {{
- *   name: string, players?: string[], score: number, frames: number,
- *   group?: string | null, balls_left?: number | null}} Side
- * @typedef {{running: boolean, ends_at?: string, call_at?: string, left?: number, length?: number, paused?: boolean}} Clock
- * @typedef {{side: number, count: number | null}} SnookersRequired
- * @typedef {{fixture: string, competition: string | null, names: string[]}} Next
+ * The payloads' own types are generated from the schemas (types.gen.js, tools/schema_types.mjs);
+ * these names are the pages' for them: one shape whatever the game, a side of either game's.
+ * @typedef {import("./types.gen.js").StatePayload} StatePayload
+ * @typedef {import("./types.gen.js").StateSnookerSide} SnookerSide
+ * @typedef {import("./types.gen.js").StateBlackballSide} BlackballSide
+ * @typedef {Pick<SnookerSide, "name" | "players" | "frames"> & Partial<SnookerSide> & Partial<BlackballSide>} Side
+ * @typedef {NonNullable<StatePayload["clock"]>} ScheduledClock
+ * @typedef {ScheduledClock & {left?: number, ends_at?: string, call_at?: string, paused?: boolean}} Clock
+ *   the shot clock; `paused` (held) the table publishes (cueboard/table/shot_clock.py) but
+ *   schema/state.schema.json does not list yet
+ * @typedef {Omit<StatePayload, "sides" | "clock"> & {sides: Side[], clock?: Clock | null}} State
+ * @typedef {NonNullable<State["snookers_required"]>} SnookersRequired
+ * @typedef {NonNullable<State["next"]>} Next
  *   the match the desk handed the table, as the table holds it
- * @typedef {{text: string, until: string | null}} Message the desk's message, as the table shows it
- * @typedef {{
- *   schema: number, game: string, seq: number, frame: number, best_of?: number, race_to?: number | null,
- *   striker: number | null, player?: string | null, frame_over: boolean, frame_winner?: number | null,
- *   match_over: boolean, match_winner?: number | null, shot_clock?: number | null, shot_clock_call?: number | null,
- *   clock?: Clock | null, table?: string, ts: string, sides: Side[],
- *   break?: number, remaining?: number, reds?: number, colours?: string[], ball_on?: string | null, free_ball?: boolean,
- *   snookers_required?: SnookersRequired | null, respotted_black?: boolean,
- *   open_table?: boolean, visits?: number, free_shot?: boolean, black_on?: boolean,
- *   next?: Next | null, message?: Message | null}} State
+ * @typedef {NonNullable<State["message"]>} Message the desk's message, as the table shows it
  * @typedef {{
  *   schema?: number, fixture?: string, competition?: string | null,
  *   sides: (string | string[] | {name?: string})[],

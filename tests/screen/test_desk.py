@@ -177,7 +177,8 @@ def test_cueboard_screen_serves_the_desk_and_its_broker() -> None:
         with urllib.request.urlopen(f"{base}/desk") as answer:
             assert answer.status == 200 and "desk/desk.js" in answer.read().decode()
             assert "script-src 'self'" in answer.headers["Content-Security-Policy"]
-        for path in ("/desk/desk.js", "/desk/page.js", "/desk/link.js", "/desk/lines.js", "/desk/desk.css",
+        for path in ("/desk/desk.js", "/desk/link.js", "/desk/lines.js", "/desk/desk.css",
+                     "/shared/page.js", "/shared/bracket_view.js", "/shared/competition.js",
                      "/shared/ui.js", "/vendor/preact.js", "/vendor/hooks.js", "/vendor/htm.js"):
             with urllib.request.urlopen(base + path) as answer:
                 assert answer.status == 200, path

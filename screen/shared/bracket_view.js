@@ -2,9 +2,9 @@
 // Tonight's competition drawn (the desk's "Tonight" tab and the venue's /bracket page): a
 // knockout as its rounds side by side, a round robin or a match day as its matches and its
 // table. Only shows: `t` is the page's translator, `live` a table's state by name (the score of
-// a match being played).
+// a match being played). A round robin's table is ranked by `cueboard screen` (POST api/standings).
 
-import { html, useEffect, useState } from "../shared/ui.js";
+import { html, useEffect, useState } from "./ui.js";
 import { sideName, status, standingsRequest, champion } from "./competition.js";
 
 /** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */

@@ -1,8 +1,8 @@
 // @ts-check
-// What the desk (desk.js) and the hall's bracket page (screen/bracket/) share as pages: their
-// options, query parameters over config.js, and their words, the catalogues' `desk` section.
+// What the desk (desk/desk.js) and the hall's bracket page (bracket/bracket.js) share as pages:
+// their options, query parameters over config.js, and their words, the catalogues' `desk` section.
 
-import { LANGUAGES, translator } from "../shared/i18n.js";
+import { LANGUAGES, translator } from "./i18n.js";
 
 /**
  * @typedef {{broker: string, venue: string, prefix: string, lang: string}} PageOptions

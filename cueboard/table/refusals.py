@@ -95,9 +95,9 @@ class Refusals(Showing):
             log.warning("%d more lines from %s not taken: %s", counted.count, counted.sender, counted.reason)
             if self.feed is not None:
                 guard(partial(self.feed.publish_rejected, None, f"{counted.count} more lines from "
-                                    f"{counted.sender} not taken in the last second, not answered one by one (lines "
-                                    f"without an id): {counted.reason}", counted.sender.split("/")[0],
-                                    user=counted.user))
+                              f"{counted.sender} not taken in the last second, not answered one by one (lines "
+                              f"without an id): {counted.reason}", counted.sender.split("/")[0],
+                              user=counted.user))
 
 
 def engine_reason(text: str, exc: IllegalEvent) -> Reason:

@@ -57,8 +57,8 @@ class Showing(TableBase):
                 guard(self.feed.publish_input, source, (), "")
             else:
                 guard(partial(self.feed.publish_input, source, prompt.keys, prompt.needs,
-                                    expires_at=None if expires is None else self._wall() + expires - self._mono(),
-                                    expired=prompt.lapsed))
+                              expires_at=None if expires is None else self._wall() + expires - self._mono(),
+                              expired=prompt.lapsed))
 
     def state_answer(self) -> dict[str, Any] | None:
         """The latest state as a ``state`` question is answered (``cueboard match state``): with
@@ -136,12 +136,12 @@ class Showing(TableBase):
                     # journal that cannot be written shows itself: every input is refused saying so.)
                     for board in self.boards:
                         guard(board.flash, None, Reason(f"{name}: {devices[name]}", "device_failed",
-                                                              name=name))
+                                                        name=name))
             self.devices = devices
             if self.feed is not None:
                 seen = self.topics.scorers.last_seen()
                 guard(partial(self.feed.publish_devices, {k: v for k, v in devices.items() if k != "mqtt"},
-                                    **({"last_seen": seen} if seen else {})))
+                              **({"last_seen": seen} if seen else {})))
 
 
     def _publish_record(self) -> None:

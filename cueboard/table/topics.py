@@ -24,6 +24,7 @@ from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
 from cueboard.engine import IllegalEvent, to_json
 from cueboard.engine.record import match_id
+from cueboard.table.guard import guard
 from cueboard.table.inputs import Call, Reply
 from cueboard.table.journal import read_lines
 from cueboard.table.match_history import History
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
 
     from cueboard.engine.state import State
-    from cueboard.table.daemon import Table
+    from cueboard.table.table_api import TableApi
 
 log = logging.getLogger("cueboard")
 
@@ -54,7 +55,7 @@ class TopicFeed(Protocol):
 
 
 class TableTopics:
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableApi) -> None:
         self.table = table
         self.handed = NextStore(table.config.journal_dir, table.config.match_setup)
         self.message: TableMessage | None = None
@@ -169,7 +170,7 @@ class TableTopics:
         except MessageRefused as exc:
             self.table.refuse_remote(None, Reason(str(exc), "bad_message"), "message", raw=payload)
             return
-        if message is not None and message.until is not None and message.until <= self.table._wall():
+        if message is not None and message.until is not None and message.until <= self.table.wall():
             message = None  # its time is over already (a retained one, after a restart)
         if message != self.message:
             self.message = message
@@ -177,13 +178,13 @@ class TableTopics:
 
     def presence(self, user: str, payload: bytes) -> None:
         try:
-            self.scorers.presence(user, payload, self.table._wall())
+            self.scorers.presence(user, payload, self.table.wall())
         except PresenceRefused as exc:
             self.table.refuse_remote(None, Reason(str(exc), "bad_presence"), "scorer", user=user, raw=payload)
             return
         if self.scorers.health().get(f"scorer:{user}") != "ok":
             self._show_call(user, None)  # a scorer gone leaves no call on the boards
-        self.table._publish_devices()
+        self.table.publish_devices()
 
     def command(self, obj: dict[str, Any], source: str, reply: Reply | None) -> bool:
         """``start_next``, ``new_match`` with a fixture handed on, a scorer's ``call``: done
@@ -192,9 +193,9 @@ class TableTopics:
         if kind == "call" and source == "scorer" and isinstance(obj.get("user"), str):
             called = call_of(obj)
             if isinstance(called, str):
-                self.table._refuse(obj, Reason(called, "invalid"), source, reply)
+                self.table.refuse_line(obj, Reason(called, "invalid"), source, reply)
             else:
-                self.scorers.heard(obj["user"], self.table._wall())
+                self.scorers.heard(obj["user"], self.table.wall())
                 self._show_call(obj["user"], called)
                 if reply:
                     reply({"ok": True, "state": self.table.latest_state})
@@ -220,7 +221,7 @@ class TableTopics:
             why = (f"start_next: a match is live on this table ({names}): "
                    f"fixture {fixture!r} waits until it is over (or the referee starts it with NEW MATCH)")
         if why is not None:
-            self.table._refuse(obj, Reason(why, "invalid"), source, reply)
+            self.table.refuse_line(obj, Reason(why, "invalid"), source, reply)
             return True
         assert held is not None
         self._start(held, obj, source, reply)
@@ -230,14 +231,14 @@ class TableTopics:
         ident = obj.get("id") if isinstance(obj.get("id"), str) else None
         answer: dict[str, Any] = {}
         self.handed.handoff = None  # not on the new match's first state; back if it is refused
-        self.table._new_match(dict(handoff.line), source, answer.update, ident)
+        self.table.new_match(dict(handoff.line), source, answer.update, ident)
         if answer.get("ok"):
             self.handed.mark_started(handoff.fixture)
             self._clear_next()
             feed, line = self._feed, self.table.match.setup.to_json() if self.table.match else {}
             if feed is not None:  # the answer by the command's id, as an event's (docs/mqtt.md)
                 extra = {k: v for k, v in (("id", ident), ("user", obj.get("user"))) if isinstance(v, str)}
-                self.table._guard(feed.publish_event, 0, {**line, **extra})
+                guard(feed.publish_event, 0, {**line, **extra})
         else:
             self.handed.handoff = handoff
         if reply:
@@ -246,7 +247,7 @@ class TableTopics:
     def _clear_next(self) -> None:
         feed = self._feed
         if feed is not None:
-            self.table._guard(feed.publish_retained, "next", b"")
+            guard(feed.publish_retained, "next", b"")
 
     def _live(self) -> bool:
         state = self.table.latest_state
@@ -263,18 +264,18 @@ class TableTopics:
         line = {k: v for k, v in obj.items() if k != "preview"}
         try:
             trial = copy.deepcopy(match)
-            event = trial.parse({**line, "t": line.get("t", round(self.table._wall(), 3))})
+            event = trial.parse({**line, "t": line.get("t", round(self.table.wall(), 3))})
             trial.check(event)
             trial.apply(event)
         except IllegalEvent as exc:
-            self.table._refuse(obj, Reason(f"preview: {exc}", exc.short, ball=exc.ball, n=exc.n), source, reply)
+            self.table.refuse_line(obj, Reason(f"preview: {exc}", exc.short, ball=exc.ball, n=exc.n), source, reply)
             return
         state = self.dress(trial.state().to_json())
         feed = self._feed
         if feed is not None:
             payload = {"schema": 1, "id": obj.get("id"), "user": obj.get("user"), "event": to_json(event),
-                       "state": state, "ts": timestamp(self.table._wall())}
-            self.table._guard(feed.publish_once, "preview", payload)
+                       "state": state, "ts": timestamp(self.table.wall())}
+            guard(feed.publish_once, "preview", payload)
         if reply:
             reply({"ok": True, "preview": True, "state": state})
 
@@ -282,12 +283,12 @@ class TableTopics:
         """An event journalled and applied: into the history; a scorer's ends its call."""
         user = record.get("user")
         if source == "scorer" and isinstance(user, str):
-            self.scorers.heard(user, self.table._wall())
+            self.scorers.heard(user, self.table.wall())
             self._show_call(user, None)
         self.history.add(seq, record, source)
         feed = self._feed
         if feed is not None:  # its slot, then (every SNAPSHOT_EVERY lines) the snapshot
-            self.table._guard(feed.publish_retained, self.history.slot(), self.history.line())
+            guard(feed.publish_retained, self.history.slot(), self.history.line())
         if self.history.due():
             self._publish_history()
 
@@ -301,11 +302,11 @@ class TableTopics:
         message = self.message
         if message is None or message.until is None:
             return None
-        return self.table._mono() + max(0.0, message.until - self.table._wall())
+        return self.table.monotonic() + max(0.0, message.until - self.table.wall())
 
     def timers(self) -> None:
         message = self.message
-        if message is not None and message.until is not None and self.table._wall() >= message.until:
+        if message is not None and message.until is not None and self.table.wall() >= message.until:
             self.message = None
             log.info("message over: %s", message.text)
             self._republish()
@@ -313,9 +314,7 @@ class TableTopics:
     # -- outputs -----------------------------------------------------------------------
 
     def _republish(self) -> None:
-        if self.table.match is None:
-            return
-        self.table._publish_state(self.table._show())
+        self.table.show_and_publish()
 
     def _publish_history(self) -> None:
         feed = self._feed
@@ -324,23 +323,12 @@ class TableTopics:
         first = self.history.first_t
         config = self.table.config
         self.history.match_id = None if first is None else match_id(config.venue, config.table, first)
-        self.table._guard(feed.publish_retained, "history", self.history.payload())
+        guard(feed.publish_retained, "history", self.history.payload())
 
     def _show_call(self, user: str, called: tuple[tuple[str, ...], str] | None) -> None:
+        """A scorer's call on the boards and on ``<prefix>/input``, as a keypad's."""
         source = f"scorer:{user}"
-        prompt = None if called is None or not called[0] else Prompt(source, called[0], called[1])
-        table = self.table
-        if prompt == table._prompts.get(source):
-            return
-        table._prompts.pop(source, None)
-        table._prompts[source] = prompt
-        shown = prompt if prompt is not None else next(
-            (p for p in reversed(table._prompts.values()) if p is not None), None)
-        for board in table.boards:
-            table._guard(board.prompt, shown)
-        if table.feed is not None:  # on <prefix>/input too, as a keypad's call
-            table._guard(partial(table.feed.publish_input, source, () if prompt is None else prompt.keys,
-                                 "" if prompt is None else prompt.needs))
+        self.table.show_call(source, None if called is None or not called[0] else Prompt(source, called[0], called[1]))
 
 
 def _decoded(text: str) -> Mapping[str, Any]:

@@ -33,26 +33,20 @@ Sessions are clean: a command sent while the table was offline is not applied la
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import socket
-import ssl
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.enums import MQTTErrorCode
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from cueboard.common.errors import MqttConfigError
 from cueboard.contract.codes import Reason
-from cueboard.contract.limits import TokenBucket
 from cueboard.contract.payloads import (
     SCHEMA,
     devices_payload,
@@ -64,84 +58,14 @@ from cueboard.contract.payloads import (
 )
 from cueboard.contract.times import timestamp
 from cueboard.contract.wire import encode
-from cueboard.table.mqtt.config import RECONNECT_MIN, MqttConfig, TlsConfig, parse_mqtt
+from cueboard.table.mqtt.client import QOS, MqttClient, open_client, tell_health
+from cueboard.table.mqtt.config import MqttConfig, TlsConfig, parse_mqtt
+from cueboard.table.mqtt.lanes import Job, Lanes, Latest
 
 log = logging.getLogger(__name__)
 
 WINDOW = 16
 """Event and rejected messages handed to paho and not yet acknowledged, at most."""
-
-USER_ANSWERS_A_SECOND = 50.0
-"""Answers to one user (its lane) handed to paho a second at most, after a burst of
-:data:`USER_ANSWERS_BURST`: ten times what ``[commands]`` lets a user send, so an honest sender's
-answers never wait; a flood's answers reach every subscriber of ``rejected`` (every desk) at no
-more than this rate, and the paced links read a flood no faster (cueboard.table.mqtt.paced_link)."""
-USER_ANSWERS_BURST = 100
-
-QOS = 1
-
-
-# -- the feed ---------------------------------------------------------------------------
-
-
-class _Client(mqtt.Client):
-    """paho's client, remembering why the last connection attempt failed (for ``health``).
-
-    paho's network thread catches only ``OSError`` from a connection attempt; anything
-    else would end that thread, and the feed with it, so it becomes an ``OSError`` here."""
-
-    last_error = ""
-
-    def reconnect(self) -> MQTTErrorCode:
-        try:
-            return super().reconnect()
-        except OSError as exc:
-            self.last_error = _describe(exc)
-            raise
-        except Exception as exc:  # e.g. a host name that is not valid IDNA
-            self.last_error = _describe(exc)
-            raise OSError(self.last_error) from exc
-
-
-def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
-    """Small messages go out at once: without TCP_NODELAY a command's answer waited some 40 ms
-    behind the PUBACK before it (Nagle's algorithm meeting the broker's delayed ACK)."""
-    with contextlib.suppress(OSError, AttributeError):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, ssl.SSLCertVerificationError):
-        return f"TLS: {exc.reason}: {exc.verify_message}"
-    if isinstance(exc, ssl.SSLError):
-        return f"TLS: {exc.reason or exc}"
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
-    return str(exc) or type(exc).__name__
-
-
-@dataclass
-class _Latest:
-    """A retained topic where only the newest value matters (state, devices, status)."""
-
-    topic: str
-    payload: bytes | None = None
-    version: int = 0  # bumped by each new payload
-    sent: int = 0  # version of the payload last handed to paho
-    busy: bool = False  # handed to paho and not acknowledged yet (or being handed)
-    force: bool = False  # publish again even if sent: set on every connect
-
-    def due(self) -> bool:
-        return self.payload is not None and not self.busy and (self.force or self.version > self.sent)
-
-
-@dataclass(frozen=True)
-class _Job:
-    topic: str
-    payload: bytes
-    retain: bool
-    latest: _Latest | None  # None: an event or rejected message
-    version: int = 0
 
 
 class Feed:
@@ -175,19 +99,15 @@ class Feed:
         self._on_health = on_health
         self._now = now
         self._cond = threading.Condition()
-        self._status = _Latest(config.topic("status"), b"online")
-        self._state = _Latest(config.topic("state"))
-        self._devices = _Latest(config.topic("devices"))
-        self._record = _Latest(config.topic("record"))
-        self._more: dict[str, _Latest] = {}  # publish_retained's topics (history, next's clearing)
+        self._status = Latest(config.topic("status"), b"online")
+        self._state = Latest(config.topic("state"))
+        self._devices = Latest(config.topic("devices"))
+        self._record = Latest(config.topic("record"))
+        self._more: dict[str, Latest] = {}  # publish_retained's topics (history, next's clearing)
         self._devices_last: dict[str, str] | None = None
-        self._outbox: dict[str, deque[_Job]] = {}  # lane ("" the table's own, else a user) -> waiting
-        self._turns: deque[str] = deque()  # the lanes with messages waiting, in the order they go next
-        self._lane_tokens: dict[str, TokenBucket] = {}  # a user's lane: USER_ANSWERS_A_SECOND
-        self._held_until: float | None = None  # every waiting lane is a user's out of tokens until then
-        self._dropped = 0
+        self._lanes = Lanes(config.queue)  # event and rejected messages waiting: the table's, each user's
         self._events_in_flight = 0
-        self._unacked: dict[int, _Job] = {}  # mid -> message handed to paho, not acknowledged
+        self._unacked: dict[int, Job] = {}  # mid -> message handed to paho, not acknowledged
         self._early: set[int] = set()  # mids acknowledged before the writer recorded them
         self._connected = False
         self._started = False
@@ -318,7 +238,7 @@ class Feed:
         with self._cond:
             latest = self._more.get(name)
             if latest is None:
-                latest = self._more[name] = _Latest(self.config.topic(name))
+                latest = self._more[name] = Latest(self.config.topic(name))
         self._put(latest, payload)
 
     def publish_once(self, name: str, payload: Mapping[str, Any]) -> None:
@@ -337,13 +257,13 @@ class Feed:
     @property
     def dropped(self) -> int:
         """Event and rejected messages dropped because the queue was full."""
-        return self._dropped
+        return self._lanes.dropped
 
     @property
     def waiting(self) -> int:
         """Event and rejected messages waiting for the broker (at most ``config.queue`` a lane)."""
         with self._cond:
-            return sum(len(lane) for lane in self._outbox.values())
+            return self._lanes.waiting()
 
     def flush(self, timeout: float) -> bool:
         """Wait until connected and everything given so far is acknowledged by the broker;
@@ -356,7 +276,7 @@ class Feed:
     def _ts(self) -> str:
         return timestamp(self._now())
 
-    def _put(self, latest: _Latest, payload: bytes) -> None:
+    def _put(self, latest: Latest, payload: bytes) -> None:
         with self._cond:
             latest.payload = payload
             latest.version += 1
@@ -366,19 +286,9 @@ class Feed:
         self._queue_encoded(name, encode(payload), lane="")
 
     def _queue_encoded(self, name: str, payload: bytes, *, lane: str) -> None:
-        job = _Job(self.config.topic(name), payload, retain=False, latest=None)
+        job = Job(self.config.topic(name), payload, retain=False, latest=None)
         with self._cond:
-            waiting = self._outbox.get(lane)
-            if waiting is None:
-                waiting = self._outbox[lane] = deque()
-                self._turns.append(lane)
-            waiting.append(job)
-            if len(waiting) > self.config.queue:
-                waiting.popleft()
-                self._dropped += 1
-                if self._dropped in (1, 10, 100, 1000) or self._dropped % 100_000 == 0:
-                    log.warning("MQTT queue full (%d in lane %r): %d oldest event messages dropped",
-                                self.config.queue, lane or "table", self._dropped)
+            self._lanes.add(job, lane)
             self._cond.notify_all()
 
     def has_room(self, lane: str) -> bool:
@@ -387,39 +297,14 @@ class Feed:
         while disconnected (nothing drains then). For the paced links, which read a user's lines no
         faster than they are answered (:mod:`cueboard.table.mqtt.paced_link`)."""
         with self._cond:
-            return not self._connected or self._stopping or len(self._outbox.get(lane, ())) < max(
+            return not self._connected or self._stopping or self._lanes.waiting_in(lane) < max(
                 1, self.config.queue // 2)
 
-    def _pop_job(self) -> _Job | None:
-        """The next waiting event or rejected message: the lanes take turns; a user's lane only
-        while it has a token (:data:`USER_ANSWERS_A_SECOND`), the table's own always. None when
-        every waiting lane is a user's without a token (:attr:`_held_until`: till the next)."""
-        now = time.monotonic()
-        self._held_until = None
-        for _ in range(len(self._turns)):
-            lane = self._turns.popleft()
-            if lane:
-                tokens = self._lane_tokens.get(lane)
-                if tokens is None:
-                    tokens = self._lane_tokens[lane] = TokenBucket(USER_ANSWERS_A_SECOND, USER_ANSWERS_BURST, now)
-                if not tokens.take(now):
-                    self._turns.append(lane)  # its turn passes to the next lane
-                    continue
-            waiting = self._outbox[lane]
-            job = waiting.popleft()
-            if waiting:
-                self._turns.append(lane)
-            else:
-                del self._outbox[lane]
-            return job
-        self._held_until = now + 1.0 / USER_ANSWERS_A_SECOND
-        return None
-
     def _idle(self) -> bool:
-        return not self._outbox and not self._unacked and not any(
+        return self._lanes.empty() and not self._unacked and not any(
             latest.due() or latest.busy for latest in self._latests())
 
-    def _latests(self) -> tuple[_Latest, ...]:
+    def _latests(self) -> tuple[Latest, ...]:
         return (self._status, self._state, self._devices, self._record, *self._more.values())
 
     def _set_health(self, health: str) -> None:
@@ -431,14 +316,10 @@ class Feed:
             self._health = health
         quiet = health in ("ok", "connecting", "down: stopped")
         (log.info if quiet else log.warning)("MQTT %s:%d: %s", self.config.host, self.config.port, health)
-        if self._on_health is not None:
-            try:
-                self._on_health(health)
-            except Exception:
-                log.exception("on_health failed")
+        tell_health(self._on_health, health, log)
 
-    def _next_job(self) -> _Job | None:
-        self._held_until = None
+    def _next_job(self) -> Job | None:
+        self._lanes.held_until = None
         if not self._connected:
             return None
         for latest in self._latests():
@@ -446,15 +327,15 @@ class Feed:
                 assert latest.payload is not None
                 latest.force = False
                 latest.busy = True
-                return _Job(latest.topic, latest.payload, retain=True, latest=latest, version=latest.version)
-        if self._turns and self._events_in_flight < WINDOW:
-            job = self._pop_job()
+                return Job(latest.topic, latest.payload, retain=True, latest=latest, version=latest.version)
+        if self._lanes.has_turns() and self._events_in_flight < WINDOW:
+            job = self._lanes.pop(time.monotonic())
             if job is not None:
                 self._events_in_flight += 1
             return job
         return None
 
-    def _acknowledged(self, job: _Job) -> None:
+    def _acknowledged(self, job: Job) -> None:
         if job.latest is not None:
             job.latest.busy = False
         else:
@@ -471,7 +352,7 @@ class Feed:
                 while job is None:
                     if self._stopping:
                         return
-                    held = self._held_until
+                    held = self._lanes.held_until
                     self._cond.wait(None if held is None else max(0.001, held - time.monotonic()))
                     job = self._next_job()
             try:
@@ -484,7 +365,7 @@ class Feed:
                     # Not queued by paho (cannot happen with its queue unbounded): drop it.
                     self._acknowledged(job)
                     if job.latest is None:
-                        self._dropped += 1
+                        self._lanes.dropped += 1
                     continue
                 # Queued by paho, sent now or after the next connect: wait for its PUBACK.
                 if job.latest is not None:
@@ -498,24 +379,18 @@ class Feed:
 
     # -- paho's callbacks (its network thread) -------------------------------------------
 
-    def _make_client(self) -> _Client:
+    def _make_client(self) -> MqttClient:
         config = self.config
         protocol = mqtt.MQTTv5 if config.protocol == "5" else mqtt.MQTTv311
         extra: dict[str, Any] = {} if protocol == mqtt.MQTTv5 else {"clean_session": True}
-        client = _Client(CallbackAPIVersion.VERSION2, client_id=config.client_id or "", protocol=protocol,
-                         **extra)
+        client = open_client(config, client_id=config.client_id or "", protocol=protocol, username=config.username,
+                             **extra)
         client.will_set(config.topic("status"), b"offline", qos=QOS, retain=True)
-        if config.username is not None:
-            client.username_pw_set(config.username, config.password)
-        if config.tls is not None:
-            client.tls_set_context(config.tls.context())
-        client.reconnect_delay_set(RECONNECT_MIN, config.reconnect_max)
         client.max_inflight_messages_set(WINDOW + 4)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
-        client.on_socket_open = _no_delay
         if self._takes_commands:
             client.message_callback_add(config.topic("command/+"), self._on_command_message)
             client.message_callback_add(config.topic("command"), self._on_command_message)

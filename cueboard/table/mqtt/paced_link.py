@@ -49,14 +49,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from cueboard.contract.codes import Reason
-from cueboard.table.mqtt.config import COMMANDS_LOGIN, RECONNECT_MIN, SCORERS
-from cueboard.table.mqtt.feed import QOS, USER_ANSWERS_A_SECOND, Feed, MqttConfig, _Client, _no_delay
+from cueboard.table.mqtt.client import QOS, open_client, tell_health
+from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
+from cueboard.table.mqtt.feed import Feed, MqttConfig
+from cueboard.table.mqtt.lanes import USER_ANSWERS_A_SECOND
 
 __all__ = ["BACKLOG_BYTES", "COMMANDS", "SCORES", "LineKind", "PacedLink", "link_login"]
 
@@ -127,17 +128,11 @@ class PacedLink:
         self._pacer: threading.Thread | None = None
         self._login = link_login(config.username, kind)
         client_id = "" if config.client_id is None else f"{config.client_id}-{kind.name}"
-        client = _Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
-        if self._login is not None:
-            client.username_pw_set(self._login, config.password)
-        if config.tls is not None:
-            client.tls_set_context(config.tls.context())
-        client.reconnect_delay_set(RECONNECT_MIN, config.reconnect_max)
+        client = open_client(config, client_id=client_id, protocol=mqtt.MQTTv5, username=self._login)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = self._on_subscribe
-        client.on_socket_open = _no_delay
         for topic in kind.topics:
             client.message_callback_add(config.topic(topic), self._on_message)
         self._client = client
@@ -206,11 +201,7 @@ class PacedLink:
         quiet = health in ("ok", "connecting", "down: stopped")
         (log.info if quiet else log.warning)("MQTT %s' link %s:%d: %s", self.kind.name, self.config.host,
                                              self.config.port, health)
-        if self._on_health is not None:
-            try:
-                self._on_health(health)
-            except Exception:
-                log.exception("on_health failed")
+        tell_health(self._on_health, health, log)
 
     # -- refused by the broker -----------------------------------------------------------
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cueboard.contract.codes import Reason
 from cueboard.contract.notices import Prompt
 from cueboard.engine.record import match_id, record_of
 from cueboard.hw.keys import KeyPress
@@ -269,6 +270,9 @@ def test_the_record_goes_out_when_a_frame_ends_equal_to_the_record_of_the_log(tm
         table.journal.close()
 
 
+OVER_RATE = Reason("not taken: over commands.rate", "rate")
+
+
 def test_a_flood_of_refusals_is_summed_up_not_published_line_by_line(tmp_path: Path) -> None:
     """Issue 16: refusals of a flood must not crowd the feed, and none goes unsaid."""
     mono = FakeMonotonic()
@@ -278,8 +282,7 @@ def test_a_flood_of_refusals_is_summed_up_not_published_line_by_line(tmp_path: P
     try:
         answers: list[dict[str, Any]] = []
         for _ in range(100):
-            table.refuse_remote({"type": "no_pot"}, "not taken: over commands.rate", "command", answers.append,
-                                limit=True)
+            table.refuse_remote({"type": "no_pot"}, OVER_RATE, "command", answers.append, limit=True)
         assert len(answers) == 100 and all(not a["ok"] for a in answers)  # every sender is answered
         assert len(feed.rejected) == 5  # a few one by one
         mono.now += 1
@@ -303,8 +306,7 @@ def test_a_refused_line_with_an_id_is_answered_by_its_id_and_each_user_has_its_o
         assert len(refused) == 90  # its burst of 10 taken, the rest refused
         assert table.admit("command", "desk") is None  # the desk's own tokens are untouched
         for n in refused:
-            table.refuse_remote({"type": "no_pot", "id": f"s{n}"}, "not taken: over commands.rate", "command",
-                                limit=True, user="scorer-t1")
+            table.refuse_remote({"type": "no_pot", "id": f"s{n}"}, OVER_RATE, "command", limit=True, user="scorer-t1")
         assert [event["id"] for event, _, _ in feed.rejected] == [f"s{n}" for n in refused]  # each its own
         mono.now += 1
         table._timers(None)

@@ -17,6 +17,7 @@ from cueboard.engine.record import Recorder
 from cueboard.engine.shot_clock import ShotClock
 from cueboard.engine.state import State
 from cueboard.table.answers import Answers
+from cueboard.table.clock_control import ClockControl
 from cueboard.table.config import Config
 from cueboard.table.health import OK
 from cueboard.table.inbox import Inbox
@@ -24,7 +25,6 @@ from cueboard.table.journal import Journal
 from cueboard.table.keymap import Entry, Keymap, load_keymap
 from cueboard.table.rate_limiter import RateLimiter
 from cueboard.table.seams import Healthy, KeypadLike, Output, Publisher
-from cueboard.table.shot_clock import ClockControl
 
 if TYPE_CHECKING:
     from cueboard.table.topics import TableTopics
@@ -77,7 +77,7 @@ class TableBase:
 
     @property
     def clock(self) -> ShotClock | None:
-        """The shot clock running or held now (:class:`~cueboard.table.shot_clock.ClockControl`)."""
+        """The shot clock running or held now (:class:`~cueboard.table.clock_control.ClockControl`)."""
         return self.clocks.clock
 
     def wall(self) -> float:

@@ -13,7 +13,7 @@
  * @typedef {Pick<SnookerSide, "name" | "players" | "frames"> & Partial<SnookerSide> & Partial<BlackballSide>} Side
  * @typedef {NonNullable<StatePayload["clock"]>} ScheduledClock
  * @typedef {ScheduledClock & {left?: number, ends_at?: string, call_at?: string, paused?: boolean}} Clock
- *   the shot clock; `paused` (held) the table publishes (cueboard/table/shot_clock.py) but
+ *   the shot clock; `paused` (held) the table publishes (cueboard/table/clock_control.py) but
  *   schema/state.schema.json does not list yet
  * @typedef {Omit<StatePayload, "sides" | "clock"> & {sides: Side[], clock?: Clock | null}} State
  * @typedef {NonNullable<State["snookers_required"]>} SnookersRequired

@@ -360,16 +360,18 @@ class Blackball(Game[Position]):
             # Rule 3: once the striker's group is cleared, the black is his ball on.
             black_on = striker is not None and left[striker] == 0
         seconds, call = self._clocks[p.first_of_visit or p.frame_over]
-        # Named field by field and checked by mypy; a third of the public constructor's cost.
-        return BlackballState._from_fields({
-            "seq": seq, "sides": self._sides(p.frames, group, left), "frame": p.frame,
-            "best_of": self.setup.frames_in_match, "race_to": self.to_win, "breaker": p.breaker,
-            "striker": striker, "player": p.player, "open_table": table is None,
-            "balls": self._balls(p.red, p.yellow, p.black), "visits": p.visits, "free_shot": p.free_shot,
-            "black_on": black_on, "break_shot": p.break_shot, "order": self._orders[p.breaker_at],
-            "shot_clock": seconds, "shot_clock_call": call, "frame_over": p.frame_over,
-            "frame_winner": p.frame_winner, "match_over": p.match_over, "match_winner": p.match_winner,
-        })
+        # The dataclass's own __init__ on a new state, as Snooker.view builds its own (why there).
+        state = object.__new__(BlackballState)
+        BlackballState.__init__(
+            state, seq=seq, sides=self._sides(p.frames, group, left), frame=p.frame,
+            best_of=self.setup.frames_in_match, race_to=self.to_win, breaker=p.breaker,
+            striker=striker, player=p.player, open_table=table is None,
+            balls=self._balls(p.red, p.yellow, p.black), visits=p.visits, free_shot=p.free_shot,
+            black_on=black_on, break_shot=p.break_shot, order=self._orders[p.breaker_at],
+            shot_clock=seconds, shot_clock_call=call, frame_over=p.frame_over,
+            frame_winner=p.frame_winner, match_over=p.match_over, match_winner=p.match_winner,
+        )
+        return state
 
     def _sides(self, frames: tuple[int, int], group: tuple[str | None, str | None],
                left: tuple[int | None, int | None]) -> tuple[BlackballSide, BlackballSide]:

@@ -43,7 +43,7 @@ def _seconds(value: float | None) -> float | int | None:
     return int(value) if value is not None and value.is_integer() else value
 
 
-class Blackball(Game[Position]):
+class Blackball(Game[Position, BlackballState]):
     name: ClassVar[str] = "blackball"
     events = BLACKBALL_EVENTS
     setup_fields: ClassVar[dict[str, OptionCheck]] = {}

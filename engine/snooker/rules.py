@@ -83,7 +83,7 @@ def _ordinal(n: int) -> str:
     return f"{n} red" if n == 1 else f"{n} reds"
 
 
-class Snooker(Game[Position]):
+class Snooker(Game[Position, SnookerState]):
     name: ClassVar[str] = "snooker"
     events = SNOOKER_EVENTS
     setup_fields: ClassVar[dict[str, OptionCheck]] = {

@@ -13,8 +13,9 @@ the start-up (the interpreter, the imports, reading the log). The floor, counted
 the same run: ``push`` alone, the events parsed beforehand, no state; ``ratio_to_floor`` is the
 replay's instructions over the floor's. Beside them, ``encoded``: the replay with
 ``state().to_json()`` after every event, as the daemon encodes every field of the state on every
-event (``to_json_instructions_per_event``: what ``to_json()`` adds to the replay). ``PYTHONHASHSEED=0`` keeps the hashes of strings the
-same; the count still moves by some 0.3 % from run to run (addresses differ).
+event (``to_json_instructions_per_event``: what ``to_json()`` adds to the replay).
+``PYTHONHASHSEED=0`` keeps the hashes of strings the same; the count still moves by some 0.3 %
+from run to run (addresses differ).
 Every child must finish and report its events; one that does not is a failure (exit 1).
 """
 

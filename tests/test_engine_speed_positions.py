@@ -12,7 +12,7 @@
 - Each game's ``view`` builds its state by calling the dataclass's ``__init__`` on a new object
   (``SnookerState(...)`` would pack the keywords into a dict first): the state must be the very
   value the public constructor gives. The state is a slotted dataclass that mypy, not the
-  runtime, holds frozen (``engine/state_value.py``): no state a match gave may change later.
+  runtime, holds frozen (``engine/value.py``): no state a match gave may change later.
 
 Positions come from random legal matches of ``cueboard.games.simulate`` (fixed seeds).
 """
@@ -23,7 +23,6 @@ import dataclasses
 import itertools
 import json
 import random
-import typing
 from typing import Any
 
 import pytest

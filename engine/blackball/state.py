@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from ..errors import IllegalEvent
 from ..json_value import Fields, JsonObject
-from ..state_value import state_value
+from ..value import value
 
 GROUPS = ("red", "yellow")
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class BlackballSide:
     name: str
     players: tuple[str, ...]
@@ -32,7 +31,7 @@ class BlackballSide:
                    f.count_or_none("balls_left", 7))
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class BlackballBalls:
     """Balls of each colour on the table."""
 
@@ -48,10 +47,10 @@ class BlackballBalls:
         return cls(f.count("red", 7), f.count("yellow", 7), f.count("black", 1))
 
 
-@state_value
+@value(kw_only=True)
 class BlackballState:
     """The fields of ``state.md`` for blackball. Declared once: a slotted dataclass that mypy
-    holds frozen (:func:`~..state_value.state_value`, why not ``frozen=True``)."""
+    holds frozen (:func:`~..value.value`, why not ``frozen=True``)."""
 
     game: ClassVar[Literal["blackball"]] = "blackball"
     schema: ClassVar[int] = 1

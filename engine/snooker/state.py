@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from ..errors import IllegalEvent
 from ..json_value import Fields, JsonObject
-from ..state_value import state_value
+from ..value import value
 
 BALLS_ON = ("red", "colour", "yellow", "green", "brown", "blue", "pink", "black")
 """What ``ball_on`` may be (``colour``: any colour, after a red)."""
 COLOURS = BALLS_ON[2:]
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class SnookersRequired:
     """``side`` needs ``count`` snookers of ``each`` points to draw level (``count`` None:
     with only the black left no snooker can help)."""
@@ -35,7 +34,7 @@ class SnookersRequired:
         return cls(f.side("side"), count, each)
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class SnookerSide:
     name: str
     players: tuple[str, ...]
@@ -55,10 +54,10 @@ class SnookerSide:
                    f.count("high_break"), f.count("total"))
 
 
-@state_value
+@value(kw_only=True)
 class SnookerState:
     """The fields of ``state.md`` for snooker; ``brk`` is its ``break``. Declared once: a
-    slotted dataclass that mypy holds frozen (:func:`~..state_value.state_value`, why not
+    slotted dataclass that mypy holds frozen (:func:`~..value.value`, why not
     ``frozen=True``)."""
 
     game: ClassVar[Literal["snooker"]] = "snooker"

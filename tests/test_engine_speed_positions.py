@@ -201,7 +201,7 @@ def test_the_view_is_the_public_constructor(game: str) -> None:
 
 @pytest.mark.parametrize("game", ["snooker", "blackball"])
 def test_no_state_given_out_changes_later(game: str) -> None:
-    """The states are not frozen at run time (engine/state_value.py): every state a match gave,
+    """The states are not frozen at run time (engine/value.py): every state a match gave,
     kept to the end of the match as the record and the daemon keep them, is still what it was
     when given, while the match goes on, undoes, redoes and amends."""
     kept: list[tuple[State, str]] = []

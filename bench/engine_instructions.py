@@ -11,8 +11,11 @@ child process under ``valgrind --tool=callgrind`` replays the log as ``bench/eng
 difference of the two totals, over ``REPLAYS`` replays' events, is what one event costs, free of
 the start-up (the interpreter, the imports, reading the log). The floor, counted the same way in
 the same run: ``push`` alone, the events parsed beforehand, no state; ``ratio_to_floor`` is the
-replay's instructions over the floor's. ``PYTHONHASHSEED=0`` keeps the hashes of strings the
-same; the count still moves by some 0.3 % from run to run (addresses differ).
+replay's instructions over the floor's. Beside them, ``encoded``: the replay with
+``state().to_json()`` after every event, as the daemon encodes every field of the state on every
+event (``to_json_instructions_per_event``: what ``to_json()`` adds to the replay).
+``PYTHONHASHSEED=0`` keeps the hashes of strings the same; the count still moves by some 0.3 %
+from run to run (addresses differ).
 Every child must finish and report its events; one that does not is a failure (exit 1).
 """
 
@@ -33,7 +36,8 @@ SEED = 2025
 
 
 def child(log_file: str, what: str, times: int) -> int:
-    """Replay the log ``times`` times (``what``: ``replay`` or ``push``); the events replayed."""
+    """Replay the log ``times`` times (``what``: ``replay``, ``encoded`` or ``push``); the events
+    replayed."""
     from cueboard.engine import Match
 
     log: list[dict[str, Any]] = json.loads(Path(log_file).read_text())
@@ -47,6 +51,11 @@ def child(log_file: str, what: str, times: int) -> int:
             for obj in log[1:]:
                 apply(parse(obj))
                 state()
+        elif what == "encoded":
+            parse, apply, state = match.parse, match.apply, match.state
+            for obj in log[1:]:
+                apply(parse(obj))
+                state().to_json()
         else:
             push = match.push
             for ev in parsed:
@@ -75,13 +84,15 @@ def figures(log: list[dict[str, Any]], out_dir: str) -> dict[str, Any]:
     log_file = os.path.join(out_dir, "log.json")
     Path(log_file).write_text(json.dumps(log))
     result: dict[str, Any] = {"events": len(log) - 1}
-    for what in ("replay", "push"):
+    for what in ("replay", "encoded", "push"):
         base, n1 = instructions(log_file, what, 1, out_dir)
         more, n2 = instructions(log_file, what, REPLAYS + 1, out_dir)
         if n1 != len(log) - 1 or n2 != (REPLAYS + 1) * n1:
             raise SystemExit(f"{what}: the child replayed {n1} and {n2} events, not {len(log) - 1} "
                              f"and {(REPLAYS + 1) * (len(log) - 1)}")
         result[f"{what}_instructions_per_event"] = round((more - base) / (REPLAYS * n1))
+    result["to_json_instructions_per_event"] = (result["encoded_instructions_per_event"]
+                                                - result["replay_instructions_per_event"])
     result["ratio_to_floor"] = round(result["replay_instructions_per_event"]
                                      / result["push_instructions_per_event"], 3)
     return result

@@ -1,4 +1,5 @@
-"""Events of the log (``shared/contract/events.md``) as frozen dataclasses.
+"""Events of the log (``shared/contract/events.md``) as dataclasses never changed once built
+(``value.py``: frozen to mypy, not at run time, where ``frozen`` costs each field a call).
 
 Parsing is strict: a field that is not listed is an error, a value of the
 wrong type is an error, and nothing is guessed. Each game names the event
@@ -18,14 +19,14 @@ import math
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
 from .errors import IllegalEvent
 from .json_value import JsonObject
+from .value import value
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Event:
     """Base of every event. ``t``: when it happened (Unix seconds), optional;
     the rules never read it."""
@@ -34,7 +35,7 @@ class Event:
     t: float | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Pot(Event):
     """A fair stroke that potted these balls; the striker stays at the table."""
 
@@ -42,7 +43,7 @@ class Pot(Event):
     balls: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Concede(Event):
     """The striker concedes the frame, or with ``match`` the match."""
 
@@ -50,7 +51,7 @@ class Concede(Event):
     match: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Award(Event):
     """The referee awards the frame (or with ``match`` the match) to ``side``. ``reason``: why,
     as each game defines it (snooker: ``"miss"``, Section 3 Rule 14(c)(ii), or ``"conduct"``,
@@ -62,28 +63,28 @@ class Award(Event):
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class NextFrame(Event):
     """Start the next frame once the current one is over."""
 
     TYPE: ClassVar[str] = "next_frame"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Undo(Event):
     """Take back the last event in effect."""
 
     TYPE: ClassVar[str] = "undo"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Redo(Event):
     """Put back the last event taken back."""
 
     TYPE: ClassVar[str] = "redo"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Amend(Event):
     """A correction (docs/events.md, Corrections): read the log as if the ``seq``-th event in
     effect had been ``event`` (``delete``: had never been keyed), or as if ``insert`` had

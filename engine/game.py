@@ -7,19 +7,20 @@ name in :data:`cueboard.engine.registry.GAMES`; nothing registers itself on impo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from .events import Event, parse_event
 from .match_setup import MatchSetup, OptionCheck
 from .shot_clock import ShotClockRules, ShotTime
 
-if TYPE_CHECKING:  # the states import each game's package, which imports this module
-    from .state import State
-
 S = TypeVar("S")
+"""The game's positions."""
+V = TypeVar("V")
+"""The game's state, what the boards show (``state.py``'s ``State`` is one of them): a parameter,
+not an import, since every game's state is defined below its rules, which import this module."""
 
 
-class Game(Generic[S]):
+class Game(Generic[S, V]):
     """The rules of one game for one match: its events, its starting position,
     how an event changes the position, and the state the boards show.
 
@@ -54,7 +55,7 @@ class Game(Generic[S]):
     def play(self, position: S, event: Event) -> S:
         raise NotImplementedError
 
-    def view(self, position: S, seq: int) -> State:
+    def view(self, position: S, seq: int) -> V:
         """The state the boards show after ``seq`` events, the game's own typed value."""
         raise NotImplementedError
 
@@ -77,7 +78,7 @@ class Game(Generic[S]):
             raise self._not_own(position)
         return self.play(position, event)
 
-    def view_of(self, position: object, seq: int) -> State:
+    def view_of(self, position: object, seq: int) -> V:
         """:meth:`view` of a position the match kept."""
         if not isinstance(position, self.position_type):
             raise self._not_own(position)

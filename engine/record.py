@@ -30,7 +30,7 @@ or more; its ``high_break`` and the match's count every break.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, ClassVar, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from .blackball.events import Foul as BlackballFoul
 from .blackball.events import Loss
@@ -139,24 +139,6 @@ class _Progress(NamedTuple):
     respotted_black: bool
     break_shot: bool
     frame_over: bool
-
-
-class _Common(TypedDict, total=False):
-    """The fields of :class:`_Progress` every event sets (``Recorder._next``), given to its ``_replace``."""
-
-    frames_won: tuple[int, int]
-    totals: tuple[int, int] | None
-    winner: int | None
-    started: float | None
-    last_t: float | None
-    striker: int | None
-    player: str | None
-    scores: tuple[int, int] | None
-    respotted_black: bool
-    break_shot: bool
-    frame_over: bool
-    how: str | None
-    ended: float | None
 
 
 class _Ending(NamedTuple):
@@ -428,62 +410,70 @@ class Recorder:
         frames_won = p.frames_won if frames_won == p.frames_won else frames_won
         totals = p.totals if totals == p.totals else totals
         scores = p.scores if scores == p.scores else scores
-        common: _Common = {
-            "frames_won": frames_won, "totals": totals, "winner": state.match_winner,
-            "started": p.started if p.started is not None else t, "last_t": last_t,
-            "striker": state.striker, "player": state.player, "scores": scores,
-            "respotted_black": _respotted_black(state), "break_shot": _break_shot(state),
-            "frame_over": state.frame_over,
-        }
-        if state.match_over and p.how is None:
+        how, ended = p.how, p.ended
+        if state.match_over and how is None:
             how = "played"
             if isinstance(event, Concede | Award) and event.match:
                 how = "conceded" if isinstance(event, Concede) else "awarded"  # Section 4 Rule 2(b)
-            common["how"], common["ended"] = how, last_t
+            ended = last_t
         elif not state.match_over:
-            common["how"], common["ended"] = None, None
+            how, ended = None, None
+        # The frame in play: what the event leaves of it (each branch below), then one _Progress
+        # with every field named.
+        frames, frame_started, frame_last_t = p.frames, p.frame_started, p.frame_last_t
+        strokes, reracks, breaks, visit = p.strokes, p.reracks, p.breaks, p.visit
         if p.frame_over:
             # Between frames (next_frame, or the match awarded once the frame is over): the
             # interval belongs to neither frame.
-            return p._replace(**common)
-        if sheet.restarts(event, p, state):
-            return p._replace(**common, frame_started=None, frame_last_t=None, strokes=0,
-                              reracks=p.reracks + 1, breaks=(), visit=None)
-        frame_started = p.frame_started if p.frame_started is not None else t
-        frame_last_t = p.frame_last_t if t is None else t
-        strokes = p.strokes + (event.TYPE in STROKES)
-        breaks, visit = p.breaks, p.visit
-        if isinstance(event, Pot) and sheet.points and p.striker is not None and p.player is not None:
-            assert scores is not None and p.scores is not None
-            points = scores[p.striker] - p.scores[p.striker]
-            if visit is None:
-                visit = Break(p.striker, p.player, points, state.frame)
-            else:
-                visit = visit._replace(points=visit.points + points)
-            if state.frame_over or state.player != p.player:
-                breaks, visit = _close(breaks, visit), None  # the frame ended, or a re-spotted black
-        elif visit is not None:
-            breaks, visit = _close(breaks, visit), None  # any other event ends the turn
-        if state.frame_over:
-            ending = sheet.ending(event, p, state)
-            reason = event.reason if isinstance(event, Award) else None
-            aggregate = isinstance(state, SnookerState) and state.aggregate
-            if ending.how == "awarded" and (reason == "conduct" or (reason is None and aggregate)):
-                # Section 4 Rule 2(a)(ii): the offender forfeits all points scored in the frame.
-                assert state.frame_winner is not None
-                offender = 1 - state.frame_winner
-                breaks = tuple(b for b in breaks if b.side != offender)
-            left: tuple[int | None, int | None] | None = None
-            if isinstance(state, BlackballState):
-                left = (state.sides[0].balls_left, state.sides[1].balls_left)
-            record = FrameRecord(
-                frame=state.frame, breaker=state.breaker, scores=scores, winner=state.frame_winner,
-                how=ending.how, rule=ending.rule, reason=ending.reason, breaks=breaks, started=frame_started,
-                ended=frame_last_t, strokes=strokes, reracks=p.reracks, balls_left=left)
-            return p._replace(**common, frames=(*p.frames, record), frame_started=None, frame_last_t=None,
-                              strokes=0, reracks=0, breaks=(), visit=None)
-        return p._replace(**common, frame_started=frame_started, frame_last_t=frame_last_t, strokes=strokes,
-                          breaks=breaks, visit=visit)
+            pass
+        elif sheet.restarts(event, p, state):
+            frame_started, frame_last_t, strokes, reracks, breaks, visit = None, None, 0, reracks + 1, (), None
+        else:
+            frame_started = frame_started if frame_started is not None else t
+            frame_last_t = frame_last_t if t is None else t
+            strokes += event.TYPE in STROKES
+            if isinstance(event, Pot) and sheet.points and p.striker is not None and p.player is not None:
+                assert scores is not None and p.scores is not None
+                points = scores[p.striker] - p.scores[p.striker]
+                if visit is None:
+                    visit = Break(p.striker, p.player, points, state.frame)
+                else:
+                    visit = visit._replace(points=visit.points + points)
+                if state.frame_over or state.player != p.player:
+                    breaks, visit = _close(breaks, visit), None  # the frame ended, or a re-spotted black
+            elif visit is not None:
+                breaks, visit = _close(breaks, visit), None  # any other event ends the turn
+            if state.frame_over:
+                frames = (*frames, self._frame_record(event, p, state, scores, breaks, frame_started,
+                                                      frame_last_t, strokes))
+                frame_started, frame_last_t, strokes, reracks, breaks, visit = None, None, 0, 0, (), None
+        return _Progress(
+            frames=frames, frames_won=frames_won, totals=totals, winner=state.match_winner, how=how,
+            started=p.started if p.started is not None else t, ended=ended, last_t=last_t,
+            frame_started=frame_started, frame_last_t=frame_last_t, strokes=strokes, reracks=reracks,
+            breaks=breaks, visit=visit, striker=state.striker, player=state.player, scores=scores,
+            respotted_black=_respotted_black(state), break_shot=_break_shot(state), frame_over=state.frame_over,
+        )
+
+    def _frame_record(self, event: Event, p: _Progress, state: State, scores: tuple[int, int] | None,
+                      breaks: tuple[Break, ...], started: float | None, ended: float | None,
+                      strokes: int) -> FrameRecord:
+        """The frame ``event`` has just ended, as the record lists it."""
+        ending = self.sheet.ending(event, p, state)
+        reason = event.reason if isinstance(event, Award) else None
+        aggregate = isinstance(state, SnookerState) and state.aggregate
+        if ending.how == "awarded" and (reason == "conduct" or (reason is None and aggregate)):
+            # Section 4 Rule 2(a)(ii): the offender forfeits all points scored in the frame.
+            assert state.frame_winner is not None
+            offender = 1 - state.frame_winner
+            breaks = tuple(b for b in breaks if b.side != offender)
+        left: tuple[int | None, int | None] | None = None
+        if isinstance(state, BlackballState):
+            left = (state.sides[0].balls_left, state.sides[1].balls_left)
+        return FrameRecord(
+            frame=state.frame, breaker=state.breaker, scores=scores, winner=state.frame_winner,
+            how=ending.how, rule=ending.rule, reason=ending.reason, breaks=breaks, started=started,
+            ended=ended, strokes=strokes, reracks=p.reracks, balls_left=left)
 
     # -- reading ------------------------------------------------------------------------
 

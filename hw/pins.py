@@ -29,14 +29,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .box_config import BoxConfig
     from .display_config import DisplayConfig
 
-__all__ = ["HEADER", "HUB75_PINOUTS", "Claim", "board_claims", "check_pins", "check_spi_devices", "gpio_number",
-           "hub75_claims", "spi_claims", "table_claims", "uart_claims"]
+__all__ = ["HEADER", "HUB75_PINOUTS", "Buttons", "Claim", "board_claims", "check_pins", "check_spi_devices",
+           "gpio_number", "hub75_claims", "spi_claims", "table_claims", "uart_claims"]
 
 HEADER: dict[int, int] = {
     3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23, 18: 24, 19: 10, 21: 9, 22: 25,
@@ -44,6 +43,16 @@ HEADER: dict[int, int] = {
 """Physical header pin -> its GPIO (BCM) number; the other pins are power and ground."""
 GPIOS = range(28)
 """The GPIO the 40-pin header brings out."""
+
+
+
+class Buttons(Protocol):
+    """What the claims read of a referee box (``box_config.BoxConfig``): its buttons' pins. A
+    protocol, not an import: ``box_config`` imports this module (:func:`gpio_number`)."""
+
+    @property
+    def pins(self) -> Sequence[int | str]: ...
+
 
 _NAMED = re.compile(r"^(?:(GPIO|BCM)(\d+)|(BOARD|J8:)(\d+)|(\d+))$", re.IGNORECASE)
 
@@ -167,10 +176,10 @@ def board_claims(key: str, board: DisplayConfig) -> list[Claim]:
     return []
 
 
-def table_claims(boxes: Sequence[BoxConfig], boards: Sequence[DisplayConfig], keypad_port: str | None,
+def table_claims(boxes: Sequence[Buttons], boards: Sequence[DisplayConfig], keypad_port: str | None,
                  board_key: str = "display") -> list[Claim]:
     """Every GPIO the table's devices take, under their configuration keys. The pins of the
-    boxes are GPIO numbers already (:meth:`BoxConfig.check` refused the rest)."""
+    boxes are GPIO numbers already (``BoxConfig.check`` refused the rest)."""
     claims = [Claim(gpio_number(pin), f"referee_box[{i}].pins[{n}]", f"button {n} of referee box {i}")
               for i, box in enumerate(boxes) for n, pin in enumerate(box.pins)]
     for i, board in enumerate(boards):

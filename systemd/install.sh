@@ -11,7 +11,7 @@
 #
 # Run from a clone of the repository (cd cueboard && sudo bash systemd/install.sh, or from
 # anywhere with its path); safe to run again (that is how to update). What it does is in
-# docs/install.md; tests/test_install.py runs it as docs/install.md says, in a Debian
+# docs/install.md; tests/install/test_install.py runs it as docs/install.md says, in a Debian
 # Bookworm root without python3-dev or a compiler, twice.
 set -euo pipefail
 

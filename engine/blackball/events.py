@@ -12,16 +12,16 @@ NoPot(t=None, legal=False)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from ..events import Event, Pot, event_types
+from ..value import value
 
 TIME = "time"
 """The ``reason`` of a foul for a shot not played in time (rule 8a)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class NoPot(Event):
     """A fair stroke that potted nothing: the visit ends (rule 4g). On the break,
     ``legal=False`` says the break was not valid (rule 4b(a)): treated as a foul (4b(b), 5q)."""
@@ -30,7 +30,7 @@ class NoPot(Event):
     legal: bool = True
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Foul(Event):
     """The striker fouled (rule 5): the opponent has a free shot followed by a visit (6a).
     ``balls``: the object balls that went down in that stroke; they stay down (4f).
@@ -41,7 +41,7 @@ class Foul(Event):
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Loss(Event):
     """The striker loses the frame for what the engine cannot see (rule 7c-7f, 4q, 8i)."""
 
@@ -49,7 +49,7 @@ class Loss(Event):
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Rerack(Event):
     """The frame is replayed from a new rack without penalty: a stalemate (rule 4p) or
     balls that cannot be put back after one fell by itself (4n(c)); or, after a break
@@ -62,7 +62,7 @@ class Rerack(Event):
     nine_ball: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Touching(Event):
     """The referee calls a touching ball (rule 4i): the cue ball touches ``ball``. Of the
     striker's group it counts as played: a legal stroke then needs only a pot of his group or
@@ -79,7 +79,7 @@ demande un râteau. (b) Quelqu'un ou quelque chose gêne le joueur. (c) Il doit 
 sur des billes touchantes."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class ClockHold(Event):
     """The referee holds the shot clock (rule 8a): ``reason`` one of :data:`HOLD_REASONS`, or
     None when the hold was keyed without one (a referee box's HOLD CLOCK)."""
@@ -88,7 +88,7 @@ class ClockHold(Event):
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class ClockResume(Event):
     """The shot clock held (rule 8a) runs again from where it stopped."""
 

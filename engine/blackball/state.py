@@ -1,17 +1,17 @@
-"""A blackball match's state as the boards show it (``docs/state.md``): frozen values."""
+"""A blackball match's state as the boards show it (``docs/state.md``): values never changed once built."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal, TypedDict
+from typing import ClassVar, Literal
 
 from ..errors import IllegalEvent
 from ..json_value import Fields, JsonObject
+from ..value import value
 
 GROUPS = ("red", "yellow")
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class BlackballSide:
     name: str
     players: tuple[str, ...]
@@ -31,7 +31,7 @@ class BlackballSide:
                    f.count_or_none("balls_left", 7))
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class BlackballBalls:
     """Balls of each colour on the table."""
 
@@ -47,38 +47,10 @@ class BlackballBalls:
         return cls(f.count("red", 7), f.count("yellow", 7), f.count("black", 1))
 
 
-class BlackballFields(TypedDict):
-    """The fields of a :class:`BlackballState` by name, as its rules' ``view`` gives them after every
-    event (:meth:`BlackballState._from_fields`). Field for field the state's own, in its order, with
-    its types (``tests/engine/test_engine_speed_positions.py``)."""
-
-    seq: int
-    sides: tuple[BlackballSide, BlackballSide]
-    frame: int
-    best_of: int
-    race_to: int
-    breaker: int
-    striker: int | None
-    player: str | None
-    open_table: bool
-    balls: BlackballBalls
-    visits: int
-    free_shot: bool
-    black_on: bool
-    break_shot: bool
-    order: tuple[str, ...]
-    shot_clock: float | None
-    shot_clock_call: float | None
-    frame_over: bool
-    frame_winner: int | None
-    match_over: bool
-    match_winner: int | None
-
-
-# No slots, unlike the smaller values: _from_fields gives the state its fields as one dict.
-@dataclass(frozen=True, kw_only=True)
+@value(kw_only=True)
 class BlackballState:
-    """The fields of ``state.md`` for blackball."""
+    """The fields of ``state.md`` for blackball. Declared once: a slotted dataclass that mypy
+    holds frozen (:func:`~..value.value`, why not ``frozen=True``)."""
 
     game: ClassVar[Literal["blackball"]] = "blackball"
     schema: ClassVar[int] = 1
@@ -105,14 +77,6 @@ class BlackballState:
     frame_winner: int | None
     match_over: bool
     match_winner: int | None
-
-    @classmethod
-    def _from_fields(cls, fields: BlackballFields) -> BlackballState:
-        """The state of these fields, equal to ``BlackballState(**fields)``: the dict becomes its
-        ``__dict__`` whole, not copied (why: ``SnookerState._from_fields``)."""
-        state = object.__new__(cls)
-        object.__setattr__(state, "__dict__", fields)
-        return state
 
     def to_json(self) -> JsonObject:
         """The JSON object of ``state.md``, its keys in that order."""

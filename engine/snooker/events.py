@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from ..events import Event, Pot, event_types
+from ..value import value
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class NoPot(Event):
     """A fair stroke that potted nothing: the turn passes."""
 
     TYPE: ClassVar[str] = "no_pot"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Foul(Event):
     """The striker fouled; ``points`` go to the other side (Section 3 Rule 10).
     ``before_stroke``: while preparing to play from a position replaced after a FOUL AND A
@@ -35,28 +35,28 @@ class Foul(Event):
     turn it was plays next or asks him to play again; his partner loses a turn (Rule 17(c))."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class PlayAgain(Event):
     """The next player asks the offender to play again from where the balls lie (Rule 11(h))."""
 
     TYPE: ClassVar[str] = "play_again"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Replace(Event):
     """After a FOUL AND A MISS, balls back and the offender plays again (Rule 14(a))."""
 
     TYPE: ClassVar[str] = "replace"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Claim(Event):
     """The striker claims the frame: Section 2 Rule 1(b)."""
 
     TYPE: ClassVar[str] = "claim"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class RespottedBlack(Event):
     """Who plays the re-spotted black (Rule 4(b)). ``player``: in four-handed snooker,
     which player of that side makes the stroke (Rule 17(d)); by default the one
@@ -67,14 +67,14 @@ class RespottedBlack(Event):
     player: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Rerack(Event):
     """Stalemate: scores nullified, balls re-set, the same player breaks (Rule 16)."""
 
     TYPE: ClassVar[str] = "rerack"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class StartedBy(Event):
     """The frame was started by ``side``, the wrong side (Section 3 Rule 3(d)(ii)): it goes on
     as played, the correct order resumed in the next frame. Keyed before the frame's first
@@ -84,7 +84,7 @@ class StartedBy(Event):
     side: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value(kw_only=True)
 class Order(Event):
     """Four-handed snooker: the order of play for this frame (Rule 17(a), (b))."""
 

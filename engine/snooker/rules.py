@@ -83,7 +83,7 @@ def _ordinal(n: int) -> str:
     return f"{n} red" if n == 1 else f"{n} reds"
 
 
-class Snooker(Game[Position]):
+class Snooker(Game[Position, SnookerState]):
     name: ClassVar[str] = "snooker"
     events = SNOOKER_EVENTS
     setup_fields: ClassVar[dict[str, OptionCheck]] = {
@@ -663,17 +663,21 @@ class Snooker(Game[Position]):
         else:
             required = None
         striker, player = (None, None) if p.turn is None else p.rotation[p.turn]
-        # Named field by field and checked by mypy; a third of the public constructor's cost.
-        return SnookerState._from_fields({
-            "seq": seq, "sides": self._sides(p.scores, p.frames, p.high_breaks, totals), "frame": p.frame,
-            "best_of": self._best_of, "race_to": self._race_to, "aggregate": self.aggregate, "breaker": p.breaker,
-            "striker": striker, "player": player, "brk": p.brk, "reds": p.reds, "colours": p.colours,
-            "ball_on": p.ball_on, "free_ball": p.free_ball, "misses": p.misses, "missed_by": _missed_by(p),
-            "remaining": points_left, "snookers_required": required, "respotted_black": p.respotted_black,
-            "frame_over": p.frame_over, "frame_winner": p.frame_winner, "match_over": p.match_over,
-            "match_winner": p.match_winner, "order": self._order_of_play(p.rotation),
-            "shot_clock": self.setup.shot_clock,
-        })
+        # The dataclass's own __init__ on a new state: SnookerState(...) would first pack the
+        # keywords into a dict (type.__call__), a call to the function takes them as they are
+        # (some 14,000 instructions an event, docs/performance.md, issue 36).
+        state = object.__new__(SnookerState)
+        SnookerState.__init__(
+            state, seq=seq, sides=self._sides(p.scores, p.frames, p.high_breaks, totals), frame=p.frame,
+            best_of=self._best_of, race_to=self._race_to, aggregate=self.aggregate, breaker=p.breaker,
+            striker=striker, player=player, brk=p.brk, reds=p.reds, colours=p.colours,
+            ball_on=p.ball_on, free_ball=p.free_ball, misses=p.misses, missed_by=_missed_by(p),
+            remaining=points_left, snookers_required=required, respotted_black=p.respotted_black,
+            frame_over=p.frame_over, frame_winner=p.frame_winner, match_over=p.match_over,
+            match_winner=p.match_winner, order=self._order_of_play(p.rotation),
+            shot_clock=self.setup.shot_clock,
+        )
+        return state
 
     def _order_of_play(self, rotation: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
         """The state's ``order``: the same until the order of play changes (a new frame, ``order``)."""

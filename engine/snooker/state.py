@@ -1,19 +1,19 @@
-"""A snooker match's state as the boards show it (``docs/state.md``): frozen values."""
+"""A snooker match's state as the boards show it (``docs/state.md``): values never changed once built."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal, TypedDict
+from typing import ClassVar, Literal
 
 from ..errors import IllegalEvent
 from ..json_value import Fields, JsonObject
+from ..value import value
 
 BALLS_ON = ("red", "colour", "yellow", "green", "brown", "blue", "pink", "black")
 """What ``ball_on`` may be (``colour``: any colour, after a red)."""
 COLOURS = BALLS_ON[2:]
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class SnookersRequired:
     """``side`` needs ``count`` snookers of ``each`` points to draw level (``count`` None:
     with only the black left no snooker can help)."""
@@ -34,7 +34,7 @@ class SnookersRequired:
         return cls(f.side("side"), count, each)
 
 
-@dataclass(frozen=True, slots=True)
+@value()
 class SnookerSide:
     name: str
     players: tuple[str, ...]
@@ -54,42 +54,11 @@ class SnookerSide:
                    f.count("high_break"), f.count("total"))
 
 
-class SnookerFields(TypedDict):
-    """The fields of a :class:`SnookerState` by name, as its rules' ``view`` gives them after every
-    event (:meth:`SnookerState._from_fields`). Field for field the state's own, in its order, with
-    its types (``tests/engine/test_engine_speed_positions.py``)."""
-
-    seq: int
-    sides: tuple[SnookerSide, SnookerSide]
-    frame: int
-    best_of: int
-    race_to: int | None
-    aggregate: bool
-    breaker: int
-    striker: int | None
-    player: str | None
-    brk: int
-    reds: int
-    colours: tuple[str, ...]
-    ball_on: str | None
-    free_ball: bool
-    misses: int
-    missed_by: int | None
-    remaining: int
-    snookers_required: SnookersRequired | None
-    respotted_black: bool
-    frame_over: bool
-    frame_winner: int | None
-    match_over: bool
-    match_winner: int | None
-    order: tuple[str, ...]
-    shot_clock: float | None
-
-
-# No slots, unlike the smaller values: _from_fields gives the state its fields as one dict.
-@dataclass(frozen=True, kw_only=True)
+@value(kw_only=True)
 class SnookerState:
-    """The fields of ``state.md`` for snooker; ``brk`` is its ``break``."""
+    """The fields of ``state.md`` for snooker; ``brk`` is its ``break``. Declared once: a
+    slotted dataclass that mypy holds frozen (:func:`~..value.value`, why not
+    ``frozen=True``)."""
 
     game: ClassVar[Literal["snooker"]] = "snooker"
     schema: ClassVar[int] = 1
@@ -119,19 +88,6 @@ class SnookerState:
     match_winner: int | None
     order: tuple[str, ...]
     shot_clock: float | None
-
-    @classmethod
-    def _from_fields(cls, fields: SnookerFields) -> SnookerState:
-        """The state of these fields, equal to ``SnookerState(**fields)``, for the state after every
-        event. Why: CPython 3.11's ``__init__`` of a frozen dataclass matches some two dozen
-        keywords, then sets each field through ``object.__setattr__``: most of what the state
-        cost (``bench/engine_instructions.py``; docs/performance.md, issue 25). Here the dict,
-        named and type-checked by mypy field by field at the call site, becomes the state's
-        ``__dict__`` whole (which is why the state has no slots). It is not copied: the caller
-        passes a new dict and keeps no reference to it."""
-        state = object.__new__(cls)
-        object.__setattr__(state, "__dict__", fields)
-        return state
 
     def to_json(self) -> JsonObject:
         """The JSON object of ``state.md``, its keys in that order."""

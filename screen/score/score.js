@@ -657,7 +657,7 @@ async function keepAwake() {
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") ask(); });
 }
 
-// The test drivers (tests/scorer_e2e.mjs) read what the page holds.
+// The test drivers (tests/screen/scorer_e2e.mjs) read what the page holds.
 /** @type {Window & {cueboardScorer?: {model: Model, settings: typeof settings, outbox: () => Outbox | null}}} */
 (window).cueboardScorer = { model, settings, outbox: () => outbox };
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench" / "engine_instructions.py"
 
 
-@pytest.mark.parametrize(("what", "times"), [("replay", 2), ("push", 1)])
+@pytest.mark.parametrize(("what", "times"), [("replay", 2), ("encoded", 2), ("push", 1)])
 @pytest.mark.parametrize("game", ["snooker", "blackball"])
 def test_the_child_replays_every_event(tmp_path: Path, game: str, what: str, times: int) -> None:
     log = final_log(3, seed=5) if game == "snooker" else blackball_log(2, seed=5)

@@ -1,4 +1,5 @@
-"""The engine's state is typed (issue 25): frozen values per game, no ``Any`` in the engine's
+"""The engine's state is typed (issue 25): values never changed per game (slotted dataclasses
+that mypy holds frozen, ``engine/value.py``), no ``Any`` in the engine's
 public types, JSON only through each state's ``to_json()``.
 
 The schema side (``schema/state.schema.json`` validates the ``to_json()`` of every state of
@@ -26,6 +27,7 @@ from cueboard.engine import state as state_module
 from cueboard.engine.blackball import Blackball
 from cueboard.engine.snooker import Snooker
 from cueboard.engine.state import BlackballState, SnookerState, State
+from cueboard.engine.value import value
 from cueboard.games.simulate import SETUPS, random_log
 
 STATE_CLASSES = [getattr(state_module, name) for name in state_module.__all__
@@ -76,9 +78,17 @@ def test_any_in_finds_any_nested() -> None:
     assert not any_in(dict[str, int]) and not any_in(state_module.Json)
 
 
+def test_value_is_frozen_to_type_checkers() -> None:
+    transform = value.__dataclass_transform__  # type: ignore[attr-defined]
+    assert transform["kwargs"]["frozen_default"] is True
+
+
 @pytest.mark.parametrize("cls", STATE_CLASSES, ids=lambda c: c.__name__)
-def test_each_state_class_is_frozen_and_has_no_any(cls: type) -> None:
-    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+def test_each_state_class_is_a_value_and_has_no_any(cls: type) -> None:
+    # Declared with engine/value.py's value: frozen to mypy; slotted and hashed by its fields.
+    assert dataclasses.is_dataclass(cls) and "__slots__" in vars(cls)
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    assert params.unsafe_hash and params.eq
     fields = hints(cls)
     assert fields, cls
     assert [name for name, hint in fields.items() if any_in(hint)] == []
@@ -110,8 +120,8 @@ def states(game: str, seed: int) -> Iterator[State]:
 def test_the_state_is_frozen_and_its_json_is_plain_json(game: str) -> None:
     for state in states(game, seed=7):
         assert state.game == game
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            state.seq = 99  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            state.extra = 99  # type: ignore[attr-defined]  # slotted: no field but its own
         out = state.to_json()
         # Plain JSON: lists not tuples, no dataclass left inside, a round trip gives it back.
         assert json.loads(json.dumps(out)) == out

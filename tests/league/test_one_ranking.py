@@ -2,7 +2,7 @@
 function, cueboard.league.standings.rank. A night that only head to head separates is ordered
 alike by the archive's tables over HTTP (cueboard/league/http.py) and by the desk's route
 ``POST /desk/api/standings`` (cueboard/venue/desk_routes.py); the route's bad input is answered
-4xx naming the field or the limit. The same night in the browser: tests/test_desk_standings.py."""
+4xx naming the field or the limit. The same night in the browser: tests/screen/test_desk_standings.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-// The night's table at the desk and on the hall's bracket page (driven by tests/test_desk_standings.py,
+// The night's table at the desk and on the hall's bracket page (driven by tests/screen/test_desk_standings.py,
 // which retains the night on the broker): a round robin only head to head separates, shown in the
 // order the league's archive gives it, as `POST /desk/api/standings` ranks it (docs/desk.md).
-// node tests/desk_standings_e2e.mjs plan.json
+// node tests/screen/desk_standings_e2e.mjs plan.json
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { check, launch, closeInput } from "./screen_lib.mjs";

@@ -1,4 +1,4 @@
-// The page's history (screen/shared/history.js) under node: run by tests/test_history_feed.py.
+// The page's history (screen/shared/history.js) under node: run by tests/table/test_history_feed.py.
 // With a file argument (JSON: {"messages": [[kind, body], ...], "expected": [...items]}), it also
 // replays messages a real subscriber got and checks the list they make.
 import { emptyHistory, withEvent, withLine, withLive, withSnapshot, withState } from "../../screen/shared/history.js";

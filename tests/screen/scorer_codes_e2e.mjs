@@ -1,4 +1,4 @@
-// The scorer's exactly-once over reworded refusals (tests/test_scorer_codes.py runs it): a phone
+// The scorer's exactly-once over reworded refusals (tests/screen/test_scorer_codes.py runs it): a phone
 // with a tap in flight loses its Wi-Fi, keeps tapping, and comes back over a tight rate limit.
 // The table's refusals are in words the page has never seen; the page must decide on `code`.
 import { readFileSync } from "node:fs";

@@ -9,6 +9,7 @@ import { byTable } from "./lines.js";
 import { Session, tableTopics } from "../shared/broker.js";
 import { emptyHistory, withLine, withLive, withSnapshot, withState } from "../shared/history.js";
 import { loadSchemas, readPayload, textOf } from "../shared/payloads.js";
+import { Store } from "../shared/store.js";
 
 /** The tables' topics the desk checks against the contract's schemas (vendor/<kind>.schema.json). */
 export const SCHEMAS = ["state", "event", "rejected", "devices", "history", "preview", "record"];
@@ -102,8 +103,12 @@ export class Link {
     this.previews = new Map(); // an amend's preview answers (`<prefix>/preview`), by the line's id
     /** @type {(() => void) | null} */
     this.onTables = null; // called after a table's state, next or record changed (the night's driver)
-    this._changed = changed;
-    this._scheduled = false;
+    /** What the desk received: the latest payload of each topic (shared/store.js), kept apart from the
+     * session that brings it; the page drawn once a frame however many came. The tables' rows
+     * (`tables`) are the desk's reading of it, with its own bookkeeping (the history merged, the answers).
+     * @type {Store} */
+    this.store = new Store();
+    this.store.subscribe(() => changed());
     /** The contract's schemas by topic kind (SCHEMAS), set by the page once loaded: every payload is read through them.
      * @type {Record<string, import("../shared/validate.js").Schema>} */
     this.schemas = {};
@@ -117,10 +122,9 @@ export class Link {
     this.schemas = await loadSchemas(SCHEMAS, (text) => { this.problem = { topic: "", text }; }, "vendor/");
   }
 
+  /** Something shown changed: the page is drawn at the next frame (once, whatever else changes in it). */
   changed() {
-    if (this._scheduled) return;
-    this._scheduled = true;
-    requestAnimationFrame(() => { this._scheduled = false; this._changed(); });
+    this.store.touch();
   }
 
   /** Sign in: the session is the proof; a refused login is said with the broker's reason. */
@@ -136,7 +140,7 @@ export class Link {
     // The shared session (shared/broker.js): a refused login (CONNACK 134/135) is not tried again.
     const session = new Session({ broker: this.where.broker, who: user, user, password, v5: true, reconnectMs: 3000 }, {
       topics: () => topics,
-      message: (topic, payload) => this.received(topic, payload),
+      message: (topic, payload, packet) => this.received(topic, payload, packet),
       link: (link, detail) => {
         if (link === "online") {
           this.connection = "online";
@@ -156,6 +160,7 @@ export class Link {
     this.client = null;
     this.connection = "signed-out";
     this.tables.clear();
+    this.store.clear();
     this.pending.clear();
     this.competition = null;
     this.presets = [];
@@ -282,7 +287,7 @@ export class Link {
     return [...this.tables.values()].sort((a, b) => byTable(a.name, b.name));
   }
 
-  received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload) {
+  received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload, /** @type {{retain?: boolean}} */ packet = {}) {
     const text = textOf(payload);
     const venueKind = this.venueTopics()[topic];
     let body = null;
@@ -294,6 +299,7 @@ export class Link {
       if (this.problem && this.problem.topic === topic) this.problem = null;
       body = read.value;
     }
+    this.store.put(topic, topic.endsWith("/status") ? text || null : body, Boolean(packet.retain));
     if (venueKind) {
       this.keepVenue(venueKind, body);
       this.venueSeen = true;

@@ -16,7 +16,7 @@ export class Probe {
     this.stats = { handled: [], shown: [], states: 0, flushes: 0, patched: 0, pages: 0, long: [] };
     /** @type {Map<string, string>} a table's oldest state not yet drawn (its `ts`) */
     this.waiting = new Map();
-    /** @type {any} */ (window).cueboardStats = this.stats;
+    Object.assign(window, { cueboardStats: this.stats });
     const long = this.stats.long; // tasks over 50 ms: [when (epoch ms), how long]
     try {
       new PerformanceObserver((list) => {

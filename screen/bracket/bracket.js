@@ -6,55 +6,61 @@
 // type, the rounds across the screen.
 // Options (query parameters over config.js): broker (default: the screens' listener, wss://<host>:9001),
 // venue, prefix, lang.
+// The shared session (shared/broker.js) brings the payloads; the shared store (shared/store.js)
+// keeps the latest of each topic, read as every page reads one (shared/payloads.js: a table's
+// state checked against its schema), and draws the page once a frame.
 
 import { html, render } from "../shared/ui.js";
 import { deskWords, pageOptions } from "../shared/page.js";
 import { BracketView } from "../shared/bracket_view.js";
+import { Session } from "../shared/broker.js";
+import { loadSchemas } from "../shared/payloads.js";
+import { Store, intoStore } from "../shared/store.js";
 
-const mqtt = /** @type {any} */ (window).mqtt;
+/**
+ * @typedef {import("../shared/competition.js").Competition} Competition
+ * @typedef {import("../shared/state.js").State} State
+ */
+
 const opts = pageOptions("broker", 9001);
+const base = `${opts.prefix}/${opts.venue}`;
 
 /** @type {import("../shared/page.js").Words} */
 let t = (key) => key;
-let competition = /** @type {any} */ (null);
 let connected = false;
 let seen = false;
-/** @type {Map<string, any>} */
-const states = new Map();
-const decoder = new TextDecoder();
+const store = new Store();
+store.subscribe(() => draw());
+
+/** Tonight's competition, if the desk keeps one (a payload without matches is none). */
+function competition() {
+  const body = /** @type {Partial<Competition> | null | undefined} */ (store.get(`${base}/competition`));
+  return body && Array.isArray(body.matches) ? /** @type {Competition} */ (body) : null;
+}
 
 function draw() {
   const root = /** @type {HTMLElement} */ (document.getElementById("bracket"));
-  const c = competition;
+  const c = competition();
+  if (store.get(`${base}/competition`) !== undefined) seen = true;
   render(html`<header class="hall-bar"><h1>${c ? c.name : t("bracket_title")}</h1>
       <span class="venue">${opts.venue}</span>${connected ? "" : html`<span class="conn">${t("bracket_connecting")}</span>`}</header>
     <main class="hall-main">${c ? html`<${BracketView} c=${c} t=${t}
-      live=${(/** @type {string} */ name) => states.get(name)} />`
+      live=${(/** @type {string} */ name) => /** @type {State | null | undefined} */ (store.get(`${base}/${name}/state`))} />`
       : html`<p class="none">${seen ? t("bracket_none") : "…"}</p>`}</main>`, root);
 }
 
-function connect() {
-  const clientId = `cueboard-bracket-${Math.random().toString(16).slice(2, 10)}`;
-  const client = mqtt.connect(opts.broker, { clientId, reconnectPeriod: 2000, connectTimeout: 10000, clean: true });
-  const base = `${opts.prefix}/${opts.venue}`;
-  client.on("connect", () => {
-    connected = true;
-    client.subscribe([`${base}/competition`, `${base}/+/state`], { qos: 1 });
-    draw();
-  });
-  client.on("close", () => { connected = false; draw(); });
-  client.on("message", (/** @type {string} */ topic, /** @type {Uint8Array} */ payload) => {
-    const text = decoder.decode(payload);
-    let body = null;
-    try { body = text ? JSON.parse(text) : null; } catch (e) { console.warn(`${topic}: not JSON`); return; }
-    if (topic === `${base}/competition`) {
-      competition = body && Array.isArray(body.matches) ? body : null;
-      seen = true;
-    } else states.set(topic.split("/").slice(-2)[0], body);
-    draw();
+async function connect() {
+  const schemas = await loadSchemas(["state"], (text) => console.warn(text));
+  const topics = [`${base}/competition`, `${base}/+/state`];
+  new Session({ broker: opts.broker, who: "bracket" }, {
+    topics: () => topics,
+    // The competition is the desks' own topic (no schema); a table's state is checked against its schema.
+    message: intoStore(store, { schemaOf: (topic) => (topic.endsWith("/state") ? schemas.state : undefined),
+      problem: (text) => console.warn(text) }),
+    link: (link) => { connected = link === "online"; store.touch(); },
   });
   // A venue with no competition has no retained message: say so once the broker had time to send it.
-  setTimeout(() => { seen = true; draw(); }, 3000);
+  setTimeout(() => { seen = true; store.touch(); }, 3000);
 }
 
 async function start() {

@@ -12,6 +12,11 @@ import { sideName, status, champion, standingsRequest } from "../shared/competit
  * @typedef {import("../shared/competition.js").Side} Side
  * @typedef {import("../shared/competition.js").Match} Match
  * @typedef {import("../shared/competition.js").Competition} Competition
+ * @typedef {import("../shared/competition.js").Format} Format
+ * @typedef {{name: string, status: string | null, state: import("../shared/state.js").State | null,
+ *   next: import("../shared/state.js").HandedNext | null, nextSeen?: boolean,
+ *   record: import("../shared/types.gen.js").RecordPayload | null}} TableSeen
+ *   what the competition reads of a table (desk/link.js's Table)
  */
 
 // What every page reads of a competition is shared (shared/competition.js); the desk's modules take it from here.
@@ -77,7 +82,7 @@ export function won(c, fixture, side, frames) {
  * it (its state has the fixture, or the table cleared its `next` and plays those sides) is
  * playing; a record of the fixture with a winner settles it.
  * @param {Competition} c
- * @param {Iterable<{name: string, state: any, next: any, nextSeen?: boolean, record: any}>} tables
+ * @param {Iterable<TableSeen>} tables
  * @returns {{competition: Competition, changed: boolean}}
  */
 export function observe(c, tables) {
@@ -96,9 +101,10 @@ export function observe(c, tables) {
     }
     for (const m of out.matches) {
       if (m.started || m.winner !== null) continue;
-      const names = (tb.state && tb.state.sides || []).map((/** @type {any} */ s) => s.name);
+      const names = (tb.state && tb.state.sides || []).map((s) => s.name);
       const same = names.length === 2 && names[0] === sideName(m.sides[0]) && names[1] === sideName(m.sides[1]);
-      const byFixture = (tb.state && tb.state.fixture === m.fixture) || (r && r.fixture === m.fixture);
+      // A state names no fixture (schema/state.schema.json; the table's `next` and record do): kept for one that would.
+      const byFixture = (tb.state && /** @type {{fixture?: unknown}} */ (tb.state).fixture === m.fixture) || (r && r.fixture === m.fixture);
       const byNext = m.table === tb.name && tb.nextSeen && !tb.next && same && tb.state && !tb.state.match_over;
       if (byFixture || byNext) {
         if (out === c) out = copy(c);
@@ -147,7 +153,7 @@ export function hand(c, fixture, table, user) {
  * matches come first, then the venue's order: play is spread over the hall, and a table whose
  * players have only just shaken hands is not handed the next match while another stands idle.
  * @param {Competition} c
- * @param {{name: string, status: string | null, state: any, next: any}[]} tables sorted
+ * @param {Omit<TableSeen, "record">[]} tables sorted
  */
 export function freeTables(c, tables) {
   const busy = new Set(c.matches.filter((m) => ["handed", "playing"].includes(status(m))).map((m) => m.table));
@@ -156,7 +162,7 @@ export function freeTables(c, tables) {
   /** @type {Map<string, number>} */
   const played = new Map();
   for (const m of c.matches) if (m.table && (m.started || m.winner !== null)) played.set(m.table, (played.get(m.table) || 0) + 1);
-  return tables.filter((tb) => tb.status === "online" && !(tb.next && !begun.has(tb.next.fixture)) && !busy.has(tb.name)
+  return tables.filter((tb) => tb.status === "online" && !(tb.next && !begun.has(tb.next.fixture || "")) && !busy.has(tb.name)
     && (!tb.state || !tb.state.sides || tb.state.match_over))
     .map((tb, i) => ({ name: tb.name, i, n: played.get(tb.name) || 0 }))
     .sort((a, b) => a.n - b.n || a.i - b.i).map((tb) => tb.name);

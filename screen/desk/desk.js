@@ -9,6 +9,21 @@
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
 import { deskWords, pageOptions } from "../shared/page.js";
 import { Link, byEnd } from "./link.js";
+
+/**
+ * @typedef {import("./link.js").Table} Table
+ * @typedef {import("./link.js").SentLine} SentLine
+ * @typedef {import("./link.js").Line} Line
+ * @typedef {import("../shared/state.js").Clock} Clock
+ * @typedef {import("../shared/types.gen.js").RecordPayload} RecordPayload
+ * @typedef {import("../shared/ui.js").FieldEvent} FieldEvent
+ * @typedef {{type?: string, insert?: Described, event?: Described, seq?: number, balls?: string[], points?: number,
+ *   side?: number, reason?: string}} Described
+ *   what the history's line says of an event (any event's fields the desk shows)
+ * @typedef {import("../shared/types.gen.js").RecordFrame & {scores?: number[] | null,
+ *   breaks?: {side: 0 | 1, player: string, points: number}[]}} SheetFrame
+ *   a record's frame with a snooker frame's scores and breaks (schema/record.schema.json's if/then for the game)
+ */
 import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
 import { Night } from "./night.js";
 import { Tonight } from "./tonight.js";
@@ -21,15 +36,15 @@ let t = (key) => key;
 
 const link = new Link(opts, () => draw());
 const night = new Night(link); // tonight's competition (docs/desk.md), driven from the tables' topics
-/** @type {any} */ (window).cueboardNight = night; // for tests: the night's driver
-/** @type {any} */ (window).cueboardDesk = link; // for tests and the bench: the store, read only
+// For tests and the bench, read only: the night's driver (cueboardNight), the desk's link (cueboardDesk).
+Object.assign(window, { cueboardNight: night, cueboardDesk: link });
 
 function draw() {
   render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("desk")));
 }
 
 // -- the parts of a table's line ---------------------------------------------------------------
-function clockText(/** @type {any} */ clock, /** @type {number} */ now) {
+function clockText(/** @type {Clock | null | undefined} */ clock, /** @type {number} */ now) {
   if (!clock || clock.length === null || clock.length === undefined) return null;
   if (clock.running && clock.ends_at) return { s: Math.max(0, Math.ceil((Date.parse(clock.ends_at) - now) / 1000)), how: "running" };
   return { s: Math.round(clock.left ?? clock.length), how: clock.paused ? "held" : "stopped" };
@@ -55,7 +70,7 @@ function Devices(/** @type {{devices: Record<string, string> | null}} */ { devic
     data-device=${k} title=${`${k}: ${v}`}>${deviceLabel(k)}${v === "ok" ? "" : `: ${v}`}</span>`)}</span>`;
 }
 
-function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: number, toggle: () => void, show: () => void}} */ p) {
+function TableRow(/** @type {{tb: Table, picked: boolean, open: boolean, now: number, toggle: () => void, show: () => void}} */ p) {
   const { tb, now } = p;
   const s = tb.state;
   const online = tb.status === "online";
@@ -66,9 +81,9 @@ function TableRow(/** @type {{tb: any, picked: boolean, open: boolean, now: numb
     <th scope="row"><button class="name" onClick=${p.show}>${tb.name}</button></th>
     <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}
       ${tb.since && tb.status === "offline" ? html`<small class="since">${t("since", { time: new Date(tb.since).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })}</small>` : ""}
-      ${tb.next ? html`<small class="next" title=${tb.next.competition || ""}>${t("next_is", { match: (tb.next.sides || []).map((/** @type {any} */ x) => (Array.isArray(x) ? x.join(" & ") : x)).join(" v ") })}</small>` : ""}</td>
+      ${tb.next ? html`<small class="next" title=${tb.next.competition || ""}>${t("next_is", { match: (tb.next.sides || []).map((x) => (Array.isArray(x) ? x.join(" & ") : x)).join(" v ") })}</small>` : ""}</td>
     <td><${Devices} devices=${tb.devices} /></td>
-    <td class="match">${sides.length ? sides.map((/** @type {any} */ side, /** @type {number} */ i) => html`<div class=${`side${s.striker === i && !s.frame_over ? " at-table" : ""}`}>
+    <td class="match">${sides.length ? sides.map((side, /** @type {number} */ i) => html`<div class=${`side${s && s.striker === i && !s.frame_over ? " at-table" : ""}`}>
         <span class="who">${side.name}</span><b class="score" title=${t("col.points")}>${side.score}</b><span class="frames" title=${t("frames")}>(${side.frames})</span></div>`)
       : html`<span class="none">${t("no_match")}</span>`}</td>
     <td class="frame">${s && s.sides ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
@@ -93,11 +108,11 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
   const [errors, setErrors] = useState(/** @type {string[]} */ ([]));
   const [ids, setIds] = useState(/** @type {string[]} */ ([]));
   const [presetName, setPresetName] = useState("");
-  const set = (/** @type {string} */ k) => (/** @type {any} */ e) => setF({ ...f, [k]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+  const set = (/** @type {string} */ k) => (/** @type {FieldEvent} */ e) => setF({ ...f, [k]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
   // A preset is the form's format (not its players), kept for the venue on its retained
   // `desk/presets` topic (docs/desk.md): every desk of the venue offers it.
   const usePreset = (/** @type {string} */ name) => {
-    const p = link.presets.find((/** @type {any} */ x) => x.name === name);
+    const p = link.presets.find((x) => x.name === name);
     if (p && p.form) setF({ ...f, ...p.form });
   };
   const savePreset = () => {
@@ -108,12 +123,12 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
     if (!made.line) { setErrors(made.errors); return; }
     const { a: _a, b: _b, a2: _a2, b2: _b2, handicapA: _h, handicapB: _h2, ...form } = f;
     const { sides: _s, ...line } = made.line;
-    const presets = [...link.presets.filter((/** @type {any} */ x) => x.name !== name), { name, form, line }]
+    const presets = [...link.presets.filter((x) => x.name !== name), { name, form, line }]
       .sort((x, y) => x.name.localeCompare(y.name));
     link.publishVenue("presets", { schema: 1, presets });
     setErrors([]);
   };
-  const dropPreset = (/** @type {string} */ name) => link.publishVenue("presets", { schema: 1, presets: link.presets.filter((/** @type {any} */ x) => x.name !== name) });
+  const dropPreset = (/** @type {string} */ name) => link.publishVenue("presets", { schema: 1, presets: link.presets.filter((x) => x.name !== name) });
   const submit = (/** @type {Event} */ e) => {
     e.preventDefault();
     if (!tables.length) { setErrors([t("pick_first")]); return; }
@@ -129,12 +144,12 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
   return html`<form class="start" onSubmit=${submit} aria-label=${t("start")}>
     <h2>${t("start_on", { tables: tables.join(", ") || "—" })}</h2>
     <datalist id="players">${[...new Set([...link.players, ...link.names])].sort().map((n) => html`<option value=${n} />`)}</datalist>
-    <div class="row presets"><label>${t("preset")}<select name="preset" onChange=${(/** @type {any} */ e) => usePreset(e.target.value)}>
-        <option value="">—</option>${link.presets.map((/** @type {any} */ p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
+    <div class="row presets"><label>${t("preset")}<select name="preset" onChange=${(/** @type {FieldEvent} */ e) => usePreset(e.target.value)}>
+        <option value="">—</option>${link.presets.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
       <label>${t("preset_new")}<input name="preset_name" maxlength="60" value=${presetName} placeholder=${t("preset_hint")}
-        onInput=${(/** @type {any} */ e) => setPresetName(e.target.value)} /></label>
+        onInput=${(/** @type {FieldEvent} */ e) => setPresetName(e.target.value)} /></label>
       <button type="button" data-action="save_preset" onClick=${savePreset}>${t("preset_save")}</button>
-      ${link.presets.some((/** @type {any} */ p) => p.name === presetName.trim()) ? html`<button type="button" data-action="drop_preset"
+      ${link.presets.some((p) => p.name === presetName.trim()) ? html`<button type="button" data-action="drop_preset"
         onClick=${() => dropPreset(presetName.trim())}>${t("preset_drop")}</button>` : ""}</div>
     <div class="row"><label>${t("game")}<select name="game" value=${f.game} onChange=${set("game")}>
       <option value="snooker">${t("snooker")}</option><option value="blackball">${t("blackball")}</option></select></label>
@@ -168,8 +183,8 @@ function sourceWord(/** @type {string | undefined} */ source) {
 }
 
 /** @returns {string} */
-function describe(/** @type {any} */ e) {
-  const ev = e.event || {};
+function describe(/** @type {{event?: Described | Line["event"]}} */ e) {
+  const ev = /** @type {Described} */ (e.event || {});
   if (ev.type === "amend") {
     const what = ev.insert ? `+ ${describe({ event: ev.insert })}` : ev.event ? describe({ event: ev.event }) : "—";
     return `${t("amend_what", { seq: ev.seq })}: ${what}`;
@@ -182,8 +197,8 @@ function describe(/** @type {any} */ e) {
   return bits.join(" ");
 }
 
-function TablePanel(/** @type {{tb: any}} */ { tb }) {
-  const [asking, setAsking] = useState(/** @type {null | {what: string, line: any}} */ (null));
+function TablePanel(/** @type {{tb: Table}} */ { tb }) {
+  const [asking, setAsking] = useState(/** @type {null | {what: string, line: Record<string, unknown>}} */ (null));
   const [ids, setIds] = useState(/** @type {string[]} */ ([]));
   const [amendSeq, setAmendSeq] = useState(/** @type {number | null} */ (null));
   const [amendText, setAmendText] = useState("");
@@ -195,15 +210,15 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
   const [messageAnswer, setMessageAnswer] = useState("");
   const s = tb.state;
   const game = (s && s.game) || "snooker";
-  const ask = (/** @type {string} */ what, /** @type {any} */ line) => { setPreviewId(null); setAsking({ what, line }); };
+  const ask = (/** @type {string} */ what, /** @type {Record<string, unknown>} */ line) => { setPreviewId(null); setAsking({ what, line }); };
   const confirm = () => {
     if (!asking) return;
     const p = link.send(tb.name, asking.line, asking.what, newId(link.user));
     setIds([p.id, ...ids].slice(0, 6));
     setAsking(null);
   };
-  const history = tb.events.filter((/** @type {any} */ e) => e.event && !["undo", "redo"].includes(e.event.type)).slice(-30).reverse();
-  const pickAmend = (/** @type {any} */ e) => {
+  const history = tb.events.filter((e) => e.event && !["undo", "redo"].includes(String(e.event.type))).slice(-30).reverse();
+  const pickAmend = (/** @type {Line} */ e) => {
     setAmendSeq(e.seq);
     const { t: _t, id: _id, user: _u, ...rest } = e.event;
     setAmendText(JSON.stringify(rest));
@@ -228,41 +243,41 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
     const body = message.trim() ? { schema: 1, text: message.trim().slice(0, 120), until: untilTime(until, new Date()) } : null;
     link.publishRetained(tb.name, "message", body, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_sent")));
   };
-  const button = (/** @type {string} */ key, /** @type {any} */ line) => html`<button type="button" data-action=${key}
+  const button = (/** @type {string} */ key, /** @type {Record<string, unknown>} */ line) => html`<button type="button" data-action=${key}
     onClick=${() => ask(t(`action.${key}`), line)}>${t(`action.${key}`)}</button>`;
   return html`<section class="panel" data-table=${tb.name} aria-label=${tb.name}>
-    <h2>${t("table", { table: tb.name })} <small>${s && s.sides ? s.sides.map((/** @type {any} */ x) => x.name).join(" – ") : ""}</small></h2>
+    <h2>${t("table", { table: tb.name })} <small>${s && s.sides ? s.sides.map((x) => x.name).join(" – ") : ""}</small></h2>
     <div class="actions">
       ${button("undo", ACTIONS.undo())}${button("redo", ACTIONS.redo())}${button("rerack", ACTIONS.rerack())}
       ${button("next_frame", ACTIONS.next_frame())}${button("concede", ACTIONS.concede())}${button("concede_match", ACTIONS.concede_match())}
       ${button("clock", ACTIONS.clock())}${button("hold", ACTIONS.hold(game))}${button("resume", ACTIONS.resume(game))}
     </div>
-    <div class="row award"><label>${t("award_to")}<select name="award_side" value=${awardSide} onChange=${(/** @type {any} */ e) => setAwardSide(e.target.value)}>
-      ${((s && s.sides) || [{ name: "1" }, { name: "2" }]).map((/** @type {any} */ x, /** @type {number} */ i) => html`<option value=${String(i)}>${x.name}</option>`)}</select></label>
-      <label>${t("reason")}<select name="award_reason" value=${awardReason} onChange=${(/** @type {any} */ e) => setAwardReason(e.target.value)}>
+    <div class="row award"><label>${t("award_to")}<select name="award_side" value=${awardSide} onChange=${(/** @type {FieldEvent} */ e) => setAwardSide(e.target.value)}>
+      ${((s && s.sides) || [{ name: "1" }, { name: "2" }]).map((x, /** @type {number} */ i) => html`<option value=${String(i)}>${x.name}</option>`)}</select></label>
+      <label>${t("reason")}<select name="award_reason" value=${awardReason} onChange=${(/** @type {FieldEvent} */ e) => setAwardReason(e.target.value)}>
         <option value="conduct">${t("reason.conduct")}</option><option value="miss">${t("reason.miss")}</option></select></label>
       <button type="button" data-action="award" onClick=${() => ask(t("action.award"), awardLine(Number(awardSide), awardReason, false))}>${t("action.award")}</button></div>
     ${asking ? html`<div class="confirm" role="alertdialog"><span>${t("confirm", { what: asking.what, table: tb.name })}</span>
       <code>${JSON.stringify(asking.line)}</code>
       ${asking.line.type === "amend" ? html`<div class="preview" data-preview=${after ? "state" : preview ? preview.state : "none"}>${after && after.state
-        ? html`${t("preview_after")} ${(after.state.sides || []).map((/** @type {any} */ x) => html`<b>${x.name} ${x.score} (${x.frames})</b> `)}`
+        ? html`${t("preview_after")} ${(/** @type {import("../shared/state.js").Side[]} */ (after.state.sides || [])).map((x) => html`<b>${x.name} ${x.score} (${x.frames})</b> `)}`
         : preview && preview.state === "refused" ? html`${t("preview_refused")} <q>${preview.reason}</q>`
         : preview ? t("preview_waiting") : t("preview_none")}</div>` : ""}
       <button type="button" class="primary" data-confirm="yes" onClick=${confirm}>${t("yes")}</button>
       <button type="button" data-confirm="no" onClick=${() => setAsking(null)}>${t("no")}</button></div>` : ""}
     <${Answers} ids=${ids} />
     <h3>${t("history")}</h3>
-    <ol class="history">${history.map((/** @type {any} */ e) => html`<li data-seq=${e.seq} class=${amendSeq === e.seq ? "picked" : ""}>
+    <ol class="history">${history.map((e) => html`<li data-seq=${e.seq} class=${amendSeq === e.seq ? "picked" : ""}>
       <button type="button" onClick=${() => pickAmend(e)}>#${e.seq}</button> ${describe(e)}
-      <small class="from"> ${sourceWord(e.source)} ${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
+      <small class="from"> ${sourceWord(e.source ?? undefined)} ${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
     ${tb.history && tb.history.truncated ? html`<p class="dim">${t("history_cut", { n: tb.history.truncated })}</p>` : ""}
     ${amendSeq !== null ? html`<div class="amend"><label>${t("amend_label", { seq: amendSeq })}
-      <input name="amend" value=${amendText} onInput=${(/** @type {any} */ e) => setAmendText(e.target.value)} /></label>
+      <input name="amend" value=${amendText} onInput=${(/** @type {FieldEvent} */ e) => setAmendText(e.target.value)} /></label>
       <button type="button" data-action="amend" onClick=${() => askAmend(false)}>${t("action.amend")}</button>
       <button type="button" data-action="amend_remove" onClick=${() => askAmend(true)}>${t("action.amend_remove")}</button></div>` : ""}
     <form class="message" onSubmit=${sendMessage}><label>${t("message")}<input name="message" maxlength="120" value=${message}
-      onInput=${(/** @type {any} */ e) => setMessage(e.target.value)} /></label>
-      <label class="until">${t("until")}<input name="until" type="time" value=${until} onInput=${(/** @type {any} */ e) => setUntil(e.target.value)} /></label>
+      onInput=${(/** @type {FieldEvent} */ e) => setMessage(e.target.value)} /></label>
+      <label class="until">${t("until")}<input name="until" type="time" value=${until} onInput=${(/** @type {FieldEvent} */ e) => setUntil(e.target.value)} /></label>
       <button type="submit">${t("send")}</button>
       ${tb.message && tb.message.text ? html`<button type="button" data-action="clear_message" onClick=${() => {
         link.publishRetained(tb.name, "message", null, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_cleared")));
@@ -274,10 +289,10 @@ function TablePanel(/** @type {{tb: any}} */ { tb }) {
 }
 
 // -- tonight's results, and a match's sheet (A4, printed from the browser) ----------------------
-/** @param {{table: string, record: any}} props */
+/** @param {{table: string, record: RecordPayload}} props */
 function Sheet({ table, record }) {
   const r = record;
-  const names = (r.sides || []).map((/** @type {any} */ x) => x.name);
+  const names = (r.sides || []).map((x) => x.name);
   const when = (/** @type {string | null} */ ts) => (ts ? new Date(ts).toLocaleString(opts.lang) : "");
   return html`<article class="sheet" data-table=${table}>
     <h2>${t("sheet_title", { venue: opts.venue, table })}</h2>
@@ -285,9 +300,9 @@ function Sheet({ table, record }) {
     <p>${t(r.game)} · ${r.best_of ? t("best_of") + " " + r.best_of : t("race_to") + " " + r.race_to} · ${when(r.started)} – ${when(r.ended)}</p>
     <p>${t("winner", { name: r.winner !== null ? names[r.winner] : "—" })}${r.how && r.how !== "played" ? ` (${t(`how.${r.how}`)})` : ""}</p>
     <table class="frames-table"><thead><tr><th>${t("col.frame")}</th><th>${names[0]}</th><th>${names[1]}</th><th>${t("won_by")}</th><th>${t("how")}</th><th>${t("breaks")}</th></tr></thead>
-      <tbody>${(r.frames || []).map((/** @type {any} */ f) => html`<tr><td>${f.frame}</td><td>${f.scores ? f.scores[0] : ""}</td><td>${f.scores ? f.scores[1] : ""}</td>
+      <tbody>${(/** @type {SheetFrame[]} */ (r.frames || [])).map((f) => html`<tr><td>${f.frame}</td><td>${f.scores ? f.scores[0] : ""}</td><td>${f.scores ? f.scores[1] : ""}</td>
         <td>${f.winner !== null ? names[f.winner] : "—"}</td><td>${f.how}${f.rule ? ` (${f.rule})` : ""}</td>
-        <td>${(f.breaks || []).map((/** @type {any} */ b) => `${b.player} ${b.points}`).join(", ")}</td></tr>`)}</tbody></table>
+        <td>${(f.breaks || []).map((b) => `${b.player} ${b.points}`).join(", ")}</td></tr>`)}</tbody></table>
     ${r.corrections && r.corrections.length ? html`<p>${t("corrections", { n: r.corrections.length })}</p>` : ""}
     <div class="signatures">${[names[0], names[1], t("referee")].map((n) => html`<span>${n}</span>`)}</div>
   </article>`;
@@ -306,7 +321,7 @@ function Results() {
     ${kept && kept.left_out ? html`<p class="left-out" role="status">${t("results_left_out", { n: kept.left_out })}</p>` : ""}
     ${items.length ? "" : html`<p class="none">${t("no_results")}</p>`}
     <ul>${items.map(([key, { table, record }]) => html`<li data-table=${table}><b>${table}</b>
-      ${(record.sides || []).map((/** @type {any} */ x) => x.name).join(" – ")} ${(record.frames_won || []).join("–")}
+      ${(record.sides || []).map((x) => x.name).join(" – ")} ${(record.frames_won || []).join("–")}
       <button type="button" data-sheet=${table} onClick=${() => setShown(key)}>${t("sheet")}</button></li>`)}</ul>
     ${picked ? html`<div class="sheet-box"><button type="button" class="primary" data-print="yes" onClick=${() => window.print()}>${t("print")}</button>
       <${Sheet} table=${picked.table} record=${picked.record} /></div>` : ""}
@@ -330,10 +345,10 @@ function SignIn() {
   };
   return html`<form class="signin" onSubmit=${submit}>
     <h1>${t("title")}</h1><p>${t("venue", { venue: opts.venue || "?" })}</p>
-    <label>${t("user")}<input name="user" autocomplete="username" required value=${user} onInput=${(/** @type {any} */ e) => setUser(e.target.value)} /></label>
+    <label>${t("user")}<input name="user" autocomplete="username" required value=${user} onInput=${(/** @type {FieldEvent} */ e) => setUser(e.target.value)} /></label>
     <label>${t("password")}<input name="password" type="password" autocomplete="current-password" required value=${password}
-      onInput=${(/** @type {any} */ e) => setPassword(e.target.value)} /></label>
-    <label class="check"><input type="checkbox" name="trust" checked=${trust} onChange=${(/** @type {any} */ e) => setTrust(e.target.checked)} />${t("trust")}</label>
+      onInput=${(/** @type {FieldEvent} */ e) => setPassword(e.target.value)} /></label>
+    <label class="check"><input type="checkbox" name="trust" checked=${trust} onChange=${(/** @type {FieldEvent} */ e) => setTrust(e.target.checked)} />${t("trust")}</label>
     ${link.connection === "refused" ? html`<p class="refused" role="alert">${t("refused", { reason: link.refusal })}</p>` : ""}
     ${link.connection === "connecting" ? html`<p class="connecting">${t("connecting")}</p>` : ""}
     <button type="submit" class="primary">${t("sign_in")}</button>
@@ -347,14 +362,14 @@ let open = /** @type {string | null} */ (null);
 let filter = "";
 let panel = "start";
 
-/** @type {Map<string, {key: string, words: any, row: any}>} */
+/** @type {Map<string, {key: string, words: import("../shared/page.js").Words, row: unknown}>} */
 const drawnRows = new Map();
 /**
  * A table's row, drawn again only when something it shows may have changed: a message from the
  * table (its version), being picked or open, the language, and each second while its shot clock
  * runs. Any other render of the page (another table's message: 256 tables send some 500 a second)
  * hands Preact the same row, which it leaves as it is (issue 28: the desk stays fluid).
- * @param {any} tb @param {number} now
+ * @param {Table} tb @param {number} now
  */
 function tableRow(tb, now) {
   const clock = tb.state && tb.state.clock;
@@ -377,14 +392,14 @@ function App() {
   }
   const words = filter.toLowerCase();
   const rows = link.sorted().filter((tb) => !words || tb.name.toLowerCase().includes(words)
-    || ((tb.state && tb.state.sides) || []).some((/** @type {any} */ s) => s.name.toLowerCase().includes(words)));
+    || ((tb.state && tb.state.sides) || []).some((s) => s.name.toLowerCase().includes(words)));
   const online = rows.filter((tb) => tb.status === "online").length;
   const tb = open ? link.tables.get(open) : null;
   return html`<header class="bar"><h1>${t("title")}</h1><span class="venue">${opts.venue}</span>
       <span class="conn" data-state=${link.connection}>${t(`conn.${link.connection}`)}</span>
       <span class="count">${t("online_count", { n: online, of: rows.length })}</span>
       <input ref=${filterRef} class="filter" type="search" name="filter" placeholder=${t("filter")} value=${filter}
-        onInput=${(/** @type {any} */ e) => { filter = e.target.value; draw(); }} />
+        onInput=${(/** @type {FieldEvent} */ e) => { filter = e.target.value; draw(); }} />
       ${link.problem ? html`<span class="problem" role="status" title=${link.problem.text}>${link.problem.text}</span>` : ""}
       <span class="user">${link.user}</span>
       <button type="button" onClick=${() => { sessionStorage.removeItem(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>

@@ -9,6 +9,7 @@ import { byTable } from "./lines.js";
 import { Session, tableTopics } from "../shared/broker.js";
 import { emptyHistory, withLine, withLive, withSnapshot, withState } from "../shared/history.js";
 import { loadSchemas, readPayload, textOf } from "../shared/payloads.js";
+import { Store } from "../shared/store.js";
 
 /** The tables' topics the desk checks against the contract's schemas (vendor/<kind>.schema.json). */
 export const SCHEMAS = ["state", "event", "rejected", "devices", "history", "preview", "record"];
@@ -19,24 +20,51 @@ const RESULTS_BYTES = 900 * 1024;
 const RESULTS_WRITE_MS = 500; // records come in bursts (every table's retained one on a reconnect)
 const encoder = new TextEncoder();
 
+/**
+ * The payloads the desk reads, as the schemas say (shared/types.gen.js): every table's topic is
+ * checked against its schema before it is kept.
+ * @typedef {import("../shared/state.js").State} State
+ * @typedef {import("../shared/state.js").HandedNext} HandedNext
+ * @typedef {import("../shared/state.js").Message} Message
+ * @typedef {import("../shared/types.gen.js").RecordPayload} RecordPayload
+ * @typedef {import("../shared/types.gen.js").RejectedPayload} RejectedPayload
+ * @typedef {import("../shared/types.gen.js").DevicesPayload} DevicesPayload
+ * @typedef {import("../shared/types.gen.js").PreviewPayload} PreviewPayload
+ * @typedef {import("../shared/types.gen.js").EventPayload & {logged?: boolean}} EventPayload
+ *   `logged: false`: the answer to a command that is in no log (the clock's)
+ * @typedef {import("../shared/history.js").Line} Line
+ * @typedef {import("../shared/competition.js").Competition} Competition
+ * @typedef {{keys: string[], [field: string]: unknown}} Input a keypad's keys being typed (`input`)
+ * @typedef {{name: string, form?: Record<string, unknown>, line?: Record<string, unknown>}} Preset
+ *   a start form's format kept for the venue (`desk/presets`): the form's fields, and the line made of them
+ * @typedef {{table: string, record: RecordPayload}} Result
+ * @typedef {Record<string, unknown> | null} VenueBody one of the venue's own topics, as a desk wrote it (no schema)
+ */
+
 /** Whether a record is a finished match's (docs/record.md: `ended` and the winner set). */
-const finished = (/** @type {any} */ r) => !!r && typeof r === "object" && r.winner !== null && r.winner !== undefined;
+const finished = (/** @type {RecordPayload | null | undefined} */ r) => !!r && typeof r === "object" && r.winner !== null && r.winner !== undefined;
 /** The order matches ended (to the second), then began (match_id has the millisecond). */
-export const byEnd = (/** @type {any} */ a, /** @type {any} */ b) =>
+export const byEnd = (/** @type {RecordPayload} */ a, /** @type {RecordPayload} */ b) =>
   String(a.ended || "").localeCompare(String(b.ended || "")) || String(a.match_id).localeCompare(String(b.match_id));
 /** A record's rank among copies of one match: [corrections, ended, its text] (compared as JSON). */
-const rank = (/** @type {any} */ r) => [String(Array.isArray(r.corrections) ? r.corrections.length : 0).padStart(6, "0"),
+const rank = (/** @type {RecordPayload} */ r) => [String(Array.isArray(r.corrections) ? r.corrections.length : 0).padStart(6, "0"),
   String(r.ended || ""), JSON.stringify(r)];
 /** A record's key: its match_id (docs/record.md), the same for a corrected record of the match. */
-const resultKey = (/** @type {string} */ table, /** @type {any} */ r) => (typeof r.match_id === "string" ? r.match_id
-  : `${table} ${r.started || ""} ${(r.sides || []).map((/** @type {any} */ s) => s.name).join(" v ")}`);
+const resultKey = (/** @type {string} */ table, /** @type {RecordPayload} */ r) => (typeof r.match_id === "string" ? r.match_id
+  : `${table} ${r.started || ""} ${(r.sides || []).map((s) => s.name).join(" v ")}`);
 
 /**
- * @typedef {{name: string, status: string | null, devices: Record<string, string> | null,
- *   state: any, rejected: any, input: any, record: any, events: any[], message: any, seen: number, fresh: boolean,
- *   next: any, nextSeen: boolean, history: any, since: number, version: number,
- *   kept: import("../shared/history.js").Kept}} Table
- * @typedef {{id: string, table: string, what: string, line: any, state: string, reason?: string, sentAt: number}} Pending
+ * One table as the desk knows it: its topics' latest payloads (null: none, or cleared), the
+ * history merged from its snapshot, slots and events, and the desk's bookkeeping.
+ * @typedef {{name: string, status: string | null, devices: DevicesPayload | null,
+ *   state: State | null, rejected: RejectedPayload | null, input: Input | null, record: RecordPayload | null,
+ *   events: Line[], message: Message | null, seen: number, fresh: boolean,
+ *   next: HandedNext | null, nextSeen: boolean, history: {match_id: string | null, truncated: number} | null,
+ *   since: number, version: number, kept: import("../shared/history.js").Kept}} Table
+ * @typedef {{type: string, id?: string, sides?: (string | string[])[], action?: string, fixture?: string,
+ *   [field: string]: unknown}} SentLine
+ *   a line sent to a table (desk/lines.js), with its id
+ * @typedef {{id: string, table: string, what: string, line: SentLine, state: string, reason?: string, sentAt: number}} Pending
  */
 
 export class Link {
@@ -54,7 +82,7 @@ export class Link {
     this.names = new Set(); // players seen this session: the forms' typeahead
     /** Tonight's results by match_id: the finished records seen, merged with the venue's
      * retained `desk/results` (docs/mqtt.md), which this desk writes back when it knows more.
-     * @type {Map<string, {table: string, record: any}>} */
+     * @type {Map<string, Result>} */
     this.results = new Map();
     /** The venue's copy as last read or written: its night, rev and records (JSON, to compare). */
     this.resultsKept = /** @type {{night: string | null, rev: number, left_out: number, records: string} | null} */ (null);
@@ -64,19 +92,23 @@ export class Link {
     this.connection = "signed-out"; // signed-out, connecting, online, offline, refused
     this.refusal = "";
     this.user = "";
-    /** @type {any} */
+    /** @type {import("../shared/broker.js").MqttClient | null} */
     this.client = null;
     /** The venue's own retained topics (docs/mqtt.md): tonight's competition, the desks' presets and players. */
-    this.competition = /** @type {any} */ (null);
-    this.presets = /** @type {any[]} */ ([]);
+    this.competition = /** @type {Competition | null} */ (null);
+    this.presets = /** @type {Preset[]} */ ([]);
     this.players = /** @type {string[]} */ ([]);
     this.venueSeen = false; // the retained venue topics have been read once (or are empty)
-    /** @type {Map<string, any>} */
+    /** @type {Map<string, PreviewPayload>} */
     this.previews = new Map(); // an amend's preview answers (`<prefix>/preview`), by the line's id
     /** @type {(() => void) | null} */
     this.onTables = null; // called after a table's state, next or record changed (the night's driver)
-    this._changed = changed;
-    this._scheduled = false;
+    /** What the desk received: the latest payload of each topic (shared/store.js), kept apart from the
+     * session that brings it; the page drawn once a frame however many came. The tables' rows
+     * (`tables`) are the desk's reading of it, with its own bookkeeping (the history merged, the answers).
+     * @type {Store} */
+    this.store = new Store();
+    this.store.subscribe(() => changed());
     /** The contract's schemas by topic kind (SCHEMAS), set by the page once loaded: every payload is read through them.
      * @type {Record<string, import("../shared/validate.js").Schema>} */
     this.schemas = {};
@@ -90,10 +122,9 @@ export class Link {
     this.schemas = await loadSchemas(SCHEMAS, (text) => { this.problem = { topic: "", text }; }, "vendor/");
   }
 
+  /** Something shown changed: the page is drawn at the next frame (once, whatever else changes in it). */
   changed() {
-    if (this._scheduled) return;
-    this._scheduled = true;
-    requestAnimationFrame(() => { this._scheduled = false; this._changed(); });
+    this.store.touch();
   }
 
   /** Sign in: the session is the proof; a refused login is said with the broker's reason. */
@@ -109,7 +140,7 @@ export class Link {
     // The shared session (shared/broker.js): a refused login (CONNACK 134/135) is not tried again.
     const session = new Session({ broker: this.where.broker, who: user, user, password, v5: true, reconnectMs: 3000 }, {
       topics: () => topics,
-      message: (topic, payload) => this.received(topic, payload),
+      message: (topic, payload, packet) => this.received(topic, payload, packet),
       link: (link, detail) => {
         if (link === "online") {
           this.connection = "online";
@@ -129,6 +160,7 @@ export class Link {
     this.client = null;
     this.connection = "signed-out";
     this.tables.clear();
+    this.store.clear();
     this.pending.clear();
     this.competition = null;
     this.presets = [];
@@ -148,17 +180,17 @@ export class Link {
   }
 
   /** Publish one of the venue's topics (retained; null clears it), kept here at once. */
-  publishVenue(/** @type {string} */ kind, /** @type {any} */ body, /** @type {(e: any) => void} */ done = () => {}) {
+  publishVenue(/** @type {string} */ kind, /** @type {unknown} */ body, /** @type {(e: Error | undefined) => void} */ done = () => {}) {
     const topic = Object.entries(this.venueTopics()).find(([, k]) => k === kind)?.[0];
     if (!this.client || !topic) { done(new Error("not connected to the broker")); return; }
-    this.keepVenue(kind, body);
+    this.keepVenue(kind, /** @type {VenueBody} */ (body));
     this.client.publish(topic, body === null ? "" : JSON.stringify(body), { qos: 1, retain: true }, done);
     this.changed();
   }
 
-  keepVenue(/** @type {string} */ kind, /** @type {any} */ body) {
+  keepVenue(/** @type {string} */ kind, /** @type {VenueBody} */ body) { // the venue's own topics, as the desks write them (no schema)
     if (kind === "competition") {
-      const c = body && Array.isArray(body.matches) ? body : null;
+      const c = /** @type {Competition | null} */ (body && Array.isArray(body.matches) ? body : null);
       // Our own publishes come back in order, but an older one may arrive after a newer one was
       // kept here: a competition older (by `rev`) than the one kept is no news.
       const kept = this.competition;
@@ -167,12 +199,12 @@ export class Link {
     }
     else if (kind === "presets") this.presets = body && Array.isArray(body.presets) ? body.presets : [];
     else if (kind === "results") this.keepResults(body);
-    else if (kind === "players") this.players = body && Array.isArray(body.names) ? body.names.filter((/** @type {any} */ n) => typeof n === "string") : [];
+    else if (kind === "players") this.players = body && Array.isArray(body.names) ? body.names.filter((/** @type {unknown} */ n) => typeof n === "string") : [];
   }
 
   /** The venue's retained results: a higher rev than the one kept (a rev rises with every
    * write, a new night's too), merged into this desk's; a new night drops the last night's. */
-  keepResults(/** @type {any} */ body) {
+  keepResults(/** @type {VenueBody} */ body) { // as a desk wrote it (no schema)
     if (!body || !Array.isArray(body.records)) return; // none yet: this desk writes the first
     const kept = this.resultsKept;
     const rev = typeof body.rev === "number" ? body.rev : 0;
@@ -183,20 +215,20 @@ export class Link {
       // The first copy read: what this desk saw before it from an older night is no result of this one.
       for (const [k, v] of this.results) if (!this.ofTonight(v.record, night)) this.results.delete(k);
     }
-    const records = body.records.filter((/** @type {any} */ r) => finished(r));
+    const records = /** @type {RecordPayload[]} */ (body.records.filter((/** @type {RecordPayload} */ r) => finished(r)));
     this.resultsKept = { night, rev, left_out: typeof body.left_out === "number" ? body.left_out : 0, records: JSON.stringify(records) };
     for (const r of records) this.addResult(typeof r.table === "string" ? r.table : "?", r);
   }
 
   /** A finished match of tonight's (ended after the night began; any, before a night was begun). */
-  ofTonight(/** @type {any} */ record, /** @type {string | null} */ night) {
+  ofTonight(/** @type {RecordPayload} */ record, /** @type {string | null} */ night) {
     if (!night) return true;
     const ended = Date.parse(record.ended || record.started || "");
     return !(ended < Date.parse(night));
   }
 
   /** Keep one finished record: a match's corrected record (more corrections, or ended later) replaces it. */
-  addResult(/** @type {string} */ table, /** @type {any} */ record) {
+  addResult(/** @type {string} */ table, /** @type {RecordPayload} */ record) {
     if (!finished(record) || !this.ofTonight(record, this.resultsKept ? this.resultsKept.night : null)) return;
     const key = resultKey(table, record);
     const had = this.results.get(key);
@@ -255,7 +287,7 @@ export class Link {
     return [...this.tables.values()].sort((a, b) => byTable(a.name, b.name));
   }
 
-  received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload) {
+  received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload, /** @type {{retain?: boolean}} */ packet = {}) {
     const text = textOf(payload);
     const venueKind = this.venueTopics()[topic];
     let body = null;
@@ -267,6 +299,7 @@ export class Link {
       if (this.problem && this.problem.topic === topic) this.problem = null;
       body = read.value;
     }
+    this.store.put(topic, topic.endsWith("/status") ? text || null : body, Boolean(packet.retain));
     if (venueKind) {
       this.keepVenue(venueKind, body);
       this.venueSeen = true;
@@ -351,20 +384,21 @@ export class Link {
 
   /** A match line and the daemon's `clock` command are answered by the table's state (the new
    * match's, seq 0 with its sides as sent; the clock's, running or held as asked), or on `rejected`. */
-  settleMatch(/** @type {string} */ name, /** @type {any} */ state) {
+  settleMatch(/** @type {string} */ name, /** @type {State | null} */ state) {
     if (!state) return;
     for (const p of this.pending.values()) {
       if (p.table !== name || (p.state !== "sent" && p.state !== "delivered")) continue;
       if (p.line.type === "clock") {
-        const c = state.clock || {};
+        const c = state.clock;
+        const running = !!(c && c.running), paused = !!(c && c.paused);
         const action = p.line.action || "start";
-        if ((action === "hold" && c.paused) || ((action === "start" || action === "resume") && c.running)
-          || (action === "stop" && !c.running)) { p.state = "applied"; p.reason = ""; }
+        if ((action === "hold" && paused) || ((action === "start" || action === "resume") && running)
+          || (action === "stop" && !running)) { p.state = "applied"; p.reason = ""; }
         continue;
       }
       if (p.line.type !== "match" || state.seq !== 0) continue;
-      const sent = p.line.sides.map((/** @type {string | string[]} */ s) => (Array.isArray(s) ? s.join(" & ") : s));
-      const got = (state.sides || []).map((/** @type {any} */ s) => s.name);
+      const sent = (p.line.sides || []).map((s) => (Array.isArray(s) ? s.join(" & ") : s));
+      const got = (state.sides || []).map((s) => s.name);
       if (JSON.stringify(sent) === JSON.stringify(got)) { p.state = "applied"; p.reason = ""; }
     }
   }
@@ -375,7 +409,7 @@ export class Link {
    */
   send(table, line, what, id) {
     /** @type {Pending} */
-    const p = { id, table, what, line: { ...line, id }, state: "sent", sentAt: Date.now() };
+    const p = { id, table, what, line: /** @type {SentLine} */ ({ ...line, id }), state: "sent", sentAt: Date.now() };
     this.pending.set(id, p);
     const topic = `${this.where.prefix}/${this.where.venue}/${table}/command/${this.user}`;
     if (!this.client || this.connection !== "online") {
@@ -392,7 +426,7 @@ export class Link {
         this.changed();
       }
     }, UNANSWERED_MS);
-    this.client.publish(topic, JSON.stringify(p.line), { qos: 1, retain: false }, (/** @type {any} */ err) => {
+    this.client.publish(topic, JSON.stringify(p.line), { qos: 1, retain: false }, (err) => {
       if (err) {
         p.state = "denied";
         p.reason = err.message || String(err);
@@ -404,7 +438,7 @@ export class Link {
   }
 
   /** Publish the desk's own retained topic for a table (`message`). */
-  publishRetained(/** @type {string} */ table, /** @type {string} */ kind, /** @type {any} */ body, /** @type {(e: any) => void} */ done) {
+  publishRetained(/** @type {string} */ table, /** @type {string} */ kind, /** @type {unknown} */ body, /** @type {(e: Error | undefined) => void} */ done) {
     if (!this.client) { done(new Error("not connected to the broker")); return; }
     this.client.publish(`${this.where.prefix}/${this.where.venue}/${table}/${kind}`, body === null ? "" : JSON.stringify(body),
       { qos: 1, retain: true }, done);

@@ -34,9 +34,11 @@ export class Night {
     // A start_next the table applied: its match has begun (its state and record say so too).
     for (const p of link.pending.values()) {
       if (p.line.type !== "start_next" || p.state !== "applied") continue;
-      const m = c.matches.find((/** @type {any} */ x) => x.fixture === p.line.fixture);
+      const fixture = p.line.fixture;
+      /** @type {import("./competition.js").Match | undefined} */
+      const m = c.matches.find((x) => x.fixture === fixture);
       if (m && !m.started && m.winner === null) {
-        c = { ...c, matches: c.matches.map((/** @type {any} */ x) => (x === m ? { ...x, started: true, table: p.table } : x)) };
+        c = { ...c, matches: c.matches.map((x) => (x === m ? { ...x, started: true, table: p.table } : x)) };
         changed = true;
       }
     }
@@ -99,7 +101,7 @@ export class Night {
   /** Ask the table `fixture` is handed to to start it now (the manager confirmed). */
   start(/** @type {string} */ fixture, /** @type {string} */ what) {
     const link = this.link;
-    const m = link.competition?.matches.find((/** @type {any} */ x) => x.fixture === fixture);
+    const m = link.competition?.matches.find((x) => x.fixture === fixture);
     if (!m || !m.table) return null;
     return link.send(m.table, { type: "start_next", fixture }, what, newId(link.user));
   }
@@ -116,7 +118,8 @@ export class Night {
 
   /**
    * A new competition from the desk's route's answer (cueboard/venue/desk_routes.py).
-   * @param {string} name @param {string} kind @param {any} format @param {any} made
+   * @param {string} name @param {string} kind @param {import("./competition.js").Format} format
+   * @param {{rounds?: number, handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean, matches: import("./competition.js").Match[]}} made
    */
   begin(name, kind, format, made) {
     /** @type {Competition} */

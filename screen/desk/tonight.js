@@ -8,7 +8,15 @@ import { html, useState } from "../shared/ui.js";
 import { BracketView } from "../shared/bracket_view.js";
 import { status, parsePlayers } from "./competition.js";
 
-/** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */
+/**
+ * @typedef {(key: string, vars?: Record<string, unknown>) => string} T
+ * @typedef {import("./competition.js").Match} Match
+ * @typedef {import("./link.js").Link} Link
+ * @typedef {import("./link.js").Preset} Preset
+ * @typedef {import("./night.js").Night} Night
+ * @typedef {import("../shared/ui.js").FieldEvent} FieldEvent
+ * @typedef {(props: {ids: string[]}) => unknown} AnswersView the desk's list of the tables' answers
+ */
 
 const MAX_FILE = 1024 * 1024; // cueboard/league/match_day.py MAX_BYTES: refused before it is sent
 
@@ -20,15 +28,16 @@ async function ask(/** @type {string} */ path, /** @type {BodyInit} */ body) {
 }
 
 /** A new competition: a match day's file, or a draw of players. */
-function Begin(/** @type {{t: T, night: any, presets: any[]}} */ { t, night, presets }) {
+function Begin(/** @type {{t: T, night: Night, presets: Preset[]}} */ { t, night, presets }) {
   const [f, setF] = useState({ kind: "knockout", name: "", players: "", seeded: true, twice: false, game: "snooker", best_of: 3, preset: "" });
   const [file, setFile] = useState(/** @type {File | null} */ (null));
   const [errors, setErrors] = useState(/** @type {string[]} */ ([]));
   const [busy, setBusy] = useState(false);
-  const set = (/** @type {string} */ k) => (/** @type {any} */ e) => setF({ ...f, [k]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+  const set = (/** @type {string} */ k) => (/** @type {FieldEvent} */ e) => setF({ ...f, [k]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+  /** @returns {import("./competition.js").Format} */
   const format = () => {
     const p = presets.find((x) => x.name === f.preset);
-    if (p && p.line) { const { type: _t, sides: _s, ...rest } = p.line; return rest; }
+    if (p && p.line) { const { type: _t, sides: _s, ...rest } = p.line; return /** @type {import("./competition.js").Format} */ (rest); }
     return { game: f.game, best_of: Number(f.best_of) };
   };
   const submit = async (/** @type {Event} */ e) => {
@@ -56,7 +65,7 @@ function Begin(/** @type {{t: T, night: any, presets: any[]}} */ { t, night, pre
         night.begin(name, f.kind, fmt, made);
       }
     } catch (err) {
-      setErrors([/** @type {any} */ (err).message]);
+      setErrors([err instanceof Error ? err.message : String(err)]);
     } finally {
       setBusy(false);
     }
@@ -68,7 +77,7 @@ function Begin(/** @type {{t: T, night: any, presets: any[]}} */ { t, night, pre
       <option value="league">${t("comp.league")}</option></select></label>
       <label>${t("comp.name")}<input name="comp_name" value=${f.name} onInput=${set("name")} placeholder=${t("comp.name_hint")} /></label></div>
     ${f.kind === "league" ? html`<div class="row"><label>${t("comp.file")}<input name="fixtures" type="file" accept=".csv,.json,text/csv,application/json"
-        onChange=${(/** @type {any} */ e) => setFile(e.target.files[0] || null)} /></label></div>`
+        onChange=${(/** @type {FieldEvent} */ e) => setFile((e.target.files && e.target.files[0]) || null)} /></label></div>`
       : html`<div class="row"><label class="wide">${t("comp.players")}<textarea name="players" rows="6" value=${f.players}
           onInput=${set("players")} placeholder=${t("comp.players_hint")}></textarea></label></div>
         <div class="row">${f.kind === "knockout" ? html`<label class="check"><input type="checkbox" name="seeded" checked=${f.seeded} onChange=${set("seeded")} />${t("comp.seeded")}</label>`
@@ -84,13 +93,13 @@ function Begin(/** @type {{t: T, night: any, presets: any[]}} */ { t, night, pre
 }
 
 /** A match's controls on the desk: hand it to a table, start it, take it back. */
-function Controls(/** @type {{m: any, t: T, night: any, tables: string[], say: (x: string) => void, asking: any, setAsking: (x: any) => void}} */ p) {
+function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], say: (x: string) => void, asking: Match | null, setAsking: (x: Match | null) => void}} */ p) {
   const { m, t, night, tables } = p;
   const st = status(m);
   const [to, setTo] = useState("");
   if (st === "ready") {
     return html`<div class="ctl"><select name="hand_to" aria-label=${t("comp.table_for", { match: m.label })} value=${to}
-        onChange=${(/** @type {any} */ e) => setTo(e.target.value)}><option value="">${t("comp.next_free")}</option>
+        onChange=${(/** @type {FieldEvent} */ e) => setTo(e.target.value)}><option value="">${t("comp.next_free")}</option>
         ${tables.map((/** @type {string} */ x) => html`<option value=${x}>${x}</option>`)}</select>
       <button type="button" data-hand=${m.fixture} onClick=${() => {
         const table = to || night.freeTable();
@@ -105,21 +114,21 @@ function Controls(/** @type {{m: any, t: T, night: any, tables: string[], say: (
   return null;
 }
 
-export function Tonight(/** @type {{t: T, link: any, night: any, Answers: any}} */ { t, link, night, Answers }) {
+export function Tonight(/** @type {{t: T, link: Link, night: Night, Answers: AnswersView}} */ { t, link, night, Answers }) {
   const [said, say] = useState("");
-  const [asking, setAsking] = useState(/** @type {any} */ (null));
+  const [asking, setAsking] = useState(/** @type {Match | null} */ (null));
   const [ids, setIds] = useState(/** @type {string[]} */ ([]));
   const [ending, setEnding] = useState(false);
   const c = link.competition;
   if (!c) return html`<section class="tonight"><${Begin} t=${t} night=${night} presets=${link.presets} /></section>`;
-  const tables = link.sorted().map((/** @type {any} */ tb) => tb.name);
-  const counts = c.matches.reduce((/** @type {Record<string, number>} */ a, /** @type {any} */ m) => { const s = status(m); a[s] = (a[s] || 0) + 1; return a; }, {});
+  const tables = link.sorted().map((tb) => tb.name);
+  const counts = c.matches.reduce((/** @type {Record<string, number>} */ a, m) => { const s = status(m); a[s] = (a[s] || 0) + 1; return a; }, {});
   const live = (/** @type {string} */ name) => link.tables.get(name)?.state;
   return html`<section class="tonight" data-kind=${c.kind}>
-    <h2>${c.name} <small>${t(`comp.${c.kind}`)} · ${t("comp.counts", { done: (counts.done || 0), playing: (counts.playing || 0), of: c.matches.filter((/** @type {any} */ m) => !(m.bye && (m.bye[0] || m.bye[1]))).length })}</small></h2>
+    <h2>${c.name} <small>${t(`comp.${c.kind}`)} · ${t("comp.counts", { done: (counts.done || 0), playing: (counts.playing || 0), of: c.matches.filter((m) => !(m.bye && (m.bye[0] || m.bye[1]))).length })}</small></h2>
     <div class="row comp-bar">
       <label class="check"><input type="checkbox" name="auto" checked=${night.auto}
-        onChange=${(/** @type {any} */ e) => { night.auto = e.target.checked; night.sync(); link.changed(); }} />${t("comp.auto")}</label>
+        onChange=${(/** @type {FieldEvent} */ e) => { night.auto = e.target.checked; night.sync(); link.changed(); }} />${t("comp.auto")}</label>
       <button type="button" data-action="feed" onClick=${() => { const d = night.feed(); say(d.length ? t("comp.handed", { n: d.length }) : t("comp.no_free")); }}>${t("comp.feed")}</button>
       ${ending ? html`<span class="confirm" role="alertdialog">${t("comp.end_sure")}
           <button type="button" data-confirm="yes" onClick=${() => { night.end(); setEnding(false); }}>${t("yes")}</button>
@@ -134,7 +143,7 @@ export function Tonight(/** @type {{t: T, link: any, night: any, Answers: any}} 
         setAsking(null);
       }}>${t("yes")}</button><button type="button" data-confirm="no" onClick=${() => setAsking(null)}>${t("no")}</button></div>` : ""}
     <${Answers} ids=${ids} />
-    <${BracketView} c=${c} t=${t} live=${live} slot=${(/** @type {any} */ m) => html`<${Controls} m=${m} t=${t} night=${night}
+    <${BracketView} c=${c} t=${t} live=${live} slot=${(/** @type {Match} */ m) => html`<${Controls} m=${m} t=${t} night=${night}
       tables=${tables} say=${say} asking=${asking} setAsking=${setAsking} />`} />
   </section>`;
 }

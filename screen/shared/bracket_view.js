@@ -9,6 +9,11 @@ import { sideName, status, standingsRequest, champion } from "./competition.js";
 
 /** @typedef {(key: string, vars?: Record<string, unknown>) => string} T */
 /** @typedef {import("./competition.js").StandingsRow} StandingsRow */
+/**
+ * @typedef {import("./competition.js").Match} Match
+ * @typedef {import("./competition.js").Competition} Competition
+ * @typedef {(table: string) => import("./state.js").State | null | undefined} Live a table's state by name
+ */
 
 /** The route that ranks the night (cueboard/venue/desk_routes.py), beside this file on the desk's and the bracket's server. */
 const STANDINGS = new URL("api/standings", import.meta.url).href;
@@ -17,7 +22,7 @@ const STANDINGS = new URL("api/standings", import.meta.url).href;
  * The night's table as `cueboard screen` ranks it: the route's rows for the night as it is now
  * (`ranked`); its rows for the night as it was while the route answers the change (`pending`);
  * else none, the players shown unranked (`unranked`: not asked yet, or the route refused).
- * @param {any} c
+ * @param {Competition} c
  * @returns {{rows: StandingsRow[] | null, state: "ranked" | "pending" | "unranked", failed: string}}
  */
 function useStandings(c) {
@@ -40,7 +45,7 @@ function useStandings(c) {
 }
 
 /** A round robin's or a match day's table, as the route ranks it (never ranked here). */
-function Standings(/** @type {{c: any, t: T}} */ { c, t }) {
+function Standings(/** @type {{c: Competition, t: T}} */ { c, t }) {
   const { rows, state, failed } = useStandings(c);
   const players = rows ? [] : standingsRequest(c).players;
   return html`<table class="standings" data-state=${state} title=${failed || undefined}>
@@ -59,10 +64,10 @@ function roundName(/** @type {T} */ t, /** @type {number} */ r, /** @type {numbe
 }
 
 /** One match: both sides (the winner marked, frames won, a handicap's start), where it is played. */
-export function MatchBox(/** @type {{m: any, t: T, live: (table: string) => any, children?: any}} */ { m, t, live, children }) {
+export function MatchBox(/** @type {{m: Match, t: T, live: Live, children?: unknown}} */ { m, t, live, children }) {
   const st = status(m);
   const state = m.table && st === "playing" ? live(m.table) : null;
-  const frames = m.frames || (state && state.sides ? state.sides.map((/** @type {any} */ s) => s.frames) : null);
+  const frames = m.frames || (state && state.sides ? state.sides.map((s) => s.frames) : null);
   return html`<div class="match-box" data-fixture=${m.fixture} data-status=${st}>
     ${[0, 1].map((i) => html`<div class=${`who${m.winner === i ? " won" : ""}${m.winner === 1 - i ? " lost" : ""}`}>
       <span class="n">${m.sides[i] === null ? (m.bye && m.bye[i] ? t("bye") : "…") : sideName(m.sides[i])}${m.handicap && m.handicap[i]
@@ -74,13 +79,13 @@ export function MatchBox(/** @type {{m: any, t: T, live: (table: string) => any,
 }
 
 /** The whole competition. `slot` renders a match's controls (the desk's), or nothing. */
-export function BracketView(/** @type {{c: any, t: T, live: (table: string) => any, slot?: (m: any) => any}} */ { c, t, live, slot }) {
-  const rounds = [...new Set(c.matches.map((/** @type {any} */ m) => m.round))].sort((a, b) => a - b);
+export function BracketView(/** @type {{c: Competition, t: T, live: Live, slot?: (m: Match) => unknown}} */ { c, t, live, slot }) {
+  const rounds = [...new Set(c.matches.map((m) => m.round))].sort((a, b) => a - b);
   const won = champion(c);
   if (c.kind === "knockout") {
     return html`<div class="bracket knockout" data-rounds=${c.rounds}>
       ${rounds.map((r) => html`<section class="round" data-round=${r}><h3>${roundName(t, r, c.rounds)}</h3>
-        <div class="round-matches">${c.matches.filter((/** @type {any} */ m) => m.round === r).map((/** @type {any} */ m) =>
+        <div class="round-matches">${c.matches.filter((m) => m.round === r).map((m) =>
           html`<${MatchBox} m=${m} t=${t} live=${live}>${slot ? slot(m) : ""}</${MatchBox}>`)}</div></section>`)}
       ${won ? html`<section class="round champion"><h3>${t("champion")}</h3><div class="round-matches"><div class="champion-name">${won}</div></div></section>` : ""}
     </div>`;
@@ -89,7 +94,7 @@ export function BracketView(/** @type {{c: any, t: T, live: (table: string) => a
     <${Standings} c=${c} t=${t} />
     <div class="rounds">${rounds.map((r) => html`<section class="round" data-round=${r}>
       <h3>${c.kind === "round_robin" ? t("round.n", { n: r }) : t("fixtures")}</h3>
-      <div class="round-matches">${c.matches.filter((/** @type {any} */ m) => m.round === r).map((/** @type {any} */ m) =>
+      <div class="round-matches">${c.matches.filter((m) => m.round === r).map((m) =>
         html`<${MatchBox} m=${m} t=${t} live=${live}>${slot ? slot(m) : ""}</${MatchBox}>`)}</div></section>`)}</div>
   </div>`;
 }

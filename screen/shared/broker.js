@@ -30,7 +30,7 @@
 
 /** mqtt.js from its bundle. @returns {typeof import("mqtt")} */
 function mqttjs() {
-  const lib = /** @type {any} */ (globalThis).mqtt;
+  const lib = /** @type {typeof globalThis & {mqtt?: typeof import("mqtt")}} */ (globalThis).mqtt;
   if (!lib || typeof lib.connect !== "function") throw new Error("vendor/mqtt.min.js is not loaded: the page cannot reach the broker");
   return lib;
 }

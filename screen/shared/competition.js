@@ -6,12 +6,14 @@
 
 /**
  * @typedef {string | string[]} Side
+ * @typedef {{game?: string, best_of?: number, race_to?: number, handicap?: number[], [field: string]: unknown}} Format
+ *   a match's format as a line of the table's `match` command has it (docs/mqtt.md `next`)
  * @typedef {{fixture: string, label: string, round: number, sides: (Side | null)[], handicap: number[],
- *   bye: boolean[], winner: number | null, next: {fixture: string, side: number} | null, format: any,
+ *   bye: boolean[], winner: number | null, next: {fixture: string, side: number} | null, format?: Format | null,
  *   table?: string | null, started?: boolean, frames?: number[] | null, handed_by?: string | null,
  *   competition?: string, home_team?: string | null, away_team?: string | null}} Match
- * @typedef {{schema: number, id: string, name: string, kind: string, format: any, rounds: number,
- *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean, matches: Match[],
+ * @typedef {{schema: number, id: string, name: string, kind: string, format: Format, rounds: number,
+ *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean | null, matches: Match[],
  *   rev?: number, by?: string, ts?: string, created?: string}} Competition
  */
 

@@ -7,7 +7,10 @@
 export const HISTORY = 500; // events kept a table (a long frame is ~150)
 
 /**
- * @typedef {{events: any[], fresh: boolean, epoch: string | null, known: number,
+ * @typedef {{seq: number, event: Record<string, unknown>, ts?: string | null, source?: string | null,
+ *   user?: string | null, id?: string | null}} Line
+ *   a line of the history: a slot's or the snapshot's (HistoryLine), or a live `event` (EventPayload)
+ * @typedef {{events: Line[], fresh: boolean, epoch: string | null, known: number,
  *   held: Map<number, any>, match_id: string | null, truncated: number}} Kept
  * `known`: the number of the last line in `events` in an unbroken run from the snapshot (0 for a
  * table before slots); `held`: slots (by `n`) that came before the lines ahead of them.
@@ -19,7 +22,7 @@ export function emptyHistory() {
 }
 
 /** The same line (its seq, type and `t`), from another topic or again. */
-const same = (/** @type {any} */ a, /** @type {any} */ b) => a.seq === b.seq && !!a.event && !!b.event
+const same = (/** @type {Line} */ a, /** @type {Line} */ b) => a.seq === b.seq && !!a.event && !!b.event
   && a.event.type === b.event.type && a.event.t === b.event.t;
 
 /**
@@ -65,7 +68,7 @@ function drain(kept) {
 export function withSnapshot(kept, body) {
   if (!body || !Array.isArray(body.events)) return kept;
   const base = { match_id: body.match_id ?? null, truncated: body.truncated || 0, fresh: false };
-  const rebuilt = () => body.events.reduce((/** @type {any[]} */ events, /** @type {any} */ e) => withEvent(events, e), []);
+  const rebuilt = () => body.events.reduce((/** @type {Line[]} */ events, /** @type {Line} */ e) => withEvent(events, e), []);
   if (typeof body.epoch !== "string" || typeof body.lines !== "number") {
     return { ...kept, ...base, events: rebuilt(), epoch: null, known: 0, held: new Map() };
   }

@@ -18,7 +18,7 @@ import { LANGUAGES, translator } from "./i18n.js";
  * @returns {PageOptions}
  */
 export function pageOptions(brokerKey, port) {
-  const config = /** @type {any} */ (window).CUEBOARD_SCREEN || {};
+  const config = /** @type {Window & {CUEBOARD_SCREEN?: Record<string, string | undefined>}} */ (window).CUEBOARD_SCREEN || {};
   const query = new URLSearchParams(location.search);
   const opts = {
     broker: query.get("broker") || config[brokerKey] || `wss://${location.hostname || "localhost"}:${port}`,

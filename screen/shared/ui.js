@@ -15,3 +15,9 @@ export const { h, render } = P;
 export const { useState, useEffect, useRef, useMemo, useCallback } = H;
 /** htm bound to Preact's h: html`<p>${text}</p>`. */
 export const html = /** @type {typeof import("htm").default} */ (/** @type {unknown} */ (htm)).bind(P.h);
+
+/**
+ * An input's, a select's or a textarea's event as a form's handler reads it: `e.target.value`,
+ * `.checked`, `.type`, `.files` (htm's templates bind handlers to the control itself).
+ * @typedef {Event & {target: HTMLInputElement}} FieldEvent
+ */

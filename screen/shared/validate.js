@@ -35,7 +35,7 @@ function same(a, b) {
 /** @param {Schema} root @param {string} ref @returns {Schema} */
 function resolve(root, ref) {
   if (!ref.startsWith("#/")) throw new Error(`unsupported $ref ${ref}`);
-  return ref.slice(2).split("/").reduce((/** @type {any} */ node, key) => node[key], root);
+  return ref.slice(2).split("/").reduce((node, key) => /** @type {Record<string, Schema>} */ (node)[key], root);
 }
 
 /** @param {string} source */

@@ -10,6 +10,7 @@ import { isRefusal, tableTopic, tableTopics } from "../../screen/shared/broker.j
 import { fitName, messageShown, nextMatch, shortName } from "../../screen/card.js";
 import { cardGame, FACTS, GAMES } from "../../screen/games.js";
 import { freeTables } from "../../screen/desk/competition.js";
+import { Store } from "../../screen/shared/store.js";
 import { readFileSync } from "node:fs";
 
 let failures = 0;
@@ -180,6 +181,44 @@ check(scorerWords("title") === "Zähler" && scorerWords("break") === "Serie" && 
   const tb = (name, over = true, status = "online") => ({ name, status, next: null, state: { sides: [{}, {}], match_over: over } });
   const free = freeTables(night, [tb("t1"), tb("t2"), tb("t3"), tb("t4"), tb("t5", false), tb("t6", true, "offline")]);
   check(same(free, ["t2", "t4", "t1"]), `a table that has not played tonight before one just finished; busy, playing and offline ones left out: ${free}`);
+}
+
+
+// shared/store.js: the latest payload of each topic, the page told once a frame (issue 36)
+{
+  const frames = [], timers = new Map();
+  let nextTimer = 1;
+  const clock = { frame: (run) => frames.push(run), timer: (run) => { const id = nextTimer++; timers.set(id, run); return id; },
+    cancel: (id) => timers.delete(id), now: () => 1000 };
+  const store = new Store(clock);
+  const told = [];
+  store.subscribe((changed) => told.push(new Map(changed)));
+  for (let seq = 1; seq <= 500; seq++) store.put(`cueboard/v/t${seq % 5}/state`, { seq });
+  store.put("cueboard/v/t9/status", "online", true);
+  check(told.length === 0 && frames.length === 1 && timers.size === 1,
+    `501 messages in one frame: nothing told yet, one frame asked for and one fallback timer (${frames.length}, ${timers.size})`);
+  frames.shift()();
+  check(told.length === 1 && told[0].size === 6, `the frame: one notification with the six topics changed (${told.length}, ${told[0] && told[0].size})`);
+  check(told[0].get("cueboard/v/t0/state").value.seq === 500 && store.get("cueboard/v/t1/state").seq === 496,
+    "the latest value of each topic wins");
+  check(told[0].get("cueboard/v/t9/status").retained === true && store.entry("cueboard/v/t9/status").at === 1000,
+    "an entry says whether it was retained and when it came");
+  check(timers.size === 0, "the frame cancels the fallback timer");
+  // A hidden page gets no frames: the timer tells it, once, and the frame that comes later does nothing.
+  store.put("cueboard/v/t1/state", { seq: 501 });
+  store.put("cueboard/v/t1/state", { seq: 502 });
+  [...timers.values()][0]();
+  check(told.length === 2 && told[1].size === 1 && told[1].get("cueboard/v/t1/state").value.seq === 502,
+    "hidden (no frame): the fallback timer tells the page once, the latest value");
+  frames.shift()();
+  check(told.length === 2, "the late frame finds nothing to tell");
+  store.touch();
+  frames.shift()();
+  check(told.length === 3 && told[2].size === 0, "touch: one notification with no topic (the page's own change)");
+  store.drop("cueboard/v/t1/state");
+  frames.shift()();
+  check(store.get("cueboard/v/t1/state") === undefined && told[3].get("cueboard/v/t1/state").value === null, "a dropped topic is told as cleared");
+  check(frames.length === 0 && store.notifications === 4, `nothing else asked for (${frames.length}, ${store.notifications})`);
 }
 
 process.exit(failures ? 1 : 0);

@@ -15,8 +15,8 @@ import { sideName, status, standingsRequest, champion } from "./competition.js";
  * @typedef {(table: string) => import("./state.js").State | null | undefined} Live a table's state by name
  */
 
-/** The route that ranks the night (cueboard/venue/desk_routes.py), beside this file on the desk's and the bracket's server. */
-const STANDINGS = new URL("api/standings", import.meta.url).href;
+/** The route that ranks the night (cueboard/venue/desk_routes.py): /desk/api/standings on the server of the desk and the bracket. */
+const STANDINGS = new URL("../desk/api/standings", import.meta.url).href;
 
 /**
  * The night's table as `cueboard screen` ranks it: the route's rows for the night as it is now

@@ -211,8 +211,7 @@ class Feed:
                       expired: bool = False) -> None:
         """A call being keyed in on ``<prefix>/input``: the keys so far and what comes next, or
         that it lapsed (``expired``). ``expires_at``: Unix seconds."""
-        self._queue(INPUT, input_payload(source, keys, next_, expires_at=expires_at, expired=expired,
-                                           ts=self._ts()))
+        self._queue(INPUT, input_payload(source, keys, next_, expires_at=expires_at, expired=expired, ts=self._ts()))
     def publish_record(self, record: Mapping[str, Any]) -> None:
         """The match record of ``record.md`` plus ``table`` and ``ts``, retained, a latest
         value like the state: while disconnected only the newest is kept."""
@@ -429,8 +428,7 @@ class Feed:
         options = SubscribeOptions(qos=QOS, noLocal=True, retainAsPublished=True)
         # The bare topic too: an older tool's command there is answered (refused unless
         # mqtt.unnamed_commands), never left without a word.
-        topics = self.config.topics
-        client.subscribe([(topics.command(ANY), options), (topics.unnamed_command, options)])
+        client.subscribe([(self.config.topics.command(ANY), options), (self.config.topics.unnamed_command, options)])
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: mqtt.ConnectFlags,
                     reason: ReasonCode, properties: Properties | None) -> None:

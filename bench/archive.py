@@ -62,6 +62,8 @@ from league import league_settings, table_name, venue_bridge, venue_name  # noqa
 from stats import percentile  # noqa: E402
 from workers import Worker  # noqa: E402
 
+from cueboard.contract.topics import TableTopics  # noqa: E402
+
 HOST = "127.0.0.1"
 WAIT = 120.0
 POOL = 16  # distinct matches the tables' records are drawn from
@@ -118,7 +120,7 @@ def tables_worker(venue_index: int, venues: int, port: int, tables: int, matches
 
     venue = venue_name(venue_index)
     names = [table_name(k) for k in range(tables)]
-    feeds = [Feed(MqttConfig(prefix=f"cueboard/{venue}/{name}", host=HOST, port=port,
+    feeds = [Feed(MqttConfig(prefix=TableTopics.of(venue, name).prefix, host=HOST, port=port,
                              client_id=f"cueboard-{venue}-{name}"), table=name) for name in names]
     for feed in feeds:
         feed.start()

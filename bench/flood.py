@@ -59,6 +59,7 @@ from latency import KEYMAP, PINS, RED, UNDO, WAIT, Listener, TimedDevice, summar
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.contract.lines import peek_id
+from cueboard.contract.topics import TableTopics, command, score
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.table.config import parse_config
@@ -70,7 +71,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests.helpers
 from tests.helpers.mosquitto import Mosquitto  # noqa: E402
 
-PREFIX = "cueboard/bench/t1"
+TOPICS = TableTopics.of("bench", "t1")
 BROKER = "set_tcp_nodelay true"
 """As the venue's broker runs (cueboard venue writes it): small messages are not held back."""
 FAIL_NS = int(WAIT * 1e9)
@@ -107,7 +108,7 @@ DESK = """
 import json, socket, sys, threading, time
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-host, port, prefix = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+host, port, (event, rejected, command) = sys.argv[1], int(sys.argv[2]), sys.argv[3:6]
 sent, lock = {}, threading.Lock()
 def on_message(client, userdata, message):
     ident = json.loads(message.payload).get("id")
@@ -117,7 +118,7 @@ def on_message(client, userdata, message):
         print(ident, t0, time.perf_counter_ns(), message.topic.rsplit("/", 1)[1], flush=True)
 subscribed = threading.Event()
 client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-desk-bench")
-client.on_connect = lambda c, u, f, r, p: c.subscribe([(prefix + "/event", 1), (prefix + "/rejected", 1)])
+client.on_connect = lambda c, u, f, r, p: c.subscribe([(event, 1), (rejected, 1)])
 client.on_subscribe = lambda *a: subscribed.set()
 client.on_message = on_message
 # As a browser's WebSocket does: small messages at once (no Nagle delay).
@@ -130,7 +131,7 @@ for line in sys.stdin:
     kind, ident = line.split()
     with lock:
         sent[ident] = time.perf_counter_ns()
-    client.publish(prefix + "/command/desk", json.dumps({"type": kind, "id": ident}), qos=1)
+    client.publish(command, json.dumps({"type": kind, "id": ident}), qos=1)
 """
 """The desk: another process (on its own machine in a venue), its own login, as a page would
 be. Told what to send on its standard input; prints each answer's id, when it was sent and
@@ -141,7 +142,8 @@ class Desk:
     """The desk's process, and the answers it reports."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.process = subprocess.Popen([sys.executable, "-c", DESK, host, str(port), PREFIX], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-c", DESK, host, str(port), TOPICS.event, TOPICS.rejected,
+                                         TOPICS.command("desk")], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True, start_new_session=True)
         assert self.process.stdout is not None
         if self.process.stdout.readline().strip() != "ready":
@@ -204,7 +206,7 @@ class Steps:
             if self.fsync_end:
                 t_pix = next((t for t in self.device.times[before:] if t >= self.fsync_end[0]), None)
         try:
-            t_state = self.venue.next(f"{PREFIX}/state")[0] if t_pix is not None else None
+            t_state = self.venue.next(TOPICS.state)[0] if t_pix is not None else None
         except queue.Empty:
             t_state = None
         pin.drive_high()
@@ -224,7 +226,7 @@ class Steps:
             return None
         t0 = answer[0]
         try:
-            t_state = self.venue.next(f"{PREFIX}/state")[0]
+            t_state = self.venue.next(TOPICS.state)[0]
         except queue.Empty:
             return None
         return answer[1] - t0, t_state - t0
@@ -269,7 +271,7 @@ class FloodAnswers:
         self._cond = threading.Condition()
         subscribed = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-flood-answers")
-        self.client.on_connect = lambda c, u, f, r, p: c.subscribe(f"{PREFIX}/rejected", 1)
+        self.client.on_connect = lambda c, u, f, r, p: c.subscribe(TOPICS.rejected, 1)
         self.client.on_subscribe = lambda *a: subscribed.set()
         self.client.on_message = self._on_message
         self.client.connect(host, port)
@@ -307,7 +309,8 @@ read (a user's answers go out at 50 a second: the backlog and the lane of 1,000 
 
 def flood_run(seconds: float, quiet_seconds: float, by: str = "scorer") -> dict[str, Any]:
     """The flood by one login: ``by`` ``scorer`` (``score/flood``) or ``desk`` (``command/flood``)."""
-    topic, link_name = {"scorer": ("score/flood", "mqtt_scorers"), "desk": ("command/flood", "mqtt_commands")}[by]
+    topic, link_name = {"scorer": (TOPICS.score("flood"), "mqtt_scorers"),
+                        "desk": (TOPICS.command("flood"), "mqtt_commands")}[by]
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp_name, \
             tempfile.TemporaryDirectory() as bdir, Mosquitto(Path(bdir), extra=BROKER) as broker:
         tmp = Path(tmp_name)
@@ -327,14 +330,14 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "scorer") -> dict[
                            device_factory=factory)
         broker.log = deque(maxlen=1000)  # type: ignore[assignment]  # the broker's log, only its end kept
         pins = MockFactory()
-        venue = Listener(broker.host, broker.port, [f"{PREFIX}/state"])
+        venue = Listener(broker.host, broker.port, [TOPICS.state])
         desk = Desk(broker.host, broker.port)
         flood_answers = FloodAnswers(broker.host, broker.port)
         try:
             with open_table(config, pin_factory=pins, boards=[board], control=False) as table:
                 engine = threading.Thread(target=table.run, name="engine", daemon=True)
                 engine.start()
-                venue.next(f"{PREFIX}/state")  # the retained state of the start
+                venue.next(TOPICS.state)  # the retained state of the start
                 steps = Steps(table, pins, devices[-1], venue, desk)
                 link = table.links[link_name]
                 read: dict[str, int] = {}  # the flood's ids the table read, and how often
@@ -351,7 +354,7 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "scorer") -> dict[
                 quiet = steps.run(quiet_seconds)
                 rss_quiet = rss_kib()
                 flooder = subprocess.Popen([sys.executable, "-c", FLOOD, broker.host, str(broker.port),
-                                            f"{PREFIX}/{topic}", str(seconds)], stdout=subprocess.PIPE,
+                                            topic, str(seconds)], stdout=subprocess.PIPE,
                                            text=True, start_new_session=True)
                 refused_before = table.refused
                 samples: list[int] = []
@@ -391,7 +394,7 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "scorer") -> dict[
     rss_during = max(samples, default=0)
     return {
         "command": f"{sys.executable} bench/flood.py --by {by} --seconds {seconds:g} --quiet-seconds {quiet_seconds:g}",
-        "by": by, "flood_topic": f"{PREFIX}/{topic}",
+        "by": by, "flood_topic": topic,
         "flood_seconds": seconds, "flood_lines_sent": sent,
         "flood_lines_a_second": round(sent / seconds) if sent > 0 else None,
         "flood_lines_read_by_the_table": len(read),
@@ -430,8 +433,8 @@ def main() -> None:
                         "flood first (default 30: about as many steps as 60 s of flood gives, so the two p99 are "
                         "alike)")
     parser.add_argument("--by", choices=("scorer", "desk", "both"), default="both",
-                        help="who floods: a scorer's login (score/flood), a desk login (command/flood), or each in "
-                        "turn (default)")
+                        help=f"who floods: a scorer's login ({score('flood')}), a desk login ({command('flood')}), or "
+                        "each in turn (default)")
     args = parser.parse_args()
     runs = {by: flood_run(args.seconds, args.quiet_seconds, by) for by in
             (("scorer", "desk") if args.by == "both" else (args.by,))}

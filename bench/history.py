@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from cueboard.contract.payloads import devices_payload, event_payload, input_payload, record_payload, state_payload
+from cueboard.contract.topics import HISTORY, TableTopics
 from cueboard.contract.wire import encode
 from cueboard.games.simulate import final_log
 from cueboard.table.config import parse_config
 from cueboard.table.daemon import Table
 
-PREFIX = "cueboard/club/t1/"
+TOPICS = TableTopics.of("club", "t1")
 TS = "2026-11-26T19:30:04.500Z"
 
 
@@ -41,9 +42,9 @@ class CountingFeed:
         self.lock = threading.Lock()
 
     def _count(self, name: str, payload: bytes) -> None:
-        kind = "history/<slot>" if name.startswith("history/") else name
+        kind = "history/<slot>" if name.startswith(f"{HISTORY}/") else name
         with self.lock:
-            self.bytes[kind] += len(PREFIX) + len(name) + len(payload)
+            self.bytes[kind] += len(TOPICS.under(name)) + len(payload)
             self.bytes[kind + " (payload)"] += len(payload)
 
     def publish_state(self, state: Mapping[str, Any]) -> None:

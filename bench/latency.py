@@ -41,6 +41,7 @@ from gpiozero.pins.mock import MockFactory
 from paho.mqtt.enums import CallbackAPIVersion
 from stats import percentile
 
+from cueboard.contract.topics import TableTopics
 from cueboard.hw.display_config import parse_display
 from cueboard.hw.display_devices import open_device
 from cueboard.table.config import parse_config
@@ -223,7 +224,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
             return devices[-1]
 
         board = open_board(parse_display(display), device_factory=factory)
-        topic = f"cueboard/bench/p{w}x{h}/state"
+        topic = TableTopics.of("bench", f"p{w}x{h}").state
         listener = Listener(broker.host, broker.port, [topic])
         pins = MockFactory()
         refusals: list[str] = []
@@ -253,7 +254,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 flooder = None
                 received_before = table.refused
                 if flood:
-                    command_topic = f"cueboard/bench/p{w}x{h}/command/flood"
+                    command_topic = TableTopics.of("bench", f"p{w}x{h}").command("flood")
                     flooder = subprocess.Popen([sys.executable, "-c", FLOOD, broker.host, str(broker.port),
                                                 command_topic, str(FLOOD_RATE)],
                                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

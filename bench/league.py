@@ -70,6 +70,8 @@ sys.path.insert(1, str(ROOT))  # tests.helpers
 from stats import percentile  # noqa: E402
 from workers import Worker  # noqa: E402
 
+from cueboard.contract.topics import ANY, EVENT, STATE, STATUS, TableTopics  # noqa: E402
+
 EXAMPLE = ROOT / "examples" / "mosquitto"
 HOST = "127.0.0.1"
 VENUES, TABLES, EVERYTHING, PER_VENUE = 16, 64, 20, 50
@@ -174,7 +176,7 @@ def tables_worker(venue: str, port: int, count: int, first: int, total: int, out
     from cueboard.table.mqtt.feed import Feed, MqttConfig
 
     names = [table_name(k) for k in range(count)]
-    feeds = [Feed(MqttConfig(prefix=f"cueboard/{venue}/{name}", host=HOST, port=port,
+    feeds = [Feed(MqttConfig(prefix=TableTopics.of(venue, name).prefix, host=HOST, port=port,
                              client_id=f"cueboard-{venue}-{name}"), table=name) for name in names]
     for feed in feeds:
         feed.start()
@@ -261,7 +263,7 @@ class Screen:
         if self._read_packet()[0] != 0x20:
             raise RuntimeError(f"{spec['name']}: no CONNACK")
         filters = b"".join(len(t).to_bytes(2, "big") + t + b"\x01" for t in
-                           (f"{spec['prefix']}/{name}".encode() for name in ("state", "status", "event")))
+                           (TableTopics(spec["prefix"]).under(name).encode() for name in (STATE, STATUS, EVENT)))
         self._send(0x82, b"\x00\x01" + filters)
         if self._read_packet()[0] != 0x90:
             raise RuntimeError(f"{spec['name']}: no SUBACK")
@@ -411,11 +413,12 @@ def league_figures(seconds: float = SECONDS, rate: float = RATE, ramp: tuple[tup
             league.wait_for_log(lambda line, v=venue: f" as cueboard-bridge-venue-{v} " in line, WAIT)
         # The subscribers: everything, one venue each (the venues in turn), a screen at each venue.
         specs = [{"name": f"all{i:02d}", "kind": "league, everything", "port": league.port,
-                  "prefix": "cueboard/+/+", "venue": None} for i in range(everything)]
+                  "prefix": TableTopics.of(ANY, ANY).prefix, "venue": None} for i in range(everything)]
         specs += [{"name": f"one{i:02d}", "kind": "league, one venue", "port": league.port,
-                   "prefix": f"cueboard/{names[i % venues]}/+", "venue": names[i % venues]} for i in range(per_venue)]
+                   "prefix": TableTopics.of(names[i % venues], ANY).prefix, "venue": names[i % venues]}
+                  for i in range(per_venue)]
         specs += [{"name": f"venue-{v}", "kind": "venue screen (venue broker)", "port": brokers[v].port,
-                   "prefix": f"cueboard/{v}/+", "venue": v} for v in names]
+                   "prefix": TableTopics.of(v, ANY).prefix, "venue": v} for v in names]
         groups = [specs[i::2] for i in range(2)]
         workers: list[Worker] = []
         brokers_all = [league, *brokers.values()]

@@ -35,6 +35,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E40
 
 from cueboard.contract.payloads import devices_payload, event_payload, state_payload  # noqa: E402
 from cueboard.contract.times import timestamp  # noqa: E402
+from cueboard.contract.topics import TableTopics  # noqa: E402
 from cueboard.contract.wire import encode  # noqa: E402
 from cueboard.engine import Match  # noqa: E402
 from cueboard.games.simulate import blackball_log, realistic_log  # noqa: E402
@@ -147,8 +148,8 @@ class SimulatedTables:
         self.late_ms = 0.0
         self.publish_failures = 0
 
-    def topic(self, table: str, kind: str) -> str:
-        return f"cueboard/{VENUE}/{table}/{kind}"
+    def topics(self, table: str) -> TableTopics:
+        return TableTopics.of(VENUE, table)
 
     def _state(self, i: int, ts: str) -> tuple[bytes, bytes]:
         play = self.plays[i]
@@ -171,7 +172,7 @@ class SimulatedTables:
         for name in self.names:
             client = self.venue.client(name)
             client.user_data_set(name)
-            client.will_set(self.topic(name, "status"), b"offline", qos=QOS, retain=True)
+            client.will_set(self.topics(name).status, b"offline", qos=QOS, retain=True)
             client.on_connect = on_connect
             client.connect("localhost", self.venue.ports["tables"])
             client.loop_start()
@@ -184,10 +185,10 @@ class SimulatedTables:
         infos = []
         now = timestamp(time.time())
         for i, (name, client) in enumerate(zip(self.names, self.clients, strict=True)):
-            infos.append(client.publish(self.topic(name, "status"), b"online", qos=QOS, retain=True))
-            infos.append(client.publish(self.topic(name, "devices"), encode(devices_payload(DEVICES, ts=now)),
+            infos.append(client.publish(self.topics(name).status, b"online", qos=QOS, retain=True))
+            infos.append(client.publish(self.topics(name).devices, encode(devices_payload(DEVICES, ts=now)),
                                         qos=QOS, retain=True))
-            infos.append(client.publish(self.topic(name, "state"), self._state(i, now)[1], qos=QOS, retain=True))
+            infos.append(client.publish(self.topics(name).state, self._state(i, now)[1], qos=QOS, retain=True))
         for info in infos:
             info.wait_for_publish(60)
         return self
@@ -223,8 +224,8 @@ class SimulatedTables:
                 ts = timestamp(time.time())
                 event, state = self._state(i, ts)
                 client = self.clients[i]
-                infos.append(client.publish(self.topic(name, "event"), event, qos=QOS, retain=False))
-                infos.append(client.publish(self.topic(name, "state"), state, qos=QOS, retain=True))
+                infos.append(client.publish(self.topics(name).event, event, qos=QOS, retain=False))
+                infos.append(client.publish(self.topics(name).state, state, qos=QOS, retain=True))
                 self.sent.append((name, ms_of(ts)))
         for info in infos:
             try:

@@ -47,25 +47,23 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from live_venue import CHROMIUM, QOS, VENUE, BenchVenue, SimulatedTables  # noqa: E402
 from stats import load_average, over_floor, report, summary  # noqa: E402
 
+from cueboard.contract.topics import TableTopics  # noqa: E402
 from cueboard.table.config import parse_config  # noqa: E402
 from cueboard.table.service import open_table  # noqa: E402
 
 DRIVER = HERE / "scorer_driver.mjs"
-SCORER_TOPIC = "score"
-"""Where a scorer's lines go under its table: ``<prefix>/<SCORER_TOPIC>/<login>``. The one place
-to change when the venue's ACL moves scorers to their own topic (``score``); the bench checks it
-against the ACL ``cueboard venue`` writes and says so if they differ."""
 TABLES = 64
 FLOOR_TABLE = f"t{TABLES}"
 
 
 def scorer_topic(venue: BenchVenue, table: str) -> str:
-    """The topic the venue's ACL lets ``scorer-<table>`` write, checked to be SCORER_TOPIC's."""
-    topic = f"cueboard/{VENUE}/{table}/{SCORER_TOPIC}/scorer-{table}"
+    """The topic the venue's ACL lets ``scorer-<table>`` write: the contract's
+    (:mod:`cueboard.contract.topics`), checked against the ACL ``cueboard venue`` writes."""
+    topic = TableTopics.of(VENUE, table).score(f"scorer-{table}")
     if f"topic write {topic}" not in venue.acl():
         lines = [line for line in venue.acl().splitlines() if f"/{table}/" in line and "write" in line]
-        raise RuntimeError(f"bench/scorer.py: SCORER_TOPIC = {SCORER_TOPIC!r}, but the ACL of cueboard venue gives "
-                           f"scorer-{table} {lines}: change SCORER_TOPIC")
+        raise RuntimeError(f"bench/scorer.py: the contract's scorer topic is {topic}, but the ACL of cueboard "
+                           f"venue gives scorer-{table} {lines}: cueboard.contract.topics and the ACL differ")
     return topic
 
 
@@ -85,7 +83,7 @@ def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0) -> dict[str, 
             engine = threading.Thread(target=table.run, name="engine-t1", daemon=True)
             engine.start()
             echo = sim.clients[sim.names.index(FLOOR_TABLE)]
-            back = sim.topic(FLOOR_TABLE, "event")
+            back = sim.topics(FLOOR_TABLE).event
 
             def on_ping(client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
                 echo.publish(back, message.payload, qos=QOS, retain=False)

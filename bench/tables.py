@@ -26,6 +26,7 @@ from typing import Any
 
 from latency import Listener, summary_ms
 
+from cueboard.contract.topics import ANY, VenueTopics
 from cueboard.table.config import parse_config
 from cueboard.table.inputs import Command
 from cueboard.table.service import open_table
@@ -38,7 +39,7 @@ def many_tables(host: str, port: int, tables: int, seconds: float, rate: float,
     names = [f"t{k:02d}" for k in range(1, tables + 1)]
     received: dict[tuple[str, int], int] = {}
     duplicates = 0
-    listener = Listener(host, port, [f"cueboard/{VENUE}/+/state"])
+    listener = Listener(host, port, [VenueTopics(VENUE).table(ANY).state])
     collecting = threading.Event()
     collecting.set()
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cueboard.common.languages import LANGUAGES
+from cueboard.contract.topics import ANY, TableTopics
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -303,8 +304,8 @@ def parser() -> argparse.ArgumentParser:
                    "(keypad-4x5-blackball.toml); default keypad-4x5.toml for a 5 x 4 keypad; 'none': no legend")
     k.add_argument("--broker", metavar="HOST[:PORT]",
                    help="the daemon's MQTT broker: print why the host refused a key, and what it has read")
-    k.add_argument("--topic", default="cueboard/+/+", metavar="PREFIX",
-                   help="the daemon's topic prefix (default cueboard/+/+: every table; the daemon's is "
+    k.add_argument("--topic", default=TableTopics.of(ANY, ANY).prefix, metavar="PREFIX",
+                   help="the daemon's topic prefix (default %(default)s: every table; the daemon's is "
                    "cueboard/<venue>/<table>)")
     k.set_defaults(func=_keypad_sim)
     rd = sub.add_parser("render", help="draw an LED board showing a state, as a PNG",

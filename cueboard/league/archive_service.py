@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from cueboard.common.errors import RecordError
+from cueboard.contract.topics import RECORDS
 from cueboard.league.records import Record, parse_payload
 from cueboard.league.store import Archive, Stored
 
 log = logging.getLogger(__name__)
 
-TOPIC = "cueboard/+/+/record"
+TOPIC = RECORDS
 BATCH = 500
 """Records stored in one transaction at most: a commit costs a disk flush, shared by the batch;
 a burst's records are stored in a few commits."""

@@ -32,10 +32,11 @@ from typing import Any, Protocol
 from cueboard import __version__
 from cueboard.common.errors import HomeAssistantConfigError
 from cueboard.common.settings import Section
+from cueboard.contract.topics import HA_PREFIX, TableTopics, ha_config, ha_status
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PREFIX = "homeassistant"
+DEFAULT_PREFIX = HA_PREFIX
 QOS = 1
 ORIGIN = {"name": "cueboard", "sw": __version__}
 
@@ -144,9 +145,10 @@ class Discovery:
         self.config = config
         self.venue = venue
         self.table = table
-        self.config_topic = f"{config.prefix}/device/{device_id(venue, table)}/config"
-        self.birth_topic = f"{config.prefix}/status"
-        self.payload = json.dumps(discovery_payload(venue, table, f"{topic_prefix}/state", f"{topic_prefix}/status"),
+        self.config_topic = ha_config(config.prefix, device_id(venue, table))
+        self.birth_topic = ha_status(config.prefix)
+        table_topics = TableTopics(topic_prefix)
+        self.payload = json.dumps(discovery_payload(venue, table, table_topics.state, table_topics.status),
                                   separators=(",", ":"), ensure_ascii=False).encode()
 
     def announce(self, client: _Client) -> None:

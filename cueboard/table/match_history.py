@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cueboard.contract.times import timestamp
+from cueboard.contract.topics import history_slot
 from cueboard.contract.wire import encode
 
 __all__ = ["HISTORY_BYTES", "RECENT", "SNAPSHOT_EVERY", "SNAPSHOT_LINES", "History", "source_kind"]
@@ -105,7 +106,7 @@ class History:
 
     def slot(self) -> str:
         """The topic (under the prefix) of the newest line's slot."""
-        return f"history/{len(self._lines) % RECENT}"
+        return history_slot(len(self._lines) % RECENT)
 
     def line(self) -> bytes:
         """The newest line's slot payload: ``{"schema", "epoch", "n", "line"}``."""

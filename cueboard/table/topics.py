@@ -22,6 +22,7 @@ from cueboard.contract.codes import Reason
 from cueboard.contract.lines import check_user
 from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
+from cueboard.contract.topics import ANY, HISTORY, NEXT, PREVIEW
 from cueboard.engine import IllegalEvent, to_json
 from cueboard.engine.record import match_id
 from cueboard.table.guard import guard
@@ -77,9 +78,9 @@ class TableTopics:
 
         mqtt_config = self.table.config.mqtt
         assert mqtt_config is not None
-        topic = mqtt_config.topic
-        handlers = {topic("next"): self._on_next, topic("message"): self._on_message,
-                    topic("score/+/presence"): self._on_presence}
+        topics = mqtt_config.topics
+        handlers = {topics.next: self._on_next, topics.message: self._on_message,
+                    topics.presence(ANY): self._on_presence}
         # The scorers' lines (score/<user>) come on the table's second session, not here
         # (cueboard.table.mqtt.paced_link): a scorer's flood never waits ahead of the desk's commands.
         for name, handler in handlers.items():
@@ -247,7 +248,7 @@ class TableTopics:
     def _clear_next(self) -> None:
         feed = self._feed
         if feed is not None:
-            guard(feed.publish_retained, "next", b"")
+            guard(feed.publish_retained, NEXT, b"")
 
     def _live(self) -> bool:
         state = self.table.latest_state
@@ -275,7 +276,7 @@ class TableTopics:
         if feed is not None:
             payload = {"schema": 1, "id": obj.get("id"), "user": obj.get("user"), "event": to_json(event),
                        "state": state, "ts": timestamp(self.table.wall())}
-            guard(feed.publish_once, "preview", payload)
+            guard(feed.publish_once, PREVIEW, payload)
         if reply:
             reply({"ok": True, "preview": True, "state": state})
 
@@ -323,7 +324,7 @@ class TableTopics:
         first = self.history.first_t
         config = self.table.config
         self.history.match_id = None if first is None else match_id(config.venue, config.table, first)
-        guard(feed.publish_retained, "history", self.history.payload())
+        guard(feed.publish_retained, HISTORY, self.history.payload())
 
     def _show_call(self, user: str, called: tuple[tuple[str, ...], str] | None) -> None:
         """A scorer's call on the boards and on ``<prefix>/input``, as a keypad's."""

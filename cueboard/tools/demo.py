@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cueboard.common.resources import examples_dir
+from cueboard.contract.topics import ALL
 from cueboard.engine.state import SnookerSide
 from cueboard.games.kits import kit
 from cueboard.table.config import parse_config
@@ -164,6 +165,7 @@ def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | Non
     from cueboard.tools.key_legend import legend_lines
 
     prefix = config.mqtt.prefix
+    every = config.mqtt.topics.under(ALL)
     box_name, pad_name = keymap_names(game)
     socket = config.control_socket
     if ws:
@@ -174,8 +176,8 @@ def status_lines(config: Any, *, work: Path, host: str, port: int, ws: int | Non
         screen = (f"screen:  cueboard screen --broker-ws ws://{host}:WS_PORT --venue demo   (WS_PORT: the "
                   f"WebSockets listener of the broker at {host}:{port}, if it has one)")
     lines = [
-        f"MQTT     {host}:{port}  topics {prefix}/#" + (f"  (WebSockets :{ws})" if ws else ""),
-        f"         mosquitto_sub -h {host} -p {port} -t '{prefix}/#' -v",
+        f"MQTT     {host}:{port}  topics {every}" + (f"  (WebSockets :{ws})" if ws else ""),
+        f"         mosquitto_sub -h {host} -p {port} -t '{every}' -v",
         screen,
         f"send:    cueboard send --socket {socket} '{{\"type\": \"no_pot\"}}'",
         f"         cueboard match state --socket {socket}",

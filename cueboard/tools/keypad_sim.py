@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from cueboard.contract.topics import ANY, REJECTED, TableTopics
 from cueboard.hw import keyproto
 from cueboard.hw.keypad_link import DEFAULT_TIMING, FIRMWARE, LinkTiming, random_epoch
 
@@ -265,7 +266,7 @@ keys:     black  foul  free ball  award  (the key's label, any case; a shifted o
 faults:   drop  corrupt  dup  (the next press's frame)   noise  (random bytes)
 keypad:   legend  reboot  status  help  quit   (end of input: wait for the host, then quit)"""
 
-DEFAULT_PREFIX = "cueboard/+/+"
+DEFAULT_PREFIX = TableTopics.of(ANY, ANY).prefix
 """The daemons' topics the simulator listens to without ``--topic``: every table's."""
 
 
@@ -362,7 +363,7 @@ def host_messages(payload: bytes | bytearray, topic: str) -> str | None:
         return None
     if not isinstance(message, dict) or message.get("source") != "keypad":
         return None
-    if topic.endswith("/rejected"):
+    if topic.endswith(f"/{REJECTED}"):
         return f"host refused: {message.get('reason')}"
     keys = " ".join(str(k) for k in message.get("keys") or [])
     if message.get("expired") or message.get("lapsed"):
@@ -382,7 +383,7 @@ def watch_host(broker: str, prefix: str, say: Callable[[str], None]) -> Iterator
     host, _, port_text = broker.rpartition(":") if ":" in broker else (broker, "", "")
     port = int(port_text) if port_text else 1883
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"cueboard-keypad-sim-{os.getpid()}")
-    topics = [f"{prefix}/rejected", f"{prefix}/input"]
+    topics = [TableTopics(prefix).rejected, TableTopics(prefix).input]
 
     def connected(c: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:

@@ -11,6 +11,23 @@ import ipaddress
 import os
 from pathlib import Path
 
+from cueboard.contract.topics import (
+    ALL,
+    ANY,
+    DEVICES,
+    EVENT,
+    HISTORY,
+    INPUT,
+    MESSAGE,
+    NEXT,
+    PREVIEW,
+    RECORD,
+    REJECTED,
+    STATE,
+    STATUS,
+    VenueTopics,
+    history_slot,
+)
 from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
 from cueboard.venue.plan import Venue
 
@@ -20,19 +37,22 @@ MESSAGE_SIZE_LIMIT = 1048576
 """Bytes: a table refuses a command line over 16 KiB itself, with one short answer; a bigger
 message is dropped by the broker (and logged) before it reaches anyone."""
 
-TABLE_TOPICS = ("state", "event", "rejected", "status", "devices", "input", "record", "history", "history/+",
-                "preview")
-"""What a table's daemon publishes (docs/mqtt.md)."""
+TABLE_TOPICS = (STATE, EVENT, REJECTED, STATUS, DEVICES, INPUT, RECORD, HISTORY, history_slot(ANY), PREVIEW)
+"""What a table's daemon publishes (docs/mqtt.md), under its prefix."""
 
-DESK_TOPICS = ("next", "message")
-"""What the desk publishes for a table and the table reads (docs/mqtt.md)."""
+DESK_TOPICS = (NEXT, MESSAGE)
+"""What the desk publishes for a table and the table reads (docs/mqtt.md), under its prefix."""
 
-VENUE_TOPICS = ("competition",)
-"""What the desk publishes for the whole venue, read by every desk and screen (docs/mqtt.md)."""
 
-DESK_KEPT = ("presets", "players", "results")
-"""What the desks keep for each other (docs/desk.md): the venue's presets, player list and
-tonight's results (the finished matches' records)."""
+def venue_topics(v: VenueTopics) -> tuple[str, ...]:
+    """What the desk publishes for the whole venue, read by every desk and screen (docs/mqtt.md)."""
+    return (v.competition,)
+
+
+def desk_kept(v: VenueTopics) -> tuple[str, ...]:
+    """What the desks keep for each other (docs/desk.md): the venue's presets, player list and
+    tonight's results (the finished matches' records)."""
+    return (v.presets, v.players, v.results)
 
 
 def _listener(port: int, bind: str | None, websockets: bool) -> list[str]:
@@ -87,37 +107,37 @@ def venue_conf(venue: Venue, directory: Path) -> str:
 
 
 def acl(venue: Venue) -> str:
-    v = venue.name
+    v = VenueTopics(venue.name)
+    every = v.table(ANY)
     lines = [f"# Who may read and write what at {venue.name}, written by cueboard venue: a role's rights come",
              "# from here alone. Anonymous clients (the screens): read the tables' topics, write nothing."]
-    lines += [f"topic read cueboard/{v}/+/{t}" for t in (*TABLE_TOPICS, *DESK_TOPICS)]
-    lines += [f"topic read cueboard/{v}/{t}" for t in VENUE_TOPICS]
+    lines += [f"topic read {every.under(t)}" for t in (*TABLE_TOPICS, *DESK_TOPICS)]
+    lines += [f"topic read {t}" for t in venue_topics(v)]
     for login in venue.logins.values():
         lines += ["", f"user {login.name}"]
         if login.role == "table":
-            lines += [f"topic write cueboard/{v}/{login.name}/{t}" for t in TABLE_TOPICS]
-            lines += [f"topic read cueboard/{v}/{login.name}/command/+",
-                      f"topic read cueboard/{v}/{login.name}/command"]
-            lines += [f"topic read cueboard/{v}/{login.name}/{t}" for t in DESK_TOPICS]
-            lines += [f"topic write cueboard/{v}/{login.name}/next",  # cleared once the match it hands on began
-                      f"topic read cueboard/{v}/{login.name}/score/+/presence"]
+            own = v.table(login.name)
+            lines += [f"topic write {own.under(t)}" for t in TABLE_TOPICS]
+            lines += [f"topic read {own.command(ANY)}", f"topic read {own.unnamed_command}"]
+            lines += [f"topic read {own.under(t)}" for t in DESK_TOPICS]
+            lines += [f"topic write {own.next}",  # cleared once the match it hands on began
+                      f"topic read {own.presence(ANY)}"]
             # The table's paced links (cueboard.table.mqtt.paced_link): sessions of their own, reading the
             # scorers' lines and the commands. (The table's own login keeps its read on the commands:
             # a daemon whose commands' link is refused takes them there, with a warning.)
-            lines += ["", f"user {login.name}{SCORERS}", f"topic read cueboard/{v}/{login.name}/score/#"]
-            lines += ["", f"user {login.name}{COMMANDS_LOGIN}", f"topic read cueboard/{v}/{login.name}/command/+",
-                      f"topic read cueboard/{v}/{login.name}/command"]
+            lines += ["", f"user {login.name}{SCORERS}", f"topic read {own.score(ALL)}"]
+            lines += ["", f"user {login.name}{COMMANDS_LOGIN}", f"topic read {own.command(ANY)}",
+                      f"topic read {own.unnamed_command}"]
         elif login.role == "desk":
-            lines += [f"topic read cueboard/{v}/#", f"topic write cueboard/{v}/+/command/{login.name}"]
-            lines += [f"topic write cueboard/{v}/+/{t}" for t in DESK_TOPICS]
-            lines += [f"topic write cueboard/{v}/{t}" for t in VENUE_TOPICS]
-            lines += [f"topic write cueboard/{v}/desk/{t}" for t in DESK_KEPT]
+            lines += [f"topic read {v.everything}", f"topic write {every.command(login.name)}"]
+            lines += [f"topic write {every.under(t)}" for t in DESK_TOPICS]
+            lines += [f"topic write {t}" for t in (*venue_topics(v), *desk_kept(v))]
         else:
             # A scorer's lines on a topic of their own: the table knows the role by the topic
             # (docs/mqtt.md, Roles), as it knows the login by its last level.
-            lines += [f"topic read cueboard/{v}/{login.table}/#",
-                      f"topic write cueboard/{v}/{login.table}/score/{login.name}",
-                      f"topic write cueboard/{v}/{login.table}/score/{login.name}/presence"]
+            scored = v.table(str(login.table))
+            lines += [f"topic read {scored.under(ALL)}", f"topic write {scored.score(login.name)}",
+                      f"topic write {scored.presence(login.name)}"]
     return "\n".join(lines) + "\n"
 
 

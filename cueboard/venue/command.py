@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from cueboard.contract.topics import TableTopics
 from cueboard.venue.broker_files import write_broker_files
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
@@ -127,8 +128,9 @@ def _add_user(args: argparse.Namespace, out: TextIO) -> int:
     print(f"{args.role} {args.name} added at {venue.name} ({where}): its password in {path}; it connects to "
           f"port {venue.ports.people} (MQTT over TLS) or {venue.ports.pages} (secure WebSockets) with a client id "
           f"cueboard-{args.name}-<anything>, and " + (
-              f"sends commands on cueboard/{venue.name}/<table>/command/{args.name}" if args.role == "desk" else
-              f"scores on cueboard/{venue.name}/{args.table}/score/{args.name} (a marker's keys only)"), file=out)
+              f"sends commands on {TableTopics.of(venue.name, '<table>').command(args.name)}" if args.role == "desk"
+              else f"scores on {TableTopics.of(venue.name, args.table).score(args.name)} (a marker's keys only)"),
+          file=out)
     if args.card is not None:
         if args.role != "scorer":
             print("--card: only a scorer's login goes on a table's card; no card written", file=out)

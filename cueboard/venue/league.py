@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from cueboard.contract.topics import ANY, EVERYTHING, RECORDS, TableTopics, VenueTopics, bridge_state
 from cueboard.venue.broker_files import MESSAGE_SIZE_LIMIT, _listener, _write
 from cueboard.venue.command import DEFAULT_RELOAD, _keep_password, _reload
 from cueboard.venue.passwords import hashed, new_password
@@ -89,17 +90,17 @@ def league_conf(league: League, directory: Path) -> str:
 def league_acl(league: League) -> str:
     lines = [f"# Who may read and write what at the league {league.name}, written by cueboard league.",
              "# Anonymous readers: every venue's tables and every bridge's state; they write nothing.",
-             "topic read cueboard/#", "topic read $SYS/broker/connection/+/state"]
+             f"topic read {EVERYTHING}", f"topic read {bridge_state(ANY)}"]
     for name, login in league.logins.items():
         lines += ["", f"user {name}"]
         if login["role"] == "venue":
-            lines += [f"topic write cueboard/{login['venue']}/#",
-                      f"topic write $SYS/broker/connection/{name}/state"]
+            lines += [f"topic write {VenueTopics(login['venue']).everything}",
+                      f"topic write {bridge_state(name)}"]
         elif login["role"] == "records":
-            lines += [f"topic write cueboard/{login['venue']}/+/record",
-                      f"topic write $SYS/broker/connection/{name}/state"]
+            lines += [f"topic write {TableTopics.of(login['venue'], ANY).record}",
+                      f"topic write {bridge_state(name)}"]
         else:
-            lines += ["topic read cueboard/#", "topic read $SYS/broker/connection/+/state"]
+            lines += [f"topic read {EVERYTHING}", f"topic read {bridge_state(ANY)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -112,7 +113,7 @@ def write_league_files(league: League, directory: Path) -> None:
 
 
 def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/league-ca.crt", *,
-                 connection: str = "league", topic: str = "cueboard/#") -> str:
+                 connection: str = "league", topic: str = EVERYTHING) -> str:
     """What the venue's broker adds to bridge to the league (its password in the password line):
     ``topic`` out at QoS 1 on a persistent session logged in as ``login``."""
     return "\n".join([
@@ -123,13 +124,13 @@ def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/lea
         f"remote_clientid cueboard-bridge-{login}",
         f"remote_username {login}",
         "remote_password THE-PASSWORD-IN-THE-LOGIN-FILE",
-        f"notification_topic $SYS/broker/connection/{login}/state",
+        f"notification_topic {bridge_state(login)}",
         "cleansession false",
         f"topic {topic} out 1",
     ])
 
 
-RECORDS_TOPIC = "cueboard/+/+/record"
+RECORDS_TOPIC = RECORDS
 """What the records' bridge carries (the tables' ``<prefix>/record``, docs/record.md)."""
 
 

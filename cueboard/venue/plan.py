@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cueboard.common.errors import VenueError
+from cueboard.contract.topics import COMPETITION, DESK
 from cueboard.venue.passwords import hashed, new_password
 
 __all__ = ["ROLES", "Login", "Ports", "Venue", "VenueError"]
@@ -44,7 +45,7 @@ def check_name(option: str, name: str) -> str:
 
 
 
-VENUE_TOPIC_NAMES = frozenset({"competition", "desk"})
+VENUE_TOPIC_NAMES = frozenset({COMPETITION, DESK})
 """Names a table cannot have: the venue's own topics sit where a table's would (docs/mqtt.md)."""
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import Any, Literal, overload
 from cueboard.common.errors import MqttConfigError
 from cueboard.common.private_files import exposure
 from cueboard.common.settings import Required, Section, key_path, refusal
+from cueboard.contract.topics import TableTopics
 
 RECONNECT_MIN = 1  # seconds; paho doubles it up to ``reconnect_max``
 
@@ -129,9 +130,14 @@ class MqttConfig:
             raise s.fail("password", "needs mqtt.username")
         _check_commands(self, s)
 
+    @property
+    def topics(self) -> TableTopics:
+        """The table's topics under ``prefix`` (:mod:`cueboard.contract.topics`)."""
+        return TableTopics(self.prefix)
+
     def topic(self, name: str) -> str:
-        """``<prefix>/<name>``."""
-        return f"{self.prefix}/{name}"
+        """``<prefix>/<name>``, for a name of :mod:`cueboard.contract.topics` (``STATE`` ...)."""
+        return self.topics.under(name)
 
 
 def _check_commands(config: MqttConfig, s: Section) -> None:
@@ -228,7 +234,7 @@ def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttCon
         _check_private("tls.key" if config.key is not None else "tls.cert", config.key or config.cert)
         values["tls"] = config
     s.check_unused()
-    values.setdefault("prefix", f"cueboard/{venue}/{table}")
+    values.setdefault("prefix", TableTopics.of(venue, table).prefix)
     values.setdefault("client_id", f"cueboard-{venue}-{table}")
     return MqttConfig(**values)
 

@@ -57,6 +57,7 @@ from cueboard.contract.payloads import (
     state_payload,
 )
 from cueboard.contract.times import timestamp
+from cueboard.contract.topics import ANY, EVENT, INPUT, REJECTED
 from cueboard.contract.wire import encode
 from cueboard.table.mqtt.client import QOS, MqttClient, open_client, tell_health
 from cueboard.table.mqtt.config import MqttConfig, TlsConfig, parse_mqtt
@@ -99,10 +100,10 @@ class Feed:
         self._on_health = on_health
         self._now = now
         self._cond = threading.Condition()
-        self._status = Latest(config.topic("status"), b"online")
-        self._state = Latest(config.topic("state"))
-        self._devices = Latest(config.topic("devices"))
-        self._record = Latest(config.topic("record"))
+        self._status = Latest(config.topics.status, b"online")
+        self._state = Latest(config.topics.state)
+        self._devices = Latest(config.topics.devices)
+        self._record = Latest(config.topics.record)
         self._more: dict[str, Latest] = {}  # publish_retained's topics (history, next's clearing)
         self._devices_last: dict[str, str] | None = None
         self._lanes = Lanes(config.queue)  # event and rejected messages waiting: the table's, each user's
@@ -129,13 +130,13 @@ class Feed:
         if self._takes_commands and self.config.insecure_commands:
             # At every start, so that the switch is never forgotten (docs/security.md).
             log.warning("mqtt.insecure_commands = true: %s is subscribed without TLS and authentication: anyone "
-                        "who can publish to %s:%d can change this table's score", self.config.topic("command/+"),
+                        "who can publish to %s:%d can change this table's score", self.config.topics.command(ANY),
                         self.config.host, self.config.port)
         if self._takes_commands and self.config.unnamed_commands:
             log.warning("mqtt.unnamed_commands = true: %s is subscribed for older tools: the table cannot tell who "
                         "sent a command there (the event and the journal say \"user\": none); move them to "
-                        "%s/<user> and remove mqtt.unnamed_commands", self.config.topic("command"),
-                        self.config.topic("command"))
+                        "%s/<user> and remove mqtt.unnamed_commands", self.config.topics.unnamed_command,
+                        self.config.topics.unnamed_command)
         self._set_health("connecting")
         self._writer = threading.Thread(target=self._write, name=f"cueboard-feed-{self.table}", daemon=True)
         self._writer.start()
@@ -191,7 +192,7 @@ class Feed:
         payload = event_payload(seq, event, ts=self._ts())
         if not logged:
             payload["logged"] = False
-        self._queue("event", payload)
+        self._queue(EVENT, payload)
 
     def publish_rejected(self, event: Mapping[str, Any] | None, reason: Reason, source: str, *,
                          user: str | None = None, raw: bytes | None = None) -> None:
@@ -204,14 +205,13 @@ class Feed:
         except (ValueError, TypeError, RecursionError):  # cannot happen: echo() checked it; said all the same
             encoded = encode(rejected_payload(None, reason, source, ts=self._ts(), user=user,
                                               raw=repr(event).encode()))
-        self._queue_encoded("rejected", encoded, lane=user or "")
+        self._queue_encoded(REJECTED, encoded, lane=user or "")
 
     def publish_input(self, source: str, keys: Sequence[str], next_: str = "", *, expires_at: float | None = None,
                       expired: bool = False) -> None:
         """A call being keyed in on ``<prefix>/input``: the keys so far and what comes next, or
         that it lapsed (``expired``). ``expires_at``: Unix seconds."""
-        self._queue("input", input_payload(source, keys, next_, expires_at=expires_at, expired=expired,
-                                           ts=self._ts()))
+        self._queue(INPUT, input_payload(source, keys, next_, expires_at=expires_at, expired=expired, ts=self._ts()))
     def publish_record(self, record: Mapping[str, Any]) -> None:
         """The match record of ``record.md`` plus ``table`` and ``ts``, retained, a latest
         value like the state: while disconnected only the newest is kept."""
@@ -385,15 +385,15 @@ class Feed:
         extra: dict[str, Any] = {} if protocol == mqtt.MQTTv5 else {"clean_session": True}
         client = open_client(config, client_id=config.client_id or "", protocol=protocol, username=config.username,
                              **extra)
-        client.will_set(config.topic("status"), b"offline", qos=QOS, retain=True)
+        client.will_set(config.topics.status, b"offline", qos=QOS, retain=True)
         client.max_inflight_messages_set(WINDOW + 4)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         if self._takes_commands:
-            client.message_callback_add(config.topic("command/+"), self._on_command_message)
-            client.message_callback_add(config.topic("command"), self._on_command_message)
+            client.message_callback_add(config.topics.command(ANY), self._on_command_message)
+            client.message_callback_add(config.topics.unnamed_command, self._on_command_message)
         return client
 
     @property
@@ -418,7 +418,7 @@ class Feed:
             now = self._connected
         log.warning("MQTT: %s taken on the table's own connection%s: not paced (a flood there delays the state "
                     "to the venue's screens); cueboard venue add-table writes the commands' link login "
-                    "(docs/security.md)", self.config.topic("command/+"), f" ({why})" if why else "")
+                    "(docs/security.md)", self.config.topics.command(ANY), f" ({why})" if why else "")
         if now:
             self._subscribe_commands(self._client)
 
@@ -428,7 +428,7 @@ class Feed:
         options = SubscribeOptions(qos=QOS, noLocal=True, retainAsPublished=True)
         # The bare topic too: an older tool's command there is answered (refused unless
         # mqtt.unnamed_commands), never left without a word.
-        client.subscribe([(self.config.topic("command/+"), options), (self.config.topic("command"), options)])
+        client.subscribe([(self.config.topics.command(ANY), options), (self.config.topics.unnamed_command, options)])
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: mqtt.ConnectFlags,
                     reason: ReasonCode, properties: Properties | None) -> None:
@@ -488,7 +488,7 @@ class Feed:
         assert self._on_command is not None
         # The broker's ACL lets a login write only the topic ending in its own name.
         topic = message.topic
-        user = None if topic == self.config.topic("command") else topic.rsplit("/", 1)[1]
+        user = None if topic == self.config.topics.unnamed_command else topic.rsplit("/", 1)[1]
         try:
             self._on_command(bytes(message.payload), bool(message.retain), user)
         except Exception:

@@ -54,6 +54,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from cueboard.contract.codes import Reason
+from cueboard.contract.topics import ANY, COMMAND, command, score
 from cueboard.table.mqtt.client import QOS, open_client, tell_health
 from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
 from cueboard.table.mqtt.feed import Feed, MqttConfig
@@ -85,10 +86,10 @@ class LineKind:
     source: str
 
 
-SCORES = LineKind("scorers", SCORERS, ("score/+",), "scorer")
+SCORES = LineKind("scorers", SCORERS, (score(ANY),), "scorer")
 """The scorers' lines, ``<prefix>/score/<user>``."""
 
-COMMANDS = LineKind("commands", COMMANDS_LOGIN, ("command/+", "command"), "command")
+COMMANDS = LineKind("commands", COMMANDS_LOGIN, (command(ANY), COMMAND), "command")
 """The desk's and tools' commands, ``<prefix>/command/<user>`` (and the bare ``command`` of older
 tools, answered: refused unless ``mqtt.unnamed_commands``)."""
 

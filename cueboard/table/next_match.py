@@ -28,6 +28,7 @@ from typing import Any
 from cueboard.common.errors import HandoffRefused
 from cueboard.contract.lines import Unreadable, check_user, read_line
 from cueboard.engine import IllegalEvent
+from cueboard.engine.json_value import JsonObject
 from cueboard.engine.match_setup import MatchSetup
 
 log = logging.getLogger(__name__)
@@ -62,13 +63,13 @@ class Handoff:
     names: tuple[str, str]
     handed_by: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """What ``next.json`` keeps: the hand-off as the desk sent it."""
         fields = {k: v for k, v in self.line.items() if k not in ("sides", "fixture", "competition")}
         return {"schema": 1, "fixture": self.fixture, "competition": self.competition,
                 "sides": self.line["sides"], "format": fields, "handed_by": self.handed_by}
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> JsonObject:
         """The state's ``next`` (docs/state.md)."""
         return {"fixture": self.fixture, "competition": self.competition, "names": list(self.names)}
 

@@ -23,6 +23,7 @@ from cueboard.contract.lines import check_user
 from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
 from cueboard.engine import IllegalEvent, to_json
+from cueboard.engine.json_value import JsonObject
 from cueboard.engine.record import match_id
 from cueboard.table.guard import guard
 from cueboard.table.inputs import Call, Reply
@@ -125,7 +126,7 @@ class TableTopics:
         self.history.begin(None, lines)
         self._publish_history()
 
-    def dress(self, state: dict[str, Any]) -> dict[str, Any]:
+    def dress(self, state: JsonObject) -> JsonObject:
         """The state's JSON with ``next`` and ``message`` (docs/state.md) when there are: absent
         means none (as from a table before them), so a state without either is the engine's own,
         the one ``cueboard replay`` gives. For the edges (the feed, a preview, the state question);
@@ -186,19 +187,20 @@ class TableTopics:
             self._show_call(user, None)  # a scorer gone leaves no call on the boards
         self.table.publish_devices()
 
-    def command(self, obj: dict[str, Any], source: str, reply: Reply | None) -> bool:
+    def command(self, obj: JsonObject, source: str, reply: Reply | None) -> bool:
         """``start_next``, ``new_match`` with a fixture handed on, a scorer's ``call``: done
         here (True), else the table's as before (False)."""
-        kind = obj.get("type")
-        if kind == "call" and source == "scorer" and isinstance(obj.get("user"), str):
+        kind, user = obj.get("type"), obj.get("user")
+        if kind == "call" and source == "scorer" and isinstance(user, str):
             called = call_of(obj)
             if isinstance(called, str):
                 self.table.refuse_line(obj, Reason(called, "invalid"), source, reply)
             else:
-                self.scorers.heard(obj["user"], self.table.wall())
-                self._show_call(obj["user"], called)
-                if reply:
-                    reply({"ok": True, "state": self.table.latest_state})
+                self.scorers.heard(user, self.table.wall())
+                self._show_call(user, called)
+                if reply:  # the state as an answer's: JSON (a State object was no answer to send)
+                    latest = self.table.latest_state
+                    reply({"ok": True, "state": None if latest is None else latest.to_json()})
             return True
         if kind == "new_match" and self.handed.handoff is not None:
             self._start(self.handed.handoff, obj, source, reply)
@@ -227,9 +229,10 @@ class TableTopics:
         self._start(held, obj, source, reply)
         return True
 
-    def _start(self, handoff: Handoff, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
-        ident = obj.get("id") if isinstance(obj.get("id"), str) else None
-        answer: dict[str, Any] = {}
+    def _start(self, handoff: Handoff, obj: JsonObject, source: str, reply: Reply | None) -> None:
+        ident = obj.get("id")
+        ident = ident if isinstance(ident, str) else None
+        answer: JsonObject = {}
         self.handed.handoff = None  # not on the new match's first state; back if it is refused
         self.table.new_match(dict(handoff.line), source, answer.update, ident)
         if answer.get("ok"):
@@ -253,14 +256,15 @@ class TableTopics:
         state = self.table.latest_state
         return state is not None and state.seq > 0 and not state.match_over
 
-    def preview(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
+    def preview(self, obj: JsonObject, source: str, reply: Reply | None) -> None:
         """An amend with ``"preview": true``: checked and applied on a copy of the match, never
         journalled or applied; the state it would give on ``<prefix>/preview``, or the reason on
         ``rejected``."""
         match = self.table.match
         assert match is not None
-        if isinstance(obj.get("id"), str):
-            self.table.answers.release(obj["id"])  # a preview's answer is not kept: the amend may take its id
+        ident = obj.get("id")
+        if isinstance(ident, str):
+            self.table.answers.release(ident)  # a preview's answer is not kept: the amend may take its id
         line = {k: v for k, v in obj.items() if k != "preview"}
         try:
             trial = copy.deepcopy(match)

@@ -23,7 +23,7 @@ from cueboard.contract.lines import check_user
 from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
 from cueboard.engine import IllegalEvent, to_json
-from cueboard.engine.json_value import JsonObject
+from cueboard.engine.json_value import Json, JsonObject
 from cueboard.engine.record import match_id
 from cueboard.table.guard import guard
 from cueboard.table.inputs import Call, Reply
@@ -50,9 +50,9 @@ class TopicFeed(Protocol):
 
     def publish_retained(self, name: str, payload: bytes) -> None: ...
 
-    def publish_once(self, name: str, payload: Mapping[str, Any]) -> None: ...
+    def publish_once(self, name: str, payload: Mapping[str, Json]) -> None: ...
 
-    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None: ...
+    def publish_event(self, seq: int, event: Mapping[str, Json]) -> None: ...
 
 
 class TableTopics:
@@ -112,7 +112,7 @@ class TableTopics:
         match = self.table.match
         if match is not None and match.setup.fixture is not None and match.setup.fixture not in self.handed.started:
             self.handed.mark_started(match.setup.fixture)  # begun just before a power cut took next.json's write
-        lines: list[tuple[int, Mapping[str, Any], str | None]] = []
+        lines: list[tuple[int, Mapping[str, Json], str | None]] = []
         path = self.table.journal.path
         if path is not None and match is not None:
             probe = type(match)(match.setup)
@@ -283,7 +283,7 @@ class TableTopics:
         if reply:
             reply({"ok": True, "preview": True, "state": state})
 
-    def applied(self, seq: int, record: Mapping[str, Any], source: str) -> None:
+    def applied(self, seq: int, record: Mapping[str, Json], source: str) -> None:
         """An event journalled and applied: into the history; a scorer's ends its call."""
         user = record.get("user")
         if source == "scorer" and isinstance(user, str):
@@ -335,6 +335,6 @@ class TableTopics:
         self.table.show_call(source, None if called is None or not called[0] else Prompt(source, called[0], called[1]))
 
 
-def _decoded(text: str) -> Mapping[str, Any]:
-    obj = json.loads(text)
+def _decoded(text: str) -> Mapping[str, Json]:
+    obj: Json = json.loads(text)  # a journal line, parsed already: JSON
     return obj if isinstance(obj, dict) else {}

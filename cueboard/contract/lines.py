@@ -26,9 +26,10 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import NoReturn
 
 from cueboard.contract.codes import Reason
+from cueboard.engine.json_value import Json, JsonObject
 
 __all__ = ["ECHO_BYTES", "LINE_BYTES", "USER_MAX", "Unreadable", "check_user", "echo", "peek_id", "read_line"]
 
@@ -62,11 +63,11 @@ def _number(text: str) -> float:
     return value
 
 
-def _constant(name: str) -> Any:
+def _constant(name: str) -> NoReturn:
     raise _NotFinite(f"{name} is not JSON (finite numbers only)")
 
 
-def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> dict[str, Any] | Unreadable:
+def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> JsonObject | Unreadable:
     """The JSON object in ``payload``, or why it is not one."""
     if len(payload) > max_bytes:
         return Unreadable(Reason(f"too long: {len(payload)} bytes; a command line is at most {max_bytes} bytes "
@@ -87,7 +88,8 @@ def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> dict[str, Any] | U
         return Unreadable(Reason(f"not JSON this table reads: {exc}"[:200], "not_json"))
     if not isinstance(obj, dict):
         return Unreadable(Reason("send one JSON object: an event or a match line", "not_json"))
-    return obj
+    line: JsonObject = obj  # what json.loads gives: JSON (the one untyped value, read here)
+    return line
 
 
 def check_user(user: str) -> str | None:
@@ -98,15 +100,15 @@ def check_user(user: str) -> str | None:
     return None
 
 
-def _short_str(value: Any, limit: int = 64) -> str | None:
+def _short_str(value: Json, limit: int = 64) -> str | None:
     return value if isinstance(value, str) and len(value) <= limit else None
 
 
-def echo(obj: dict[str, Any] | None, payload: bytes | None) -> dict[str, Any]:
+def echo(obj: JsonObject | None, payload: bytes | None) -> JsonObject:
     """What a ``rejected`` message says of the input: ``event`` (the object, when it encodes in at
     most :data:`ECHO_BYTES`), else ``input`` (its first :data:`ECHO_BYTES`, as text) and
     ``length`` (its bytes); ``id`` and ``type`` whenever it had short string ones."""
-    out: dict[str, Any] = {"event": None}
+    out: JsonObject = {"event": None}
     if obj is not None:
         out["id"], out["type"] = _short_str(obj.get("id")), _short_str(obj.get("type"))
         try:

@@ -27,10 +27,10 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any
 
 from cueboard.contract.codes import Reason
 from cueboard.engine import IllegalEvent
+from cueboard.engine.json_value import Json, JsonObject
 
 __all__ = ["ID_MAX", "Answers", "check_id"]
 
@@ -39,7 +39,7 @@ log = logging.getLogger("cueboard")
 ID_MAX = 64
 
 
-def check_id(value: Any) -> str | None:
+def check_id(value: Json) -> str | None:
     """The line's ``id``, or None without one; IllegalEvent saying what an id is otherwise."""
     if value is None:
         return None
@@ -55,7 +55,7 @@ class Answers:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._answers: dict[str, dict[str, Any]] = {}
+        self._answers: dict[str, JsonObject] = {}
         self._queued: set[str] = set()
         self._refused_file: Path | None = None
 
@@ -79,7 +79,7 @@ class Answers:
             if isinstance(ident, str):
                 self.remember(ident, {"ok": False, **Reason.of_answer(line).codes()})
 
-    def known(self, ident: str) -> dict[str, Any] | None:
+    def known(self, ident: str) -> JsonObject | None:
         with self._lock:
             return self._answers.get(ident)
 
@@ -101,7 +101,7 @@ class Answers:
         with self._lock:
             self._queued.discard(ident)
 
-    def remember(self, ident: str, answer: dict[str, Any]) -> None:
+    def remember(self, ident: str, answer: JsonObject) -> None:
         with self._lock:
             self._answers.setdefault(ident, answer)
             self._queued.discard(ident)
@@ -121,7 +121,7 @@ class Answers:
         self.remember(ident, {"ok": False, **reason.codes()})
 
 
-def _lines(path: Path) -> list[dict[str, Any]]:
+def _lines(path: Path) -> list[JsonObject]:
     """The JSON objects of a log file, up to its end or the journal's preallocated zeros."""
     with contextlib.suppress(FileNotFoundError):
         data = path.read_bytes().split(b"\0", 1)[0]

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal
 
 from cueboard.boards.shown import Shown
 from cueboard.contract.codes import Reason
 from cueboard.contract.times import timestamp
+from cueboard.engine.json_value import Json, JsonObject
 from cueboard.engine.shot_clock import ShotClock, ShotTime
 
 __all__ = ["ACTIONS", "ClockControl", "seconds"]
@@ -54,7 +55,7 @@ class ClockControl:
         self.clock = clock
         self._called_shown = clock is not None and clock.call_due(now)
 
-    def command(self, action: Any, shot: ShotTime | None, now: float) -> Reason | None:
+    def command(self, action: Json, shot: ShotTime | None, now: float) -> Reason | None:
         """``{"type": "clock", "action": ...}`` (rule 8a: the referee starts the clock, and holds
         it for a rest, an interference or a ruling): applied, or the reason it is refused.
         ``shot``: how long the next shot may take (None: no shot to time now)."""
@@ -135,7 +136,7 @@ class ClockControl:
         timed = ShotTime(clock.length, clock.call_at)
         return replace(shown, shot=timed, held=clock.paused_at is not None), max(0.0, clock.left(now))
 
-    def answer(self, shot_clocks: bool, now: float) -> dict[str, Any] | None:
+    def answer(self, shot_clocks: bool, now: float) -> JsonObject | None:
         """The ``clock`` of a ``state`` question (``cueboard match state``): the seconds ``left``
         now, running or not (a person reads it, not a screen counting down)."""
         if not shot_clocks:
@@ -148,7 +149,7 @@ class ClockControl:
         return {"running": True, "left": round(clock.left(now), 1), "length": seconds(clock.length),
                 "called": clock.call_due(now)}
 
-    def published(self, shot: ShotTime | None, now: float, wall: float) -> dict[str, Any] | None:
+    def published(self, shot: ShotTime | None, now: float, wall: float) -> JsonObject | None:
         """The state payload's ``clock`` (docs/mqtt.md): when a running clock ends and calls, in
         Unix time, so a screen counts down by itself; None (no clock shown) while there is no
         shot to time (a frame awarded): schema/state.schema.json has no clock without a length.
@@ -162,10 +163,10 @@ class ClockControl:
             return self._held(clock, now)
         left = clock.left(now)
         call = None if clock.call_at is None else wall + clock.call_at - clock.elapsed(now)
-        out = {"running": True, "ends_at": timestamp(wall + left), "length": seconds(clock.length),
+        out: JsonObject = {"running": True, "ends_at": timestamp(wall + left), "length": seconds(clock.length),
                "called": clock.call_due(now)}
         return out if call is None else {**out, "call_at": timestamp(call)}
 
     @staticmethod
-    def _held(clock: ShotClock, now: float) -> dict[str, Any]:
+    def _held(clock: ShotClock, now: float) -> JsonObject:
         return {"running": False, "paused": True, "left": round(clock.left(now), 1), "length": seconds(clock.length)}

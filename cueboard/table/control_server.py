@@ -21,10 +21,11 @@ import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from cueboard.contract.codes import Reason
 from cueboard.contract.lines import Unreadable, read_line
+from cueboard.engine.json_value import JsonObject
 from cueboard.table.config import Config
 
 __all__ = ["MAX_CONNECTIONS", "WORKERS", "Asker", "ControlServer", "ask_daemon"]
@@ -44,7 +45,7 @@ class Asker(Protocol):
 
     config: Config
 
-    def ask(self, obj: dict[str, Any], source: str, timeout: float, *, remote: bool = False) -> dict[str, Any]: ...
+    def ask(self, obj: JsonObject, source: str, timeout: float, *, remote: bool = False) -> JsonObject: ...
 
 
 class ControlServer:
@@ -135,14 +136,14 @@ class ControlServer:
         finally:
             self._slots.release()
 
-    def ask(self, data: bytes) -> dict[str, Any]:
+    def ask(self, data: bytes) -> JsonObject:
         obj = read_line(data.rstrip(b"\n"), max(LINE_MAX, self.table.config.commands.max_bytes))
         if isinstance(obj, Unreadable):  # numbers JSON cannot carry, nesting, not UTF-8: said, never a crash
             return {"ok": False, **obj.reason.codes()}
         return self.table.ask(obj, "control", self.timeout, remote=True)
 
 
-def ask_daemon(path: Path, obj: dict[str, Any], timeout: float = 15.0) -> dict[str, Any]:
+def ask_daemon(path: Path, obj: JsonObject, timeout: float = 15.0) -> JsonObject:
     """Send one object to a running daemon's control socket and return its answer."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
@@ -154,5 +155,5 @@ def ask_daemon(path: Path, obj: dict[str, Any], timeout: float = 15.0) -> dict[s
             if not chunk:
                 break
             data += chunk
-    answer: dict[str, Any] = json.loads(data.decode("utf-8"))
+    answer: JsonObject = json.loads(data.decode("utf-8"))
     return answer

@@ -29,12 +29,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
 
 from cueboard.contract.codes import Reason
 from cueboard.contract.notices import Notice
 from cueboard.engine import Event, IllegalEvent, Match, to_json
 from cueboard.engine.events import Amend, Redo, Undo
+from cueboard.engine.json_value import JsonObject
 from cueboard.engine.record import Recorder
 from cueboard.games.key_sequences import ClockCommand, NewMatch
 from cueboard.table import systemd
@@ -143,7 +143,7 @@ class Table(MatchStart):
         """A device's health changed (safe from any thread): the devices are published again."""
         self.submit(HealthChanged(source))
 
-    def ask(self, obj: dict[str, Any], source: str, timeout: float, *, remote: bool = False) -> dict[str, Any]:
+    def ask(self, obj: JsonObject, source: str, timeout: float, *, remote: bool = False) -> JsonObject:
         """Submit ``obj`` and wait for the engine thread's answer (never from that thread). A
         ``state`` question is answered at once from the latest state, whatever is queued. When
         the engine does not answer within ``timeout`` the line is still queued and will be
@@ -151,9 +151,9 @@ class Table(MatchStart):
         if obj.get("type") == "state":
             return {"ok": True, "state": self.state_answer()}
         done = threading.Event()
-        answer: dict[str, Any] = {}
+        answer: JsonObject = {}
 
-        def reply(a: dict[str, Any]) -> None:
+        def reply(a: JsonObject) -> None:
             answer.update(a)
             done.set()
 
@@ -308,7 +308,7 @@ class Table(MatchStart):
         elif isinstance(outcome, Refusal):
             self._refuse(None, Reason(outcome.reason, outcome.short), source)
 
-    def command(self, obj: dict[str, Any], source: str, reply: Reply | None = None,
+    def command(self, obj: JsonObject, source: str, reply: Reply | None = None,
                 explain: Callable[[str], str] | None = None) -> None:
         """An event, a match line, or a daemon command (``new_match``, ``clock``, ``state``).
         A line with an ``id`` is applied once at most; its answer is kept for a repeat.
@@ -350,7 +350,7 @@ class Table(MatchStart):
     def _keeping(self, ident: str, reply: Reply | None) -> Reply:
         """``reply``, first keeping the answer under ``ident`` (a refusal on disk: nothing is
         applied after its sender was told it was refused)."""
-        def keep(answer: dict[str, Any]) -> None:
+        def keep(answer: JsonObject) -> None:
             if answer.get("ok"):
                 self.answers.remember(ident, answer)
             else:
@@ -359,7 +359,7 @@ class Table(MatchStart):
                 reply(answer)
         return keep
 
-    def _event(self, obj: dict[str, Any], source: str, reply: Reply | None,
+    def _event(self, obj: JsonObject, source: str, reply: Reply | None,
                explain: Callable[[str], str] | None = None) -> None:
         """A line of the network, parsed at this edge (strictly: a bad line is refused naming
         the field), stamped with the time it came unless it says when, then :meth:`_apply`'d."""
@@ -386,7 +386,7 @@ class Table(MatchStart):
         self._apply(event if event.t is not None else replace(event, t=round(self._wall(), 3)), line, source,
                     None, explain)
 
-    def _apply(self, event: Event, obj: dict[str, Any], source: str, reply: Reply | None,
+    def _apply(self, event: Event, obj: JsonObject, source: str, reply: Reply | None,
                explain: Callable[[str], str] | None = None) -> None:
         """Check ``event``; journal it (with ``obj``'s ``id`` and ``user``: the line it came
         as), apply it, show and publish the new state. Refused, naming the rule, with ``obj``."""

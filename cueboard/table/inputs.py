@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
+
+from cueboard.engine.json_value import JsonObject
 
 __all__ = ["Call", "Command", "HealthChanged", "Input", "KeyInput", "Press", "Refused", "Reply"]
 
-Reply = Callable[[dict[str, Any]], None]
+Reply = Callable[[JsonObject], None]
 """Called once on the engine thread with the answer: ``{"ok": true, "state": ...}`` or
 ``{"ok": false, "reason": ...}``."""
 
@@ -43,7 +45,7 @@ class Command:
     ``user``: who sent it on ``<prefix>/command/<user>`` (kept with its event in the journal)."""
 
     source: str
-    command: dict[str, Any]
+    command: JsonObject
     reply: Reply | None = None
     user: str | None = None
 

@@ -10,10 +10,10 @@ import errno
 import json
 import logging
 from functools import partial
-from typing import Any
 
 from cueboard.contract.codes import Reason
 from cueboard.engine import Event, IllegalEvent, Match, to_json
+from cueboard.engine.json_value import JsonObject
 from cueboard.engine.record import Recorder
 from cueboard.engine.state import State
 from cueboard.table.guard import guard
@@ -30,7 +30,7 @@ class MatchStart(Refusals):
     """Beginning a match, the journal's health, the record and the clock's commands (see the
     module's documentation)."""
 
-    def new_match(self, fields: dict[str, Any], source: str, reply: Reply | None, ident: str | None = None) -> None:
+    def new_match(self, fields: JsonObject, source: str, reply: Reply | None, ident: str | None = None) -> None:
         try:
             setup = self.config.match_setup(fields)
         except IllegalEvent as exc:
@@ -57,7 +57,7 @@ class MatchStart(Refusals):
         if reply:
             reply({"ok": True, "state": state.to_json()})
 
-    def _answered(self, line: dict[str, Any], *, logged: bool) -> None:
+    def _answered(self, line: JsonObject, *, logged: bool) -> None:
         """A daemon command with an ``id`` applied (a match line, ``new_match``, ``clock``):
         answered on ``event`` as an event is, with its ``id`` and ``user`` (docs/mqtt.md), so
         every command from the network gets exactly one answer of its own. A match line is the
@@ -70,7 +70,7 @@ class MatchStart(Refusals):
         else:
             guard(partial(self.feed.publish_event, self.match.seq, line, logged=False))
 
-    def _begin(self, line: dict[str, Any], *, journalled: bool = True) -> None:
+    def _begin(self, line: JsonObject, *, journalled: bool = True) -> None:
         """A new match: journalled first (a new file), then made current. ``journalled=False``
         only at start with a journal that failed: the match is shown, nothing is applied to it
         until the journal takes it (:meth:`_journal_ready`)."""
@@ -134,7 +134,7 @@ class MatchStart(Refusals):
 
     # -- the shot clock: how long a shot may take is the game's to say; the referee runs it ----
 
-    def _clock_command(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
+    def _clock_command(self, obj: JsonObject, source: str, reply: Reply | None) -> None:
         """``{"type": "clock", "action": "start" | "hold" | "resume" | "stop"}`` (rule 8a: the
         referee starts the clock, and holds it for a rest, an interference or a ruling)."""
         shot = self.match.shot_time() if self.match is not None else None

@@ -12,11 +12,11 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from cueboard.common.errors import MessageRefused
 from cueboard.contract.lines import Unreadable, read_line
 from cueboard.contract.times import timestamp
+from cueboard.engine.json_value import JsonObject
 
 __all__ = ["TEXT_MAX", "MessageRefused", "TableMessage", "parse_message"]
 
@@ -32,7 +32,7 @@ class TableMessage:
     until: float | None
     """Unix seconds: the message is dropped then; None: until cleared."""
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> JsonObject:
         """The state's ``message`` (docs/state.md)."""
         return {"text": self.text, "until": None if self.until is None else timestamp(self.until)}
 

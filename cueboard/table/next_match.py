@@ -23,11 +23,11 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cueboard.common.errors import HandoffRefused
 from cueboard.contract.lines import Unreadable, check_user, read_line
 from cueboard.engine import IllegalEvent
+from cueboard.engine.json_value import Json, JsonObject
 from cueboard.engine.match_setup import MatchSetup
 
 log = logging.getLogger(__name__)
@@ -57,24 +57,24 @@ class Handoff:
 
     fixture: str
     competition: str | None
-    line: Mapping[str, Any]
+    line: Mapping[str, Json]
     """The match line's fields (``sides``, the format, ``fixture``, ``competition``), checked."""
     names: tuple[str, str]
     handed_by: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """What ``next.json`` keeps: the hand-off as the desk sent it."""
         fields = {k: v for k, v in self.line.items() if k not in ("sides", "fixture", "competition")}
         return {"schema": 1, "fixture": self.fixture, "competition": self.competition,
                 "sides": self.line["sides"], "format": fields, "handed_by": self.handed_by}
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> JsonObject:
         """The state's ``next`` (docs/state.md)."""
         return {"fixture": self.fixture, "competition": self.competition, "names": list(self.names)}
 
 
-def parse_handoff(payload: bytes | Mapping[str, Any],
-                  setup: Callable[[Mapping[str, Any]], MatchSetup]) -> Handoff | None:
+def parse_handoff(payload: bytes | Mapping[str, Json],
+                  setup: Callable[[Mapping[str, Json]], MatchSetup]) -> Handoff | None:
     """The hand-off in ``payload`` (None: an empty payload, which clears it), checked by
     ``setup`` (the table's :meth:`~cueboard.table.config.Config.match_setup`, the check of a match
     line); :class:`HandoffRefused` naming the field otherwise.
@@ -132,7 +132,7 @@ class NextStore:
     the new. A file that cannot be read or written is logged and the table goes on (the
     journal's own health says when the folder fails)."""
 
-    def __init__(self, directory: Path, setup: Callable[[Mapping[str, Any]], MatchSetup]) -> None:
+    def __init__(self, directory: Path, setup: Callable[[Mapping[str, Json]], MatchSetup]) -> None:
         self.path = Path(directory) / FILE
         self._setup = setup
         self.handoff: Handoff | None = None

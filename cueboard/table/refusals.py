@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import logging
 from functools import partial
-from typing import Any
 
 from cueboard.contract.codes import Reason, at_the_table
 from cueboard.contract.lines import peek_id
 from cueboard.engine import IllegalEvent
+from cueboard.engine.json_value import JsonObject
 from cueboard.table.guard import guard
 from cueboard.table.inputs import Reply
 from cueboard.table.rate_limiter import sender
@@ -26,7 +26,7 @@ __all__ = ["Refusals", "engine_reason"]
 class Refusals(Showing):
     """The table's refusals (see the module's documentation)."""
 
-    def _answer_again(self, obj: dict[str, Any], known: dict[str, Any], source: str, reply: Reply | None,
+    def _answer_again(self, obj: JsonObject, known: JsonObject, source: str, reply: Reply | None,
                       user: str | None) -> None:
         """A line whose id was answered (or is queued) already: not applied again, and its first
         answer given again; to a sender without a reply (the command topic) on ``rejected``,
@@ -46,7 +46,7 @@ class Refusals(Showing):
             why = Reason(f"id {ident!r} was refused already: {known.get('reason')}", "refused_already")
         guard(partial(self.feed.publish_rejected, obj, why, source, user=user))
 
-    def _refuse(self, obj: dict[str, Any] | None, reason: Reason, source: str, reply: Reply | None = None,
+    def _refuse(self, obj: JsonObject | None, reason: Reason, source: str, reply: Reply | None = None,
                 *, show: bool = True) -> None:
         """Refuse an input: counted, logged, answered and published on ``rejected`` with the
         whole ``reason``; on the boards (a blink and the short form, :class:`~cueboard.contract.codes.Reason`)
@@ -65,11 +65,11 @@ class Refusals(Showing):
         if reply:
             reply({"ok": False, **reason.codes()})
 
-    def refuse_line(self, obj: dict[str, Any] | None, reason: Reason, source: str, reply: Reply | None = None) -> None:
+    def refuse_line(self, obj: JsonObject | None, reason: Reason, source: str, reply: Reply | None = None) -> None:
         """:meth:`_refuse`, for the table's topics (:class:`~cueboard.table.table_api.TableApi`)."""
         self._refuse(obj, reason, source, reply)
 
-    def refuse_remote(self, obj: dict[str, Any] | None, reason: Reason, source: str, reply: Reply | None = None,
+    def refuse_remote(self, obj: JsonObject | None, reason: Reason, source: str, reply: Reply | None = None,
                       *, limit: bool = False, user: str | None = None, raw: bytes | None = None) -> None:
         """A network line refused before the engine thread saw it (any thread): answered,
         counted, published on ``rejected`` (with ``user``, and at most 1 KiB of ``raw``, the

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from cueboard.common.errors import PresenceRefused
 from cueboard.contract.lines import Unreadable, read_line
 from cueboard.contract.times import timestamp
+from cueboard.engine.json_value import Json
 
 __all__ = ["MARKER_LINES", "PresenceRefused", "Scorers", "call_of", "scorer_refusal"]
 
@@ -48,7 +48,7 @@ CALL_KEYS = 8
 """Keys of a call a scorer shows on the boards, at most (a call is a few keys)."""
 
 
-def scorer_refusal(line: Mapping[str, Any], user: str) -> str | None:
+def scorer_refusal(line: Mapping[str, Json], user: str) -> str | None:
     """Why the scorer ``user`` may not send ``line`` (None: it may).
 
     >>> scorer_refusal({"type": "pot", "balls": ["red"]}, "scorer-t1") is None
@@ -67,7 +67,7 @@ def scorer_refusal(line: Mapping[str, Any], user: str) -> str | None:
     return f"{str(kind)[:40]!r} is refused from {user}: a scorer login scores strokes; {whose}"
 
 
-def call_of(line: Mapping[str, Any]) -> tuple[tuple[str, ...], str] | str:
+def call_of(line: Mapping[str, Json]) -> tuple[tuple[str, ...], str] | str:
     """A ``call`` line's keys and what it waits for, or why it is not one."""
     keys, needs = line.get("keys"), line.get("needs", "")
     if not isinstance(keys, list) or len(keys) > CALL_KEYS or not all(
@@ -75,7 +75,7 @@ def call_of(line: Mapping[str, Any]) -> tuple[tuple[str, ...], str] | str:
         return f"call: 'keys' lists at most {CALL_KEYS} keys, each 1 to 20 printable characters"
     if not isinstance(needs, str) or len(needs) > 120 or not needs.isprintable():
         return "call: 'needs' says what the call waits for, at most 120 printable characters"
-    return tuple(keys), needs
+    return tuple(str(k) for k in keys), needs
 
 
 @dataclass

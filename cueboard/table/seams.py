@@ -6,12 +6,13 @@ through these; :mod:`cueboard.table.service` opens the real ones and tests pass 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from cueboard.boards.shown import Shown
     from cueboard.contract.codes import Reason
     from cueboard.contract.notices import Notice, Prompt
+    from cueboard.engine.json_value import Json
 
 __all__ = ["Healthy", "KeypadLike", "Output", "Publisher"]
 
@@ -59,21 +60,21 @@ class Publisher(Protocol):
     @property
     def health(self) -> str: ...
 
-    def publish_state(self, state: Mapping[str, Any]) -> None: ...
+    def publish_state(self, state: Mapping[str, Json]) -> None: ...
 
-    def publish_event(self, seq: int, event: Mapping[str, Any], *, logged: bool = True) -> None:
+    def publish_event(self, seq: int, event: Mapping[str, Json], *, logged: bool = True) -> None:
         """An applied event on ``<prefix>/event``; ``logged=False``: a command's answer that is in no
         log (``clock``)."""
         ...
 
-    def publish_rejected(self, event: Mapping[str, Any] | None, reason: Reason, source: str, *,
+    def publish_rejected(self, event: Mapping[str, Json] | None, reason: Reason, source: str, *,
                          user: str | None = None, raw: bytes | None = None) -> None: ...
 
     def publish_devices(self, devices: Mapping[str, str], last_seen: Mapping[str, str] | None = None) -> None: ...
 
     def publish_input(self, source: str, keys: Sequence[str], next_: str = "", *, expires_at: float | None = None,
                       expired: bool = False) -> None: ...
-    def publish_record(self, record: Mapping[str, Any]) -> None:
+    def publish_record(self, record: Mapping[str, Json]) -> None:
         """The match record (``docs/record.md``), retained: when a frame or the match ends."""
         ...
 

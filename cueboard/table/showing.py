@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import logging
 from functools import partial
-from typing import Any
 
 from cueboard.contract.codes import Reason
 from cueboard.contract.notices import Prompt
+from cueboard.engine.json_value import JsonObject
 from cueboard.engine.record import match_id
 from cueboard.engine.state import State
 from cueboard.table.guard import guard
@@ -60,7 +60,7 @@ class Showing(TableBase):
                               expires_at=None if expires is None else self._wall() + expires - self._mono(),
                               expired=prompt.lapsed))
 
-    def state_answer(self) -> dict[str, Any] | None:
+    def state_answer(self) -> JsonObject | None:
         """The latest state as a ``state`` question is answered (``cueboard match state``): with
         a shot clock, its ``clock`` as on MQTT but with the seconds ``left`` now, running or
         not (a person reads it, not a screen counting down). Safe from any thread."""
@@ -73,7 +73,7 @@ class Showing(TableBase):
         clock = self.clocks.answer(match.game.clock is not None, self._mono())
         return state if clock is None else {**state, "clock": clock}
 
-    def clock_state(self) -> dict[str, Any] | None:
+    def clock_state(self) -> JsonObject | None:
         """The state payload's ``clock`` (docs/mqtt.md) when the match has a shot clock."""
         match = self.match
         if match is None or match.game.clock is None:
@@ -149,7 +149,7 @@ class Showing(TableBase):
         if feed is not None and recorder is not None:
             guard(lambda: feed.publish_record(self._placed(recorder.record())))
 
-    def _placed(self, record: dict[str, Any]) -> dict[str, Any]:
+    def _placed(self, record: JsonObject) -> JsonObject:
         """``record`` with where it was played and its ``match_id`` (record.md): the venue, the
         table and the match's first event's time, the same after a restart and on every broker a
         record crosses, so an archive stores the match once. ``fixture`` and ``competition`` are

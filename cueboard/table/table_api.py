@@ -6,12 +6,13 @@ it) do not import each other.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from cueboard.contract.codes import Reason
     from cueboard.contract.notices import Prompt
     from cueboard.engine import Match
+    from cueboard.engine.json_value import JsonObject
     from cueboard.engine.state import State
     from cueboard.table.answers import Answers
     from cueboard.table.config import Config
@@ -59,16 +60,16 @@ class TableApi(Protocol):
         """Hand an input to the engine thread (any thread)."""
         ...
 
-    def refuse_line(self, obj: dict[str, Any] | None, reason: Reason, source: str, reply: Reply | None = None) -> None:
+    def refuse_line(self, obj: JsonObject | None, reason: Reason, source: str, reply: Reply | None = None) -> None:
         """Refuse a line on the engine thread: counted, answered, on ``rejected``."""
         ...
 
-    def refuse_remote(self, obj: dict[str, Any] | None, reason: Reason, source: str, reply: Reply | None = None,
+    def refuse_remote(self, obj: JsonObject | None, reason: Reason, source: str, reply: Reply | None = None,
                       *, limit: bool = False, user: str | None = None, raw: bytes | None = None) -> None:
         """Refuse a network line the engine thread has not seen (any thread)."""
         ...
 
-    def new_match(self, fields: dict[str, Any], source: str, reply: Reply | None, ident: str | None = None) -> None:
+    def new_match(self, fields: JsonObject, source: str, reply: Reply | None, ident: str | None = None) -> None:
         """Start a new match of ``fields`` (the match line's), journalled first."""
         ...
 

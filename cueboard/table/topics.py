@@ -24,6 +24,7 @@ from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
 from cueboard.contract.topics import ANY, HISTORY, NEXT, PREVIEW
 from cueboard.engine import IllegalEvent, to_json
+from cueboard.engine.json_value import Json, JsonObject
 from cueboard.engine.record import match_id
 from cueboard.table.guard import guard
 from cueboard.table.inputs import Call, Reply
@@ -50,9 +51,9 @@ class TopicFeed(Protocol):
 
     def publish_retained(self, name: str, payload: bytes) -> None: ...
 
-    def publish_once(self, name: str, payload: Mapping[str, Any]) -> None: ...
+    def publish_once(self, name: str, payload: Mapping[str, Json]) -> None: ...
 
-    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None: ...
+    def publish_event(self, seq: int, event: Mapping[str, Json]) -> None: ...
 
 
 class TableTopics:
@@ -112,7 +113,7 @@ class TableTopics:
         match = self.table.match
         if match is not None and match.setup.fixture is not None and match.setup.fixture not in self.handed.started:
             self.handed.mark_started(match.setup.fixture)  # begun just before a power cut took next.json's write
-        lines: list[tuple[int, Mapping[str, Any], str | None]] = []
+        lines: list[tuple[int, Mapping[str, Json], str | None]] = []
         path = self.table.journal.path
         if path is not None and match is not None:
             probe = type(match)(match.setup)
@@ -126,7 +127,7 @@ class TableTopics:
         self.history.begin(None, lines)
         self._publish_history()
 
-    def dress(self, state: dict[str, Any]) -> dict[str, Any]:
+    def dress(self, state: JsonObject) -> JsonObject:
         """The state's JSON with ``next`` and ``message`` (docs/state.md) when there are: absent
         means none (as from a table before them), so a state without either is the engine's own,
         the one ``cueboard replay`` gives. For the edges (the feed, a preview, the state question);
@@ -187,19 +188,20 @@ class TableTopics:
             self._show_call(user, None)  # a scorer gone leaves no call on the boards
         self.table.publish_devices()
 
-    def command(self, obj: dict[str, Any], source: str, reply: Reply | None) -> bool:
+    def command(self, obj: JsonObject, source: str, reply: Reply | None) -> bool:
         """``start_next``, ``new_match`` with a fixture handed on, a scorer's ``call``: done
         here (True), else the table's as before (False)."""
-        kind = obj.get("type")
-        if kind == "call" and source == "scorer" and isinstance(obj.get("user"), str):
+        kind, user = obj.get("type"), obj.get("user")
+        if kind == "call" and source == "scorer" and isinstance(user, str):
             called = call_of(obj)
             if isinstance(called, str):
                 self.table.refuse_line(obj, Reason(called, "invalid"), source, reply)
             else:
-                self.scorers.heard(obj["user"], self.table.wall())
-                self._show_call(obj["user"], called)
-                if reply:
-                    reply({"ok": True, "state": self.table.latest_state})
+                self.scorers.heard(user, self.table.wall())
+                self._show_call(user, called)
+                if reply:  # the state as an answer's: JSON (a State object was no answer to send)
+                    latest = self.table.latest_state
+                    reply({"ok": True, "state": None if latest is None else latest.to_json()})
             return True
         if kind == "new_match" and self.handed.handoff is not None:
             self._start(self.handed.handoff, obj, source, reply)
@@ -228,9 +230,10 @@ class TableTopics:
         self._start(held, obj, source, reply)
         return True
 
-    def _start(self, handoff: Handoff, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
-        ident = obj.get("id") if isinstance(obj.get("id"), str) else None
-        answer: dict[str, Any] = {}
+    def _start(self, handoff: Handoff, obj: JsonObject, source: str, reply: Reply | None) -> None:
+        ident = obj.get("id")
+        ident = ident if isinstance(ident, str) else None
+        answer: JsonObject = {}
         self.handed.handoff = None  # not on the new match's first state; back if it is refused
         self.table.new_match(dict(handoff.line), source, answer.update, ident)
         if answer.get("ok"):
@@ -254,14 +257,15 @@ class TableTopics:
         state = self.table.latest_state
         return state is not None and state.seq > 0 and not state.match_over
 
-    def preview(self, obj: dict[str, Any], source: str, reply: Reply | None) -> None:
+    def preview(self, obj: JsonObject, source: str, reply: Reply | None) -> None:
         """An amend with ``"preview": true``: checked and applied on a copy of the match, never
         journalled or applied; the state it would give on ``<prefix>/preview``, or the reason on
         ``rejected``."""
         match = self.table.match
         assert match is not None
-        if isinstance(obj.get("id"), str):
-            self.table.answers.release(obj["id"])  # a preview's answer is not kept: the amend may take its id
+        ident = obj.get("id")
+        if isinstance(ident, str):
+            self.table.answers.release(ident)  # a preview's answer is not kept: the amend may take its id
         line = {k: v for k, v in obj.items() if k != "preview"}
         try:
             trial = copy.deepcopy(match)
@@ -280,7 +284,7 @@ class TableTopics:
         if reply:
             reply({"ok": True, "preview": True, "state": state})
 
-    def applied(self, seq: int, record: Mapping[str, Any], source: str) -> None:
+    def applied(self, seq: int, record: Mapping[str, Json], source: str) -> None:
         """An event journalled and applied: into the history; a scorer's ends its call."""
         user = record.get("user")
         if source == "scorer" and isinstance(user, str):
@@ -332,6 +336,6 @@ class TableTopics:
         self.table.show_call(source, None if called is None or not called[0] else Prompt(source, called[0], called[1]))
 
 
-def _decoded(text: str) -> Mapping[str, Any]:
-    obj = json.loads(text)
+def _decoded(text: str) -> Mapping[str, Json]:
+    obj: Json = json.loads(text)  # a journal line, parsed already: JSON
     return obj if isinstance(obj, dict) else {}

@@ -217,7 +217,8 @@ function TablePanel(/** @type {{tb: Table}} */ { tb }) {
     setIds([p.id, ...ids].slice(0, 6));
     setAsking(null);
   };
-  const history = tb.events.filter((e) => e.event && !["undo", "redo"].includes(String(e.event.type))).slice(-30).reverse();
+  // The strokes in effect, newest first: undo and redo are what made them so, the match line is the match itself.
+  const history = tb.events.filter((e) => e.event && !["undo", "redo", "match"].includes(String(e.event.type))).slice(-30).reverse();
   const pickAmend = (/** @type {Line} */ e) => {
     setAmendSeq(e.seq);
     const { t: _t, id: _id, user: _u, ...rest } = e.event;

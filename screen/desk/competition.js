@@ -163,7 +163,8 @@ export function freeTables(c, tables) {
   const played = new Map();
   for (const m of c.matches) if (m.table && (m.started || m.winner !== null)) played.set(m.table, (played.get(m.table) || 0) + 1);
   return tables.filter((tb) => tb.status === "online" && !(tb.next && !begun.has(tb.next.fixture || "")) && !busy.has(tb.name)
-    && (!tb.state || !tb.state.sides || tb.state.match_over))
+    // Idle as the state's schema says (`next`): no match, one not begun (seq 0), or one over.
+    && (!tb.state || !tb.state.sides || tb.state.seq === 0 || tb.state.match_over))
     .map((tb, i) => ({ name: tb.name, i, n: played.get(tb.name) || 0 }))
     .sort((a, b) => a.n - b.n || a.i - b.i).map((tb) => tb.name);
 }

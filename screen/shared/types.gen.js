@@ -124,7 +124,7 @@
  *   schema: 1,
  *   event: null | Record<string, unknown>,
  *   reason: string,
- *   code: "refused" | "repeat_applied" | "repeat_refused" | "later" | "malformed" | "too_big" | "forbidden",
+ *   code?: "refused" | "repeat_applied" | "repeat_refused" | "later" | "malformed" | "too_big" | "forbidden",
  *   short?: string,
  *   source: string,
  *   id?: string | null,

@@ -118,8 +118,9 @@ try {
   await page.click('tr.table[data-table="t1"] button.name');
   await waitFor(page, "t1's history comes from its retained list, with where each came from", () => {
     const items = [...document.querySelectorAll("section.panel .history li")].map((li) => li.textContent);
-    return items.length === 2 && items.some((x) => x.includes("pot red") && x.includes("referee box"))
-      && items.some((x) => x.includes("pot pink") && x.includes("remote") && x.includes("desk"));
+    // Where each came from as the table says it (schema/history.schema.json `source`: referee, desk).
+    return items.length === 2 && items.some((x) => x.includes("pot red") && x.includes("referee"))
+      && items.some((x) => x.includes("pot pink") && x.includes("desk"));
   });
   await page.click('section.panel .history li[data-seq="1"] button');
   await page.fill("section.panel input[name=amend]", '{"type":"pot","balls":["black"]}');

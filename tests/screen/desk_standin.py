@@ -18,6 +18,11 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from cueboard.contract.codes import Reason
+from cueboard.contract.payloads import record_payload, rejected_payload
+from cueboard.engine import Match
+from cueboard.engine.record import record_of
+
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -56,16 +61,23 @@ class StandIn:
         payload = body if isinstance(body, str) else "" if body is None else json.dumps(body)
         self.client.publish(f"{self.prefix}/{kind}", payload, qos=1, retain=retain)
 
-    def _state(self, over: bool = False, frames: tuple[int, int] = (0, 0)) -> None:
+    def _line(self) -> dict[str, Any]:
+        """The match line of the match being played, or of the table's default one while none is."""
+        live = self.live
+        if live is None:
+            return {"type": "match", "game": "snooker", "sides": ["Home", "Away"]}
+        return {"type": "match", "game": "snooker", "sides": [_name(s) for s in live["sides"]], "best_of": 1,
+                "fixture": live["fixture"], "competition": live["competition"]}
+
+    def _state(self) -> None:
+        """The engine's own state of the match being played (or of the table's default match while
+        none is), as a table publishes it (the schema's: the desk refuses any other), with the
+        match handed on (``next``)."""
         n = self.next
         shown = None if n is None else {"fixture": n["fixture"], "competition": n["competition"],
                                         "names": [_name(s) for s in n["sides"]]}
-        body: dict[str, Any] = {"schema": 1, "table": self.name, "ts": now(), "seq": 0, "next": shown}
-        if self.live is not None:
-            body.update({"game": "snooker", "frame": 1, "best_of": self.live["format"].get("best_of", 1),
-                         "fixture": self.live["fixture"], "match_over": over, "frame_over": over,
-                         "sides": [{"name": _name(s), "score": 0, "frames": frames[i]}
-                                   for i, s in enumerate(self.live["sides"])]})
+        body = Match.from_json(self._line()).state().to_json()
+        body.update(table=self.name, ts=now(), next=shown)
         self._pub("state", body, retain=True)
 
     def _message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
@@ -83,30 +95,32 @@ class StandIn:
                 self._preview(line, message.topic.rsplit("/", 1)[1])
                 return
             if line.get("type") != "start_next":
-                self._pub("rejected", {"schema": 1, "id": line.get("id"), "reason": "the stand-in table only starts",
-                                       "ts": now()})
+                self._refuse(line, "the stand-in table only starts")
                 return
             reason = self._start(line.get("fixture"))
             if reason:
-                self._pub("rejected", {"schema": 1, "id": line.get("id"), "type": "start_next", "reason": reason,
-                                       "source": "command", "ts": now()})
+                self._refuse(line, reason)
             else:
                 self._pub("event", {"schema": 1, "seq": 0, "event": {"type": "start_next", "fixture": line["fixture"]},
                                     "id": line.get("id"), "user": message.topic.rsplit("/", 1)[1], "ts": now()})
 
+    def _refuse(self, line: dict[str, Any], reason: str) -> None:
+        """``rejected`` as a table says it (cueboard.contract.payloads), its code ``refused``."""
+        self._pub("rejected", rejected_payload(line, Reason(reason, "refused"), "command", ts=now()))
+
     def _preview(self, line: dict[str, Any], user: str) -> None:
         """An amend's preview (docs/mqtt.md ``preview``): the state after, on a copy; never applied."""
         if line.get("seq") not in (1, 2):
-            self._pub("rejected", {"schema": 1, "id": line.get("id"), "type": "amend", "source": "command",
-                                   "reason": f"amend: there is no event {line.get('seq')} in this match", "ts": now()})
+            self._refuse(line, f"amend: there is no event {line.get('seq')} in this match")
             return
-        self._pub("preview", {"schema": 1, "id": line["id"], "user": user, "ts": now(), "state": {
+        amend = {k: v for k, v in line.items() if k not in ("id", "preview")}
+        self._pub("preview", {"schema": 1, "id": line["id"], "user": user, "event": amend, "ts": now(), "state": {
             "sides": [{"name": "Ann", "score": 5, "frames": 0}, {"name": "Hal", "score": 0, "frames": 0}]}})
 
     def history(self) -> None:
         """The current match's events, retained (docs/mqtt.md ``history``): a referee's red, the desk's pink."""
-        events = [{"seq": 1, "event": {"type": "pot", "balls": ["red"]}, "source": "referee_box:0", "user": None},
-                  {"seq": 2, "event": {"type": "pot", "balls": ["pink"]}, "source": "command", "user": "desk"}]
+        events = [{"seq": 1, "event": {"type": "pot", "balls": ["red"]}, "source": "referee", "user": None},
+                  {"seq": 2, "event": {"type": "pot", "balls": ["pink"]}, "source": "desk", "user": "desk"}]
         self._pub("history", {"schema": 1, "match_id": f"club/{self.name}/x", "truncated": 0,
                               "events": [{**e, "ts": now()} for e in events]}, retain=True)
 
@@ -124,7 +138,8 @@ class StandIn:
         self.started.add(fixture)
         self._pub("next", None, retain=True)  # the table clears its next (docs/mqtt.md)
         self._state()
-        self._pub("record", self._record(None, (0, 0)), retain=True)
+        record = record_of(Match.from_json(self._line()))  # begun: no winner yet
+        self._pub("record", record_payload(record, table=self.name, ts=now()), retain=True)
         return ""
 
     def start(self) -> str:
@@ -133,20 +148,20 @@ class StandIn:
             return self._start(self.next["fixture"]) if self.next else "nothing handed"
 
     def finish(self, winner: int) -> None:
+        """The match played to its end as the engine has it (best of one: the loser concedes),
+        its record and final state published as a table publishes them."""
         with self.lock:
             assert self.live is not None
-            frames = (1, 0) if winner == 0 else (0, 1)
-            self._pub("record", self._record(winner, frames), retain=True)
-            self._state(over=True, frames=frames)
+            match = Match.from_json(self._line())
+            if winner == 0:
+                match.push(match.parse({"type": "no_pot"}))  # the loser (side 1) to play
+            match.push(match.parse({"type": "concede", "match": True}))
+            record = record_of(match)
+            self._pub("record", record_payload(record, table=self.name, ts=now()), retain=True)
+            self._pub("state", {**match.state().to_json(), "table": self.name, "ts": now(), "next": None},
+                      retain=True)
             self.live = None
             self._state()
-
-    def _record(self, winner: int | None, frames: tuple[int, int]) -> dict[str, Any]:
-        assert self.live is not None
-        return {"schema": 1, "table": self.name, "ts": now(), "fixture": self.live["fixture"],
-                "competition": self.live["competition"], "game": "snooker", "started": now(),
-                "sides": [{"name": _name(s)} for s in self.live["sides"]], "frames": [], "frames_won": list(frames),
-                "winner": winner}
 
     def close(self) -> None:
         self.client.loop_stop()

@@ -133,7 +133,7 @@ def test_a_refused_event_changes_nothing_and_flashes_the_board(table: Running) -
     before = table.send({"type": "state"})["state"]
     size = table.table.journal.path.stat().st_size
     answer = table.send({"type": "pot", "balls": ["pink"]}, source="keypad")
-    assert answer == {"ok": False, "reason": answer["reason"]}
+    assert answer == {"ok": False, "reason": answer["reason"], "code": "refused", "short": "not_on"}
     assert "red is on" in answer["reason"] and "Rule 10" in answer["reason"]
     assert table.send({"type": "state"})["state"] == before
     assert table.table.journal.path.stat().st_size == size

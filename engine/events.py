@@ -1,10 +1,7 @@
-"""Events of the log (``shared/contract/events.md``) as dataclasses never changed once built
-(``value.py``: frozen to mypy, not at run time, where ``frozen`` costs each field a call).
-
-Parsing is strict: a field that is not listed is an error, a value of the
-wrong type is an error, and nothing is guessed. Each game names the event
-classes it speaks (``Game.events``); the classes shared by every game live
-here, the ones whose fields differ by game live with that game.
+"""Events of the log (docs/events.md) as values never changed once built (``value.py``), parsed
+strictly: an unlisted field or a wrong type is an error, nothing is guessed. The events every
+game shares live here, those whose fields differ by game with that game; each game names those
+it speaks (``Game.events``). docs/engine.md.
 
 >>> parse_event({"type": "undo"}, COMMON_EVENTS)
 Undo(t=None)

@@ -1,11 +1,7 @@
 """The match record of ``docs/record.md``: the result sheet, worked out from the event log.
-
-A :class:`Recorder` is fed what the match is fed, one event at a time with the state the
-engine gives after it, and keeps the record up to date: frames as they end (re-racked ones
-dropped), how each ended, the breaks, the times. Like :class:`~.match.Match` it keeps a
-snapshot after every event, so ``undo`` and ``redo`` cost the same however long the match
-(the daemon keeps one beside its match). :func:`record_of` is the record of a match's
-events in effect: ``cueboard report`` and the daemon give the same record for the same log.
+A :class:`Recorder` follows the match event by event (a snapshot after each, so undo and redo
+cost the same); :func:`record_of` is the record of a log's events in effect. The rules it
+follows: docs/record.md, "Decisions".
 
 >>> from .match import Match
 >>> m = Match.from_json({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "reds": 6})
@@ -20,11 +16,6 @@ True
 >>> frame = recorder.record()["frames"][0]
 >>> frame["scores"], frame["winner"], frame["how"], frame["high_break"], frame["ended"]
 ([8, 0], 0, 'conceded', [8, 0], '2023-11-14T22:18:20Z')
-
-Breaks: a break is the points a player scores in one turn (Section 2 Rule 8, "pots in
-successive strokes made in any one turn"), credited to the player at the table (in
-four-handed snooker the state's ``player``). A frame lists those of ``breaks_from`` points
-or more; its ``high_break`` and the match's count every break.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
-"""The shot clock as a pure model: the time is passed in, never read.
-
-Blackball rule 8a: 60 seconds a shot, the break included, counted from when the
-referee starts the clock (all balls at rest, or the cue ball in the player's
-hand); the referee calls "30 seconds" when 30 have passed; a shot not played in
-time is a foul. The clock may be held for a rest, an interference or a ruling
-on touching balls (8a (a)-(c)).
-
-The match line's ``shot_clock`` sets it up: a number of seconds per shot, or an
-object for other clocks, e.g. a Shoot-Out style 15 seconds for the first shot of
-a visit and 10 for the others, with no call::
-
-    "shot_clock": {"seconds": 10, "first": 15, "call": null}
-
-The engine only says how long the next shot may take (the game's state); the
-daemon starts a :class:`ShotClock` when the referee does and asks it the time.
+"""The shot clock as a pure model: the time is passed in, never read. Blackball rule 8a's 60
+seconds a shot with the call at 30, or the match line's own ``shot_clock`` (docs/events.md,
+docs/blackball.md); the daemon starts a :class:`ShotClock` when the referee does (docs/daemon.md,
+"The shot clock").
 
 >>> rules = ShotClockRules.parse(60)
 >>> rules, rules.to_json()

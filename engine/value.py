@@ -1,14 +1,7 @@
 """How the engine declares the values it builds on every event (the state, its sides, the
-events): :func:`value`, a slotted dataclass that type checkers hold frozen.
-
-Why not ``@dataclass(frozen=True)``: CPython 3.11's ``__init__`` of a frozen dataclass sets each
-field through ``object.__setattr__``, most of what the state after every event cost
-(``bench/engine_instructions.py``; docs/performance.md, issues 25 and 36). Without ``frozen``
-each field is one slot store. Nothing may change such a value once built: ``Match.state()``
-hands out the same state while the position and ``seq`` are the same, the record keeps the
-states it was given, the match keeps its events. mypy holds every field read-only
-(``frozen_default``: an assignment is an error), and ``tests/engine/test_engine_speed_positions.py``
-checks that every state a match gave stays what it was.
+events): :func:`value`, a slotted dataclass that type checkers hold frozen, not frozen at run
+time (a frozen dataclass's ``__init__`` costs each field a call). Why, and what checks that
+nothing changes one: docs/engine.md ("API") and docs/performance.md (issues 25 and 36).
 """
 
 from __future__ import annotations

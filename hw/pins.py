@@ -1,27 +1,7 @@
-"""Which GPIO each device of a table's configuration takes, so that two never share one.
-
-A Raspberry Pi's 40-pin header (Pi 2 to 5, Zero 2 W) brings out GPIO 0 to 27. A pin is
-named as gpiozero names it (17, "GPIO17", "BCM17", "BOARD11", "J8:11"); :func:`gpio_number`
-turns each into its GPIO, and refuses a pin the header does not have (66, "BOARD1", which is
-3V3) saying why.
-
-:func:`claims` lists, for each device configured, the GPIO it drives and under which key:
-
-- each referee box's buttons (``referee_box[i].pins[n]``);
-- an SPI board's bus (``display``): SPI0 is GPIO 7-11 (with ``dtparam=spi=on`` the kernel
-  takes both chip selects, CE1 7 and CE0 8, with MISO 9, MOSI 10, SCLK 11), SPI1 is MISO 19,
-  MOSI 20, SCLK 21 and the board's own chip select (CE0 18, CE1 17, CE2 16). MAX7219 chains
-  on one bus share it (each on its own chip select: :func:`check_spi_devices`); a WS2812
-  panel has no chip select, so it hears everything on its MOSI and shares its bus with
-  nothing; ``driver = "pwm"`` is GPIO 18;
-- a HUB75 board's HAT, pin by pin as rpi-rgb-led-matrix's ``lib/hardware-mapping.c`` defines
-  ``regular``, ``adafruit-hat`` and ``adafruit-hat-pwm`` (the Pi 5's piomatter drives the
-  Adafruit Bonnet's pinout, which is ``adafruit-hat``'s), the E address line only for panels
-  of 1:32 scan (64 rows), chains 2 and 3 of ``regular`` only with ``parallel``;
-- a keypad on the Pi's own UART (``/dev/ttyAMA0``, ``/dev/serial0``, ``/dev/ttyS0``): TXD 14,
-  RXD 15.
-
-:func:`check_pins` refuses a configuration in which one GPIO has two owners, naming both.
+"""Which GPIO each device of a table's configuration takes, so that two never share one:
+:func:`gpio_number` reads a pin as gpiozero names it, :func:`table_claims` lists the GPIO each
+device drives, :func:`check_pins` refuses one with two owners. The rules: docs/config.md,
+"One GPIO, one device".
 """
 
 from __future__ import annotations
@@ -59,7 +39,8 @@ _NAMED = re.compile(r"^(?:(GPIO|BCM)(\d+)|(BOARD|J8:)(\d+)|(\d+))$", re.IGNORECA
 
 def gpio_number(pin: int | str) -> int:
     """The GPIO (BCM) number of a pin as gpiozero names it; ValueError saying why if the
-    header has no such GPIO.
+    header has no such GPIO. A Raspberry Pi's 40-pin header (Pi 2 to 5, Zero 2 W) brings out
+    GPIO 0 to 27 ("BOARD1" is 3V3).
 
     >>> gpio_number(17), gpio_number("GPIO17"), gpio_number("BOARD11"), gpio_number("J8:11")
     (17, 17, 17, 17)
@@ -140,7 +121,13 @@ SPI1_CHIP_SELECTS = (18, 17, 16)
 
 def spi_claims(key: str, device: str, port: int, chip_select: int) -> list[Claim]:
     """The GPIO a board on ``/dev/spidev<port>.<chip_select>`` takes; [] for a bus cueboard
-    does not know the pins of (the kernel then says what it has)."""
+    does not know the pins of (the kernel then says what it has).
+
+    SPI0 is GPIO 7-11 (with ``dtparam=spi=on`` the kernel takes both chip selects, CE1 7 and
+    CE0 8, with MISO 9, MOSI 10, SCLK 11); SPI1 is MISO 19, MOSI 20, SCLK 21 and the board's
+    own chip select (CE0 18, CE1 17, CE2 16). MAX7219 chains on one bus share it (each on its
+    own chip select: :func:`check_spi_devices`); a WS2812 panel has no chip select, so it hears
+    everything on its MOSI and shares its bus with nothing."""
     if port not in SPI_BUSES:
         return []
     shared = f"SPI{port}" if device != "ws2812" else ""  # a WS2812 has no chip select: a bus of its own

@@ -1,18 +1,6 @@
-"""What an LED board draws at a brightness, and the brightness a supply can feed.
-
-A board is sized for its worst frame: every LED lit white (a refusal flashes the whole board
-inverted). The figures are the datasheets' (docs/hardware.md, "Power"):
-
-- WS2812: 60 mA an LED at full white, scaled as the driver scales it, ``(brightness + 1) /
-  256``, plus about 1 mA an LED idle;
-- MAX7219: 330 mA a chip (64 LEDs) at full intensity; luma sends ``brightness >> 4`` as the
-  intensity register, whose duty cycle is ``(2 * intensity + 1) / 32``;
-- HUB75: some 4 A a 64x32 module (2,048 pixels) of 1/16 scan all white at full brightness,
-  scaled by ``brightness / 255``.
-
-``[display] supply_amps`` is the rating of the supply feeding the board; a ``brightness``
-(and a ``night_brightness``) that would draw more is lowered to the highest that does not,
-with a warning naming the figures (:func:`cap_brightness`).
+"""What an LED board draws at a brightness (WS2812, MAX7219, HUB75, the datasheets' figures for
+an all-white frame), and the brightness a ``[display] supply_amps`` can feed
+(:func:`cap_brightness`). The figures: docs/hardware.md, "Power".
 """
 
 from __future__ import annotations

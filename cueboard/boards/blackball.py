@@ -1,18 +1,6 @@
-"""Blackball layouts: 32x8, 64x16 and 128x32.
-
-A blackball match is scored in frames; what the hall follows during a frame is who is at
-the table, the groups, the free shot and visits after a foul, and the shot clock.
-
-- **32x8**: the frames at either end (in the group's colour on RGB), the striker's
-  underlined, the shot clock's seconds between them (marked once the call is made); in
-  turn with the groups as R and Y on a one-colour board, and with the free shot, two
-  visits, the break, black on (the clock staying at the right), and who won.
-- **64x16**: a line a side: arrow, name (in the group's colour on RGB), group letter,
-  frames; the shot clock in big digits at the right when the match has one. The name's
-  place takes turns with the free shot, visits, black on, the break, who won.
-- **128x32**: names, big frames, the shot clock big in the middle (the match's length when
-  it is not running), the striker underlined; below, each side's balls left as dots in
-  the group's colour and, in turn, the free shot, visits, open table, black on, the winner.
+"""Blackball layouts, 32x8, 64x16 and 128x32: what the hall follows during a frame (who is at
+the table, the groups, the free shot and visits, the shot clock). What each shows: docs/boards.md,
+"The layouts".
 """
 
 from __future__ import annotations

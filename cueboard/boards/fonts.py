@@ -1,23 +1,7 @@
 """Pixel fonts for LED boards: every lit pixel is an LED, so no anti-aliasing and no TrueType.
-
-The glyphs are luma.core's own legacy fonts (column bytes, bit ``y`` is row ``y``), turned
-once into small 1-bit images: ``NORMAL`` is the 5x7 LCD font (proportional for words,
-fixed-width digits so that scores do not jump about), ``TINY`` the 3x5 one (capitals
-only). Both have the letters with diacritics that our languages' board words use (Swedish
-Å Ä Ö, German Ä Ö Ü ß, French é è, Dutch ë: :data:`_ACCENTED`), so that ÖPPET does not read
-as a different word; any other accented letter is drawn as its base letter. ``NARROW`` is
-our 4x7 set of digits for three-digit scores on a 32x8 board, and ``LARGE`` the 5x7 digits
-doubled (10x14) for the big numbers of a 128x32 board.
-
-A whole string is rendered once into a 1-bit mask (cached) and drawn with one
-``ImageDraw.bitmap`` call, in any colour, on a mono or an RGB canvas.
-
->>> NORMAL.width("64"), NORMAL.height
-(11, 7)
->>> TINY.render("BRK").size
-(11, 5)
->>> ascii_text("Ó Súilleabháin")
-'O Suilleabhain'
+``NORMAL`` (5x7) and ``TINY`` (3x5) are luma.core's legacy fonts with our languages' accented
+letters, ``NARROW`` and ``LARGE`` our digits; a string is rendered once into a cached 1-bit
+mask. Why: docs/boards.md, "Decisions".
 """
 
 from __future__ import annotations
@@ -51,7 +35,13 @@ def printable(text: str) -> str:
 
 
 def ascii_text(text: str) -> str:
-    """``text`` as the ASCII the fonts have: accents dropped, anything else as ``?``."""
+    """``text`` as the ASCII the fonts have: accents dropped, anything else as ``?``. (The
+    fonts draw the accented letters of our languages' board words themselves, :data:`_ACCENTED`:
+    Swedish Å Ä Ö, German Ä Ö Ü ß, French é è, Dutch ë; any other is drawn as its base letter.)
+
+    >>> ascii_text("Ó Súilleabháin")
+    'O Suilleabhain'
+    """
     decomposed = unicodedata.normalize("NFKD", text)
     out = []
     for ch in decomposed:
@@ -89,7 +79,17 @@ def _from_rows(rows: Sequence[str]) -> Image.Image:
 
 
 class Font:
-    """A bitmap font: glyph images of one height, ``spacing`` blank columns between them."""
+    """A bitmap font: glyph images of one height, ``spacing`` blank columns between them.
+
+    The glyphs are luma.core's legacy fonts (column bytes, bit ``y`` is row ``y``), turned once
+    into small 1-bit images. A whole string is rendered once into a 1-bit mask (cached) and
+    drawn with one ``ImageDraw.bitmap`` call, in any colour, on a mono or an RGB canvas.
+
+    >>> NORMAL.width("64"), NORMAL.height
+    (11, 7)
+    >>> TINY.render("BRK").size
+    (11, 5)
+    """
 
     def __init__(self, name: str, glyphs: Mapping[str, Image.Image], *, spacing: int = 1,
                  missing: str = "?", upper: bool = False) -> None:

@@ -1,16 +1,6 @@
-"""Snooker layouts: 32x8, 64x16 and 128x32.
-
-- **32x8** (one 4-in-1 MAX7219 module): the two scores, the striker's underlined; pages in
-  turn with the break (on the striker's side, labelled), a free ball, a miss count, a
-  re-spotted black, and the frames at the start and the end of a frame.
-- **64x16**: a line a side: the striker's arrow (in the ball on's colour on RGB), the name,
-  the frames (small) and the score. The name's place takes turns with what concerns
-  that side: the break, free ball, misses, re-spotted black for the striker; points
-  remaining for the other; snookers required for the side that needs them; who won.
-- **128x32**: names on top, big scores, frames and the match's length between them,
-  the striker's score underlined in the ball on's colour; below, the break, the ball on
-  (a disc in its colour, with its name), and in turn the points remaining, snookers
-  required, free ball, misses, re-spotted black, the winner.
+"""Snooker layouts, 32x8, 64x16 and 128x32: the scores, the striker, and in turn the break,
+free ball, misses, re-spotted black, points remaining and snookers required. What each shows:
+docs/boards.md, "The layouts".
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
-"""The words on the LED boards, in the venue's language: the ``board`` section of the
-catalogues the venue screen reads too (``screen/i18n/<lang>.json``, one file a language, so a
-translator edits one file for the page and the boards).
-
-Each word is a list of forms from the longest to the shortest; a layout shows the first that
-fits its room (:func:`~.layout.fit`). A form may hold ``{n}`` (a number) and ``{name}`` (a
-side's name); a word may have plural forms (``{"one": [...], "other": [...]}``, chosen by the
-language's rule) and a per-game form (``blackball.frames`` before ``frames``: French says
-*partie* in blackball and *frame* in snooker). A word a catalogue lacks is said in English,
-as on the page.
-
->>> words = words_for("sv")
->>> words("snookers", n=2)
-['MASKER', 'MSK', 'M']
->>> words("frame_n", n=3)[:2]
-['FRAME 3', 'FR 3']
->>> words_for("fr")("frames", game="blackball")[0]
-'PARTIES'
->>> words_for("de")("name_wins_frame", name="Judd")[0]
-'Judd gewinnt den Frame'
+"""The words on the LED boards, in the venue's language: the ``board`` section of the catalogues
+the venue screen reads too (``screen/i18n/<lang>.json``), each word its forms from the longest to
+the shortest. docs/boards.md, "The board's language".
 """
 
 from __future__ import annotations
@@ -110,7 +93,20 @@ def parse_board_section(source: str, section: object) -> dict[str, Entry]:
 
 @cache
 def words_for(language: str) -> Words:
-    """The board words of ``language`` (one of :data:`LANGUAGES`), English filling any gap."""
+    """The board words of ``language`` (one of :data:`LANGUAGES`), English filling any gap.
+
+    A word a catalogue lacks is said in English, as on the page.
+
+    >>> words = words_for("sv")
+    >>> words("snookers", n=2)
+    ['MASKER', 'MSK', 'M']
+    >>> words("frame_n", n=3)[:2]
+    ['FRAME 3', 'FR 3']
+    >>> words_for("fr")("frames", game="blackball")[0]
+    'PARTIES'
+    >>> words_for("de")("name_wins_frame", name="Judd")[0]
+    'Judd gewinnt den Frame'
+    """
     if language not in LANGUAGES:
         raise ValueError(f"the boards speak {', '.join(LANGUAGES)}, not {language!r}")
     path = catalogue_path(language)

@@ -1,21 +1,6 @@
-"""Files that hold a secret, refused when other users can read them (docs/security.md).
-
-The MQTT password file, the table's TLS client key, and a configuration file with a
-password in it are checked at start-up, the way ssh refuses a private key that others can
-read, with the rule PostgreSQL applies to its server key (a service whose files root
-installs for it):
-
-- owned by the user the daemon runs as: no access at all for its group or others (0600
-  or less);
-- owned by root: at most readable by the file's group (0640 or less: root's file for the
-  daemon's group, as ``systemd/install.sh`` installs the configuration);
-- owned by anyone else: refused (that user can read it, and change it);
-- a POSIX access ACL that lets a named user other than the daemon's, or a named group,
-  read it: refused. systemd's credentials (``LoadCredential=``) carry one entry, for the
-  service's own user: accepted.
-
-:func:`exposure` says who else can read a file, and the command that fixes it; None when
-nobody can. A leaf module: the standard library only.
+"""Files that hold a secret, refused when other users can read them, by ssh's and PostgreSQL's
+rule (:func:`exposure`). The rule: docs/security.md ("Files with a secret in them"). A leaf module:
+the standard library only.
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""Bounds on what the network may ask of a table: a rate per source and a bounded queue.
-
-The table's own referee boxes and keypad are never limited and never wait behind the network
-(the engine thread takes their inputs first). Lines from the MQTT command topic and the control
-socket go through a :class:`TokenBucket` per sender (each user of ``<prefix>/command/<user>``,
-the control socket: ``rate`` lines a second, ``burst`` at once) and a queue of at most
-``queue`` lines per sender (:class:`Lanes`: the senders take turns, so one user's flood never
-delays another's lines); over either they are refused at once, saying which limit, never
-dropped in silence. A ``match`` line from the network (a new match, a new journal file) is
-allowed once every ``new_match_every`` seconds per sender. A line longer than ``max_bytes``
-is refused unread.
-
->>> bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
->>> [bucket.take(0.0) for _ in range(4)]
-[True, True, True, False]
->>> bucket.take(0.5), bucket.take(0.5)
-(True, False)
+"""Bounds on what the network may ask of a table: a :class:`TokenBucket` per sender and a
+bounded queue whose senders take turns (:class:`Lanes`); over either a line is refused at once,
+naming the limit. The table's own inputs are never limited: docs/daemon.md, "Inputs: the table's own first".
 """
 
 from __future__ import annotations
@@ -47,7 +33,14 @@ class CommandLimits:
 
 class TokenBucket:
     """``burst`` tokens, refilled at ``rate`` a second; each line takes one. Not thread-safe:
-    the caller holds its lock."""
+    the caller holds its lock.
+
+    >>> bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
+    >>> [bucket.take(0.0) for _ in range(4)]
+    [True, True, True, False]
+    >>> bucket.take(0.5), bucket.take(0.5)
+    (True, False)
+    """
 
     def __init__(self, rate: float, burst: int, now: float) -> None:
         self.rate = rate

@@ -1,23 +1,6 @@
-"""A line from the network, read so that it always gets exactly one answer.
-
-A command published on ``<prefix>/command/<user>`` is bytes from anyone the broker let in: it
-may be huge, not UTF-8, nested 100,000 deep, or hold numbers JSON cannot carry (``1e999`` reads
-as infinity, which no answer could then be encoded with). :func:`read_line` turns it into a JSON
-object or a :class:`Unreadable` reason naming the limit, never an exception; :func:`echo` is the
-bounded copy of it that a ``rejected`` message carries (docs/mqtt.md): its ``id`` and ``type``
-when it had them, its length, and at most :data:`ECHO_BYTES` of it, so that one hostile payload
-is never multiplied to every subscriber.
-
->>> read_line(b'{"type": "no_pot", "id": "d1"}', 16384)
-{'type': 'no_pot', 'id': 'd1'}
->>> read_line(b'{"t": 1e999}', 16384).reason
-'not JSON: 1e999 is a number JSON cannot carry (finite numbers only)'
->>> echo(None, b"x" * 5000)["length"], len(echo(None, b"x" * 5000)["input"])
-(5000, 1024)
->>> peek_id(b'{"type": "foul", "points": 3, "id": "f17"}'), peek_id(b"not json")
-('f17', None)
->>> check_user("desk"), check_user("a/b") is not None
-(None, True)
+"""A line from the network, read so that it always gets exactly one answer: :func:`read_line`
+turns any bytes into a JSON object or an :class:`Unreadable` reason, never an exception;
+:func:`echo` is the bounded copy a ``rejected`` message carries (docs/mqtt.md, "Commands").
 """
 
 from __future__ import annotations
@@ -68,7 +51,17 @@ def _constant(name: str) -> NoReturn:
 
 
 def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> JsonObject | Unreadable:
-    """The JSON object in ``payload``, or why it is not one."""
+    """The JSON object in ``payload``, or why it is not one.
+
+    A command is bytes from anyone the broker let in: it may be huge, not UTF-8, nested
+    100,000 deep, or hold numbers JSON cannot carry (``1e999`` reads as infinity, which no
+    answer could then be encoded with).
+
+    >>> read_line(b'{"type": "no_pot", "id": "d1"}', 16384)
+    {'type': 'no_pot', 'id': 'd1'}
+    >>> read_line(b'{"t": 1e999}', 16384).reason
+    'not JSON: 1e999 is a number JSON cannot carry (finite numbers only)'
+    """
     if len(payload) > max_bytes:
         return Unreadable(Reason(f"too long: {len(payload)} bytes; a command line is at most {max_bytes} bytes "
                                  "(commands.max_bytes)", "too_long"))
@@ -93,7 +86,11 @@ def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> JsonObject | Unrea
 
 
 def check_user(user: str) -> str | None:
-    """Why ``user`` (a topic level) cannot name who sent a command, or None."""
+    """Why ``user`` (a topic level) cannot name who sent a command, or None.
+
+    >>> check_user("desk"), check_user("a/b") is not None
+    (None, True)
+    """
     if not 1 <= len(user) <= USER_MAX or not user.isprintable() or any(c in user for c in "/+#"):
         return (f"the user name (the topic's last level) is 1 to {USER_MAX} printable characters without "
                 "'/', '+' or '#'")
@@ -107,7 +104,14 @@ def _short_str(value: Json, limit: int = 64) -> str | None:
 def echo(obj: JsonObject | None, payload: bytes | None) -> JsonObject:
     """What a ``rejected`` message says of the input: ``event`` (the object, when it encodes in at
     most :data:`ECHO_BYTES`), else ``input`` (its first :data:`ECHO_BYTES`, as text) and
-    ``length`` (its bytes); ``id`` and ``type`` whenever it had short string ones."""
+    ``length`` (its bytes); ``id`` and ``type`` whenever it had short string ones.
+
+    The ``id`` and ``type`` when it had them, its length, and at most :data:`ECHO_BYTES` of it,
+    so that one hostile payload is never multiplied to every subscriber.
+
+    >>> echo(None, b"x" * 5000)["length"], len(echo(None, b"x" * 5000)["input"])
+    (5000, 1024)
+    """
     out: JsonObject = {"event": None}
     if obj is not None:
         out["id"], out["type"] = _short_str(obj.get("id")), _short_str(obj.get("type"))
@@ -133,7 +137,11 @@ def echo(obj: JsonObject | None, payload: bytes | None) -> JsonObject:
 
 def peek_id(payload: bytes) -> str | None:
     """The ``id`` a line carries, read off its first bytes without parsing it (as :func:`echo`
-    reads it for a ``rejected`` message): for a line refused before it is read."""
+    reads it for a ``rejected`` message): for a line refused before it is read.
+
+    >>> peek_id(b'{"type": "foul", "points": 3, "id": "f17"}'), peek_id(b"not json")
+    ('f17', None)
+    """
     found = _KEY["id"].search(payload[:4 * ECHO_BYTES].decode("utf-8", errors="replace"))
     return found.group(1) if found and "\ufffd" not in found.group(1) else None
 

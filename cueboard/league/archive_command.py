@@ -1,16 +1,5 @@
-"""``cueboard archive ...``: the results archive's commands (docs/league.md).
-
-    cueboard archive run --db URL [--host H --port P --topic T ...]   store records from a broker
-    cueboard archive import --db URL [--venue V --table T] LOG ...    store the records of logs
-    cueboard archive fixtures --db URL FILE [--competition NAME]      store a match day's fixtures
-    cueboard archive standings --db URL [--csv | --json] [--teams]    the league table
-    cueboard archive breaks --db URL [--from 50] [--csv | --json]     the break list
-    cueboard archive matches --db URL [--player NAME]                 a player's matches (JSON)
-    cueboard archive export --db URL MATCH_ID [--cuescore]            one stored record
-    cueboard archive serve --db URL [--host H --port P]               the tables over HTTP (http.py)
-
-Exit status: 0 done, 1 a database or file that cannot be used, 2 refused input (a log's
-refused line, a fixture file's bad line), with the file, line and reason on standard error.
+"""``cueboard archive ...``: the results archive's commands (run, import, fixtures, standings,
+breaks, matches, export, serve) and their exit statuses. docs/league.md; ``cueboard archive --help``.
 """
 
 from __future__ import annotations

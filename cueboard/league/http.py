@@ -1,25 +1,6 @@
-"""The league's tables over HTTP, for a league's web site: an aiohttp sub-application.
-
-Mount it under any prefix of a bigger aiohttp server (``parent.add_subapp("/league/",
-archive_app(url))``), or serve it alone with ``cueboard archive serve``. Read only: GET, no
-cookies, nothing written. Every answer is computed from the stored records by
-:mod:`cueboard.league.standings`, as the command prints them; the standings by its :func:`rank`,
-the one ranking the desk's night is ordered by too.
-
-=====================================  ==================================================
-``GET /``                              the standings as a printable HTML page (no script)
-``GET /standings``                     the standings, JSON (``?competition=``, ``win``,
-                                       ``loss``, ``frame``, ``teams=1``)
-``GET /standings.csv``                 the same as CSV (header row, then a row each)
-``GET /breaks``                        the break list, JSON (``?least=50``, ``competition``)
-``GET /players/{name}/matches``        a player's matches, JSON
-``GET /matches``                       every stored record, JSON (``?competition=``)
-``GET /matches/{match_id}``            one record, JSON (``?format=cuescore``: CueScore's shape)
-=====================================  ==================================================
-
-A query value that is not a whole number, or too big, is answered 400 with the parameter
-named. The database is used from a worker thread (one at a time), so a slow query never
-stops the server's event loop.
+"""The league's tables over HTTP for a league's web site: a read-only aiohttp sub-application
+(:func:`archive_app`), every answer computed by :mod:`cueboard.league.standings`. The routes:
+docs/league.md, "On the league's web site".
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
-"""A league's match day from the secretary's file: CSV or JSON, checked line by line.
-
-CSV (UTF-8, a header row naming the columns, in any order; docs/league.md)::
-
-    competition,day,fixture,home_team,away_team,home,away,game,best_of
-    Division 1,2026-12-03,D1-05-1,Red Lion,Crown,Ann Smith,Bob Jones,snooker,3
-    Division 1,2026-12-03,D1-05-2,Red Lion,Crown,Cat Lee & Dan Ross,Eve Hart & Fay Moss,snooker,1
-
-``fixture``, ``home`` and ``away`` are required; a pair plays doubles (two names joined by
-`` & ``). ``competition`` (else the command's ``--competition``), ``day``, ``home_team``,
-``away_team``, ``game`` (snooker), ``best_of`` or ``race_to`` (1 frame), ``reds`` and
-``handicap_home``/``handicap_away`` (snooker) are optional. JSON is the same as a list of
-objects (``{"fixtures": [...]}``, a pair as a list of two names).
-
-Every fixture's match line is checked by the engine itself (``Match.from_json``), so a name
-a board could not show (a control or bidirectional character, over 40 characters) or a
-format the rules do not allow is refused as the table would refuse it. A file is refused
-whole, at its first bad line, with the line's number and the reason (:class:`FixtureError`):
-more than :data:`MAX_BYTES`, not UTF-8, a CSV that does not parse (an unclosed quote), a
-column missing or unknown, a fixture id twice.
+"""A league's match day from the secretary's file, CSV or JSON, checked line by line (each
+fixture's match line by the engine itself) and refused whole at its first bad line
+(:class:`FixtureError`). The columns and the refusals: docs/league.md, "Fixtures".
 """
 
 from __future__ import annotations

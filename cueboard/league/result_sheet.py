@@ -1,20 +1,6 @@
-"""The printable result sheet: a match record (``docs/record.md``) as one A4 page of HTML.
-
-A static, self-contained file: inline CSS, no scripts, no fonts or pictures to fetch, every
-name escaped. It shows both sides and the frames won, each frame's scores, winner, how it
-ended, its breaks of 50 and over and its times, the match totals and high break, and lines
-for both sides and the referee to sign. Printed from any browser (``@page { size: A4 }``);
-one sheet a record, each on a new page. Times are shown in ``tz`` (the machine's own zone
-by default), and the sheet says which. What a game adds (a snooker frame's points and breaks,
-a blackball frame's balls left) comes from its hooks, ``printed`` in its entry of
-:data:`cueboard.games.kits.KITS` (:mod:`cueboard.games.sheet_lines`).
-
->>> from cueboard.engine import Match
->>> from cueboard.engine.record import record_of
->>> page = result_sheets([record_of(Match.from_json(
-...     {"type": "match", "game": "snooker", "sides": ["<b>Ann</b>", "Bob"]}))])
->>> "&lt;b&gt;Ann&lt;/b&gt;" in page, "<b>Ann" in page, "<script" in page
-(True, False, False)
+"""The printable result sheet: a match record (docs/record.md) as one A4 page of static,
+self-contained HTML (every name escaped); what a game adds comes from its kit's ``printed``
+hooks (:mod:`cueboard.games.sheet_lines`). What it shows: docs/record.md, "The result sheet".
 """
 
 from __future__ import annotations
@@ -310,7 +296,17 @@ def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None 
 
 
 def result_sheets(records: Sequence[Record], *, title: str | None = None, tz: tzinfo | None = None) -> str:
-    """A whole HTML document: a sheet for each record, each starting a new page."""
+    """A whole HTML document: a sheet for each record, each starting a new page.
+
+    Times are shown in ``tz`` (the machine's own zone by default), and the sheet says which.
+
+    >>> from cueboard.engine import Match
+    >>> from cueboard.engine.record import record_of
+    >>> page = result_sheets([record_of(Match.from_json(
+    ...     {"type": "match", "game": "snooker", "sides": ["<b>Ann</b>", "Bob"]}))])
+    >>> "&lt;b&gt;Ann&lt;/b&gt;" in page, "<b>Ann" in page, "<script" in page
+    (True, False, False)
+    """
     names = " / ".join(" v ".join(side["name"] for side in r["sides"]) for r in records)
     sheets = "\n".join(result_sheet(record, title=title, tz=tz) for record in records)
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -1,31 +1,6 @@
 """The league's tables from the stored records: standings, the break list, a player's matches.
-
-Pure functions of the records (the JSON of ``docs/record.md``), so SQLite and PostgreSQL
-give the same tables, and a test can work one out by hand.
-
-**Standings** count finished matches only (``winner`` set), a row per side's name (a
-player, or a pair in doubles), or per team when the matches carry fixtures with teams:
-
-- ``played``, ``won``, ``lost``; ``frames_for``, ``frames_against`` from ``frames_won``
-  (so a match conceded or awarded counts the frames it gave, Section 4 Rule 2(b));
-- ``points``: :attr:`Rules.win` for a match won, :attr:`Rules.loss` for one lost, plus
-  :attr:`Rules.frame` for every frame won (leagues that score frames set ``frame`` 1 and
-  ``win`` 0).
-
-**Order** (the tie-breaker, docs/league.md): points, then frame difference, then frames
-won, then the result of the matches between the sides level on all three (head to head:
-matches won among them), then the name; sides still level share a position.
-
-**One ranking**: :func:`rank`, a pure function of a list of :class:`Result` (two sides' names,
-the winner, the frames each won), is the only place a table is ordered. The archive's tables
-(:func:`standings`, the command and :mod:`cueboard.league.http`) make their results from the
-stored records (:func:`results_of`); the desk's night (``POST /desk/api/standings``,
-:mod:`cueboard.venue.desk_routes`) from the matches the desk keeps. The two cannot order the
-same night differently.
-
-**Breaks**: every break of ``least`` points or more (50 by default; ``century`` marks 100+),
-highest first, from every stored match (a break counts when made, the match finished or
-not).
+Pure functions of the records (docs/record.md), so SQLite and PostgreSQL give the same tables;
+:func:`rank` is the one place a table is ordered. The rules: docs/league.md, "The league table's rules".
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
-"""Storing a record exactly once: :class:`Archive`.
-
-:meth:`Archive.put` stores a record in one transaction: its row in ``matches`` (the record
-itself kept whole, as JSON) and its sides' players, frames, breaks and corrections. The
-``match_id`` is the primary key, so a match has one row however many times its record
-arrives:
-
-- the same record again (a QoS 1 message delivered twice, the retained record on every
-  reconnect, a log imported twice): same digest, nothing written (``"same"``);
-- a newer record of the match (a later frame, the match's end, an ``amend`` after it):
-  the row and its frames, breaks and corrections replaced, ``revision`` counted up
-  (``"replaced"``), so the standings follow;
-- an older one arriving late (its feed ``ts`` before the stored one's): kept out
-  (``"older"``). A record with no ``ts`` (an import of a log) replaces another import, but
-  not a record a table published, unless that one is unfinished and the import finished.
-
-A transaction another writer beat to the row (two archives on one PostgreSQL database) is
-tried again, and then finds the row.
+"""Storing a record exactly once: :class:`Archive`, whose :meth:`Archive.put` stores a record
+in one transaction keyed by its ``match_id`` ("same", "replaced" or "older"). What each means:
+docs/league.md, "What 'stored once' means".
 """
 
 from __future__ import annotations

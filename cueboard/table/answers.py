@@ -1,22 +1,6 @@
-"""Exactly once for remote lines: the answer given to each ``id`` of the current match.
-
-Any line from the command topic, the control socket or ``cueboard send`` may carry ``"id"``
-(docs/events.md): a string of 1 to 64 characters chosen by the sender. A line whose id was
-answered already is not applied again and gets the first answer again; a line whose id is
-still waiting in the queue is not queued twice. The ids of applied events are in the journal
-with the event (replay ignores them), and the ids of refused lines in a file beside it
-(``match-000001.refused.jsonl``, fsync'd before the answer goes out), so a sender that retries
-after a restart of the daemon is recognised too: nothing is applied twice, and nothing is
-applied after its sender was told it was refused.
-
-A line refused by a limit before anybody looked at it (the rate, a full queue: see
-:mod:`cueboard.contract.limits`) is not remembered: its sender may send it again, same id.
-
->>> answers = Answers()
->>> check_id("desk-42"), check_id(None)
-('desk-42', None)
->>> answers.remember("desk-42", {"ok": True}); answers.known("desk-42")
-{'ok': True}
+"""Exactly once for remote lines: the answer given to each ``id`` of the current match, so a
+line whose id was answered is answered again, not applied again, even after a restart (the
+refused ids kept beside the journal). docs/events.md, "Any input: an id for retries".
 """
 
 from __future__ import annotations
@@ -51,7 +35,16 @@ def check_id(value: Json) -> str | None:
 
 class Answers:
     """The answers of the current match by id; thread-safe (input threads ask, the engine
-    thread records)."""
+    thread records). A line refused by a limit before anybody looked at it (the rate, a full
+    queue: :mod:`cueboard.contract.limits`) is not remembered: its sender may send it again,
+    same id.
+
+    >>> answers = Answers()
+    >>> check_id("desk-42"), check_id(None)
+    ('desk-42', None)
+    >>> answers.remember("desk-42", {"ok": True}); answers.known("desk-42")
+    {'ok': True}
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -1,21 +1,6 @@
-"""The table's shot clock: the referee runs it, the game says how long a shot may take.
-
-Blackball rule 8a: the referee starts the clock when the balls are at rest, holds it for a rest,
-an interference or a ruling, and calls the time 30 seconds in; a shot not played in time is the
-game's time foul. The engine only says how long the next shot may take (``Match.shot_time``);
-:class:`ClockControl` keeps the running :class:`~cueboard.engine.shot_clock.ShotClock` of the
-table (one at a time), answers the ``clock`` command, and says what the state shows of it. The
-engine thread owns it; the times are passed in (monotonic seconds for the clock, Unix seconds
-for what the screens count down to), so it is tested without a clock.
-
->>> from cueboard.engine.shot_clock import ShotTime
->>> clocks = ClockControl()
->>> clocks.command("hold", None, now=0.0).short
-'clock_not_running'
->>> clocks.command("start", ShotTime(60.0, 30.0), now=0.0) is None
-True
->>> clocks.command("hold", None, now=10.0), clocks.answer(shot_clocks=True, now=99.0)
-(None, {'running': False, 'paused': True, 'left': 50.0, 'length': 60})
+"""The table's shot clock: the referee runs it (blackball rule 8a), the game says how long a shot
+may take (``Match.shot_time``); :class:`ClockControl` keeps the table's running clock and answers
+the ``clock`` command. docs/daemon.md, "The shot clock".
 """
 
 from __future__ import annotations
@@ -42,7 +27,20 @@ def seconds(value: float) -> float | int:
 
 
 class ClockControl:
-    """The shot clock of one table (engine thread only)."""
+    """The shot clock of one table (engine thread only).
+
+    The engine thread owns it; the times are passed in (monotonic seconds for the clock, Unix
+    seconds for what the screens count down to), so it is tested without a clock.
+
+    >>> from cueboard.engine.shot_clock import ShotTime
+    >>> clocks = ClockControl()
+    >>> clocks.command("hold", None, now=0.0).short
+    'clock_not_running'
+    >>> clocks.command("start", ShotTime(60.0, 30.0), now=0.0) is None
+    True
+    >>> clocks.command("hold", None, now=10.0), clocks.answer(shot_clocks=True, now=99.0)
+    (None, {'running': False, 'paused': True, 'left': 50.0, 'length': 60})
+    """
 
     def __init__(self) -> None:
         self.clock: ShotClock | None = None

@@ -1,25 +1,7 @@
-"""``cueboard run``: the daemon that keeps one table's score.
-
-The shape (docs/layers.md)::
-
-    inputs (buttons, keypad, MQTT command, control socket) --submit--> engine thread --> outputs
-                                                                          |        (boards, MQTT)
-                                                                       journal
-
-One thread, the engine thread (:meth:`Table.run`), owns the match, the journal and the
-outputs; every input thread only calls :meth:`Table.submit`, which puts the input on a
-queue. For each event the engine thread checks it, appends it to the journal and fsyncs,
-applies it, and only then shows and publishes the new state: a state nobody saw can be
-lost in a power cut, a state somebody saw cannot. Nothing polls: the loop sleeps on the
-queue until an input comes or the next deadline (the shot clock's next second, a key
-sequence's timeout, an animation frame, the watchdog) is due.
-
-:class:`Table` is the inputs and the engine loop: taking a line, parsing it, checking,
-journalling and applying an event. What it is built on, one idea a module: what a table holds
-(:mod:`~cueboard.table.table_base`), what it shows and publishes (:mod:`~cueboard.table.showing`),
-how it refuses (:mod:`~cueboard.table.refusals`), how a match begins and the journal's health
-(:mod:`~cueboard.table.match_start`). Its topics (:mod:`~cueboard.table.topics`) see it only
-as a :class:`~cueboard.table.table_api.TableApi`.
+"""``cueboard run``: the daemon that keeps one table's score. One thread, the engine thread
+(:meth:`Table.run`), owns the match, the journal and the outputs; inputs only call
+:meth:`Table.submit`. Each event is journalled and synced before it is shown: docs/daemon.md,
+"One thread owns the match" (and its table of the modules :class:`Table` is built on).
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
-"""Home Assistant's MQTT discovery: each table announces itself as a device (opt-in).
-
-A venue that runs Home Assistant (table lights, heaters, a dashboard at the bar) gets every
-table as a device with its sensors, with no YAML: ``[home_assistant] discovery = true`` in the
-table's configuration. The table publishes one retained *device discovery* message
-(Home Assistant 2024.11 and later) on ``<discovery prefix>/device/<id>/config``:
-
-- ``dev``: the table (identifiers ``cueboard_<venue>_<table>``, its name, the venue as its area);
-- ``o``: the origin, cueboard (device discovery requires it);
-- ``cmps``: the sensors, each reading the table's own retained ``<prefix>/state`` with a
-  template (so nothing more is published when the score changes): each side's name, score and
-  frames won, the break, points remaining, who is at the table, the frame, and a binary sensor
-  "match live";
-- availability: the table's ``<prefix>/status`` (``online``/``offline``, its last will).
-
-It is published on every connection to the broker, and again whenever Home Assistant says it
-came back (``online`` on ``<discovery prefix>/status``, its birth message), so a restarted Home
-Assistant finds the tables even if the retained message was cleared. ``cueboard home-assistant
-remove`` publishes the empty retained message that removes the device, for a table taken out
-of the venue. docs/home-assistant.md has the whole of it.
+"""Home Assistant's MQTT discovery (opt-in, ``[home_assistant] discovery = true``): the table
+publishes one retained device discovery message whose sensors read its own retained state, and
+again when Home Assistant comes back. docs/home-assistant.md has the whole of it.
 """
 
 from __future__ import annotations

@@ -1,28 +1,7 @@
 """The journal: every accepted event, appended and synced before anyone sees its state.
-
-One JSON Lines file a match (``match-000001.jsonl``, ``match-000002.jsonl`` ...) in the
-journal directory: the match line, then each event as it was applied (undo and redo
-included), so any of them can be replayed with ``cueboard replay``. The newest file is
-the current match; the older ones are kept for the record.
-
-The current file is preallocated, as databases do with their logs: :data:`CHUNK` bytes of
-zeros written and synced ahead of the events, so an event is one ``pwrite`` of a whole
-line over those zeros with ``RWF_DSYNC`` (``O_DSYNC`` for that one write: its data and the
-disk's cache flushed before it returns). The file's size and blocks do not change, so no
-metadata has to reach the disk with it: on a file system with a journal (ext4 on a
-Raspberry Pi's SD card) that saves a journal commit per event. A finished match's file
-is cut to its lines. docs/reliability.md ("The journal on disk") has the reasoning for a
-power cut.
-
-On start the written part ends at the first zero byte (JSON written here never holds
-one). A power cut can tear the last line: the torn tail is dropped with a warning and the
-file cut back to whole lines, so the next event is appended to a whole line. A line in
-the middle that the engine refuses (a damaged disk) keeps what came before it: the file
-is copied to ``.damaged`` for the record and the good lines kept under the original name.
-A write that fails (a full or failing disk) is rolled back and raised, so the daemon can
-refuse the input instead of showing a state that is not saved. When the disk has no room
-for the next chunk of zeros, lines are appended to the end of the file as before until
-one does not fit.
+One JSON Lines file a match, preallocated with zeros so an event's write changes no metadata.
+Layout and recovery: docs/daemon.md, "The journal"; why, for a power cut: docs/reliability.md,
+"The journal on disk".
 """
 
 from __future__ import annotations

@@ -1,44 +1,6 @@
-"""Keymaps: which key of a referee box or the keypad, or which sequence of keys, makes which event.
-
-A keymap is a TOML file (``examples/keymaps/``, described in docs/keymaps.md)::
-
-    description = "Referee box, 12 buttons, snooker"
-    game = "snooker"
-    timeout = 15          # seconds an unfinished sequence waits (see Entry.expire)
-    grace = 3             # seconds after it lapsed that a key is refused, not a new call
-    layout = [            # the keys as they sit, row by row: key n = row * columns + column
-      ["RED",  "YELLOW", "GREEN", "BROWN"],
-      ["BLUE", "PINK",   "BLACK", "FREE_BALL"],
-      ["FOUL", "NO_POT", "PLUS",  "UNDO"],
-    ]
-    [hold]                # the action of a key held down instead of pressed
-    FOUL = "MISS"
-    [shift]               # the action of a key pressed after SHIFT
-    NO_POT = "CONCEDE"
-
-:class:`Keymap` is the parsed file, checked: an unknown key, action or game is an
-error naming it. :class:`Entry` is one device's key sequence in progress; feed it
-each press with the match's state (the engine's typed ``Match.state()``) and it answers
-with the engine event to apply (a frozen dataclass of ``cueboard.engine.events`` or the
-game's own), a :data:`~cueboard.games.key_sequences.TableCommand` for the daemon (a new match,
-the shot clock), a :class:`Pending` (the sequence goes on) or a :class:`Refusal` (that key
-makes no event there: the sequence is left as it was). Pure: no I/O and no clock; time
-comes in as an argument.
-
-Its messages are in the words of the device's own keys (:meth:`Keymap.words`,
-:meth:`Keymap.explain`): on a referee box whose + is a shifted key a prompt reads
-"the balls potted together, then + (SHIFT RED)".
-
->>> from cueboard.engine import Match, to_json
->>> keymap = Keymap.from_toml('game = "snooker"\\nlayout = [["RED", "BLUE", "FOUL", "UNDO"]]')
->>> entry = Entry(keymap)
->>> state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state()
->>> entry.press(2, state)
-Pending(keys=('FOUL',), needs='the ball that sets the penalty (4 to 7)')
->>> to_json(entry.press(1, state))
-{'type': 'foul', 'points': 5}
->>> entry.press(3, state)
-Undo(t=None)
+"""Keymaps: which key of a referee box or the keypad, or which sequence of keys, makes which
+event. :class:`Keymap` is the checked TOML file; :class:`Entry` one device's key sequence in
+progress (pure: no I/O, no clock). The file and what a display gets: docs/keymaps.md.
 """
 
 from __future__ import annotations
@@ -302,6 +264,26 @@ class Entry:
     meant it as the next key of the call, not the first of a new one. What a display
     needs: :attr:`pending` (the keys and what comes next), :attr:`expires_at` (when the
     call lapses) and :attr:`lapsed` (the call that lapsed).
+
+    Feed it each press with the match's typed state (``Match.state()``); it answers with the
+    engine event to apply (a frozen dataclass of ``cueboard.engine.events`` or the game's own),
+    a :data:`~cueboard.games.key_sequences.TableCommand` for the daemon (a new match, the shot
+    clock), a :class:`Pending` (the sequence goes on) or a :class:`Refusal` (that key makes no
+    event there: the sequence is left as it was). Pure: no I/O and no clock; time comes in as
+    an argument. Its messages are in the words of the device's own keys
+    (:meth:`Keymap.words`, :meth:`Keymap.explain`): on a referee box whose + is a shifted key a
+    prompt reads "the balls potted together, then + (SHIFT RED)".
+
+    >>> from cueboard.engine import Match, to_json
+    >>> keymap = Keymap.from_toml('game = "snooker"\\nlayout = [["RED", "BLUE", "FOUL", "UNDO"]]')
+    >>> entry = Entry(keymap)
+    >>> state = Match.from_json({"type": "match", "game": "snooker", "sides": ["A", "B"]}).state()
+    >>> entry.press(2, state)
+    Pending(keys=('FOUL',), needs='the ball that sets the penalty (4 to 7)')
+    >>> to_json(entry.press(1, state))
+    {'type': 'foul', 'points': 5}
+    >>> entry.press(3, state)
+    Undo(t=None)
     """
 
     def __init__(self, keymap: Keymap) -> None:

@@ -1,27 +1,6 @@
-"""The current match's history (``<prefix>/history``, docs/mqtt.md): every line of its log with
-when, from where and by whom, for the desk (which shows it after a reload, and picks a stroke to
-correct from it).
-
-A bounded snapshot, retained, republished at a new match, at the table's start and every
-:data:`SNAPSHOT_EVERY` lines (never rebuilt and republished at every stroke: late in a long
-final that was 177 KiB an event)::
-
-    {"schema": 1, "match_id": "club/t1/2026-11-26T19:30:00.000Z",
-     "events": [{"seq": 1, "event": {"type": "pot", "balls": ["red"], "t": ...}, "ts": "...",
-                 "source": "referee", "user": null}, ...],
-     "truncated": 0, "lines": 1, "epoch": "3f9c01aa", "recent": 64}
-
-and each line, as it comes, on one of :data:`RECENT` retained slots (``<prefix>/history/<n mod
-RECENT>``, :meth:`History.line`): ``{"schema": 1, "epoch": ..., "n": 57, "line": {...}}``, ``n``
-the line's number in the match (1, 2, ...). The slots hold the newest :data:`RECENT` lines,
-more than the lines since the snapshot, so a page that subscribes late has every line since
-the snapshot's last (``lines``) at once, each once (docs/mqtt.md).
-
-``seq`` is the one the event had on ``<prefix>/event`` (the state's after it); ``source`` the
-kind of input it came from (:func:`source_kind`), ``null`` for a line read back from the journal
-after a restart (the journal keeps who, ``user``, not from where). The payload stays under the
-broker's message size limit (:data:`HISTORY_BYTES`): the oldest lines are left out then and
-counted in ``truncated``.
+"""The current match's history for the desk: a bounded retained snapshot on ``<prefix>/history``
+every :data:`SNAPSHOT_EVERY` lines, and each line as it comes on one of :data:`RECENT` retained
+slots (:meth:`History.line`). The payloads and how a page reads them: docs/mqtt.md, "The match's history".
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
-"""How fast each sender on the network may send lines to a table, and how its refusals are said.
-
-Each sender (a user of ``<prefix>/command/<user>`` or ``<prefix>/score/<user>``, the control
-socket) has its own :class:`~cueboard.contract.limits.TokenBucket`: ``commands.rate`` lines a second,
-``commands.burst`` at once; one user's flood is refused on its own and never takes another's
-tokens. A ``match`` line (a new journal file) is taken once every ``commands.new_match_every``
-seconds per sender. A refused line with an ``id`` always gets its own answer; the refusals of
-lines without one are published one by one up to :data:`REFUSALS_A_SECOND` a second per sender,
-and the rest counted and said in one summary a second (nothing goes unsaid). Thread-safe: the
-MQTT clients' threads and the control socket's workers call it, the engine thread takes the
-summaries.
-
->>> from cueboard.contract.limits import CommandLimits
->>> limiter = RateLimiter(CommandLimits(rate=1.0, burst=2), monotonic=lambda: 0.0)
->>> limiter.admit("command/flood"), limiter.admit("command/flood"), limiter.admit("command/flood") is None
-(None, None, False)
->>> limiter.admit("command/desk") is None
-True
+"""How fast each sender on the network may send lines to a table (a token bucket each), and
+how its refusals are said (each line with an ``id`` answered, the rest summed up once a second).
+docs/mqtt.md ("Rate limits per user") and docs/daemon.md ("Inputs: the table's own first").
 """
 
 from __future__ import annotations
@@ -51,7 +36,25 @@ class NotTaken:
 
 
 class RateLimiter:
-    """The limits of ``[commands]`` per sender (see the module's documentation)."""
+    """The limits of ``[commands]`` per sender.
+
+    Each sender (a user of ``<prefix>/command/<user>`` or ``<prefix>/score/<user>``, the control
+    socket) has its own :class:`~cueboard.contract.limits.TokenBucket`: ``commands.rate`` lines a
+    second, ``commands.burst`` at once; one user's flood is refused on its own and never takes
+    another's tokens. A ``match`` line (a new journal file) is taken once every
+    ``commands.new_match_every`` seconds per sender. A refused line with an ``id`` always gets its
+    own answer; the refusals of lines without one are published one by one up to
+    :data:`REFUSALS_A_SECOND` a second per sender, and the rest counted and said in one summary a
+    second (nothing goes unsaid). Thread-safe: the MQTT clients' threads and the control socket's
+    workers call it, the engine thread takes the summaries.
+
+    >>> from cueboard.contract.limits import CommandLimits
+    >>> limiter = RateLimiter(CommandLimits(rate=1.0, burst=2), monotonic=lambda: 0.0)
+    >>> limiter.admit("command/flood"), limiter.admit("command/flood"), limiter.admit("command/flood") is None
+    (None, None, False)
+    >>> limiter.admit("command/desk") is None
+    True
+    """
 
     def __init__(self, limits: CommandLimits, monotonic: Callable[[], float]) -> None:
         self.limits = limits

@@ -1,19 +1,6 @@
-"""Tell systemd how the daemon is doing: ``sd_notify`` without libsystemd.
-
-The unit (``systemd/cueboard.service``) is ``Type=notify`` with ``WatchdogSec=``. The
-daemon calls :func:`ready` once the first frame is on the board, then
-:func:`watchdog_ping` from the engine loop itself every ``watchdog_interval() / 2``
-seconds, so a loop that hangs stops the pings and systemd restarts the daemon. On the
-way out it calls :func:`stopping`; :func:`status` puts a line in ``systemctl status``.
-
-Outside systemd (no ``$NOTIFY_SOCKET``: a terminal, the tests) every call does nothing
-and returns ``False``; :func:`watchdog_interval` returns ``None``.
-
-The protocol (``sd_notify(3)``): one datagram of newline-separated ``KEY=value`` lines
-to the ``AF_UNIX`` socket named by ``$NOTIFY_SOCKET``, a path, or with a leading ``@``
-a name in the abstract namespace. systemd learns the sender's PID from the kernel
-(``SCM_CREDENTIALS``); with ``NotifyAccess=main`` it takes messages only from the main
-process, which any thread of the daemon is.
+"""Tell systemd how the daemon is doing: ``sd_notify`` without libsystemd (:func:`ready`,
+:func:`watchdog_ping` from the engine loop itself, :func:`stopping`, :func:`status`); outside
+systemd every call does nothing and returns ``False``. The unit: docs/install.md, docs/daemon.md.
 """
 
 from __future__ import annotations
@@ -45,6 +32,12 @@ def notify(message: str) -> bool:
 
     Returns ``True`` when it was handed to systemd, ``False`` when not running under
     systemd or when sending failed (logged; the daemon carries on keeping score).
+
+    The protocol (``sd_notify(3)``): one datagram of newline-separated ``KEY=value`` lines to the
+    ``AF_UNIX`` socket named by ``$NOTIFY_SOCKET``, a path, or with a leading ``@`` a name in the
+    abstract namespace. systemd learns the sender's PID from the kernel (``SCM_CREDENTIALS``);
+    with ``NotifyAccess=main`` it takes messages only from the main process, which any thread
+    of the daemon is.
     """
     name = os.environ.get("NOTIFY_SOCKET", "")
     if not name:

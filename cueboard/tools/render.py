@@ -1,16 +1,6 @@
-"""``cueboard render``: a picture of a board showing a state, for a preview or a document.
-
-The input is a state (``state.md``: one JSON object, or JSON lines of which the last is
-taken, as ``cueboard replay --each`` prints them or the feed publishes them, with ``next``,
-``message`` and ``clock``), or an event log (its first line a ``match`` line), which is
-replayed to its end. A state is read strictly: one that does not fit ``state.md`` is refused
-naming the field, and nothing is drawn (a state without ``missed_by``, older than it, has
-the striker's misses). The picture is drawn by the same code as
-the boards, on luma's ``dummy`` device, and saved as LEDs (:func:`~.preview.leds`) or,
-with ``--pixels``, one pixel an LED. ``--prompt FOUL,MISS --needs TEXT`` draws a call being
-keyed in over it (``--lapsed``: one that lapsed), ``--refusal TEXT`` a refused key's reason;
-``--at`` is then the time since they came. ``--lang`` says the board's words in another
-language, as a board's ``[display] language`` does.
+"""``cueboard render``: a picture of a board showing a state or a replayed log, drawn by the
+boards' own code on luma's ``dummy`` device, for a preview or a document. Its options:
+docs/boards.md ("Preview any state") and ``cueboard render --help``.
 """
 
 from __future__ import annotations

@@ -1,25 +1,6 @@
-"""The desk's JSON routes on ``cueboard screen`` (docs/desk.md, "Tonight's competition"):
-the page cannot run Python, so the fixture file and the draw are checked here, by
-:mod:`cueboard.league.match_day` and :mod:`cueboard.venue.pairings`, and answered as the matches the desk keeps;
-and the night's table is ranked here, by the league's one ranking (:func:`cueboard.league.standings.rank`).
-
-- ``POST /desk/api/fixtures?competition=NAME`` with the file's bytes (CSV or JSON): ``200
-  {"fixtures": [...], "matches": [...]}``, or ``422 {"error": {"file", "line", "reason"}}``
-  naming the first bad line (a file over :data:`cueboard.league.match_day.MAX_BYTES` is refused
-  without being read further).
-- ``POST /desk/api/draw`` with ``{"kind", "name", "players", "seeded", "seed", "twice"}``:
-  ``200`` the draw's matches (:func:`cueboard.venue.competition.from_draw`), or ``422 {"error":
-  {"reason"}}``.
-- ``POST /desk/api/standings`` with ``{"players": [name, ...], "results": [{"sides": [name,
-  name], "winner": 0 | 1, "frames": [n, n] | null}, ...]}`` (the night's players, and its
-  finished matches as the desk knows them): ``200 {"standings": [row, ...]}``, the rows ordered
-  as the archive orders them (``position, name, played, won, lost, frames_for, frames_against,
-  frame_difference, points``); ``413`` for a body over :data:`MAX_STANDINGS_BYTES`, ``422 {"error":
-  {"reason"}}`` naming the field or the limit (:data:`MAX_RESULTS`, :data:`MAX_ENTRANTS`,
-  :data:`MAX_NAME`, :data:`MAX_FRAMES`).
-
-They change nothing anywhere (no file, no broker): the desk publishes what it keeps itself, as
-the desk's login, so the broker's ACL still decides who may.
+"""The desk's JSON routes on ``cueboard screen``: the fixture file and the draw checked, and
+the night's table ranked by the league's one ranking, for a page that cannot run Python. They
+change nothing anywhere. The routes and their answers: docs/desk.md, "The desk's JSON routes".
 """
 
 from __future__ import annotations

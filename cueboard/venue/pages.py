@@ -1,18 +1,6 @@
-"""``cueboard screen``: serve the venue screen page (``screen/`` at the repo root), and the
-desk's at ``/desk`` (``screen/desk/``, docs/desk.md).
-
-The page is static (HTML, CSS, JavaScript, the vendored mqtt.js bundle and the JSON
-Schemas), so any web server can serve ``screen/`` as well; this one adds a ``config.js``
-carrying ``--broker-ws``, ``--venue``, ``--table``, ``--tables``, ``--view``, ``--per-page``,
-``--rotate`` and ``--lang`` as the page's defaults (query parameters still win).
-
-It serves the page's own files only (:data:`PAGE_FILES`, the package data of
-``cueboard.web``), never the folder's tooling (``package.json``, ``vendor.mjs``,
-``node_modules/``): the request's path is decoded and normalised first, and anything not
-on the list is a 404, never a listing or a 500. Every answer carries the headers of
-:data:`SECURITY_HEADERS` (docs/security.md). The server is :mod:`cueboard.venue.web_server`'s:
-bounded (connections, a request's head's time and bytes), HTTPS with the venue's certificate
-when given, loopback unless ``--host`` says otherwise.
+"""``cueboard screen``: serve the venue screen page (``screen/``) and the desk's at ``/desk``,
+its own files only (:data:`PAGE_FILES`), with a ``config.js`` of the command's options as the
+page's defaults. docs/screen.md, "The server"; docs/desk.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Events only blackball speaks (``shared/contract/events.md``, Blackball events).
-
-``pot`` is the shared :class:`~cueboard.engine.events.Pot` (ball names: red, yellow,
-black); ``concede``, ``award``, ``next_frame``, ``undo`` and ``redo`` are the common ones.
+"""Events only blackball speaks (docs/events.md, "Blackball events"); ``pot`` is the shared
+:class:`~cueboard.engine.events.Pot` (ball names: red, yellow, black), and ``concede``, ``award``,
+``next_frame``, ``undo`` and ``redo`` are the common ones.
 
 >>> from ..events import parse_event, to_json
 >>> parse_event({"type": "no_pot", "legal": False}, BLACKBALL_EVENTS)

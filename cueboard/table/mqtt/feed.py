@@ -1,34 +1,6 @@
-"""The MQTT feed of ``docs/mqtt.md``: what venue screens subscribe to.
-
-One :class:`Feed` per table, behind a small interface the daemon's engine thread calls::
-
-    feed = Feed(parse_mqtt(config["mqtt"], venue="club", table="t3"), table="t3")
-    feed.start()                    # connect_async + loop_start: returns at once, broker up or not
-    feed.publish_state(match.state())
-    feed.publish_event(seq, event)
-    feed.publish_rejected(event, "pink is on: ...", "keypad")
-    feed.publish_devices({"buttons": "ok", "keypad": "lost", "mqtt": feed.health})
-    feed.publish_record(recorder.record())  # when a frame or the match ends (docs/record.md)
-    feed.stop()                     # "offline" (retained), then a clean disconnect
-
-Nothing here waits for the network. ``publish_*`` only record what is to be sent, under
-a lock never held across network I/O or user callbacks, and wake the feed's writer
-thread; the writer hands messages to paho only while connected. So with the broker down scoring goes on and:
-
-- ``state``, ``record``, ``devices`` and ``status`` are *latest values*: while disconnected only the
-  newest is kept, and on every (re)connect the newest is published (retained), never the
-  stale ones in between. A state message already handed to paho when the connection died
-  is resent by paho after the reconnect (QoS 1); the writer publishes the newest state
-  only once that one is acknowledged, so the retained state always ends up the newest.
-- ``event`` and ``rejected`` messages wait in a bounded queue (``queue`` messages, plus
-  at most :data:`WINDOW` handed to paho and not yet acknowledged). When it is full the
-  *oldest* waiting message is dropped and counted (:attr:`Feed.dropped`): the retained
-  state always has the current score, and the journal has every event.
-
-The retained last will is ``offline`` on ``<prefix>/status``; ``online`` is published on
-every connect, and the command topic re-subscribed, when it is enabled (which needs TLS
-and a username or client certificate, or ``insecure_commands``: docs/security.md).
-Sessions are clean: a command sent while the table was offline is not applied later.
+"""The MQTT feed of docs/mqtt.md, which venue screens subscribe to: one :class:`Feed` per
+table, whose ``publish_*`` never wait for the network. Its interface and what it does with the
+broker away: docs/mqtt.md, "The interface" and "What happens when the broker is away".
 """
 
 from __future__ import annotations
@@ -70,7 +42,7 @@ WINDOW = 16
 
 
 class Feed:
-    """One table's MQTT feed (see the module's documentation).
+    """One table's MQTT feed (docs/mqtt.md, "The interface (for the daemon)").
 
     ``on_command`` gets the raw payload of each ``<prefix>/command/<user>`` message, whether it
     came retained (a retained command is never applied: a restart must not replay it) and the

@@ -1,41 +1,6 @@
-"""The table's paced links: MQTT connections of their own for the lines people send, read no
-faster than the table answers them.
-
-A scorer's phone publishes the strokes it keys on ``<prefix>/score/<user>``, the desk its
-commands on ``<prefix>/command/<user>`` (docs/mqtt.md). mosquitto sends one client's messages in
-the order it took them, over one socket: on the feed's own connection a flood was delivered
-ahead of the acknowledgements of the table's ``state`` (the feed publishes the newest state once
-the last one is acknowledged), and during a 15,000-line/s flood of ``command/flood`` no state
-reached a venue subscriber within 5 s, and answers were dropped (issue 26). So the table takes
-each kind of line (:data:`SCORES`, :data:`COMMANDS`) on a connection of its own, whose reading
-is held back without holding back anything else:
-
-- **Its own session.** It logs in as ``<username>.scorers`` / ``<username>.commands`` with the
-  table's password (a name no person's login can have: ``cueboard venue`` writes it, with read on
-  that table's ``score/#`` / ``command/+`` and ``command`` alone), client id
-  ``<client_id>-scorers`` / ``-commands`` when the feed has one. The broker ties that id to that
-  login (``use_username_as_clientid`` on the tables' listener), so no other client can take it.
-  Without a login (a loopback broker with ``insecure_commands``) it connects as the feed does.
-- **Read no faster than answered, each user in turn.** A user's line is handed on while that
-  user's lane of answers on the feed has room (:meth:`~cueboard.table.mqtt.feed.Feed.has_room`); otherwise
-  it waits in that user's backlog here (at most as many lines as a lane holds, ``mqtt.queue``,
-  and :data:`BACKLOG_BYTES` for every user together), and the backlogs are handed on in turns as their lanes drain. The
-  socket itself is never held back, so one login's flood never delays another's lines in the
-  broker's stream to the table (the cause of a head-of-line wait a whole connection's pacing
-  would have). A line arriving when its user's backlog is full is not read: like the lines the
-  broker drops for a slow subscriber (its ``max_queued_messages``) it gets no answer of its own;
-  it is counted (:attr:`PacedLink.unread`), logged, and said on ``rejected`` once a second to
-  that user (a summary that replaces no answer: every line read is answered by its id).
-- **Never silently without commands.** If the broker refuses the login or the subscription (an
-  older venue whose files lack ``<table>.commands``), the link says so in its health and log and
-  calls ``on_refused`` once: the daemon then takes the commands on the feed's own connection,
-  unpaced, as before this link existed, with a warning, until it restarts (docs/security.md).
-- MQTT 5 with a clean start, retain-as-published (a retained line is refused, live or after a
-  restart) and no-local, like the feed; no will (the feed's ``status`` says whether the table is up).
-
-``on_line(payload, retained, user)`` is called for every line read (``user`` None on the bare
-``<prefix>/command`` of older tools), on this link's paho thread or its pacer thread, one line of
-a user at a time, in the order the user sent them.
+"""The table's paced links: an MQTT session of its own for the scorers' lines and one for the
+commands, each read no faster than the table answers them, each user in turn.
+Why, and how it behaves: docs/mqtt.md, "Three sessions".
 """
 
 from __future__ import annotations
@@ -100,7 +65,18 @@ def link_login(username: str | None, kind: LineKind) -> str | None:
 
 
 class PacedLink:
-    """A table's connection for one :class:`LineKind` (see the module's documentation)."""
+    """A table's connection for one :class:`LineKind` (docs/mqtt.md, "Three sessions").
+
+    ``on_line(payload, retained, user)`` is called for every line read (``user`` None on the bare
+    ``<prefix>/command`` of older tools), on this link's paho thread or its pacer thread, one line
+    of a user at a time, in the order the user sent them. A user's line is handed on while that
+    user's lane of answers on the feed has room (:meth:`~cueboard.table.mqtt.feed.Feed.has_room`);
+    otherwise it waits in that user's backlog (at most ``mqtt.queue`` lines, :data:`BACKLOG_BYTES`
+    for every user together). The socket itself is never held back, so one login's flood never
+    delays another's lines in the broker's stream to the table (the head-of-line wait a whole
+    connection's pacing would have). If the broker refuses the login or the subscription,
+    ``on_refused`` is called once and the daemon takes the commands on the feed's own connection.
+    """
 
     def __init__(self, config: MqttConfig, feed: Feed, kind: LineKind,
                  on_line: Callable[[bytes, bool, str | None], None], *,

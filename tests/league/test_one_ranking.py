@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +19,8 @@ from cueboard.league.records import checked
 from cueboard.league.standings import Result, rank, standings
 from cueboard.league.store import Archive
 from cueboard.venue import desk_routes
-from cueboard.venue.pages import make_server, serve_in_thread
-from cueboard.venue.web_server import WebServer
+from tests.venue.test_desk_routes import base as base  # the fixture, taken by its name
+from tests.venue.test_desk_routes import post
 
 PLAYERS = ["Amy", "Bob", "Cal", "Zoe"]
 NIGHT: list[tuple[str, str, int, tuple[int, int]]] = [
@@ -55,27 +52,6 @@ def night_records() -> list[dict[str, Any]]:
                     "frames_won": list(frames), "winner": winner, "competition": "Friday Round Robin",
                     "fixture": f"friday-{n}", "venue": "club", "table": "t1", "started": f"2026-12-04T19:{n:02d}:00Z"})
     return out
-
-
-@pytest.fixture
-def base() -> Iterator[str]:
-    server: WebServer = make_server("127.0.0.1", 0, venue="club")
-    serve_in_thread(server)
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def post(url: str, body: bytes) -> tuple[int, Any]:
-    request = urllib.request.Request(url, data=body, method="POST")
-    try:
-        with urllib.request.urlopen(request) as answer:
-            assert answer.headers["Content-Type"].startswith("application/json")
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as refused:
-        return refused.code, json.loads(refused.read())
 
 
 def archive_standings(tmp_path: Path) -> list[dict[str, Any]]:

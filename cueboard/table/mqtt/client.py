@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 import ssl
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -79,3 +80,12 @@ def tell_health(on_health: Callable[[str], None] | None, health: str, log: loggi
             on_health(health)
         except Exception:
             log.exception("on_health failed")
+
+
+def disconnect(client: mqtt.Client, *, name: str, timeout: float) -> None:
+    """Disconnect and wait for paho's thread at most ``timeout`` seconds: it may be inside a
+    connection attempt (up to its 5 s connect timeout), which ends by itself after that."""
+    client.disconnect()
+    stopper = threading.Thread(target=client.loop_stop, name=name, daemon=True)
+    stopper.start()
+    stopper.join(timeout)

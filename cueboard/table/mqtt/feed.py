@@ -31,7 +31,7 @@ from cueboard.contract.payloads import (
 from cueboard.contract.times import timestamp
 from cueboard.contract.topics import ANY, EVENT, INPUT, REJECTED
 from cueboard.contract.wire import encode
-from cueboard.table.mqtt.client import QOS, MqttClient, open_client, tell_health
+from cueboard.table.mqtt.client import QOS, MqttClient, disconnect, open_client, tell_health
 from cueboard.table.mqtt.config import MqttConfig, TlsConfig, parse_mqtt
 from cueboard.table.mqtt.lanes import Job, Lanes, Latest
 
@@ -134,14 +134,7 @@ class Feed:
                 max(0.0, deadline - time.monotonic()))
             self._stopping = True
             self._cond.notify_all()
-        self._client.disconnect()
-        # loop_stop() waits for paho's thread, which may be inside a connection attempt
-        # (up to its 5 s connect timeout): wait for it only until the deadline; it ends by
-        # itself after that attempt.
-        stopper = threading.Thread(target=self._client.loop_stop, name=f"cueboard-feed-{self.table}-stop",
-                                   daemon=True)
-        stopper.start()
-        stopper.join(max(0.5, deadline - time.monotonic()))
+        disconnect(self._client, name=f"cueboard-feed-{self.table}-stop", timeout=max(0.5, deadline - time.monotonic()))
         if self._writer is not None:
             self._writer.join()
         with self._cond:

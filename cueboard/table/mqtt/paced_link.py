@@ -20,7 +20,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from cueboard.contract.codes import Reason
 from cueboard.contract.topics import ANY, COMMAND, command, score
-from cueboard.table.mqtt.client import QOS, open_client, tell_health
+from cueboard.table.mqtt.client import QOS, disconnect, open_client, tell_health
 from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
 from cueboard.table.mqtt.feed import Feed, MqttConfig
 from cueboard.table.mqtt.lanes import USER_ANSWERS_A_SECOND
@@ -161,11 +161,7 @@ class PacedLink:
                 return
             self._started = False
             self._cond.notify_all()
-        self._client.disconnect()
-        stopper = threading.Thread(target=self._client.loop_stop, name=f"cueboard-{self.kind.name}-stop",
-                                   daemon=True)
-        stopper.start()
-        stopper.join(timeout)
+        disconnect(self._client, name=f"cueboard-{self.kind.name}-stop", timeout=timeout)
         if self._pacer is not None:
             self._pacer.join(timeout)
         self._set_health("down: stopped")

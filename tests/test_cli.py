@@ -55,6 +55,7 @@ def test_the_help_of_each_command(command: list[str], says: str, capsys: pytest.
     assert says in out or says in " ".join(out.split())  # as printed, or as argparse wrapped it
 
 
+@pytest.mark.system
 def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`cueboard replay --each log | head -1`: the reader goes away; no traceback, the status
     of a tool stopped by SIGPIPE."""
@@ -69,6 +70,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert proc.returncode == 128 + signal.SIGPIPE
 
 
+@pytest.mark.system
 def test_run_without_gpio_on_mock_pins(tmp_path: Path) -> None:
     """What `cueboard run --help` says: GPIOZERO_PIN_FACTORY=mock runs a table with a
     referee box on a machine without GPIO."""
@@ -165,6 +167,7 @@ def _running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_demo_killed_or_hung_up_stops_its_broker(tmp_path: Path, signum: int) -> None:
     """A kill or a closed terminal ends ``cueboard demo`` as Ctrl-C does: the mosquitto it started

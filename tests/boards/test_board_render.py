@@ -157,7 +157,7 @@ def test_a_page_turn_goes_on_across_a_new_score() -> None:
     assert renderer.phase(3.0) == before  # the same pages: no jump back to the first
 
 
-@pytest.mark.parametrize("name", ["cueboard.boards", "cueboard.boards.fonts", "cueboard.boards.shown",
+@pytest.mark.parametrize("name", ["cueboard.boards.render", "cueboard.boards.fonts", "cueboard.boards.shown",
                                   "cueboard.boards.notices", "cueboard.boards.preview", "cueboard.hw.display_devices"])
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)

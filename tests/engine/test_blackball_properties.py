@@ -24,7 +24,7 @@ from cueboard.games.replay import replay
 from cueboard.games.simulate_blackball import blackball_candidates, blackball_setup
 
 LONG = os.environ.get("CUEBOARD_LONG", "") not in ("", "0")
-PROPERTY = settings(max_examples=400 if LONG else 40, deadline=None,
+PROPERTY = settings(max_examples=400 if LONG else 15, deadline=None,  # 15: -m "not system" stays quick
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 MAX_EVENTS = 600 if LONG else 250
 

@@ -58,6 +58,7 @@ def mpy_cross(source: Path, output: Path, version: str = "newest") -> subprocess
                           timeout=60, check=False, env=env)
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("version", VERSIONS)
 def test_mpy_cross_is_installed_and_is_that_version(version: str) -> None:
     command, env = mpy_cross_command(version)
@@ -74,6 +75,7 @@ def test_the_firmware_is_all_there() -> None:
     assert {"main.py", "keypad.py", "keypad_config.py", "matrix.py", "indicator.py", "keyproto.py"} <= names
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("source", FILES, ids=lambda f: f.name)
 def test_firmware_file_compiles_with_mpy_cross(source: Path, version: str, tmp_path: Path) -> None:
@@ -83,6 +85,7 @@ def test_firmware_file_compiles_with_mpy_cross(source: Path, version: str, tmp_p
     assert output.read_bytes()[:2] == b"M\x06"  # the .mpy header, version 6 (MicroPython 1.19 and newer)
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("version", VERSIONS)
 def test_mpy_cross_does_reject_what_micropython_cannot_run(version: str, tmp_path: Path) -> None:
     # So a pass above means something: MicroPython has no `match` statement.
@@ -91,6 +94,7 @@ def test_mpy_cross_does_reject_what_micropython_cannot_run(version: str, tmp_pat
     assert mpy_cross(source, tmp_path / "bad.mpy", version).returncode != 0
 
 
+@pytest.mark.system
 def test_the_oldest_mpy_cross_rejects_what_only_newer_micropython_compiles(tmp_path: Path) -> None:
     # Issue 17: adjacent f-strings and !r compile from MicroPython 1.24 only; what the
     # codec had on the keypad's side of 1.20 (a keypad that never started).
@@ -101,6 +105,7 @@ def test_the_oldest_mpy_cross_rejects_what_only_newer_micropython_compiles(tmp_p
         assert mpy_cross(source, tmp_path / "newer.mpy", "newest").returncode == 0, text
 
 
+@pytest.mark.system
 def test_the_firmware_codec_is_a_generated_copy_of_the_hosts() -> None:
     # One implementation, hw/keyproto.py; the firmware's copy is a file (not a link) that
     # scripts/firmware.py sync writes: the header, then the host's bytes.
@@ -127,6 +132,7 @@ def test_the_check_names_a_stale_copy(tmp_path: Path, monkeypatch: pytest.Monkey
     assert build_script.sync() is False
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_build_makes_mpy_files_with_main_and_config_as_source(version: str, tmp_path: Path) -> None:
     command, env = mpy_cross_command(version)

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from tests.helpers.keypad import FIRMWARE, ROOT, session_lines, vectors
 
+pytestmark = pytest.mark.system
+
 PACKAGE = "node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs"
 
 RUNNER = """
@@ -41,8 +43,6 @@ import sys
 sys.path.append("/")
 import keyproto as kp
 import matrix
-
-pytestmark = pytest.mark.system
 assert sys.implementation.name == "micropython"
 assert kp.crc32(b"123456789") == 0xCBF43926 == kp.crc32_table(b"123456789")
 for fields, line in FRAMES:

@@ -74,6 +74,7 @@ def test_layouts_or_a_sheet_of_a_game_the_registry_lacks_is_an_error(monkeypatch
         registry(*KITS.values())
 
 
+@pytest.mark.system
 def test_a_game_with_no_layouts_stops_the_import_of_the_registry() -> None:
     """The error comes when ``cueboard.games.kits`` is imported (a fresh interpreter whose boards
     list no blackball layout), naming the game and where its layouts are listed."""
@@ -86,6 +87,7 @@ def test_a_game_with_no_layouts_stops_the_import_of_the_registry() -> None:
         "(LAYOUTS in cueboard/boards/catalogue.py)")
 
 
+@pytest.mark.system
 def test_the_kit_is_complete_without_importing_anything_else() -> None:
     """No part arrives as a side effect of another import: a fresh interpreter that imports
     only ``cueboard.games.kits`` sees every part of every game."""

@@ -49,6 +49,7 @@ def test_the_doc_shows_every_picture() -> None:
         assert f"(img/{name})" in text
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("name", sorted(wiring.DIAGRAMS))
 def test_each_picture_renders(name: str, tmp_path: Path) -> None:
     rsvg = shutil.which("rsvg-convert") or pytest.fail("rsvg-convert is missing: apt-get install librsvg2-bin")

@@ -40,6 +40,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.system
+
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache" / "install-test"
 MIRROR = "http://deb.debian.org/debian"
@@ -77,8 +79,6 @@ SYSTEMCTL_STUB = """\
 # The test's systemctl: records the call; 'restart cueboard.service' starts the unit as
 # systemd does for Type=notify and waits for READY=1 (then stops it); the rest succeed.
 import grp, os, pwd, shlex, signal, socket, subprocess, sys, time
-
-pytestmark = pytest.mark.system
 
 with open("/var/log/systemctl-calls", "a") as calls:
     calls.write(" ".join(sys.argv[1:]) + "\\n")

@@ -96,12 +96,14 @@ def verify(root: Path) -> subprocess.CompletedProcess[str]:
     return run_analyze("verify", f"--root={root}", UNIT.name)
 
 
+@pytest.mark.system
 def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     make_verify_root(tmp_path, UNIT.read_text(encoding="utf-8"))
     result = verify(tmp_path)
     assert (result.returncode, result.stdout + result.stderr) == (0, "")
 
 
+@pytest.mark.system
 def test_verify_would_catch_a_missing_program(tmp_path: Path) -> None:
     # The control for the test above: verify really looks for ExecStart= inside the root.
     make_verify_root(tmp_path, UNIT.read_text(encoding="utf-8"), with_program=False)
@@ -110,6 +112,7 @@ def test_verify_would_catch_a_missing_program(tmp_path: Path) -> None:
     assert exec_start_program(UNIT.read_text(encoding="utf-8")) in result.stderr
 
 
+@pytest.mark.system
 def test_verify_would_catch_a_misspelt_setting(tmp_path: Path) -> None:
     # Unknown keys are only a warning (exit 0): hence the test above wants no output at all.
     make_verify_root(tmp_path, UNIT.read_text(encoding="utf-8").replace("NoNewPrivileges=", "NoNewPrivilege="))
@@ -120,6 +123,7 @@ def test_verify_would_catch_a_misspelt_setting(tmp_path: Path) -> None:
 PWM_DROP_IN = REPO / "systemd" / "ws2812-pwm.conf"
 
 
+@pytest.mark.system
 def test_the_pwm_drop_in_verifies_with_the_unit(tmp_path: Path) -> None:
     make_verify_root(tmp_path, UNIT.read_text(encoding="utf-8"))
     drop_ins = tmp_path / "etc/systemd/system" / f"{UNIT.name}.d"
@@ -132,6 +136,7 @@ def test_the_pwm_drop_in_verifies_with_the_unit(tmp_path: Path) -> None:
     assert s["DeviceAllow"] == ["/dev/mem rw", "/dev/vcio rw"]
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("name", ["hub75-rgbmatrix.conf", "hub75-pio.conf"])
 def test_the_hub75_drop_ins_verify_with_the_unit(tmp_path: Path, name: str) -> None:
     drop_in = REPO / "systemd" / name
@@ -156,6 +161,7 @@ def test_the_hub75_drop_ins_verify_with_the_unit(tmp_path: Path, name: str) -> N
                                                               "CAP_SETGID"}
 
 
+@pytest.mark.system
 def test_security_exposure_is_at_most_4() -> None:
     # --threshold is in tenths: the command itself fails above 4.0 as well.
     result = run_analyze("security", "--offline=true", f"--threshold={round(EXPOSURE_LIMIT * 10)}",
@@ -213,11 +219,13 @@ def test_unit_and_installer_agree_on_paths() -> None:
 
 # --- the installer ---------------------------------------------------------------------
 
+@pytest.mark.system
 def test_install_script_parses() -> None:
     result = subprocess.run(["bash", "-n", str(INSTALL)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.system
 def test_install_script_passes_shellcheck() -> None:
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:

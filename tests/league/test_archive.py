@@ -22,7 +22,7 @@ from tests.helpers.archive import EPOCH, match_log, record, season, write_log
 PLAYERS = ["Ann", "Bob", "Cat", "Dan", "Eve"]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.system)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/archive.db"

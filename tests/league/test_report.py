@@ -65,6 +65,7 @@ def played(log: list[dict[str, Any]]) -> Match:
 # -- JSON ---------------------------------------------------------------------------------
 
 
+@pytest.mark.system
 def test_one_json_line_a_log() -> None:
     logs = [EXAMPLES / "snooker-match.jsonl", EXAMPLES / "blackball-match.jsonl"]
     result = report(*map(str, logs))
@@ -76,6 +77,7 @@ def test_one_json_line_a_log() -> None:
     assert records[0]["frames_won"] == [4, 2] and records[0]["winner"] == 0
 
 
+@pytest.mark.system
 def test_standard_input_and_the_break_threshold() -> None:
     log = (EXAMPLES / "snooker-match.jsonl").read_bytes()
     result = report("-", "--breaks-from", "30", stdin=log)
@@ -87,6 +89,7 @@ def test_standard_input_and_the_break_threshold() -> None:
         len(f["breaks"]) for f in json.loads(report(str(EXAMPLES / "snooker-match.jsonl")).stdout)["frames"])
 
 
+@pytest.mark.system
 def test_a_log_without_times_gives_null_times() -> None:
     result = report(str(EXAMPLES / "snooker-frame.jsonl"))
     record = json.loads(result.stdout)
@@ -98,6 +101,7 @@ def test_a_log_without_times_gives_null_times() -> None:
 # -- bad input --------------------------------------------------------------------------
 
 
+@pytest.mark.system
 @pytest.mark.parametrize(("line", "reason"), [
     (b'{"type": "pot", "balls": ["pink"]}\n',
      "red is on: potting the pink is a foul, enter a foul (Section 3 Rule 10(b)(iii))"),
@@ -120,6 +124,7 @@ def test_a_refused_line_stops_it_naming_the_file_and_line(tmp_path: Path, line: 
     assert not sheet.exists() and list(tmp_path.iterdir()) == [bad.parent]
 
 
+@pytest.mark.system
 def test_an_empty_log_and_a_missing_file(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"\n")
@@ -131,6 +136,7 @@ def test_an_empty_log_and_a_missing_file(tmp_path: Path) -> None:
     assert result.stderr == f"cueboard report: cannot read {tmp_path / 'nope.jsonl'}: No such file or directory\n"
 
 
+@pytest.mark.system
 def test_bad_options(tmp_path: Path) -> None:
     log = str(EXAMPLES / "snooker-frame.jsonl")
     result = report(log, "--breaks-from", "0")
@@ -154,6 +160,7 @@ def hostile_match() -> list[dict[str, Any]]:
     return with_times(realistic_log(setup, random.Random(3)))
 
 
+@pytest.mark.system
 def test_the_sheet_is_self_contained_and_escapes_names(tmp_path: Path) -> None:
     log = write_log(tmp_path / "hostile.jsonl", hostile_match())
     sheet = tmp_path / "sheet.html"
@@ -175,6 +182,7 @@ def test_the_sheet_is_self_contained_and_escapes_names(tmp_path: Path) -> None:
     assert "Signed for &lt;script&gt;" in page
 
 
+@pytest.mark.system
 def test_html_to_standard_output_one_sheet_a_log(tmp_path: Path) -> None:
     result = report(str(EXAMPLES / "snooker-match.jsonl"), str(EXAMPLES / "blackball-match.jsonl"),
                     "--html", "-")
@@ -211,6 +219,7 @@ def printed(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+@pytest.mark.system
 def test_a_league_match_prints_on_one_a4_page(printed: Callable[..., Path], tmp_path: Path) -> None:
     pdf = printed(EXAMPLES / "snooker-match.jsonl")
     info = pdf_info(pdf)
@@ -228,6 +237,7 @@ def test_a_league_match_prints_on_one_a4_page(printed: Callable[..., Path], tmp_
     assert picture.stat().st_size > 1000
 
 
+@pytest.mark.system
 def test_many_sheets_long_names_and_a_final(printed: Callable[..., Path], tmp_path: Path) -> None:
     hostile = write_log(tmp_path / "hostile.jsonl", hostile_match())
     league = write_log(tmp_path / "blackball.jsonl", with_times(blackball_log(race_to=5, seed=7)))
@@ -247,6 +257,7 @@ def test_many_sheets_long_names_and_a_final(printed: Callable[..., Path], tmp_pa
     assert "FRAME" in pages[3] and "Signed for Ronnie" in pages[3] and "Referee" in pages[3]
 
 
+@pytest.mark.system
 def test_a_one_frame_match_says_one_frame(tmp_path: Path) -> None:
     """Not "best of 1 frames" (issue 24)."""
     setup = {"type": "match", "game": "snooker", "sides": ["Ann", "Bob"], "best_of": 1}

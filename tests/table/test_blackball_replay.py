@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.system
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "blackball-match.jsonl"
 MATCH = '{"type": "match", "game": "blackball", "sides": ["Ann", "Bob"]}\n'
 

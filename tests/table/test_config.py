@@ -77,6 +77,7 @@ def test_bad_toml_and_a_missing_file(tmp_path: Path) -> None:
         load_config(tmp_path / "none.toml")
 
 
+@pytest.mark.system
 def test_cueboard_run_stops_with_status_2_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "cueboard.toml"
     path.write_text(GOOD + "[journal]\ndri = '/tmp'\n")

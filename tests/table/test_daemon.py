@@ -286,6 +286,7 @@ def test_the_state_question_says_the_clocks_time_left_and_a_held_clock_is_marked
         t.journal.close()
 
 
+@pytest.mark.system
 def test_the_control_socket_and_the_cli(tmp_path: Path) -> None:
     config = table_config(tmp_path)
     t = Table(config)

@@ -141,6 +141,7 @@ def test_every_way_a_power_cut_can_tear_one_line_keeps_every_saved_event(tmp_pat
     assert set(outcomes.values()) == {len(line) - 1}
 
 
+@pytest.mark.system
 def test_a_file_keeps_its_size_while_events_go_in_and_is_cut_to_its_lines_at_the_end(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     journal.start(LINE)
@@ -181,6 +182,7 @@ def test_a_damaged_line_in_the_middle_keeps_the_lines_before_it(tmp_path: Path) 
     assert Journal(tmp_path).open().warnings == []
 
 
+@pytest.mark.system
 def test_each_match_has_its_own_file_and_old_ones_are_kept(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     play(journal, scripted_events(5))
@@ -196,6 +198,7 @@ def test_each_match_has_its_own_file_and_old_ones_are_kept(tmp_path: Path) -> No
     assert result.returncode == 0 and json.loads(result.stdout)["seq"] == 5
 
 
+@pytest.mark.system
 def test_a_nearly_full_disk_gets_no_zeros_ahead_and_the_events_go_in_line_by_line(tmp_path: Path) -> None:
     """On a disk with less than SPARE free the journal does not take the rest for zeros."""
     from tests.table.test_reliability import small_tmpfs
@@ -248,6 +251,7 @@ print(json.dumps({"results": results, "size": journal.path.stat().st_size, "limi
 """
 
 
+@pytest.mark.system
 def test_a_full_disk_refuses_the_write_and_leaves_whole_lines(tmp_path: Path, finding: Callable[..., None]) -> None:
     """A real write failure from the operating system (a file-size limit), not a mock: the
     events fill the space preallocated for them; more zeros cannot be had, so lines are

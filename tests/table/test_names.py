@@ -103,6 +103,7 @@ def test_a_new_match_from_the_control_socket_or_mqtt_refuses_it(table: Running, 
     assert table.table.journal.matches() == files  # no new journal file
 
 
+@pytest.mark.system
 @pytest.mark.parametrize(("name", "why"), [p for p in BAD_NAMES if p.id != "two-megabytes"])
 def test_cueboard_match_new_refuses_it(tmp_path: Path, name: str, why: str) -> None:
     config = table_config(tmp_path)

@@ -174,6 +174,7 @@ def test_a_config_anyone_can_change_is_refused(tmp_path: Path) -> None:
         load_config(path)
 
 
+@pytest.mark.system
 def test_the_daemon_exits_2_naming_the_file(tmp_path: Path) -> None:
     path = table_config(tmp_path, 0o644, WITH_PASSWORD)
     run = subprocess.run([sys.executable, "-m", "cueboard.cli", "run", "--config", str(path)],

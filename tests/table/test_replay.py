@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.system
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MATCH = '{"type": "match", "game": "snooker", "sides": ["Ronnie", "Judd"]}\n'
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cueboard.contract.codes import Reason
 from cueboard.contract.notices import Prompt
 from cueboard.engine.record import match_id, record_of
@@ -92,6 +94,7 @@ def serving(config: Any) -> tuple[Table, ControlServer]:
     return table, server
 
 
+@pytest.mark.system
 def test_the_same_id_twice_counts_once_also_across_a_restart(tmp_path: Path) -> None:
     config = table_config(tmp_path)
     red = '{"type": "pot", "balls": ["red"]}'

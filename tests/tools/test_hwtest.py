@@ -466,6 +466,7 @@ cascaded = 4
     assert err.getvalue() == ""
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_to_the_command_itself(tmp_path: Path, port: PtyPort, sim: KeypadSimulator, signum: int) -> None:
     """The command in a process of its own (gpiozero's mock pins, a luma capture board, the

@@ -32,6 +32,7 @@ def test_parse_key(text: str, key: tuple[int, bool] | None) -> None:
     assert parse_key(text, rows=5, columns=4) == key
 
 
+@pytest.mark.system
 def test_the_command_talks_to_the_host(tmp_path: Path) -> None:
     path = tmp_path / "keypad"
     proc = subprocess.Popen([sys.executable, "-m", "cueboard.cli", "keypad-sim", "--create", str(path)],
@@ -71,6 +72,7 @@ def test_the_command_talks_to_the_host(tmp_path: Path) -> None:
         proc.wait()
 
 
+@pytest.mark.system
 def test_a_key_is_typed_by_its_label_and_the_number_still_works(tmp_path: Path) -> None:
     """Issue 24: ``black`` is the black's key (12 on keypad-4x5.toml), not key 7 (NO POT); a
     label is the legend's, any case (``FOUL``, ``free ball``); a shifted action presses SHIFT,

@@ -145,7 +145,7 @@ def new_state(seq: int, sides: tuple[SnookerSide, SnookerSide], frame: int, best
               match_winner: int | None, order: tuple[str, ...], shot_clock: float | None) -> SnookerState:
     """A new state, its fields in their order, built as ``SnookerState(...)`` would build it: the
     rules build one after every event. Positional, and each field one slot store: the dataclass's
-    keyword-only ``__init__`` matches 25 keywords by name on every call, some 12,000 instructions
+    keyword-only ``__init__`` matches 25 keywords by name on every call, some 13,700 instructions
     an event on CPython 3.11 (``bench/engine_instructions.py``; docs/performance.md, issue 36).
     ``Any``: mypy holds the fields frozen, and this is where they are set, once.
     ``tests/engine/test_engine_speed_positions.py`` checks it takes every field, in order."""

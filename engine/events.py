@@ -125,22 +125,31 @@ ID_MAX = 64
 that a retry is never applied twice (docs/events.md). The daemon keeps it with the event in its
 journal; the rules never read it, and an event parsed from a line does not carry it."""
 
-Converter = Callable[[Any], tuple[bool, Any]]
-_FIELDS: dict[type[Event], tuple[frozenset[str], tuple[tuple[str, Any, bool, Converter], ...]]] = {}
+WRONG: Any = object()
+"""What a converter gives for a JSON value not of its field's type (a field may be null, so
+not None)."""
+
+Converter = Callable[[Any], Any]
+"""A function from a JSON value to the field's value, or :data:`WRONG`."""
+Spec = tuple[frozenset[str], dict[str, Converter], tuple[str, ...], tuple[tuple[str, Any, bool, Converter], ...]]
+_SPECS: dict[type[Event], Spec] = {}
 
 
-def _fields(cls: type[Event]) -> tuple[frozenset[str], tuple[tuple[str, Any, bool, Converter], ...]]:
-    """The keys an object of this class may have (its fields and ``type``), and (name, type,
-    required, converter) of each field, worked out once per class: parsing is on the path
-    of every press."""
-    known = _FIELDS.get(cls)
+def _spec(cls: type[Event]) -> Spec:
+    """What parsing an object as ``cls`` needs, worked out once per class (parsing is on the path
+    of every press): the keys an object may have (its fields, ``type``, ``id``, ``user``), the
+    converter of each field by name, the required fields, and (name, type, required, converter)
+    of each field in the order a refusal checks them (``t`` last)."""
+    known = _SPECS.get(cls)
     if known is None:
         hints = typing.get_type_hints(cls)
         fields = tuple(
             (f.name, hints[f.name], f.default is dataclasses.MISSING, _converter(hints[f.name]))
             for f in sorted(dataclasses.fields(cls), key=lambda f: f.name == "t")
         )
-        known = _FIELDS[cls] = (frozenset(["type", "id", "user", *(name for name, *_ in fields)]), fields)
+        known = _SPECS[cls] = (frozenset(["type", "id", "user", *(name for name, *_ in fields)]),
+                               {name: convert for name, _, _, convert in fields},
+                               tuple(name for name, _, required, _ in fields if required), fields)
     return known
 
 
@@ -155,57 +164,57 @@ def _describe(hint: Any) -> str:
 
 
 def _converter(hint: Any) -> Converter:
-    """A function from a JSON value to (ok, converted) for a field's type."""
+    """A function from a JSON value to the field's value (:data:`WRONG` if not of its type)."""
     origin = typing.get_origin(hint)
     if origin in (Union, types.UnionType):
         options = [_converter(arg) for arg in typing.get_args(hint)]
 
-        def union(value: Any) -> tuple[bool, Any]:
+        def union(value: Any) -> Any:
             for option in options:
-                ok, converted = option(value)
-                if ok:
-                    return True, converted
-            return False, None
+                converted = option(value)
+                if converted is not WRONG:
+                    return converted
+            return WRONG
         return union
     if origin is tuple:
         (item,) = {a for a in typing.get_args(hint) if a is not Ellipsis}
         if item is str:
             # The lists of ball and player names: every event of a pot takes this path.
-            def strings(value: Any) -> tuple[bool, Any]:
+            def strings(value: Any) -> Any:
                 if not isinstance(value, list):
-                    return False, None
+                    return WRONG
                 for v in value:
                     if not isinstance(v, str):
-                        return False, None
-                return True, tuple(value)
+                        return WRONG
+                return tuple(value)
             return strings
         each = _converter(item)
 
-        def sequence(value: Any) -> tuple[bool, Any]:
+        def sequence(value: Any) -> Any:
             if not isinstance(value, list):
-                return False, None
+                return WRONG
             out = []
             for v in value:
-                ok, c = each(v)
-                if not ok:
-                    return False, None
+                c = each(v)
+                if c is WRONG:
+                    return WRONG
                 out.append(c)
-            return True, tuple(out)
+            return tuple(out)
         return sequence
     if hint is type(None):
-        return lambda value: (value is None, None)
+        return lambda value: None if value is None else WRONG
     if hint is bool:
-        return lambda value: (isinstance(value, bool), value)
+        return lambda value: value if isinstance(value, bool) else WRONG
     if hint is int:
         # JSON true/false are not numbers, and 4.0 is not a whole number here.
-        return lambda value: (isinstance(value, int) and not isinstance(value, bool), value)
+        return lambda value: value if isinstance(value, int) and not isinstance(value, bool) else WRONG
     if hint is float:
-        def number(value: Any) -> tuple[bool, Any]:
+        def number(value: Any) -> Any:
             ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            return ok, float(value) if ok else None
+            return float(value) if ok else WRONG
         return number
     if hint is str:
-        return lambda value: (isinstance(value, str), value)
+        return lambda value: value if isinstance(value, str) else WRONG
     raise TypeError(f"unsupported field type {hint!r}")
 
 
@@ -225,30 +234,56 @@ def parse_event(obj: object, kinds: Mapping[str, type[Event]]) -> Event:
     cls = kinds.get(kind)
     if cls is None:
         raise IllegalEvent(f"unknown event type {kind!r} (known: {', '.join(sorted(kinds))})", short="invalid")
-    keys, fields = _fields(cls)
-    ident = obj.get("id")
-    if ident is not None and (not isinstance(ident, str) or not 1 <= len(ident) <= ID_MAX):
-        raise IllegalEvent(f"{kind}: 'id' is a string of 1 to {ID_MAX} characters chosen by the sender, "
-                           f"not {ident!r}"[:200], short="invalid")
-    user = obj.get("user")
-    if user is not None and (not isinstance(user, str) or not 1 <= len(user) <= USER_MAX or not user.isprintable()):
-        raise IllegalEvent(f"{kind}: 'user' is who sent the line, a string of 1 to {USER_MAX} printable "
-                           f"characters, not {user!r}"[:200], short="invalid")
+    spec = _SPECS.get(cls) or _spec(cls)
+    if "id" in obj:
+        ident = obj["id"]
+        if ident is not None and (not isinstance(ident, str) or not 1 <= len(ident) <= ID_MAX):
+            raise IllegalEvent(f"{kind}: 'id' is a string of 1 to {ID_MAX} characters chosen by the sender, "
+                               f"not {ident!r}"[:200], short="invalid")
+    if "user" in obj:
+        user = obj["user"]
+        if user is not None and (not isinstance(user, str) or not 1 <= len(user) <= USER_MAX
+                                 or not user.isprintable()):
+            raise IllegalEvent(f"{kind}: 'user' is who sent the line, a string of 1 to {USER_MAX} printable "
+                               f"characters, not {user!r}"[:200], short="invalid")
+    # The object's own keys, converted as they come: an event carries few of its class's fields
+    # (a pot its balls, a no_pot none), and a dict of converters by name costs one look-up each.
+    # Anything wrong and _refusal says what, checking in the order the fields are listed.
+    keys, converters, required, _ = spec
+    if len(obj) == 1 and not required:
+        return cls()  # its type alone (a no_pot, a next_frame): nothing to convert
+    values: dict[str, Any] = {}
+    for key, raw in obj.items():
+        convert = converters.get(key)
+        if convert is None:
+            if key not in keys:
+                raise _refusal(obj, kind, spec)
+            continue
+        converted = convert(raw)
+        if converted is WRONG:
+            raise _refusal(obj, kind, spec)
+        values[key] = converted
+    for name in required:
+        if name not in values:
+            raise _refusal(obj, kind, spec)
+    return cls(**values)
+
+
+def _refusal(obj: dict[str, Any], kind: str, spec: Spec) -> IllegalEvent:
+    """Why ``obj`` is not an event of ``kind``: an unknown key, else the first field, in the order
+    they are listed, missing or not of its type."""
+    keys, _, _, fields = spec
     if not keys.issuperset(obj):
         unknown = next(key for key in obj if key not in keys)
         takes = ", ".join(name for name, *_ in fields) or "no fields"
-        raise IllegalEvent(f"{kind}: unknown field {unknown!r} ({kind} takes: {takes})", short="invalid")
-    values: dict[str, Any] = {}
+        return IllegalEvent(f"{kind}: unknown field {unknown!r} ({kind} takes: {takes})", short="invalid")
     for name, hint, required, convert in fields:
         if name not in obj:
             if required:
-                raise IllegalEvent(f"{kind}: {name!r} is required", short="invalid")
-            continue
-        ok, converted = convert(obj[name])
-        if not ok:
-            raise IllegalEvent(f"{kind}: {name!r} must be {_describe(hint)}, not {obj[name]!r}", short="invalid")
-        values[name] = converted
-    return cls(**values)
+                return IllegalEvent(f"{kind}: {name!r} is required", short="invalid")
+        elif convert(obj[name]) is WRONG:
+            return IllegalEvent(f"{kind}: {name!r} must be {_describe(hint)}, not {obj[name]!r}", short="invalid")
+    raise AssertionError(f"{kind}: refused, but every field fits")
 
 
 def parse_amend(obj: Mapping[str, object], parse: Callable[[object], Event]) -> Amend:

@@ -31,7 +31,7 @@ from .balls import BALLS, FULL_RACK, GROUPS, NINE_BALL_RACK, tally
 from .events import BLACKBALL_EVENTS, HOLD_REASONS, TIME, ClockHold, ClockResume, Foul, Loss, NoPot, Rerack, Touching
 from .order_of_play import breaker_at, order_of_play
 from .position import Position
-from .state import BlackballBalls, BlackballSide, BlackballState
+from .state import BlackballBalls, BlackballSide, BlackballState, new_state
 from .visits import NextStroke, end_of_visit, penalty, play_on
 
 CONDUCT = "conduct"
@@ -365,18 +365,12 @@ class Blackball(Game[Position, BlackballState]):
             # Rule 3: once the striker's group is cleared, the black is his ball on.
             black_on = striker is not None and left[striker] == 0
         seconds, call = self._clocks[p.first_of_visit or p.frame_over]
-        # The dataclass's own __init__ on a new state, as Snooker.view builds its own (why there).
-        state = object.__new__(BlackballState)
-        BlackballState.__init__(
-            state, seq=seq, sides=self._sides(p.frames, group, left), frame=p.frame,
-            best_of=self._best_of, race_to=self.to_win, breaker=order[breaker_at][0],
-            striker=striker, player=player, open_table=table is None,
-            balls=self._balls(p.red, p.yellow, p.black), visits=p.visits, free_shot=p.free_shot,
-            black_on=black_on, break_shot=p.break_shot, order=self._orders[breaker_at],
-            shot_clock=seconds, shot_clock_call=call, frame_over=p.frame_over,
-            frame_winner=p.frame_winner, match_over=p.match_over, match_winner=p.match_winner,
+        return new_state(
+            seq, self._sides(p.frames, group, left), p.frame, self._best_of, self.to_win, order[breaker_at][0],
+            striker, player, table is None, self._balls(p.red, p.yellow, p.black), p.visits, p.free_shot,
+            black_on, p.break_shot, self._orders[breaker_at], seconds, call, p.frame_over, p.frame_winner,
+            p.match_over, p.match_winner,
         )
-        return state
 
     def _sides(self, frames: tuple[int, int], group: tuple[str | None, str | None],
                left: tuple[int | None, int | None]) -> tuple[BlackballSide, BlackballSide]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from ..errors import IllegalEvent
 from ..json_value import Fields, JsonObject
@@ -114,3 +114,37 @@ class BlackballState:
             frame_winner=f.side_or_none("frame_winner"), match_over=f.flag("match_over"),
             match_winner=f.side_or_none("match_winner"),
         )
+
+
+def new_state(seq: int, sides: tuple[BlackballSide, BlackballSide], frame: int, best_of: int, race_to: int,
+              breaker: int, striker: int | None, player: str | None, open_table: bool, balls: BlackballBalls,
+              visits: int, free_shot: bool, black_on: bool, break_shot: bool, order: tuple[str, ...],
+              shot_clock: float | None, shot_clock_call: float | None, frame_over: bool,
+              frame_winner: int | None, match_over: bool, match_winner: int | None) -> BlackballState:
+    """A new state, its fields in their order, built as ``BlackballState(...)`` would build it:
+    positional, each field one slot store (why: snooker's ``new_state``). ``Any``: mypy holds the
+    fields frozen, and this is where they are set, once."""
+    s: Any = object.__new__(BlackballState)
+    s.seq = seq
+    s.sides = sides
+    s.frame = frame
+    s.best_of = best_of
+    s.race_to = race_to
+    s.breaker = breaker
+    s.striker = striker
+    s.player = player
+    s.open_table = open_table
+    s.balls = balls
+    s.visits = visits
+    s.free_shot = free_shot
+    s.black_on = black_on
+    s.break_shot = break_shot
+    s.order = order
+    s.shot_clock = shot_clock
+    s.shot_clock_call = shot_clock_call
+    s.frame_over = frame_over
+    s.frame_winner = frame_winner
+    s.match_over = match_over
+    s.match_winner = match_winner
+    state: BlackballState = s
+    return state

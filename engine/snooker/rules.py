@@ -34,7 +34,7 @@ from .events import (
 from .order_of_play import default_rotation, rotation_from_order
 from .position import Position
 from .remaining import remaining, snookers_required, table_value
-from .state import SnookerSide, SnookerState
+from .state import SnookerSide, SnookerState, new_state
 
 MISS = "miss"
 """``award``'s reason for a third failure after the warning: Section 3 Rule 14(c)(ii)."""
@@ -663,21 +663,12 @@ class Snooker(Game[Position, SnookerState]):
         else:
             required = None
         striker, player = (None, None) if p.turn is None else p.rotation[p.turn]
-        # The dataclass's own __init__ on a new state: SnookerState(...) would first pack the
-        # keywords into a dict (type.__call__), a call to the function takes them as they are
-        # (some 14,000 instructions an event, docs/performance.md, issue 36).
-        state = object.__new__(SnookerState)
-        SnookerState.__init__(
-            state, seq=seq, sides=self._sides(p.scores, p.frames, p.high_breaks, totals), frame=p.frame,
-            best_of=self._best_of, race_to=self._race_to, aggregate=self.aggregate, breaker=p.breaker,
-            striker=striker, player=player, brk=p.brk, reds=p.reds, colours=p.colours,
-            ball_on=p.ball_on, free_ball=p.free_ball, misses=p.misses, missed_by=_missed_by(p),
-            remaining=points_left, snookers_required=required, respotted_black=p.respotted_black,
-            frame_over=p.frame_over, frame_winner=p.frame_winner, match_over=p.match_over,
-            match_winner=p.match_winner, order=self._order_of_play(p.rotation),
-            shot_clock=self.setup.shot_clock,
+        return new_state(
+            seq, self._sides(p.scores, p.frames, p.high_breaks, totals), p.frame, self._best_of, self._race_to,
+            self.aggregate, p.breaker, striker, player, p.brk, p.reds, p.colours, p.ball_on, p.free_ball,
+            p.misses, _missed_by(p), points_left, required, p.respotted_black, p.frame_over, p.frame_winner,
+            p.match_over, p.match_winner, self._order_of_play(p.rotation), self.setup.shot_clock,
         )
-        return state
 
     def _order_of_play(self, rotation: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
         """The state's ``order``: the same until the order of play changes (a new frame, ``order``)."""

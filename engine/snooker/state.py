@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from ..errors import IllegalEvent
 from ..json_value import Fields, JsonObject
@@ -135,3 +135,45 @@ class SnookerState:
             match_winner=f.side_or_none("match_winner"), order=f.texts("order"),
             shot_clock=f.seconds_or_none("shot_clock"),
         )
+
+
+def new_state(seq: int, sides: tuple[SnookerSide, SnookerSide], frame: int, best_of: int, race_to: int | None,
+              aggregate: bool, breaker: int, striker: int | None, player: str | None, brk: int, reds: int,
+              colours: tuple[str, ...], ball_on: str | None, free_ball: bool, misses: int,
+              missed_by: int | None, remaining: int, snookers_required: SnookersRequired | None,
+              respotted_black: bool, frame_over: bool, frame_winner: int | None, match_over: bool,
+              match_winner: int | None, order: tuple[str, ...], shot_clock: float | None) -> SnookerState:
+    """A new state, its fields in their order, built as ``SnookerState(...)`` would build it: the
+    rules build one after every event. Positional, and each field one slot store: the dataclass's
+    keyword-only ``__init__`` matches 25 keywords by name on every call, some 13,700 instructions
+    an event on CPython 3.11 (``bench/engine_instructions.py``; docs/performance.md, issue 36).
+    ``Any``: mypy holds the fields frozen, and this is where they are set, once.
+    ``tests/engine/test_engine_speed_positions.py`` checks it takes every field, in order."""
+    s: Any = object.__new__(SnookerState)
+    s.seq = seq
+    s.sides = sides
+    s.frame = frame
+    s.best_of = best_of
+    s.race_to = race_to
+    s.aggregate = aggregate
+    s.breaker = breaker
+    s.striker = striker
+    s.player = player
+    s.brk = brk
+    s.reds = reds
+    s.colours = colours
+    s.ball_on = ball_on
+    s.free_ball = free_ball
+    s.misses = misses
+    s.missed_by = missed_by
+    s.remaining = remaining
+    s.snookers_required = snookers_required
+    s.respotted_black = respotted_black
+    s.frame_over = frame_over
+    s.frame_winner = frame_winner
+    s.match_over = match_over
+    s.match_winner = match_winner
+    s.order = order
+    s.shot_clock = shot_clock
+    state: SnookerState = s
+    return state

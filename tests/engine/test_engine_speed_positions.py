@@ -9,10 +9,11 @@
   is a new object each call that the caller may change freely.
 - ``Match.state()`` gives the last state again while the position and ``seq`` are the same: it
   must be what the game's ``view`` of the position gives, after any push, undo, redo or amend.
-- Each game's ``view`` builds its state by calling the dataclass's ``__init__`` on a new object
-  (``SnookerState(...)`` would pack the keywords into a dict first): the state must be the very
-  value the public constructor gives. The state is a slotted dataclass that mypy, not the
-  runtime, holds frozen (``engine/value.py``): no state a match gave may change later.
+- Each game's ``view`` builds its state with its ``new_state``, positionally, one slot store a
+  field (the dataclass's keyword-only ``__init__`` matches every keyword by name): it must take
+  the fields in their order, set every one, and give the very value the public constructor
+  gives. The state is a slotted dataclass that mypy, not the runtime, holds frozen
+  (``engine/value.py``): no state a match gave may change later.
 
 Positions come from random legal matches of ``cueboard.games.simulate`` (fixed seeds).
 """
@@ -20,9 +21,11 @@ Positions come from random legal matches of ``cueboard.games.simulate`` (fixed s
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -30,11 +33,13 @@ import pytest
 from cueboard.engine import IllegalEvent, Match
 from cueboard.engine.blackball import Blackball
 from cueboard.engine.blackball import Position as BlackballPosition
+from cueboard.engine.blackball.state import new_state as new_blackball_state
 from cueboard.engine.blackball.visits import NextStroke, end_of_visit, penalty, play_on
 from cueboard.engine.snooker import Position as SnookerPosition
 from cueboard.engine.snooker import Snooker
 from cueboard.engine.snooker.balls import COLOURS, VALUE
 from cueboard.engine.snooker.remaining import colours_value
+from cueboard.engine.snooker.state import new_state as new_snooker_state
 from cueboard.engine.state import BlackballState, SnookerState, State
 from cueboard.games.simulate import random_log, random_setup
 
@@ -197,6 +202,17 @@ def test_the_view_is_the_public_constructor(game: str) -> None:
             assert hash(state) == hash(public) and repr(state) == repr(public)
             assert dataclasses.replace(state, seq=state.seq + 1) == dataclasses.replace(public, seq=public.seq + 1)
             assert not hasattr(state, "__dict__")
+
+
+@pytest.mark.parametrize("cls,build", [(SnookerState, new_snooker_state), (BlackballState, new_blackball_state)])
+def test_new_state_takes_the_fields_in_order(cls: type[State], build: Callable[..., State]) -> None:
+    """A field added to the state and not to ``new_state`` (or two swapped) fails here."""
+    fields = [f.name for f in dataclasses.fields(cls)]
+    assert list(inspect.signature(build).parameters) == fields
+    values = [object() for _ in fields]
+    state = build(*values)
+    assert type(state) is cls
+    assert [getattr(state, name) for name in fields] == values
 
 
 @pytest.mark.parametrize("game", ["snooker", "blackball"])

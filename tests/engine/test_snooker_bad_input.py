@@ -216,3 +216,26 @@ def test_reds_must_be_a_whole_number_not_15_0() -> None:
 def test_unknown_game_refused() -> None:
     with pytest.raises(IllegalEvent, match="game"):
         Match.from_json({"type": "match", "game": "pool", "sides": ["Ann", "Bob"]})
+
+
+@pytest.mark.parametrize("event,said", [
+    # An unknown key is named before any field, wherever it stands in the object.
+    ({"type": "foul", "points": "four", "pionts": 4}, "foul: unknown field 'pionts'"),
+    ({"type": "no_pot", "balls": ["red"]}, "no_pot: unknown field 'balls' (no_pot takes: t)"),
+    # The first field in the order the class lists them, not in the order of the object.
+    ({"type": "foul", "miss": "yes", "points": "four"}, "foul: 'points' must be a whole number, not 'four'"),
+    ({"type": "foul", "free_ball": 1, "miss": True}, "foul: 'points' is required"),
+    ({"type": "foul", "t": "now", "points": 4, "miss": 1}, "foul: 'miss' must be true or false, not 1"),
+    ({"type": "pot"}, "pot: 'balls' is required"),
+    ({"type": "pot", "balls": ["red", 7]}, "pot: 'balls' must be a list of a strings, not ['red', 7]"),
+    ({"type": "no_pot", "t": float("inf")}, "no_pot: 't' must be a number or null, not inf"),
+])
+def test_a_refusal_names_the_first_thing_wrong(event: Event, said: str) -> None:
+    """Parsing converts the object's own keys as they come and, on anything wrong, says what in
+    a fixed order (``engine/events.py``, ``_refusal``): the same message whatever the order of
+    the object's keys."""
+    for obj in (event, dict(reversed(list(event.items())))):
+        m = new_match()
+        with pytest.raises(IllegalEvent) as caught:
+            m.parse(obj)
+        assert str(caught.value).startswith(said), (obj, str(caught.value))

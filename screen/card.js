@@ -18,8 +18,9 @@ import { cardGame, FACTS } from "./games.js";
  * @typedef {{
  *   key: string, venue: string, name: string, state: State | null, status: string | null,
  *   next: HandedNext | null, worm: Map<number, [number, number]>, wormVersion: number, frame: number | null,
- *   dirty: boolean, skew: number, skews: number[], receivedAt: number}} TableRecord
- *   what the page knows of a table (screen.js keeps one a table)
+ *   heard: number | null, dirty: boolean, skew: number, skews: number[], receivedAt: number}} TableRecord
+ *   what the page knows of a table (screen.js keeps one a table); frame and heard: the frame and
+ *   seq of the last state heard (the worm's, each state as it comes; `state` is the latest drawn)
  * @typedef {{t: Translator, connected: boolean, worm?: boolean, list?: boolean, now: number}} DrawContext
  *   worm: this view draws the worm; list: the list view; now: the page's clock (ms)
  * @typedef {{root: HTMLElement, label: HTMLElement, value: HTMLElement}} FactSlot

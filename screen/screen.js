@@ -5,10 +5,12 @@
 // list, single, overlay), per_page, rotate (seconds a page stays), page, lang (en nl sv de fr),
 // overlay=1 with corner and size (the live-stream scorebug), stats=1 (lag figures for bench/).
 //
-// Keeping up with hundreds of tables: a message only updates the table's record and marks it
-// dirty; once per animation frame the cards on the page that changed are patched (card.js), so
-// a burst of states for one table costs one patch, and tables on other pages cost nothing but
-// parsing. The `event` topic is not subscribed: every fact shown, the score worm included, is
+// Keeping up with hundreds of tables: a message is read (checked against its schema) into the
+// pages' shared store (shared/store.js), which keeps each topic's latest payload and tells the
+// page once per animation frame what changed; the page then takes the changed topics into its
+// tables' records and patches the cards on the page that changed (card.js), so a burst of states
+// for one table costs one patch, and tables on other pages cost nothing but parsing. (What
+// every state adds, the score worm's point for its stroke, is taken as it comes.) The `event` topic is not subscribed: every fact shown, the score worm included, is
 // in the retained state (an undo comes as a state with a lower seq).
 //
 // Everything the page knows is one Screen (below); the connection, the payloads' checks and the
@@ -17,6 +19,7 @@
 import { loadTranslator, translator, errorText } from "./shared/i18n.js";
 import { Session, tableTopic, tableTopics } from "./shared/broker.js";
 import { loadSchemas, readPayload, textOf } from "./shared/payloads.js";
+import { Store } from "./shared/store.js";
 import { readOptions } from "./options.js";
 import { Card } from "./card.js";
 import { cardGame } from "./games.js";
@@ -107,8 +110,12 @@ class Screen {
     this.order = null;
     this.layoutDirty = true;
     this.allDirty = false;
-    this.frameRequested = false;
-    this.fallbackTimer = 0;
+    /** What the page received: the latest payload of each of its topics, read and checked; the
+     * page drawn when it tells (once a frame, however many came), or when `touch`ed for the
+     * page's own changes (a page turned, the window resized, the connection, a card's wake).
+     * @type {Store} */
+    this.store = new Store();
+    this.store.subscribe((changed) => this.draw(changed));
     this.clockTimer = 0;
     this.wakeTimer = 0;
     this.wakeAt = Infinity;
@@ -126,7 +133,7 @@ class Screen {
     const key = `${venue}/${name}`;
     let tb = this.tables.get(key);
     if (!tb) {
-      tb = { key, venue, name, state: null, status: null, next: null, worm: new Map(), wormVersion: 0, frame: null,
+      tb = { key, venue, name, state: null, status: null, next: null, worm: new Map(), wormVersion: 0, frame: null, heard: null,
         dirty: true, skew: 0, skews: [], receivedAt: 0 };
       this.tables.set(key, tb);
       this.order = null;
@@ -146,11 +153,13 @@ class Screen {
     tb.skew = Math.min(...tb.skews);
   }
 
+  // What every state adds, as it comes (not only a frame's last, which the store keeps): the
+  // score worm's point for its stroke, and the clock's skew. The state shown is the store's latest (`take`).
   /** @param {TableRecord} tb @param {State} state @param {boolean} retained @param {number} now */
-  onState(tb, state, retained, now) {
-    if (tb.frame !== state.frame || (tb.state && state.seq < tb.state.seq - 50)) { tb.worm = new Map(); tb.wormVersion++; }
+  hear(tb, state, retained, now) {
+    if (tb.frame !== state.frame || (tb.heard !== null && state.seq < tb.heard - 50)) { tb.worm = new Map(); tb.wormVersion++; }
     tb.frame = state.frame;
-    tb.state = state;
+    tb.heard = state.seq;
     if (!retained) this.learnSkew(tb, state, now);
     if (cardGame(state.game).worm) {
       let undone = false;
@@ -165,32 +174,31 @@ class Screen {
     }
   }
 
-  /** @param {string} topic @param {Uint8Array} payload @param {{retain?: boolean}} packet */
+  /**
+   * A message read into the store (taken into the tables' records at the frame: `take`; a
+   * state's worm point and skew at once: `hear`): a payload that is not as its topic says is
+   * refused and said, and not kept.
+   * @param {string} topic @param {Uint8Array} payload @param {{retain?: boolean}} packet
+   */
   onMessage(topic, payload, packet) {
     const where = tableTopic(topic);
     if (!where || !this.wanted(where.table)) return;
-    const { venue, table: name, kind } = where;
-    const now = Date.now();
+    const retained = Boolean(packet && packet.retain);
+    const kind = where.kind;
     if (kind === "status") {
       const text = textOf(payload).trim();
       if (text !== "online" && text !== "offline") { problem(`Ignored a status on ${topic}: "${text.slice(0, 20)}"`); return; }
-      const tb = this.record(venue, name);
-      if (tb.status === text) return;
-      tb.status = text;
-      tb.dirty = true;
+      this.store.put(topic, text, retained);
     } else if (kind === "state") {
-      if (payload.length === 0) { // the retained state cleared: the table is gone
-        if (this.tables.delete(`${venue}/${name}`)) { this.order = null; this.layoutDirty = true; this.schedule(); }
-        return;
-      }
+      // An empty payload (null) is the retained state cleared: the table is gone.
       const read = readPayload(topic, payload, this.schemas.state);
       if (read.problem !== undefined) { problem(read.problem); return; }
-      const state = /** @type {State} */ (read.value);
-      const tb = this.record(venue, name);
-      this.onState(tb, state, Boolean(packet && packet.retain), now);
-      tb.dirty = true;
-      tb.receivedAt = now;
-      if (this.probe) this.probe.handled(tb.key, state.ts, now);
+      this.store.put(topic, read.value, retained);
+      if (read.value === null) return;
+      const tb = this.record(where.venue, where.table);
+      const now = Date.now();
+      this.hear(tb, /** @type {State} */ (read.value), retained, now);
+      if (this.probe) this.probe.handled(tb.key, read.value.ts, now);
     } else if (kind === "next") {
       // The match the desk handed the table (docs/mqtt.md), empty when none: said on an idle
       // table's card when the table's own state does not say it (a table from before `next`).
@@ -198,14 +206,38 @@ class Screen {
       if (read.problem !== undefined) { problem(read.problem); return; }
       const next = read.value;
       if (next !== null && (typeof next !== "object" || !Array.isArray(next.sides))) { problem(`Ignored a message on ${topic}: no "sides" list`); return; }
-      const tb = this.tables.get(`${venue}/${name}`) || (next ? this.record(venue, name) : null);
+      this.store.put(topic, next, retained);
+    }
+  }
+
+  /** A topic's latest payload (from the store) taken into its table's record. @param {string} topic @param {import("./shared/store.js").Entry} entry */
+  take(topic, entry) {
+    const where = tableTopic(topic);
+    if (!where) return;
+    const { venue, table: name, kind } = where;
+    const key = `${venue}/${name}`;
+    if (kind === "status") {
+      const tb = this.record(venue, name);
+      const status = /** @type {string | null} */ (entry.value);
+      if (tb.status === status) return;
+      tb.status = status;
+      tb.dirty = true;
+    } else if (kind === "state") {
+      if (entry.value === null) { // the retained state cleared: the table is gone
+        if (this.tables.delete(key)) { this.order = null; this.layoutDirty = true; }
+        return;
+      }
+      const tb = this.record(venue, name);
+      tb.state = /** @type {State} */ (entry.value);
+      tb.dirty = true;
+      tb.receivedAt = entry.at;
+    } else if (kind === "next") {
+      const next = /** @type {TableRecord["next"]} */ (entry.value);
+      const tb = this.tables.get(key) || (next ? this.record(venue, name) : null);
       if (!tb) return;
       tb.next = next;
       tb.dirty = true;
-    } else {
-      return;
     }
-    this.schedule();
   }
 
   // -- pages --------------------------------------------------------------------------------------
@@ -315,22 +347,15 @@ class Screen {
   show(n) {
     this.pageIndex = n;
     this.layoutDirty = true;
-    this.schedule();
+    this.store.touch();
   }
 
-  // -- drawing, once a frame ----------------------------------------------------------------------
-  schedule() {
-    if (this.frameRequested) return;
-    this.frameRequested = true;
-    requestAnimationFrame(() => this.flush());
-    // A hidden or throttled page gets no animation frames; a timer still draws it.
-    this.fallbackTimer = window.setTimeout(() => this.flush(), 250);
-  }
-
-  flush() {
-    if (!this.frameRequested) return;
-    this.frameRequested = false;
-    clearTimeout(this.fallbackTimer);
+  // -- drawing, once a frame (when the store tells) ----------------------------------------------
+  /** @param {Map<string, import("./shared/store.js").Entry>} changed the topics changed since the last frame */
+  draw(changed) {
+    for (const [topic, entry] of changed) {
+      try { this.take(topic, entry); } catch (e) { problem(`Could not show a message on ${topic}: ${errorText(e)}`); }
+    }
     if (this.layoutDirty) this.layout();
     const now = Date.now();
     const view = this.opts.view;
@@ -387,7 +412,7 @@ class Screen {
     clearTimeout(this.wakeTimer);
     this.wakeAt = at;
     if (at === Infinity) return;
-    this.wakeTimer = window.setTimeout(() => { this.wakeAt = Infinity; this.allDirty = true; this.schedule(); },
+    this.wakeTimer = window.setTimeout(() => { this.wakeAt = Infinity; this.allDirty = true; this.store.touch(); },
       Math.min(2 ** 31 - 1, Math.max(0, at - Date.now()) + 5));
   }
 
@@ -400,7 +425,7 @@ class Screen {
     if (this.connected !== on) {
       this.connected = on;
       this.allDirty = true;
-      this.schedule();
+      this.store.touch();
     }
   }
 
@@ -452,10 +477,10 @@ class Screen {
     this.schemas = await loadSchemas(["state"], problem);
     const rotate = opts.view === "overlay" && !new URLSearchParams(location.search).has("rotate") ? 0 : opts.rotate;
     if (rotate > 0) setInterval(() => this.turnPage(), rotate * 1000);
-    window.addEventListener("resize", () => { this.layoutDirty = true; this.schedule(); }); // the slot's size changes: names fitted again
+    window.addEventListener("resize", () => { this.layoutDirty = true; this.store.touch(); }); // the slot's size changes: names fitted again
     Object.assign(window, { cueboardShow: (/** @type {number} */ n) => this.show(n) }); // tests and the bench
     this.layoutDirty = true;
-    this.schedule();
+    this.store.touch();
     this.connect();
   }
 }

@@ -54,8 +54,9 @@ const resultKey = (/** @type {string} */ table, /** @type {RecordPayload} */ r) 
   : `${table} ${r.started || ""} ${(r.sides || []).map((s) => s.name).join(" v ")}`);
 
 /**
- * One table as the desk knows it: its topics' latest payloads (null: none, or cleared), the
- * history merged from its snapshot, slots and events, and the desk's bookkeeping.
+ * One table as the desk knows it: its topics' latest payloads (null: none, or cleared), read from
+ * the store (no copies: getters), the history merged from its snapshot, slots and events, and the
+ * desk's bookkeeping.
  * @typedef {{name: string, status: string | null, devices: DevicesPayload | null,
  *   state: State | null, rejected: RejectedPayload | null, input: Input | null, record: RecordPayload | null,
  *   events: Line[], message: Message | null, seen: number, fresh: boolean,
@@ -275,8 +276,18 @@ export class Link {
   table(/** @type {string} */ name) {
     let tb = this.tables.get(name);
     if (!tb) {
-      tb = { name, status: null, devices: null, state: null, rejected: null, input: null, record: null, events: [],
-        message: null, seen: 0, fresh: false, next: null, nextSeen: false, history: null, since: 0, version: 0, kept: emptyHistory() };
+      // A topic's latest payload as the store has it (null: none, or cleared).
+      const store = this.store, base = `${this.where.prefix}/${this.where.venue}/${name}/`;
+      const at = (/** @type {string} */ kind) => /** @type {any} */ (store.get(base + kind) ?? null);
+      tb = { name, events: [], seen: 0, fresh: false, nextSeen: false, history: null, since: 0, version: 0, kept: emptyHistory(),
+        get status() { return /** @type {string | null} */ (at("status")); },
+        get devices() { return /** @type {DevicesPayload | null} */ (at("devices")); },
+        get state() { return /** @type {State | null} */ (at("state")); },
+        get record() { return /** @type {RecordPayload | null} */ (at("record")); },
+        get message() { return /** @type {Message | null} */ (at("message")); },
+        get rejected() { return /** @type {RejectedPayload | null} */ (at("rejected")); },
+        get input() { const b = at("input"); return /** @type {Input | null} */ (b && b.keys && b.keys.length ? b : null); },
+        get next() { const b = at("next"); return /** @type {HandedNext | null} */ (b && b.fixture ? b : null); } };
       this.tables.set(name, tb);
     }
     return tb;
@@ -299,6 +310,8 @@ export class Link {
       if (this.problem && this.problem.topic === topic) this.problem = null;
       body = read.value;
     }
+    const statusBefore = topic.endsWith("/status") ? this.store.get(topic) ?? null : null;
+    // Kept in the store, which the tables' rows read (`table`): the desk keeps no copy.
     this.store.put(topic, topic.endsWith("/status") ? text || null : body, Boolean(packet.retain));
     if (venueKind) {
       this.keepVenue(venueKind, body);
@@ -324,31 +337,23 @@ export class Link {
     tb.seen = Date.now();
     tb.version += 1; // the desk draws a table's row again only when this moves
     if (kind === "status") {
-      const now = text || null;
-      if (now !== tb.status) tb.since = Date.now();
-      tb.status = now;
+      if (statusBefore !== (text || null)) tb.since = Date.now();
       if (this.onTables) this.onTables();
       this.changed();
       return;
     }
     if (kind === "state") {
-      tb.state = body;
       for (const side of (body && body.sides) || []) for (const p of side.players || [side.name]) this.names.add(p);
       tb.kept = withState(tb.kept, body); // a new match: its history starts with its first event
       this.settleMatch(name, body);
       if (this.onTables) this.onTables();
-    } else if (kind === "devices") tb.devices = body;
-    else if (kind === "input") tb.input = body && body.keys && body.keys.length ? body : null;
-    else if (kind === "record") {
-      tb.record = body;
+    } else if (kind === "record") {
       // Tonight's results: every finished match seen, by match_id (a reprint of any), kept for
       // the venue on its retained `desk/results`.
       if (finished(body)) { this.addResult(name, body); this.syncResults(); }
       if (this.onTables) this.onTables();
     }
-    else if (kind === "message") tb.message = body;
     else if (kind === "next") {
-      tb.next = body && body.fixture ? body : null;
       tb.nextSeen = tb.nextSeen || !!tb.next;
       if (this.onTables) this.onTables();
     }
@@ -369,7 +374,6 @@ export class Link {
       tb.events = tb.kept.events;
       this.answer(body.id, "applied", "");
     } else if (kind === "rejected" && body) {
-      tb.rejected = body;
       this.answer(body.id, "refused", body.reason || "");
     }
     this.changed();

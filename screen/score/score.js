@@ -3,12 +3,16 @@
 // login. The page only shows and sends: the table's engine decides every tap (its state and its
 // answers, read back here), the broker's ACL decides who may write the table's command topic.
 // What every page needs comes from shared/: the session with the broker (broker.js), the
-// payloads read and checked against the contract's schemas (payloads.js), the words (i18n.js).
+// payloads read and checked against the contract's schemas (payloads.js), kept in the pages' one
+// store (store.js: the latest of each topic, the page drawn once a frame when it tells), the
+// words (i18n.js). The table's answers (`event`, `rejected`) are each taken as they come too: every
+// one answers a tap, and the outbox (outbox.js) decides on each.
 import { html, render } from "/score/ui.js";
 import { Outbox, verdictOf } from "/score/outbox.js";
 import { Session } from "/shared/broker.js";
 import { loadTranslator, pickLanguage, translator } from "/shared/i18n.js";
 import { loadSchemas, readPayload, textOf } from "/shared/payloads.js";
+import { Store } from "/shared/store.js";
 import { validate } from "/shared/validate.js";
 
 /**
@@ -112,6 +116,10 @@ function keepLogin(login) {
   (login.trusted ? localStorage : sessionStorage).setItem(LOGIN_KEY, JSON.stringify(login));
 }
 
+/** What the page received from the table (shared/store.js): the page is drawn when it tells. */
+const store = new Store();
+store.subscribe(fromStore);
+
 /** @type {Model} */
 const model = {
   login: null, connection: "idle", error: sessionStorage.getItem(REFUSED_KEY) || "", problem: null, state: null, clock: null, status: null, sender: false,
@@ -181,7 +189,7 @@ function connect({ user, pass }) {
     connectTimeoutMs: 8000, keepalive: 20, stopWhenRefused: false,
     extra: { will: { topic: presence, payload: JSON.stringify({ schema: 1, online: false }), qos: 1, retain: true } } }, {
     topics: () => [`${prefix}/state`, `${prefix}/event`, `${prefix}/rejected`, `${prefix}/status`],
-    message: (topic, payload) => received(topic, payload),
+    message: (topic, payload, packet) => received(topic, payload, packet),
     link: (state) => {
       if (state === "online") {
         link.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }), { qos: 1, retain: true });
@@ -209,29 +217,49 @@ function connect({ user, pass }) {
   session = link;
 }
 
-/** @param {string} topic @param {Uint8Array} payload */
-function received(topic, payload) {
+/**
+ * A message read into the store (the page drawn from it at the next frame, `fromStore`): the
+ * table's status as its text, its state, events and refusals checked against their schemas (one
+ * that does not fit is said, and not kept). Each answer is taken at once as well: two in one
+ * frame are two taps answered, not one topic's latest.
+ * @param {string} topic @param {Uint8Array} payload @param {{retain?: boolean}} [packet]
+ */
+function received(topic, payload, packet) {
   const kind = topic.slice(prefix.length + 1);
+  const retained = Boolean(packet && packet.retain);
   if (kind === "status") {
-    model.status = textOf(payload).trim(); // "online" or "offline", plain text (docs/mqtt.md)
+    store.put(topic, textOf(payload).trim(), retained); // "online" or "offline", plain text (docs/mqtt.md)
   } else if (kind === "state" || kind === "event" || kind === "rejected") {
     const read = readPayload(topic, payload, schemas[kind]);
     if (read.problem !== undefined) { problem(read.problem, topic); return; }
     if (model.problem && model.problem.topic === topic) model.problem = null;
+    store.put(topic, read.value, retained);
     if (read.value === null) return; // a retained topic cleared
     if (kind === "state") {
-      const state = /** @type {State} */ (read.value);
-      model.state = state;
       // Shown again at once after a reload with no connection (marked offline by the badge).
       localStorage.setItem(STATE_KEY, textOf(payload));
-      model.clock = state.clock || null;
     } else if (kind === "event") {
       onEvent(/** @type {Applied} */ (read.value));
     } else {
       onRejected(/** @type {Rejected} */ (read.value));
     }
   }
-  draw();
+}
+
+/**
+ * The store told what changed since the last frame: the table's latest state and status taken
+ * into the model (a cleared state leaves the last one shown), and the page drawn.
+ * @param {Map<string, import("/shared/store.js").Entry>} changed
+ */
+function fromStore(changed) {
+  const state = changed.get(`${prefix}/state`);
+  if (state && state.value) {
+    model.state = /** @type {State} */ (state.value);
+    model.clock = model.state.clock || null;
+  }
+  const status = changed.get(`${prefix}/status`);
+  if (status) model.status = /** @type {string | null} */ (status.value);
+  render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("app")));
 }
 
 /** A line or an event in the scorer's words ("Pot 2 reds Blue"). @param {Line | undefined} event */
@@ -608,14 +636,9 @@ function App() {
     </main>`;
 }
 
-let drawing = false;
+/** The page drawn again at the next frame (with whatever the store tells then): the store's turn, once. */
 function draw() {
-  if (drawing) return;
-  drawing = true;
-  requestAnimationFrame(() => {
-    drawing = false;
-    render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("app")));
-  });
+  store.touch();
 }
 
 function signOut() {

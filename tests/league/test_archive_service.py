@@ -27,7 +27,7 @@ from tests.helpers.archive import EPOCH, match_log, record
 from tests.helpers.findings import Finding
 from tests.helpers.mosquitto import Mosquitto, TlsFiles, free_port, make_password_file
 from tests.helpers.venue_broker import venue_config
-from tests.league.test_league import BRIDGE_STATE, Cable, League, league, league_config  # noqa: F401  (the fixture)
+from tests.league.test_league import BRIDGE_STATE, Cable, League, league_config
 
 pytestmark = pytest.mark.system
 
@@ -321,7 +321,7 @@ def test_an_archive_killed_in_the_middle_of_writing_loses_nothing_and_doubles_no
 
 
 @pytest.fixture
-def league_archive(league: League, tmp_path: Path) -> Iterator[tuple[League, Archive, ArchiveService]]:  # noqa: F811
+def league_archive(league: League, tmp_path: Path) -> Iterator[tuple[League, Archive, ArchiveService]]:
     """The league's archive: on the league's broker, as the league ACL's "results" user, TLS."""
     archive = Archive.open(f"sqlite:///{tmp_path}/league.db")
     service = ArchiveService(archive, Connection(host=league.league.host, port=league.league.port,

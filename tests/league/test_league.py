@@ -10,7 +10,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,8 +21,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from cueboard.table.mqtt.feed import Feed, MqttConfig, TlsConfig
 from tests.helpers.feed import example_states
 from tests.helpers.findings import Finding
-from tests.helpers.mosquitto import HOST, Message, Mosquitto, Subscriber, TlsFiles, free_port, make_password_file
-from tests.helpers.venue_broker import venue_config
+from tests.helpers.mosquitto import HOST, Message, Mosquitto, Subscriber, TlsFiles, free_port
 
 pytestmark = pytest.mark.system
 
@@ -127,30 +126,6 @@ class League:
         self.screens += 1  # an id of its own, cueboard-...: the league takes no other (clientid_prefixes)
         return Subscriber(topics, port=self.ws_port, transport="websockets", ca=self.tls.ca,
                           client_id=f"cueboard-screen-{self.screens}").wait_subscribed()
-
-
-@pytest.fixture
-def league(mosquitto_factory: Factory, tls_files: TlsFiles, tmp_path: Path) -> Iterator[League]:
-    """The league's broker; the club's broker bridged to it through a cable (``restart_timeout
-    1 2`` added to the bridge, so the test need not wait for its default backoff of 5-30 s;
-    mosquitto 2.0.11 keeps that default for a single value, ``restart_timeout 1``)."""
-    league_port, league_ws = free_port(), free_port()
-    league_passwords = make_password_file(tmp_path / "league-passwords",
-                                          {"venue-club": "change-me", "results": "results-pw"})
-    league = mosquitto_factory(port=league_port,
-                               config=league_config(league_port, league_ws, tls_files, league_passwords))
-    cable = Cable(league.port)
-    port, ws_port = free_port(), free_port()
-    venue_passwords = make_password_file(tmp_path / "venue-passwords", {"t1": "t1-pw", "desk": "desk-pw"})
-    config = venue_config(port, ws_port, tls_files, venue_passwords, league).replace(
-        "THE-LEAGUES-PASSWORD-FOR-THIS-VENUE", "change-me")
-    config = config.replace(f"127.0.0.1:{league.port}", f"127.0.0.1:{cable.port}") + "restart_timeout 1 2\n"
-    venue = mosquitto_factory(port=port, config=config)
-    league.wait_for_log(lambda line: "connected from" in line and " as venue-club " in line)
-    try:
-        yield League(league, league_ws, venue, cable, tls_files)
-    finally:
-        cable.pull()
 
 
 def test_a_tables_state_reaches_the_league_through_the_bridge(league: League) -> None:

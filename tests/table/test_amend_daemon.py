@@ -23,7 +23,7 @@ from cueboard.table.daemon import ControlServer, Table, ask_daemon
 from cueboard.table.journal import read_lines
 from tests.helpers.daemon import StillOutput, table_config
 from tests.helpers.mosquitto import Message, Mosquitto, Subscriber
-from tests.table.test_command_path import USERS, broker, config_for, desk, subscribed  # noqa: F401  (broker: a fixture)
+from tests.table.test_command_path import USERS, config_for, desk, subscribed
 from tests.table.test_daemon import Running
 from tests.table.test_reliability import PREFIX, TIMEOUT, Daemon
 
@@ -115,7 +115,7 @@ def test_an_amend_through_the_control_socket_and_cueboard_send_survives_a_restar
     assert json.loads(replayed.stdout) == board.states[-1]
 
 
-def test_an_amend_through_the_mqtt_command_topic(tmp_path: Path, broker: Mosquitto) -> None:  # noqa: F811
+def test_an_amend_through_the_mqtt_command_topic(tmp_path: Path, broker: Mosquitto) -> None:
     config = config_for(tmp_path, broker)
     client = desk(broker)
     listen = Subscriber([f"{PREFIX}/state", f"{PREFIX}/record"], port=broker.port, host="localhost",

@@ -29,7 +29,7 @@ from cueboard.hw.clock import ManualClock
 from cueboard.table.daemon import ControlServer, ask_daemon
 from cueboard.table.inputs import Call, Command, KeyInput
 from tests.helpers.daemon import StillOutput, table_config
-from tests.helpers.mosquitto import Mosquitto, Subscriber, make_tls_files
+from tests.helpers.mosquitto import Mosquitto, Subscriber
 from tests.table.test_reliability import KEYMAP, PINS, PREFIX, TIMEOUT, Daemon
 
 pytestmark = pytest.mark.system
@@ -52,14 +52,6 @@ class Shown(StillOutput):
 
     def flash(self, now: float | None = None, reason: str | None = None) -> None:
         pass
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Any:
-    tls = make_tls_files(tmp_path / "tls")
-    with Mosquitto(tmp_path / "broker", users=USERS, tls=tls) as running:
-        running.tls_files = tls  # type: ignore[attr-defined]
-        yield running
 
 
 def config_for(tmp_path: Path, broker: Mosquitto, **sections: Any) -> Any:

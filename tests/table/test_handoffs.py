@@ -75,12 +75,6 @@ class Club(Venue):
         self.broker.wait_for_log(lambda line: line.endswith(f"cueboard/club/{name}/score/+/presence"), since=since)
 
 
-@pytest.fixture
-def hall(club: Venue, tmp_path: Path) -> Club:
-    """The club fixture's venue (tests/conftest.py), with the tables' configurations in ``tmp_path``."""
-    return Club(club.directory, club.broker, club.ports, tmp_path)
-
-
 class Person:
     """A desk or a scorer on the people's listener (MQTT 5 over TLS): each publish waits for the
     broker's PUBACK and gives its reason code (135: not authorised by the ACL)."""

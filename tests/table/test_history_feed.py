@@ -20,7 +20,6 @@ from cueboard.games.simulate import final_log
 from cueboard.table.match_history import RECENT, SNAPSHOT_EVERY, SNAPSHOT_LINES, History
 from tests.helpers.mosquitto import Message
 from tests.table.test_handoffs import T1, Club, valid
-from tests.table.test_handoffs import hall as hall  # the fixture, taken by its name
 
 pytestmark = pytest.mark.club(scorers=["t1"])
 

@@ -66,6 +66,7 @@ class _Guard(asyncio.Protocol):
             transport.abort()  # over the cap: closed at once
             return
         self.server._open[transport] = self
+        self.server.peak = max(self.server.peak, len(self.server._open))
         self.inner.connection_made(transport)
         self.arm()
 
@@ -155,6 +156,7 @@ class WebServer:
         self.headers = dict(headers or {})
         self.refused = 0  # connections over the cap
         self.timed_out = 0  # connections whose request's head did not come in time
+        self.peak = 0  # the most connections open at once (never over the cap)
         self.too_big = 0  # connections whose request's head was too long
         self._open: dict[asyncio.Transport, _Guard] = {}
         self.app = web.Application(middlewares=[self._middleware], handler_args={

@@ -72,7 +72,11 @@ def test_slow_connections_are_closed_and_make_no_thread(served: WebServer) -> No
     finally:
         for s in slow:
             s.close()
-    assert served.refused + served.timed_out == 200 and served.refused >= 200 - 64
+    # Every one closed, as over the cap or as too slow; never more than the cap open at once. (Not
+    # "at least 200 - 64 refused": on a loaded machine the first slow ones may time out while
+    # the loop still connects, freeing their places: 135 refused and 65 timed out seen in CI.)
+    assert served.refused + served.timed_out == 200 and served.refused > 0
+    assert served.peak == 64
     answer = request(served.server_address[1], "/")  # it serves on
     assert answer.status == 200 and answer.headers["x-content-type-options"] == "nosniff"
 

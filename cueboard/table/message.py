@@ -69,13 +69,14 @@ def parse_message(payload: bytes) -> TableMessage | None:
         if kind in ("Cc", "Zl", "Zp"):
             raise MessageRefused(f"message: 'text' has a control character (U+{ord(ch):04X}) at {i}: a board "
                                  "cannot show it")
-        if kind in ("Cf", "Co", "Cn", "Cs"):
-            raise MessageRefused(f"message: 'text' has an invisible character (U+{ord(ch):04X}) at {i}: a board "
-                                 "cannot show it")
-    try:  # what people read: nothing invisible (U+FE0F, U+034F ...), as in a name (RFC 8266)
+    try:  # what people read: nothing invisible (U+FE0F, U+200D ...), as in a name (RFC 8266)
         text = message_text(text)
     except NameRefused as exc:
         raise MessageRefused(f"message: {exc}") from None
+    for i, ch in enumerate(text, 1):
+        if unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs"):
+            raise MessageRefused(f"message: 'text' has an invisible character (U+{ord(ch):04X}) at {i}: a board "
+                                 "cannot show it")
     until = obj.get("until")
     if until is None:
         return TableMessage(text, None)

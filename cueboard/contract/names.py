@@ -138,10 +138,10 @@ def check_setup(setup: MatchSetup) -> MatchSetup:
     sides: list[tuple[str, ...]] = []
     where: list[tuple[str, str]] = []
     try:
-        for index, players in enumerate(setup.players):
+        for index, side in enumerate(setup.players):
             names = []
-            for k, name in enumerate(players):
-                label = f"side {index}" if len(players) == 1 else f"side {index} player {k + 1}"
+            for k, name in enumerate(side):
+                label = f"side {index}" if len(side) == 1 else f"side {index} player {k + 1}"
                 # The engine's limits (40 characters ...) on the name as it will be kept.
                 names.append(check_name(nickname(name, label), label))
                 where.append((label, names[-1]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import unicodedata
 from typing import Any, TypeGuard
 
 from aiohttp import web
@@ -99,6 +100,9 @@ def _name(value: Any, where: str) -> str:
         raise ValueError(f"{where}: a name, as text")
     if len(value) > MAX_NAME:
         raise ValueError(f"{where}: {len(value)} characters; a name is at most {MAX_NAME}")
+    bad = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None)
+    if bad is not None:
+        raise ValueError(f"{where}: the name has a control character (U+{ord(bad):04X})")
     return nickname(value, where)  # as the table keeps a name (RFC 8266), so results find their player
 
 

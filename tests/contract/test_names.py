@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cueboard.common.errors import ConfigFileError, DrawError, FixtureError, MessageRefused
 from cueboard.contract.names import RULE, NameRefused, comparable, nickname, same_player
@@ -175,3 +177,16 @@ def test_a_desk_message_in_real_words_passes() -> None:
 def test_a_megabyte_name_costs_nothing() -> None:
     with pytest.raises(NameRefused, match="1,000,000 characters; at most 1000 are read"):
         nickname("x" * 1_000_000, "side 0")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60) | st.sampled_from(["Ann\ufe0f", "A\u200dnn", "\u202eevil", "Ｆｕｌｌ", "丁俊晖"]))
+def test_any_text_is_a_kept_name_or_refused_naming_the_rule(text: str) -> None:
+    """Never another exception (nothing crashes the daemon), and a name kept is kept as it is
+    the next time (enforcing is stable: RFC 8264's idempotence) and one player with itself."""
+    try:
+        name = nickname(text, "side 0")
+    except NameRefused as exc:
+        assert str(exc).startswith(f"{RULE}: ")
+        return
+    assert nickname(name, "side 0") == name and same_player(name, text)

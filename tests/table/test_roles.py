@@ -6,8 +6,8 @@ broker refuses a topic the role may not write (MQTT 5 PUBACK 135), the table ref
 the role may not send (``forbidden``, naming the role), and a line the role may send is taken
 (applied, or refused by the rules, never for the role). A scorer cannot concede the match.
 
-Names at the same door: a match line or a message from the desk with a character RFC 8266's
-nickname rules refuse is refused naming the rule, and changes nothing.
+Names at the same door: a match line, a hand-off or a message from the desk with a character
+RFC 8266's nickname rules refuse is refused naming the rule, and changes nothing.
 
 Nothing waits on the wall clock: each step waits for the broker's PUBACK or the table's answer.
 """
@@ -27,7 +27,7 @@ from cueboard.contract.roles import CHANNELS, LINE_CHANNEL, LINES, ROLES, WRITES
 from cueboard.table.config import Config
 from tests.helpers.daemon import table_config
 from tests.helpers.mosquitto import TIMEOUT, Message, Subscriber
-from tests.table.test_handoffs import KEYPAD, T1, Club
+from tests.table.test_handoffs import KEYPAD, T1, Club, handoff
 from tests.table.test_reliability import Daemon
 
 pytestmark = [pytest.mark.system, pytest.mark.club(scorers=["t1"])]
@@ -287,6 +287,9 @@ def test_the_desk_match_line_and_message_refuse_invisible_characters(hall: Club,
             desk.publish(f"{T1}/message", {"schema": 1, "text": f"{name}: your match is next", "until": None})
             refused = sub.wait_for(lambda m: m.topic == f"{T1}/rejected" and m.json().get("short") == "bad_message")
             assert refused.json()["reason"].startswith("message: RFC 8266 nickname: the message's 'text' has ")
+            desk.publish(f"{T1}/next", handoff("KO-1", ["Cara", name]))  # the desk's hand-off
+            refused = sub.wait_for(lambda m: m.topic == f"{T1}/rejected" and m.json().get("short") == "bad_next")
+            assert "RFC 8266 nickname: side 1's name has " in refused.json()["reason"], refused.json()
             assert t1.send({"type": "state"})["state"] == before and t1.table.journal.matches() == files
             # Real names pass the same door.
             desk.publish(f"{T1}/command/desk", {"type": "match", "sides": ["Zoë", "O'Sullivan"], "id": "m3"})

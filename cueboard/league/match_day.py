@@ -8,11 +8,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from cueboard.common.errors import FixtureError
+from cueboard.contract.names import distinct, nickname
 from cueboard.engine import IllegalEvent, Match
 
 MAX_BYTES = 1024 * 1024
@@ -148,7 +148,7 @@ def _fixtures(rows: list[tuple[int, dict[str, Any]]], name: str, competition: st
         try:
             fixture = _fixture(row, competition)
         except (ValueError, IllegalEvent) as exc:
-            raise refuse(str(exc)) from None
+            raise refuse(str(exc)) from exc
         if fixture.fixture in seen:
             raise refuse(f"fixture {fixture.fixture!r} is listed twice ({unit} {seen[fixture.fixture]} too)")
         seen[fixture.fixture] = number
@@ -179,6 +179,8 @@ def _fixture(row: dict[str, Any], competition: str | None) -> Fixture:
     if any(h not in (None, "") for h in handicap):
         fmt["handicap"] = [0 if h in (None, "") else _number(h, "handicap") for h in handicap]
     home, away = _side(row.get("home"), "home"), _side(row.get("away"), "away")
+    distinct([(f"the {key} side", n) for key, side in (("home", home), ("away", away))
+              for n in ((side,) if isinstance(side, str) else side)], "one fixture")
     # The engine decides what a table would accept: names a board can show, a legal format.
     Match.from_json({"type": "match", **fmt, "sides": [_json_side(home), _json_side(away)]})
     return Fixture(fixture=texts["fixture"], competition=league, home=home, away=away, format=fmt,
@@ -206,9 +208,9 @@ def _number(value: Any, key: str) -> int:
 
 
 def _side(value: Any, key: str) -> str | tuple[str, ...]:
-    # NFC as the engine keeps a name, so the fixture's names are the record's.
+    # A person's name as the table keeps it (RFC 8266 nickname), so the fixture's names are the record's.
     if isinstance(value, str) and value.strip():
-        return unicodedata.normalize("NFC", value.strip())
+        return nickname(value, f"the {key} side")
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) and v.strip() for v in value):
-        return tuple(unicodedata.normalize("NFC", v.strip()) for v in value)
+        return tuple(nickname(v, f"the {key} side player {k}") for k, v in enumerate(value, start=1))
     raise ValueError(f"{key!r} must be a name, or a pair ('A{PAIR}B')")

@@ -27,6 +27,7 @@ from cueboard.common.errors import ConfigFileError
 from cueboard.common.private_files import exposure
 from cueboard.common.settings import Required, Section, refusal
 from cueboard.contract.limits import CommandLimits
+from cueboard.contract.names import check_setup
 from cueboard.engine import IllegalEvent, MatchSetup, parse_match
 from cueboard.hw.box_config import BoxConfig, parse_boxes
 from cueboard.hw.display_config import DisplayConfig, parse_displays
@@ -71,7 +72,8 @@ class Config:
 
 
 def _setup(line: Mapping[str, Any]) -> MatchSetup:
-    return parse_match(dict(line))
+    # A new match's names are people's (RFC 8266 nicknames); a log's, replayed, are the engine's alone.
+    return check_setup(parse_match(dict(line)))
 
 
 def _topic_part(section: Section, key: str, value: str) -> str:

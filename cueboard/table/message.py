@@ -15,6 +15,7 @@ from datetime import datetime
 
 from cueboard.common.errors import MessageRefused
 from cueboard.contract.lines import Unreadable, read_line
+from cueboard.contract.names import NameRefused, message_text
 from cueboard.contract.times import timestamp
 from cueboard.engine.json_value import JsonObject
 
@@ -68,7 +69,12 @@ def parse_message(payload: bytes) -> TableMessage | None:
         if kind in ("Cc", "Zl", "Zp"):
             raise MessageRefused(f"message: 'text' has a control character (U+{ord(ch):04X}) at {i}: a board "
                                  "cannot show it")
-        if kind in ("Cf", "Co", "Cn", "Cs"):
+    try:  # what people read: nothing invisible (U+FE0F, U+200D ...), as in a name (RFC 8266)
+        text = message_text(text)
+    except NameRefused as exc:
+        raise MessageRefused(f"message: {exc}") from None
+    for i, ch in enumerate(text, 1):
+        if unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs"):
             raise MessageRefused(f"message: 'text' has an invisible character (U+{ord(ch):04X}) at {i}: a board "
                                  "cannot show it")
     until = obj.get("until")

@@ -2,9 +2,10 @@
 
 The broker's ACL (``cueboard venue``) lets a scorer's login write only its own table's
 ``score/<user>`` and ``score/<user>/presence``; the table takes from ``score/<user>`` only what
-a marker keys (:data:`MARKER_LINES`). Setting a match up, handing one on, correcting the log and
-awarding are the desk's or the referee's, refused with the role named
-(:func:`scorer_refusal`): the page never decides who may.
+a marker keys (:data:`MARKER_LINES`). Setting a match up, handing one on, correcting the log,
+awarding and conceding the match are the desk's or the referee's, refused with the role named
+(:func:`scorer_refusal`): the roles are written down once, in :mod:`cueboard.contract.roles`; the
+page never decides who may.
 
 A scorer's phone publishes its presence, retained: ``{"schema": 1, "online": true, "ts": ...}``
 on connect, and ``{"schema": 1, "online": false}`` as its MQTT last will; the table reports each
@@ -20,51 +21,29 @@ from dataclasses import dataclass
 
 from cueboard.common.errors import PresenceRefused
 from cueboard.contract.lines import Unreadable, read_line
+from cueboard.contract.roles import LINES, refusal
 from cueboard.contract.times import timestamp
 from cueboard.engine.json_value import Json
 
 __all__ = ["MARKER_LINES", "PresenceRefused", "Scorers", "call_of", "scorer_refusal"]
 
-MARKER_LINES = frozenset({
-    # strokes, fouls (free ball and miss are a pot's and a foul's fields), the rulings a marker keys
-    "pot", "no_pot", "foul", "replace", "play_again", "respotted_black", "concede", "claim", "next_frame",
-    "rerack", "loss", "touching",
-    # the shot clock (blackball rule 8a), taking back and putting back
-    "clock", "clock_hold", "clock_resume", "undo", "redo",
-    # a call being keyed on the phone, shown on the boards (never journalled)
-    "call",
-})
-"""The lines a scorer's login may send: what a marker keys at the table."""
-
-DESK_LINES = {
-    "match": "the desk starts matches", "new_match": "the desk starts matches",
-    "start_next": "the desk starts matches", "amend": "the desk or the referee corrects the log",
-    "award": "the desk or the referee awards a frame",
-}
-
-CLOCK_ACTIONS = frozenset({"start", "hold", "resume"})
+MARKER_LINES = frozenset(kind for kind, (roles, _) in LINES.items() if "scorer" in roles)
+"""The lines a scorer's login may send: what a marker keys at the table (:data:`~cueboard.contract.roles.LINES`)."""
 
 CALL_KEYS = 8
 """Keys of a call a scorer shows on the boards, at most (a call is a few keys)."""
 
 
 def scorer_refusal(line: Mapping[str, Json], user: str) -> str | None:
-    """Why the scorer ``user`` may not send ``line`` (None: it may).
+    """Why the scorer ``user`` may not send ``line`` (None: it may): the scorer's role as
+    :mod:`cueboard.contract.roles` writes it down.
 
     >>> scorer_refusal({"type": "pot", "balls": ["red"]}, "scorer-t1") is None
     True
     >>> scorer_refusal({"type": "start_next", "fixture": "F1"}, "scorer-t1")
     "'start_next' is refused from scorer-t1: a scorer login scores strokes; the desk starts matches"
     """
-    kind = line.get("type")
-    if kind in MARKER_LINES:
-        action = line.get("action", "start")
-        if kind == "clock" and action not in CLOCK_ACTIONS:
-            return (f"clock {action!r} is refused from {user}: a scorer login starts, holds and resumes the shot "
-                    "clock; the desk or the referee does the rest")
-        return None
-    whose = DESK_LINES.get(str(kind), "that is the desk's or the referee's")
-    return f"{str(kind)[:40]!r} is refused from {user}: a scorer login scores strokes; {whose}"
+    return refusal("scorer", line, user)
 
 
 def call_of(line: Mapping[str, Json]) -> tuple[tuple[str, ...], str] | str:

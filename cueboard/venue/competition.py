@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cueboard.common.errors import DrawError
+from cueboard.contract.names import NameRefused, distinct, nickname
 from cueboard.league.match_day import Fixture
 from cueboard.venue.pairings import Entrant, knockout, round_robin
 
@@ -58,16 +59,20 @@ def _entrants(players: Any) -> list[Entrant]:
     for n, p in enumerate(players, start=1):
         if not isinstance(p, Mapping) or not isinstance(p.get("name"), str) or not p["name"].strip():
             raise DrawError(f"player {n}: a name is needed")
-        name = unicodedata.normalize("NFC", p["name"].strip())
-        bad = next((ch for ch in name if not ch.isprintable()), None)
-        if bad is not None:
-            raise DrawError(f"player {n}: the name has a control character (U+{ord(bad):04X})")
+        try:  # a person's name (RFC 8266 nickname): nothing invisible, spaces made one
+            name = nickname(p["name"], f"player {n}")
+        except NameRefused as exc:
+            raise DrawError(str(exc)) from exc
         if len(name) > 40:
             raise DrawError(f"player {n}: the name is {len(name)} characters; a board shows at most 40")
         handicap = p.get("handicap", 0)
         if not isinstance(handicap, int) or isinstance(handicap, bool) or not -200 <= handicap <= 200:
             raise DrawError(f"player {n} ({name}): the handicap is whole points from -200 to 200")
         out.append(Entrant(name, handicap))
+    try:  # "Ann" and "ANN" are one player: a draw cannot have both
+        distinct(((f"player {n}", e.name) for n, e in enumerate(out, start=1)), "a draw")
+    except NameRefused as exc:
+        raise DrawError(str(exc)) from exc
     return out
 
 

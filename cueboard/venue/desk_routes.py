@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import unicodedata
 from typing import Any, TypeGuard
 
 from aiohttp import web
 
 from cueboard.common.errors import DrawError, FixtureError
+from cueboard.contract.names import NameRefused, distinct, nickname
 from cueboard.league import match_day
 from cueboard.league.standings import Result, rank
 from cueboard.venue.competition import MAX_PLAYERS, from_draw, from_fixtures
@@ -63,7 +65,8 @@ async def _fixtures(request: web.Request) -> web.Response:
     try:
         found = match_day.parse(data, name=name, competition=competition)
     except FixtureError as exc:
-        return _json(422, {"error": {"file": name, "line": exc.line, "reason": exc.reason, "text": str(exc)}})
+        return _json(422, {"error": {"file": name, "line": exc.line, "reason": exc.reason, "text": str(exc),
+                                     **_short(exc)}})
     if not found:
         return _json(422, {"error": {"file": name, "line": None, "reason": "no fixtures in the file",
                                      "text": f"{name}: no fixtures in the file"}})
@@ -83,7 +86,13 @@ async def _draw(request: web.Request) -> web.Response:
     try:
         return _json(200, from_draw(body))
     except DrawError as exc:
-        return _json(422, {"error": {"reason": str(exc)}})
+        return _json(422, {"error": {"reason": str(exc), **_short(exc)}})
+
+
+def _short(exc: Exception) -> dict[str, str]:
+    """A name refused under RFC 8266's rules says so for machines too: ``"short": "nickname"``."""
+    refused = exc if isinstance(exc, NameRefused) else exc.__cause__
+    return {"short": NameRefused.short} if isinstance(refused, NameRefused) else {}
 
 
 def _name(value: Any, where: str) -> str:
@@ -91,10 +100,10 @@ def _name(value: Any, where: str) -> str:
         raise ValueError(f"{where}: a name, as text")
     if len(value) > MAX_NAME:
         raise ValueError(f"{where}: {len(value)} characters; a name is at most {MAX_NAME}")
-    bad = next((ch for ch in value if not ch.isprintable()), None)
+    bad = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None)
     if bad is not None:
         raise ValueError(f"{where}: the name has a control character (U+{ord(bad):04X})")
-    return value
+    return nickname(value, where)  # as the table keeps a name (RFC 8266), so results find their player
 
 
 def _whole(value: object, low: int, high: int) -> TypeGuard[int]:
@@ -116,6 +125,7 @@ def night_results(body: Any) -> tuple[list[str], list[Result]]:
     if len(results) > MAX_RESULTS:
         raise ValueError(f"results: {len(results):,}; at most {MAX_RESULTS:,} in one night")
     names = [_name(p, f"player {n}") for n, p in enumerate(players, start=1)]
+    distinct(((f"player {n}", name) for n, name in enumerate(names, start=1)), "the night's players")
     out: list[Result] = []
     for n, r in enumerate(results, start=1):
         if not isinstance(r, dict):
@@ -141,7 +151,7 @@ def _ranked(data: bytes) -> tuple[int, dict[str, Any]]:
         body = json.loads(data.decode("utf-8"))
         players, results = night_results(body)
     except (UnicodeDecodeError, ValueError) as exc:
-        return 422, {"error": {"reason": str(exc)[:300]}}
+        return 422, {"error": {"reason": str(exc)[:300], **_short(exc)}}
     return 200, {"standings": [row.as_dict() for row in rank(results, entrants=players)]}
 
 

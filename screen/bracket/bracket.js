@@ -69,12 +69,10 @@ async function start() {
   t = await deskWords(opts.lang, "the page's");
   document.title = t("bracket_title");
   if (opts.otherBroker) { // a link naming another broker than the server's: said, nothing sent
-    const words = document.createElement("p");
-    words.className = "none refused";
-    words.setAttribute("role", "alert");
-    words.dataset.code = OTHER_BROKER;
-    words.textContent = t("other_broker", { other: opts.otherBroker, broker: opts.broker });
-    document.getElementById("bracket")?.replaceChildren(words);
+    render(html`<header class="hall-bar"><h1>${t("bracket_title")}</h1><span class="venue">${opts.venue}</span></header>
+      <main class="hall-main"><p class="none refused" role="alert" data-code=${OTHER_BROKER}>
+        ${t("other_broker", { other: opts.otherBroker, broker: opts.broker })}</p></main>`,
+    /** @type {HTMLElement} */ (document.getElementById("bracket")));
     return;
   }
   draw();

@@ -144,7 +144,8 @@ def _expiring(url: str) -> str:
 
 def test_the_scorer_installs_from_its_card_and_loads_offline(club: Venue, tmp_path: Path) -> None:
     _require_browser()
-    with venue_pages(club.directory, venue_ca=club.ca) as pages:
+    with venue_pages(club.directory, venue_ca=club.ca,
+                     page={"desk_broker": f"wss://localhost:{club.ports['pages']}"}) as pages:
         # The CA, as the card's second code fetches it.
         context = ssl.create_default_context(cafile=str(club.ca))
         with urllib.request.urlopen(f"{pages.base}/venue-ca.crt", context=context) as answer:

@@ -72,13 +72,13 @@ def _require_cjk_font() -> None:
     _require(bool(fonts.strip()), "no Chinese font: apt-get install fonts-noto-cjk (names like 赵心童 show as boxes)")
 
 
-ServeScreen = Callable[[int], str]
+Serve = Callable[[int], str]
 """The page's address on a server configured with the broker's WebSockets port: a page connects
 only to its server's broker (issue 37; the link's ``?broker=``, the same one, is ignored)."""
 
 
 @pytest.fixture
-def screen_server() -> Iterator[ServeScreen]:
+def screen_server() -> Iterator[Serve]:
     stops: list[Callable[[], None]] = []
 
     def serve(ws_port: int) -> str:
@@ -448,15 +448,15 @@ def _run(plan: dict[str, Any], tmp_path: Path, broker: Mosquitto | None = None, 
     return "".join(out)
 
 
-def _plan(scenario: str, serve: ServeScreen, broker: Mosquitto, shots: Path | None, **more: Any) -> dict[str, Any]:
-    return {"scenario": scenario, "url": serve(broker.ws_port), "venue": "club", "mqtt_port": broker.port, "ws_port": broker.ws_port,
-            "chromium": CHROMIUM, "screenshots": str(shots) if shots else None, **more}
+def _plan(scenario: str, serve: Serve, broker: Mosquitto, shots: Path | None, **more: Any) -> dict[str, Any]:
+    return {"scenario": scenario, "url": serve(broker.ws_port), "venue": "club", "mqtt_port": broker.port,
+            "ws_port": broker.ws_port, "chromium": CHROMIUM, "screenshots": str(shots) if shots else None, **more}
 
 
 # -- end to end -----------------------------------------------------------------------------------
 
 
-def test_screen_end_to_end(mosquitto_factory: Callable[..., Mosquitto], screen_server: ServeScreen, tmp_path: Path) -> None:
+def test_screen_end_to_end(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path) -> None:
     _require_browser()
     broker = mosquitto_factory(websockets=True)
     plan = _plan("feed", screen_server, broker, None, tables={
@@ -493,7 +493,7 @@ def test_pages_as_stated() -> None:
     assert _pages(24, LIST_MOST) == [8, 8, 8] and _pages(64, LIST_MOST) == [10, 10, 10, 10, 10, 10, 4]
 
 
-def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_server: ServeScreen, tmp_path: Path,
+def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                        screenshots: Path) -> None:
     """1, 8, 16, 24 and 64 tables at 1920x1080 and 3840x2160, grid, single and list: every table
     on some page, the pages as docs/screen.md states them, every card and element whole on the
@@ -571,7 +571,7 @@ def _table_picture(size: tuple[int, int]) -> Image.Image:
     return img.filter(ImageFilter.GaussianBlur(1.2))
 
 
-def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_server: ServeScreen, tmp_path: Path,
+def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                         screenshots: Path) -> None:
     """?overlay=1: the page is transparent (alpha 0 in the screenshot) but for the scorebug, which
     sits in the corner asked for, at the size asked for; composited over a picture for the docs.
@@ -615,7 +615,7 @@ def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_serv
     picture.convert("RGB").save(screenshots / "screen-overlay-next.png")
 
 
-def test_obs_custom_css_is_allowed_by_the_policy(screen_server: ServeScreen) -> None:
+def test_obs_custom_css_is_allowed_by_the_policy(screen_server: Serve) -> None:
     """OBS injects a Browser source's custom CSS as a <style> element (obs-browser's
     OnLoadEnd): the page's Content-Security-Policy must allow inline styles (never scripts)."""
     with urllib.request.urlopen(screen_server(9001), timeout=30) as r:
@@ -626,7 +626,7 @@ def test_obs_custom_css_is_allowed_by_the_policy(screen_server: ServeScreen) -> 
     assert "'unsafe-inline'" not in directives.get("script-src", []), policy
 
 
-def test_screen_next_and_message(mosquitto_factory: Callable[..., Mosquitto], screen_server: ServeScreen, tmp_path: Path,
+def test_screen_next_and_message(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                                  screenshots: Path) -> None:
     """The table's `next` (an idle table's card: "Next: Ann v Bob", the competition, the format the
     desk handed when it is the same fixture) and the desk's `message` (on any card, in the worm's
@@ -682,7 +682,7 @@ def test_screen_next_and_message(mosquitto_factory: Callable[..., Mosquitto], sc
     assert "FAILED" not in out
 
 
-def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_server: ServeScreen, tmp_path: Path,
+def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                           screenshots: Path) -> None:
     """?lang= for each catalogue: every card reads in that language's words; lang=xx is refused."""
     _require_browser()
@@ -712,7 +712,7 @@ def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_se
     sheet.save(screenshots / "screen-languages.png")
 
 
-def test_screen_clock(mosquitto_factory: Callable[..., Mosquitto], screen_server: ServeScreen, tmp_path: Path,
+def test_screen_clock(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                       screenshots: Path) -> None:
     """The shot clock counts down from the state's clock.ends_at, turns to the call colour at
     call_at, stops when paused, shows the table's seconds when its clock is ahead of the page's,
@@ -724,7 +724,7 @@ def test_screen_clock(mosquitto_factory: Callable[..., Mosquitto], screen_server
     _run(_plan("clock", screen_server, broker, screenshots, tables={"table-1": state}), tmp_path)
 
 
-def test_screen_losing_the_broker(mosquitto_factory: Callable[..., Mosquitto], screen_server: ServeScreen, tmp_path: Path,
+def test_screen_losing_the_broker(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                                   screenshots: Path) -> None:
     """The broker goes: every card says the page has no connection (keeping its last state);
     the broker comes back: the page reconnects and the cards are live again."""
@@ -733,7 +733,7 @@ def test_screen_losing_the_broker(mosquitto_factory: Callable[..., Mosquitto], s
     _run(_plan("connection", screen_server, broker, screenshots, tables=_hall(4)[0]), tmp_path, broker=broker)
 
 
-def test_screen_on_the_demo(screen_server: ServeScreen, tmp_path: Path) -> None:
+def test_screen_on_the_demo(screen_server: Serve, tmp_path: Path) -> None:
     """``cueboard demo`` opens a WebSockets listener on its embedded broker: the page works on it as is."""
     _require_browser()
     demo = subprocess.Popen([str(ROOT / ".venv" / "bin" / "cueboard"), "demo", "--autoplay",
@@ -749,8 +749,8 @@ def test_screen_on_the_demo(screen_server: ServeScreen, tmp_path: Path) -> None:
                 break
         assert ws_port, "the demo printed no WebSockets port"
         threading.Thread(target=lambda: [None for _ in demo.stdout or ()], daemon=True).start()  # keep the pipe drained
-        plan = {"scenario": "smoke", "url": screen_server(ws_port), "venue": "demo", "ws_port": ws_port, "chromium": CHROMIUM,
-                "smoke": "table-1"}
+        plan = {"scenario": "smoke", "url": screen_server(ws_port), "venue": "demo", "ws_port": ws_port,
+                "chromium": CHROMIUM, "smoke": "table-1"}
         _run(plan, tmp_path, timeout=120)
     finally:
         demo.terminate()

@@ -288,6 +288,12 @@ def serve_in_thread(server: WebServer) -> threading.Thread:
 def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None,
                page: dict[str, str | int | float] | None = None, tls_cert: str | None = None,
                tls_key: str | None = None, venue_ca: str | None = None) -> int:
+    desk_broker = (page or {}).get("desk_broker")
+    for option, url in (("--broker-ws", broker_ws), ("--desk-broker", desk_broker)):
+        if url is not None and broker_origin(str(url)) is None:
+            print(f"cueboard screen: {option}: {url!r} is not a broker's WebSockets URL (ws://host:port or "
+                  "wss://host:port): the pages connect to this broker only", file=sys.stderr)
+            return 2
     if venue_ca is not None and not Path(venue_ca).is_file():
         print(f"cueboard screen: --venue-ca: {venue_ca} is not a file (the venue's ca/venue-ca.crt)", file=sys.stderr)
         return 2

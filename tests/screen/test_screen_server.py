@@ -24,6 +24,7 @@ from cueboard.venue.pages import (
     SECURITY_HEADERS,
     make_server,
     page_files,
+    run_screen,
     serve_in_thread,
 )
 
@@ -226,3 +227,14 @@ def test_the_real_page_is_served_and_its_tooling_is_not() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize(("option", "url"), [("--broker-ws", "broker.club.lan:9001"),
+                                             ("--desk-broker", "https://broker.club.lan:8885")])
+def test_a_broker_that_is_no_websockets_url_is_refused_before_the_server_starts(
+        option: str, url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    broker_ws = url if option == "--broker-ws" else None
+    page: dict[str, str | int | float] = {"desk_broker": url} if option == "--desk-broker" else {}
+    assert run_screen(host="127.0.0.1", port=0, broker_ws=broker_ws, venue=None, table=None, page=page) == 2
+    said = capsys.readouterr().err
+    assert option in said and repr(url) in said and "wss://host:port" in said

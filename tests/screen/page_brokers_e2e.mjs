@@ -151,6 +151,17 @@ try {
   check(!(await storage(expired)).includes(plan.scorer.password), "the expired login is forgotten");
   await expired.close();
 
+  // A card that expires while the page is open: the login forgotten at its exp, the session
+  // closed, the scorer told on the form. (Seconds from now: on a slow machine the page may open
+  // after it, and then refuses the card as it is scanned, with the same words and code.)
+  const soon = new Date(Date.now() + 8000).toISOString();
+  const expiring = await open(fresh, `${plan.url}/score?venue=${plan.venue}&table=${plan.table}`
+    + `#user=${plan.scorer.user}&pass=${encodeURIComponent(plan.scorer.password)}&trust=1&exp=${soon}`);
+  await waitFor(expiring, "a card expiring while open: back on the form, saying so", () =>
+    document.querySelector("form.login .error")?.dataset.code === "card-expired");
+  check(!(await storage(expiring)).includes(plan.scorer.password), "the login is forgotten at the card's exp");
+  await expiring.close();
+
   // 8. A card the broker refuses (a wrong or revoked password): forgotten, the scorer told to scan a new card.
   const wrong = await open(fresh, `${plan.url}/score?venue=${plan.venue}&table=${plan.table}`
     + `#user=${plan.scorer.user}&pass=not-the-password&trust=1&exp=${plan.future}`);

@@ -95,7 +95,7 @@ def run_one(tables: int, seconds: float, rate: float, query: str, drain: float,
     """One run: ``tables`` tables for ``seconds`` at ``rate`` events/s each, the page at ``query``."""
     load_before = load_average()
     with tempfile.TemporaryDirectory() as tmp, Mosquitto(Path(tmp), websockets=True, extra=QUIET) as broker:
-        server = make_server("127.0.0.1", 0)
+        server = make_server("127.0.0.1", 0, broker_ws=f"ws://127.0.0.1:{broker.ws_port}")  # the page's only broker
         serve_in_thread(server)
         try:
             plan = {"url": f"http://127.0.0.1:{server.server_address[1]}/", "venue": "bench", "mqtt_port": broker.port,

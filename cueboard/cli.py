@@ -359,8 +359,9 @@ def parser() -> argparse.ArgumentParser:
     sc = sub.add_parser("screen", help="serve the venue screen: every table live in a browser, over MQTT",
                         description="Serve the venue screen page (screen/ of the project) over HTTP. The "
                         "page connects to the broker's MQTT-over-WebSockets listener. These options are the "
-                        "page's defaults; ?broker=, ?venue=, ?table=, ?tables=, ?view=, ?per_page=, ?rotate= and "
-                        "?lang= in its address override them (docs/screen.md).")
+                        "page's defaults; ?venue=, ?table=, ?tables=, ?view=, ?per_page=, ?rotate= and ?lang= in its "
+                        "address override them. The brokers are these options' only: a link naming another is "
+                        "refused (docs/screen.md).")
     sc.add_argument("--port", type=int, default=8080, help="HTTP port (default 8080)")
     sc.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine "
                     "only; 0.0.0.0 for the venue's LAN)")
@@ -372,7 +373,8 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--broker-ws", dest="broker_ws", metavar="URL",
                     help="the broker's WebSockets URL (default ws://<the page's host>:9001)")
     sc.add_argument("--desk-broker", dest="desk_broker", metavar="URL",
-                    help="the broker's secure WebSockets URL for the desk's page at /desk, where the desk signs in "
+                    help="the broker's secure WebSockets URL for the desk's page at /desk and the scorer's at /score, "
+                    "where they sign in "
                     "(default wss://<the page's host>:8885, the pages' listener of cueboard venue init; docs/desk.md)")
     sc.add_argument("--venue", help="show this venue's tables (default: every venue)")
     sc.add_argument("--table", help="show this table only, large (the TV view)")

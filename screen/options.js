@@ -4,15 +4,18 @@
 // bottom of the page) and the default is used instead: nothing is guessed.
 
 import { LANGUAGES } from "./shared/i18n.js";
+import { OTHER_BROKER, venueBroker } from "./shared/venue_broker.js";
 
 /**
  * @typedef {{name: string, prefix?: string, lo?: number, hi?: number}} TableItem
  * @typedef {{items: TableItem[], errors: string[], match: (name: string) => boolean}} Tables
  * @typedef {{[key: string]: unknown}} Config the settings `cueboard screen` serves in config.js
  * @typedef {{
- *   broker: string, venue: string, prefix: string, table: string | null, lang: string, overlay: boolean,
+ *   broker: string, otherBroker: string | null, venue: string, prefix: string, table: string | null, lang: string, overlay: boolean,
  *   stats: boolean, corner: string, problems: string[], scale: number, view: string, tables: Tables | null,
  *   rotate: number, perPage: number | null, page: number}} Options
+ *   otherBroker: the link's ?broker= when it names another broker than the server's: refused, the
+ *   page connects nowhere (shared/venue_broker.js)
  */
 
 export const VIEWS = ["grid", "list", "single", "overlay"];
@@ -97,9 +100,15 @@ export function readOptions(search, config, host) {
   const problems = [];
   /** @param {string} key @returns {string | null} */
   const get = (key) => params.get(key) || (config[key] ? String(config[key]) : null);
+  // The broker is the server's (config.js), never the link's (shared/venue_broker.js).
+  const where = venueBroker(config, "broker", `ws://${host || "127.0.0.1"}:9001`, params.get("broker"));
+  if (where.other) {
+    problems.push(`broker=${where.other} is not this venue's broker (${where.broker}): refused, nothing is sent [${OTHER_BROKER}]`);
+  }
   /** @type {Options} */
   const o = {
-    broker: get("broker") || `ws://${host || "127.0.0.1"}:9001`,
+    broker: where.broker,
+    otherBroker: where.other,
     venue: get("venue") || "+",
     prefix: get("prefix") || "cueboard",
     table: get("table"),

@@ -1,9 +1,10 @@
 // @ts-check
 // cueboard venue screen: the tables of a venue live, from the MQTT feed over WebSockets.
-// Options (query parameters over config.js; docs/screen.md has the table): broker, venue, prefix,
+// Options (query parameters over config.js; docs/screen.md has the table): venue, prefix,
 // table (one table, the TV beside it), tables (a chosen set: "1-8", "t1,t2,final"), view (grid,
 // list, single, overlay), per_page, rotate (seconds a page stays), page, lang (en nl sv de fr),
 // overlay=1 with corner and size (the live-stream scorebug), stats=1 (lag figures for bench/).
+// The broker is config.js's only: a link's ?broker= naming another is refused (shared/venue_broker.js).
 //
 // Keeping up with hundreds of tables: a message is read (checked against its schema) into the
 // pages' shared store (shared/store.js), which keeps each topic's latest payload and tells the
@@ -481,6 +482,10 @@ class Screen {
     Object.assign(window, { cueboardShow: (/** @type {number} */ n) => this.show(n) }); // tests and the bench
     this.layoutDirty = true;
     this.store.touch();
+    if (opts.otherBroker) { // a link naming another broker: said (problems), and no connection anywhere
+      this.setConnected(false, `${this.t("no_connection")}: ${opts.otherBroker}`, "error");
+      return;
+    }
     this.connect();
   }
 }

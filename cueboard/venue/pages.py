@@ -1,16 +1,21 @@
 """``cueboard screen``: serve the venue screen page (``screen/``) and the desk's at ``/desk``,
 its own files only (:data:`PAGE_FILES`), with a ``config.js`` of the command's options as the
 page's defaults. docs/screen.md, "The server"; docs/desk.md.
+
+The brokers the pages connect to are the server's (issue 37, row 1): ``config.js`` names them
+and each page's content policy allows exactly that one (:func:`content_security_policy`), so no
+link can point a page, or the login typed into it, at another broker.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
 import ssl
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -36,37 +41,106 @@ CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; c
                  ".css": "text/css; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
                  ".ico": "image/x-icon", ".png": "image/png"}
 
-CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'none'",
-    "script-src 'self'",  # index.html's scripts are files: no inline script, no eval
-    # OBS adds a Browser source's custom CSS as a <style> element (docs/screen.md, the overlay's
-    # --bug-* variables): inline styles are allowed, inline scripts never. The pages set text with
-    # textContent only, so an injected style cannot come from a player's name.
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    # The schemas (fetch) from here; the broker over WebSockets, on whatever host ?broker= names.
-    "connect-src 'self' ws: wss:",
-    # mqtt.js keeps its timers in a worker made from a blob (so a hidden tab's keepalive is not
-    # throttled); only the page's own scripts can make one. 'self': the scorer's service worker
-    # (screen/score/sw.js, docs/scorer.md).
-    "worker-src 'self' blob:",
-    # The scorer's web app manifest (screen/score/manifest.json): without it under default-src
-    # 'none' the browser cannot read it, and the scorer is not installable (docs/scorer.md).
-    "manifest-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-])
-"""What the page may load and run. No frame-ancestors: a venue's signage software may show the
-page in a frame, and the page has nothing to click that framing could trick anyone into."""
+SCREENS_PORT = 9001
+"""The screens' anonymous, read-only listener (``cueboard venue init``, plan.py ``ports.screens``)."""
+PAGES_PORT = 8885
+"""The pages' listener, where the desk and the scorers sign in (plan.py ``ports.pages``)."""
+
+SCORER_WORKER = "score/sw.js"
+
+SIGN_IN_PAGES = frozenset({"desk/index.html", "score/index.html", SCORER_WORKER})
+"""The documents that connect to the pages' listener (``desk_broker``); the others to the screens'."""
+
+
+def content_security_policy(broker: str | None) -> str:
+    """What a page may load and run; ``broker``: the one broker origin it may connect to (None:
+    the page's own origin only, for what is no page)."""
+    return "; ".join(_policy(broker))
+
+
+def _policy(broker: str | None) -> list[str]:
+    return [
+        "default-src 'none'",
+        "script-src 'self'",  # index.html's scripts are files: no inline script, no eval
+        # OBS adds a Browser source's custom CSS as a <style> element (docs/screen.md, the overlay's
+        # --bug-* variables): inline styles are allowed, inline scripts never. The pages set text with
+        # textContent only, so an injected style cannot come from a player's name.
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        # The schemas (fetch) from here; the broker over WebSockets: the server's only, never a link's.
+        "connect-src 'self'" + (f" {broker}" if broker else ""),
+        # mqtt.js keeps its timers in a worker made from a blob (so a hidden tab's keepalive is not
+        # throttled); only the page's own scripts can make one. 'self': the scorer's service worker
+        # (screen/score/sw.js, docs/scorer.md).
+        "worker-src 'self' blob:",
+        # The scorer's web app manifest (screen/score/manifest.json): without it under default-src
+        # 'none' the browser cannot read it, and the scorer is not installable (docs/scorer.md).
+        "manifest-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ]
+# No frame-ancestors: a venue's signage software may show the page in a frame, and the page has
+# nothing to click that framing could trick anyone into.
+
+
+CONTENT_SECURITY_POLICY = content_security_policy(None)
+"""The policy of an answer that is no page (a script, a schema, a 404): nothing to connect to."""
 
 SECURITY_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+"""Sent with every answer, as they are; ``Content-Security-Policy`` is set for each answer by
+:func:`make_server` (the page's own broker)."""
+
+_HOST_HEADER = re.compile(r"(?P<name>[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?|\[[0-9a-f:.]{2,45}\])(:[0-9]{1,5})?")
 
 
-SCORER_WORKER = "score/sw.js"
+def request_host(host_header: str | None) -> str | None:
+    """The host name a page was asked for by (the ``Host`` header, its port left out), as a
+    URL's host (an IPv6 address in brackets); None for a header that is not just a host name
+    or address and a port.
+
+    >>> request_host("Broker.Club.lan:8080"), request_host("[::1]:8080"), request_host("a@b")
+    ('broker.club.lan', '[::1]', None)
+    """
+    found = _HOST_HEADER.fullmatch((host_header or "").lower())
+    return found.group("name") if found else None
+
+
+def page_brokers(settings: dict[str, str | int | float], host: str | None) -> dict[str, str]:
+    """The brokers the pages connect to: ``broker`` (the screens' listener, ``--broker-ws``) and
+    ``desk_broker`` (the pages' listener, where the desk and scorers sign in: ``--desk-broker``).
+    One not configured is the listener of ``cueboard venue init`` on the host the page was asked
+    for (``host``: what the browser's address says, so the page and its broker are one machine);
+    with no usable host, none (the page says it has no broker)."""
+    found: dict[str, str] = {}
+    for key, scheme, port in (("broker", "ws", SCREENS_PORT), ("desk_broker", "wss", PAGES_PORT)):
+        configured = settings.get(key)
+        if configured:
+            found[key] = str(configured)
+        elif host is not None:
+            found[key] = f"{scheme}://{host}:{port}"
+    return found
+
+
+def broker_origin(url: str) -> str | None:
+    """A broker URL as a content policy's source: its scheme, host and port (the scheme's default
+    written out); None for what is no ws:// or wss:// URL.
+
+    >>> broker_origin("wss://Broker.club.lan/mqtt"), broker_origin("https://x")
+    ('wss://broker.club.lan:443', None)
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "wss" else 80)
+    except ValueError:
+        return None
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{host}:{port}"
+
 
 FOLDER_PAGES = {"score": "score/index.html", "bracket": "bracket/index.html"}
 """Pages in a folder of their own, by the address they are opened at (``/score``)."""
@@ -113,12 +187,37 @@ VENUE_CA = "venue-ca.crt"
 (cueboard/venue/card.py). It is public; a phone that installs it trusts the venue's pages."""
 
 
+def _document(target: str) -> str | None:
+    """The page file a request target names (``/score`` is ``score/index.html``), or None."""
+    path = request_path("/" + target.lstrip("/"))
+    path = FOLDER_PAGES.get(path or "", path)
+    return PAGE_ROUTES.get(path or "", path)
+
+
+PolicySetter = Callable[[web.Request, web.StreamResponse], Awaitable[None]]
+
+
+def _policy_setter(settings: dict[str, str | int | float]) -> PolicySetter:
+    """Set each answer's content policy as it goes out (after the server's own headers): a page
+    may connect to its own broker only, the one config.js names for the host it was asked by."""
+    async def set_policy(request: web.Request, response: web.StreamResponse) -> None:
+        path = _document(request.raw_path)
+        broker: str | None = None
+        if path is not None and (path.endswith(".html") or path == SCORER_WORKER):
+            key = "desk_broker" if path in SIGN_IN_PAGES else "broker"
+            url = page_brokers(settings, request_host(request.headers.get("Host"))).get(key)
+            broker = None if url is None else broker_origin(url)
+        response.headers["Content-Security-Policy"] = content_security_policy(broker)
+
+    return set_policy
+
+
 def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, str | int | float],
                   venue_ca: bytes | None = None) -> Handler:
     """The page's files (``files``, from ``directory``), ``/config.js`` from the server's
-    settings and the venue's CA certificate when given; a 404 for anything else, a 501 for a
-    method other than GET and HEAD."""
-    config = ("window.CUEBOARD_SCREEN = " + json.dumps(settings) + ";\n").encode()
+    settings (its brokers for the host the page was asked by: :func:`page_brokers`) and the
+    venue's CA certificate when given; a 404 for anything else, a 501 for a method other than
+    GET and HEAD."""
 
     async def answer(request: web.Request) -> web.StreamResponse:
         if request.method not in ("GET", "HEAD"):
@@ -128,6 +227,8 @@ def _page_handler(directory: Path, files: frozenset[str], settings: dict[str, st
         if path in FOLDER_PAGES:  # /score: the scorer's page (docs/scorer.md)
             path = FOLDER_PAGES[path]
         if path == "config.js":
+            known = {**settings, **page_brokers(settings, request_host(request.headers.get("Host")))}
+            config = ("window.CUEBOARD_SCREEN = " + json.dumps(known) + ";\n").encode()
             return _send(config, "text/javascript; charset=utf-8", cache="no-store")
         if path == VENUE_CA and venue_ca is not None:
             # The type a phone's browser hands to its certificate installer (Android, iOS).
@@ -171,6 +272,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | N
     files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
     server = WebServer(host, port, limits=limits or Limits(), tls=tls, headers=SECURITY_HEADERS)
     ca = None if venue_ca is None else venue_ca.read_bytes()
+    server.app.on_response_prepare.append(_policy_setter(settings))
     add_desk_routes(server)  # the desk's fixtures and draws (cueboard/venue/desk_routes.py), before the files
     server.app.router.add_route("*", "/{tail:.*}", _page_handler(directory, files, settings, ca))
     server.start()
@@ -186,6 +288,12 @@ def serve_in_thread(server: WebServer) -> threading.Thread:
 def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None, table: str | None,
                page: dict[str, str | int | float] | None = None, tls_cert: str | None = None,
                tls_key: str | None = None, venue_ca: str | None = None) -> int:
+    desk_broker = (page or {}).get("desk_broker")
+    for option, url in (("--broker-ws", broker_ws), ("--desk-broker", desk_broker)):
+        if url is not None and broker_origin(str(url)) is None:
+            print(f"cueboard screen: {option}: {url!r} is not a broker's WebSockets URL (ws://host:port or "
+                  "wss://host:port): the pages connect to this broker only", file=sys.stderr)
+            return 2
     if venue_ca is not None and not Path(venue_ca).is_file():
         print(f"cueboard screen: --venue-ca: {venue_ca} is not a file (the venue's ca/venue-ca.crt)", file=sys.stderr)
         return 2

@@ -4,8 +4,8 @@
 // round robin's table, with each match being played's frames from its table's state. Read
 // only, as the venue screen: the screens' anonymous listener, nothing written. For a hall: big
 // type, the rounds across the screen.
-// Options (query parameters over config.js): broker (default: the screens' listener, wss://<host>:9001),
-// venue, prefix, lang.
+// Options (query parameters over config.js): venue, prefix, lang; the broker is config.js's
+// (default: the screens' listener, wss://<host>:9001), a link naming another is refused.
 // The shared session (shared/broker.js) brings the payloads; the shared store (shared/store.js)
 // keeps the latest of each topic, read as every page reads one (shared/payloads.js: a table's
 // state checked against its schema), and draws the page once a frame.
@@ -14,6 +14,7 @@ import { html, render } from "../shared/ui.js";
 import { deskWords, pageOptions } from "../shared/page.js";
 import { BracketView } from "../shared/bracket_view.js";
 import { Session } from "../shared/broker.js";
+import { OTHER_BROKER } from "../shared/venue_broker.js";
 import { loadSchemas } from "../shared/payloads.js";
 import { Store, intoStore } from "../shared/store.js";
 
@@ -67,6 +68,13 @@ async function start() {
   document.documentElement.lang = opts.lang;
   t = await deskWords(opts.lang, "the page's");
   document.title = t("bracket_title");
+  if (opts.otherBroker) { // a link naming another broker than the server's: said, nothing sent
+    render(html`<header class="hall-bar"><h1>${t("bracket_title")}</h1><span class="venue">${opts.venue}</span></header>
+      <main class="hall-main"><p class="none refused" role="alert" data-code=${OTHER_BROKER}>
+        ${t("other_broker", { other: opts.otherBroker, broker: opts.broker })}</p></main>`,
+    /** @type {HTMLElement} */ (document.getElementById("bracket")));
+    return;
+  }
   draw();
   connect();
 }

@@ -4,10 +4,14 @@
 // amend), each a line the table applies or refuses; the desk shows the table's answer.
 // The page only shows and sends: the table's engine decides, the broker's ACL decides who may.
 // Options (query parameters over config.js): broker (the desk's wss:// listener), venue,
-// prefix, lang. Credentials are typed in the form, never taken from the address.
+// prefix, lang. Credentials are typed in the form, never taken from the address; the broker is
+// the server's (config.js), a link naming another is refused (shared/venue_broker.js); a trusted
+// device keeps the login in the browser's password store, never in web storage (shared/credentials.js).
 
 import { html, render, useState, useEffect, useRef } from "../shared/ui.js";
 import { deskWords, pageOptions } from "../shared/page.js";
+import { forgetLogin, keepLogin, keptLogin } from "../shared/credentials.js";
+import { OTHER_BROKER } from "../shared/venue_broker.js";
 import { Link, byEnd } from "./link.js";
 
 /**
@@ -29,12 +33,28 @@ import { Night } from "./night.js";
 import { Tonight } from "./tonight.js";
 
 const opts = pageOptions("desk_broker", 8885);
-const TRUST_KEY = "cueboard-desk-login";
+// The trusted login's marker (no password: shared/credentials.js), bound to this broker and venue.
+const TRUST_KEY = `cueboard-desk-trusted:${opts.broker}|${opts.venue}`;
+const BINDING = { broker: opts.broker, place: opts.venue };
+/** @type {{user: string, password: string} | null} a login to keep once the broker lets it in ("Trust this device") */
+let toKeep = null;
+let keptTried = false; // the login came from the browser's store: refused, its marker is forgotten
 
 /** @type {import("../shared/page.js").Words} */
 let t = (key) => key;
 
-const link = new Link(opts, () => draw());
+const link = new Link(opts, () => { trusting(); draw(); });
+
+/** The broker's answer to a sign-in, for the trusted device: a login in is kept, one refused forgotten. */
+function trusting() {
+  if (link.connection === "online" && toKeep) {
+    keepLogin(TRUST_KEY, BINDING, toKeep);
+    toKeep = null;
+  } else if (link.connection === "refused") {
+    toKeep = null;
+    if (keptTried) { forgetLogin(TRUST_KEY); keptTried = false; }
+  }
+}
 const night = new Night(link); // tonight's competition (docs/desk.md), driven from the tables' topics
 // For tests and the bench, read only: the night's driver (cueboardNight), the desk's link (cueboardDesk).
 Object.assign(window, { cueboardNight: night, cueboardDesk: link });
@@ -340,8 +360,9 @@ function SignIn() {
   const [trust, setTrust] = useState(false);
   const submit = (/** @type {Event} */ e) => {
     e.preventDefault();
-    if (trust) sessionStorage.setItem(TRUST_KEY, JSON.stringify({ user, password }));
-    else sessionStorage.removeItem(TRUST_KEY);
+    keptTried = false;
+    toKeep = trust ? { user: user.trim(), password } : null;
+    if (!trust) forgetLogin(TRUST_KEY);
     link.signIn(user.trim(), password);
   };
   return html`<form class="signin" onSubmit=${submit}>
@@ -384,8 +405,18 @@ function tableRow(tb, now) {
   return row;
 }
 
+/** A link naming another broker than the server's: said, and nothing sent anywhere (no form to type a password into). */
+function OtherBroker() {
+  const own = new URLSearchParams(location.search);
+  own.delete("broker");
+  return html`<div class="signin other-broker"><h1>${t("title")}</h1>
+    <p class="refused" role="alert" data-code=${OTHER_BROKER}>${t("other_broker", { other: opts.otherBroker, broker: opts.broker })}</p>
+    <p><a href=${`${location.pathname}${own.size ? `?${own}` : ""}`}>${t("own_desk")}</a></p></div>`;
+}
+
 function App() {
   const [now, setNow] = useState(Date.now());
+  if (opts.otherBroker) return html`<${OtherBroker} />`;
   const filterRef = useRef(null);
   useEffect(() => { const id = setInterval(() => setNow(Date.now()), 1000); return () => clearInterval(id); }, []);
   if (link.connection === "signed-out" || link.connection === "refused" || (link.connection === "connecting" && !link.tables.size)) {
@@ -403,7 +434,7 @@ function App() {
         onInput=${(/** @type {FieldEvent} */ e) => { filter = e.target.value; draw(); }} />
       ${link.problem ? html`<span class="problem" role="status" title=${link.problem.text}>${link.problem.text}</span>` : ""}
       <span class="user">${link.user}</span>
-      <button type="button" onClick=${() => { sessionStorage.removeItem(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>
+      <button type="button" onClick=${() => { forgetLogin(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></header>
     <main class=${`desk${panel === "tonight" ? " wide" : ""}`}>
       <div class="list"><table class="tables"><thead><tr><th></th><th>${t("col.table")}</th><th>${t("col.status")}</th><th>${t("col.devices")}</th>
         <th>${t("col.match")}</th><th>${t("col.frame")}</th><th>${t("col.clock")}</th><th>${t("col.input")}</th><th>${t("col.refusal")}</th></tr></thead>
@@ -425,10 +456,9 @@ async function start() {
   t = await deskWords(opts.lang, "the desk's");
   await link.loadSchemas();
   document.title = t("title");
-  const kept = sessionStorage.getItem(TRUST_KEY);
-  if (kept) {
-    try { const { user, password } = JSON.parse(kept); link.signIn(user, password); } catch (e) { sessionStorage.removeItem(TRUST_KEY); }
-  }
+  // A trusted device signs in again from the browser's store, only for this broker and venue.
+  const kept = opts.otherBroker ? null : await keptLogin(TRUST_KEY, BINDING);
+  if (kept) { keptTried = true; link.signIn(kept.user, kept.password); }
   // The page's "…" before its first drawing is not Preact's to keep (it would stay above the page).
   document.getElementById("desk")?.replaceChildren();
   draw();

@@ -10,6 +10,8 @@
 import { html, render } from "/score/ui.js";
 import { Outbox, verdictOf } from "/score/outbox.js";
 import { Session } from "/shared/broker.js";
+import { forgetLogin, keepLogin as keepInBrowser, keptLogin } from "/shared/credentials.js";
+import { OTHER_BROKER, venueBroker } from "/shared/venue_broker.js";
 import { loadTranslator, pickLanguage, translator } from "/shared/i18n.js";
 import { loadSchemas, readPayload, textOf } from "/shared/payloads.js";
 import { Store } from "/shared/store.js";
@@ -23,7 +25,9 @@ import { validate } from "/shared/validate.js";
  * @typedef {import("/score/outbox.js").Book} Book
  * @typedef {import("/score/outbox.js").Tap} Tap
  * @typedef {import("preact").ComponentChildren} Children
- * @typedef {{user: string, pass: string, trusted: boolean}} Login
+ * @typedef {{user: string, pass: string, trusted: boolean, exp?: string}} Login
+ *   exp: when the card's login stops (UTC ISO 8601, the card's `exp`): a login with none was typed,
+ *   or is an old card's
  * @typedef {{
  *   type: string, balls?: string[], points?: number, miss?: boolean, free_ball?: boolean,
  *   before_stroke?: boolean, striker?: number, [field: string]: unknown}} Line
@@ -35,11 +39,14 @@ import { validate } from "/shared/validate.js";
  *   type?: string | null, user?: string, ts: string}} Rejected `<prefix>/rejected` (schema/rejected.schema.json)
  * @typedef {{miss: boolean, free_ball: boolean, before_stroke: boolean}} Foul the calls keyed for the next foul
  * @typedef {{
- *   login: Login | null, connection: "idle" | "connecting" | "online" | "offline", error: string,
+ *   login: Login | null, connection: "idle" | "connecting" | "online" | "offline", error: string, code: string,
+ *   otherBroker: string | null,
  *   problem: {topic: string, text: string} | null, state: State | null, clock: Clock | null,
  *   status: string | null, sender: boolean, book: Book | null, last: Tap | null, foul: Foul,
  *   seen: Map<number, Line>}} Model
- *   error: the login refused; problem: the last payload refused, until one on its topic is read
+ *   error: the login refused or the card not taken, in words, and its code (data-code); otherBroker: the
+ *   link's broker when it is not the server's (nothing is sent); problem: the last payload refused,
+ *   until one on its topic is read
  */
 
 const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (the table answers it once)
@@ -48,7 +55,9 @@ const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (t
 // 1/rate s (0.2 s at the default 5 a second). Doubled while the table keeps saying later.
 const LATER_MS = 500;
 
-// ---- settings: the address's query (never a password), config.js, then the QR card's fragment
+// ---- settings: the address's query (never a password), config.js, then the QR card's fragment.
+// The broker is the server's (config.js's desk_broker: the pages' listener), never the link's: a
+// card or link naming another broker is refused with words and nothing is sent (shared/venue_broker.js).
 const query = new URLSearchParams(location.search);
 const defaults = /** @type {{CUEBOARD_SCREEN?: import("../options.js").Config}} */ (/** @type {unknown} */ (window)).CUEBOARD_SCREEN || {};
 // The installed app opens at /score with no query: the table it was installed for, kept here.
@@ -60,60 +69,96 @@ const remembered = (() => {
     return kept && typeof kept === "object" ? kept : {};
   } catch { return {}; }
 })();
-const fromQuery = query.get("broker") && query.get("venue") && query.get("table");
+const where = venueBroker(defaults, "desk_broker", `wss://${location.hostname || "localhost"}:8885`, query.get("broker"));
+const fromQuery = !where.other && query.get("venue") && query.get("table");
 /** @param {unknown} value */
 const asText = (value) => (typeof value === "string" ? value : "");
 /** @param {string} name @param {unknown} fallback */
 const pick = (name, fallback) => query.get(name) || (fromQuery ? "" : asText(remembered[name])) || asText(fallback);
 const settings = {
-  broker: pick("broker", defaults.scorer_broker),
+  broker: where.broker,
   venue: pick("venue", defaults.venue),
   table: pick("table", defaults.table),
   lang: pick("lang", defaults.lang) || (navigator.language || "en").slice(0, 2),
 };
-if (fromQuery) localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
+if (fromQuery) localStorage.setItem(SETTINGS_KEY, JSON.stringify({ venue: settings.venue, table: settings.table, lang: settings.lang }));
 settings.lang = pickLanguage(settings.lang);
 const prefix = `cueboard/${settings.venue}/${settings.table}`;
 const place = `${settings.venue}/${settings.table}`;
-const LOGIN_KEY = `cueboard-score-login:${place}`;
-const REFUSED_KEY = `cueboard-score-refused:${place}`; // why the last login was refused, for the form after the reload
+// A kept login, the last state and the last refusal are this broker's and this table's: a login
+// is never offered to another broker.
+const bound = `${settings.broker}|${place}`;
+const LOGIN_KEY = `cueboard-score-login:${bound}`; // a card's login, until its exp
+const TRUSTED_KEY = `cueboard-score-trusted:${bound}`; // a typed login's marker (shared/credentials.js)
+const REFUSED_KEY = `cueboard-score-refused:${bound}`; // why the last login was refused, for the form after the reload
 let everOnline = false; // the login got in since the page loaded
-const STATE_KEY = `cueboard-score-state:${place}`;
+const STATE_KEY = `cueboard-score-state:${bound}`;
+const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout's longest wait; a card's exp further off is waited for in steps
 
 /** A login as kept or carried: a user and a password, or null. @param {unknown} value @returns {Login | null} */
 function asLogin(value) {
   if (!value || typeof value !== "object") return null;
-  const { user, pass, trusted } = /** @type {{user?: unknown, pass?: unknown, trusted?: unknown}} */ (value);
-  return typeof user === "string" && user && typeof pass === "string" && pass ? { user, pass, trusted: trusted === true } : null;
+  const { user, pass, trusted, exp } = /** @type {{user?: unknown, pass?: unknown, trusted?: unknown, exp?: unknown}} */ (value);
+  if (!(typeof user === "string" && user && typeof pass === "string" && pass)) return null;
+  return { user, pass, trusted: trusted === true, ...(typeof exp === "string" ? { exp } : {}) };
 }
 
+/** Whether a card's `exp` has passed (an unreadable one has). @param {string} exp */
+const expired = (exp) => !(Date.parse(exp) > Date.now());
+
+/**
+ * The QR card's login, from the fragment (#user=..&pass=..&trust=1&exp=..): a fragment never
+ * leaves the phone (not sent to the server, not in its log). It is wiped from the address at once.
+ * A card for another broker, an expired card or one whose exp is not a date is not taken: why, in
+ * `notTaken` (the words' key and the code).
+ * @returns {{login: Login | null, notTaken: {key: string, code: string, exp: string} | null}}
+ */
 function loginFromFragment() {
-  // The QR card's link carries the login in the fragment (#user=..&pass=..): a fragment never
-  // leaves the phone (not sent to the server, not in its log). It is wiped from the address at once.
   const fragment = new URLSearchParams(location.hash.slice(1));
   const user = fragment.get("user");
   const pass = fragment.get("pass");
+  const exp = fragment.get("exp");
   if (location.hash) history.replaceState(null, "", location.pathname + location.search);
-  return user && pass ? { user, pass, trusted: fragment.get("trust") === "1" } : null;
+  if (!user || !pass || where.other) return { login: null, notTaken: null };
+  if (exp !== null && Number.isNaN(Date.parse(exp))) return { login: null, notTaken: { key: "card_unreadable", code: "card-exp-unreadable", exp } };
+  if (exp !== null && expired(exp)) return { login: null, notTaken: { key: "card_expired", code: "card-expired", exp } };
+  return { login: { user, pass, trusted: fragment.get("trust") === "1", ...(exp !== null ? { exp } : {}) }, notTaken: null };
 }
 
+/** A card's login kept for this broker and table, forgotten once its exp has passed (said on the form). */
 function storedLogin() {
   for (const store of [localStorage, sessionStorage]) {
     try {
       const login = asLogin(JSON.parse(store.getItem(LOGIN_KEY) || "null"));
-      if (login) return login;
-    } catch { /* unreadable: ask again */ }
+      if (login && login.exp && !expired(login.exp)) return login;
+      if (login) { // an old card's (no exp: kept no more) or an expired card's: forgotten
+        store.removeItem(LOGIN_KEY);
+        if (login.exp) {
+          model.error = t("card_expired", { exp: login.exp });
+          model.code = "card-expired";
+        }
+      }
+    } catch { store.removeItem(LOGIN_KEY); }
   }
   return null;
 }
 
 /** @param {Login} login */
 function keepLogin(login) {
-  // Only a device its owner trusts keeps the password after the tab closes (localStorage);
-  // otherwise this tab keeps it until it closes (sessionStorage), so a reload does not sign out.
+  // A card's login (it has an exp) is kept until then: on a device its owner trusts after the tab
+  // closes (localStorage), otherwise in this tab (sessionStorage), so a reload does not sign out.
+  // A login with no exp (typed, or an old card's) is never kept in web storage: a trusted device
+  // hands it to the browser's password store once the broker lets it in (shared/credentials.js).
   localStorage.removeItem(LOGIN_KEY);
   sessionStorage.removeItem(LOGIN_KEY);
-  (login.trusted ? localStorage : sessionStorage).setItem(LOGIN_KEY, JSON.stringify(login));
+  if (login.exp) (login.trusted ? localStorage : sessionStorage).setItem(LOGIN_KEY, JSON.stringify(login));
+}
+
+/** Forget the kept login, on this phone: signing out, a refusal, the card's exp. */
+function forgetKept() {
+  localStorage.removeItem(LOGIN_KEY);
+  sessionStorage.removeItem(LOGIN_KEY);
+  forgetLogin(TRUSTED_KEY);
 }
 
 /** What the page received from the table (shared/store.js): the page is drawn when it tells. */
@@ -122,10 +167,14 @@ store.subscribe(fromStore);
 
 /** @type {Model} */
 const model = {
-  login: null, connection: "idle", error: sessionStorage.getItem(REFUSED_KEY) || "", problem: null, state: null, clock: null, status: null, sender: false,
+  login: null, connection: "idle", error: "", code: "", otherBroker: where.other, problem: null, state: null, clock: null, status: null, sender: false,
   book: null, last: null, foul: { miss: false, free_ball: false, before_stroke: false }, seen: new Map(),
 };
-sessionStorage.removeItem(REFUSED_KEY); // said once, on the form
+try { // said once, on the form
+  const said = JSON.parse(sessionStorage.getItem(REFUSED_KEY) || "null");
+  if (said && typeof said.error === "string") { model.error = said.error; model.code = String(said.code || ""); }
+} catch { /* not ours: nothing to say */ }
+sessionStorage.removeItem(REFUSED_KEY);
 
 /**
  * A payload refused, or a file that could not be loaded (shared/payloads.js, shared/i18n.js say
@@ -195,6 +244,9 @@ function connect({ user, pass }) {
         link.publish(presence, JSON.stringify({ schema: 1, online: true, ts: new Date().toISOString() }), { qos: 1, retain: true });
         model.connection = "online";
         model.error = "";
+        if (!everOnline && model.login && model.login.trusted && !model.login.exp) {
+          keepInBrowser(TRUSTED_KEY, { broker: settings.broker, place }, { user: model.login.user, password: model.login.pass });
+        }
         everOnline = true;
         callSent = callSent === NO_CALL ? NO_CALL : null; // a call shown before the drop: shown again, or ended
         sendCall();
@@ -202,11 +254,14 @@ function connect({ user, pass }) {
         pump();
       } else if (state === "refused") {
         model.error = t("bad_login");
-        // A login that never got in since the page loaded (a typo, a revoked card): back to the
-        // form, saying why. One refused after it was in (revoked meanwhile) keeps the board and
-        // its taps in view, with the error and the way out (sign out).
+        model.code = "login-refused";
+        // Refused (a typo, a card expired or revoked): forgotten on this phone at once, so nothing
+        // tries it again. One that never got in since the page loaded: back to the form, saying
+        // why. One refused after it was in keeps the board and its taps in view, with the error
+        // and the way out (sign out).
+        forgetKept();
         if (!everOnline) {
-          sessionStorage.setItem(REFUSED_KEY, model.error);
+          sessionStorage.setItem(REFUSED_KEY, JSON.stringify({ error: model.error, code: model.code }));
           signOut();
         }
       }
@@ -597,6 +652,14 @@ function Problem() {
   return model.problem ? html`<p class="problem">${model.problem.text}</p>` : "";
 }
 
+/** A link or card naming another broker than the server's: said, nothing sent, no form to type into. */
+function OtherBroker() {
+  return html`<section class="login other-broker">
+    <h1>${t("title", { table: settings.table })}</h1>
+    <p class="error" role="alert" data-code=${OTHER_BROKER}>${t("other_broker", { other: model.otherBroker, broker: settings.broker })}</p>
+  </section>`;
+}
+
 function Login() {
   /** @param {SubmitEvent} e */
   const submit = (e) => {
@@ -606,7 +669,7 @@ function Login() {
   };
   return html`<form class="login" onSubmit=${submit}>
     <h1>${t("title", { table: settings.table })}</h1>
-    ${model.error ? html`<p class="error" role="alert">${model.error}</p>` : ""}
+    ${model.error ? html`<p class="error" role="alert" data-code=${model.code}>${model.error}</p>` : ""}
     <${Problem} />
     <label>${t("user")} <input name="user" autocomplete="username" required /></label>
     <label>${t("password")} <input name="pass" type="password" autocomplete="current-password" required /></label>
@@ -616,6 +679,7 @@ function Login() {
 }
 
 function App() {
+  if (model.otherBroker) return html`<${OtherBroker} />`;
   if (!settings.broker || !settings.venue || !settings.table) {
     return html`<p class="error" role="alert">${t("no_settings")}</p>`;
   }
@@ -624,7 +688,7 @@ function App() {
   return html`<${Header} />
     <main class="scorer">
       <${Board} />
-      ${model.error ? html`<p class="error" role="alert">${model.error}</p>` : ""}
+      ${model.error ? html`<p class="error" role="alert" data-code=${model.code}>${model.error}</p>` : ""}
       <${Problem} />
       <${Answers} />
       ${s && s.game === "blackball" ? html`<${BlackballKeys} s=${s} />` : s && s.sides ? html`<${SnookerKeys} s=${s} />` : ""}
@@ -642,9 +706,27 @@ function draw() {
 }
 
 function signOut() {
-  localStorage.removeItem(LOGIN_KEY);
-  sessionStorage.removeItem(LOGIN_KEY);
+  forgetKept();
   location.reload();
+}
+
+/**
+ * A card's login stops at its exp: forgotten then, the session closed, and the scorer told on the
+ * form to scan a new card (the broker stops taking it as well: cueboard venue's cards, docs/security.md).
+ * @param {Login} login
+ */
+function expireAt(login) {
+  if (!login.exp) return;
+  const exp = login.exp;
+  const wait = () => {
+    const left = Date.parse(exp) - Date.now();
+    if (left > 0) { setTimeout(wait, Math.min(left, MAX_TIMER_MS)); return; }
+    forgetKept();
+    if (session) session.end();
+    sessionStorage.setItem(REFUSED_KEY, JSON.stringify({ error: t("card_expired", { exp }), code: "card-expired" }));
+    location.reload();
+  };
+  wait();
 }
 
 /** The state kept from the last visit, if it still fits the schema (a reload with no connection shows it). */
@@ -653,6 +735,12 @@ function keptState() {
     const state = JSON.parse(localStorage.getItem(STATE_KEY) || "null");
     return state && typeof state === "object" && !validate(schemas.state, state).length ? /** @type {State} */ (state) : null;
   } catch { return null; }
+}
+
+/** A typed login the browser's password store keeps for this broker and table (a trusted device), or null. */
+async function typedLogin() {
+  const kept = await keptLogin(TRUSTED_KEY, { broker: settings.broker, place });
+  return kept ? { user: kept.user, pass: kept.password, trusted: true } : null;
 }
 
 /** @param {Login} login */
@@ -667,6 +755,7 @@ function start(login) {
     if (e.key === box.key) { model.book = box.read(); draw(); pump(); }
   });
   becomeSender();
+  expireAt(login);
   connect(login);
   keepAwake();
   draw();
@@ -694,6 +783,13 @@ if ("serviceWorker" in navigator) navigator.serviceWorker.register("/score/sw.js
   loadSchemas(["state", "event", "rejected"], problem, "/vendor/"),
 ]);
 document.documentElement.lang = say.lang;
-const login = loginFromFragment() || storedLogin();
+// Nothing is tried for a link naming another broker: no kept login, no card's, no connection.
+const card = loginFromFragment();
+if (card.notTaken) {
+  model.error = t(card.notTaken.key, { exp: card.notTaken.exp });
+  model.code = card.notTaken.code;
+}
+const login = where.other ? null
+  : card.login || (card.notTaken ? null : storedLogin() || await typedLogin());
 if (login) start(login); else draw();
 setInterval(() => { if (model.clock && model.clock.running) draw(); }, 1000);

@@ -5,13 +5,13 @@
 // A classic worker script, type-checked with the worker's globals (tsconfig.worker.json).
 
 const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
-const CACHE = "cueboard-score-5";
+const CACHE = "cueboard-score-6";
 // Everything the page loads: its modules and the shared ones they import, the words, the schemas
 // its payloads are checked against (a file left out here is missing offline).
 const SHELL = ["/score", "/score/score.js", "/score/outbox.js", "/score/ui.js", "/score/score.css",
   "/score/manifest.json", "/score/icon-192.png", "/score/icon-512.png", "/score/icon-maskable-192.png",
   "/score/icon-maskable-512.png", "/shared/ui.js", "/shared/broker.js", "/shared/i18n.js", "/shared/payloads.js",
-  "/shared/store.js", "/shared/validate.js", "/vendor/preact.js", "/vendor/hooks.js", "/vendor/htm.js", "/vendor/mqtt.min.js",
+  "/shared/store.js", "/shared/validate.js", "/shared/credentials.js", "/shared/venue_broker.js", "/vendor/preact.js", "/vendor/hooks.js", "/vendor/htm.js", "/vendor/mqtt.min.js",
   "/vendor/state.schema.json", "/vendor/event.schema.json", "/vendor/rejected.schema.json", "/config.js",
   "/favicon.svg", "/i18n/en.json", "/i18n/nl.json", "/i18n/sv.json", "/i18n/de.json", "/i18n/fr.json"];
 

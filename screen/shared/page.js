@@ -3,16 +3,18 @@
 // their options, query parameters over config.js, and their words, the catalogues' `desk` section.
 
 import { LANGUAGES, translator } from "./i18n.js";
+import { venueBroker } from "./venue_broker.js";
 
 /**
- * @typedef {{broker: string, venue: string, prefix: string, lang: string}} PageOptions
+ * @typedef {{broker: string, otherBroker: string | null, venue: string, prefix: string, lang: string}} PageOptions
+ *   otherBroker: the link's ?broker= when it names another broker: the page must connect nowhere
  * @typedef {(key: string, vars?: Record<string, unknown>) => string} Words
  */
 
 /**
- * The page's options: each query parameter, else config.js's, else the default. The broker's
- * default is this host's listener on `port`, config.js's key for it `brokerKey` (the desk's
- * and the screens' listeners differ); a language with no catalogue is English.
+ * The page's options: each query parameter, else config.js's, else the default; the broker only
+ * config.js's (`brokerKey`: the desk's and the screens' listeners differ), else this host's
+ * listener on `port`; a language with no catalogue is English.
  * @param {string} brokerKey
  * @param {number} port
  * @returns {PageOptions}
@@ -20,8 +22,11 @@ import { LANGUAGES, translator } from "./i18n.js";
 export function pageOptions(brokerKey, port) {
   const config = /** @type {Window & {CUEBOARD_SCREEN?: Record<string, string | undefined>}} */ (window).CUEBOARD_SCREEN || {};
   const query = new URLSearchParams(location.search);
+  // The server's broker, never the link's (shared/venue_broker.js): another is refused, in `otherBroker`.
+  const where = venueBroker(config, brokerKey, `wss://${location.hostname || "localhost"}:${port}`, query.get("broker"));
   const opts = {
-    broker: query.get("broker") || config[brokerKey] || `wss://${location.hostname || "localhost"}:${port}`,
+    broker: where.broker,
+    otherBroker: where.other,
     venue: query.get("venue") || config.venue || "",
     prefix: (query.get("prefix") || config.prefix || "cueboard").replace(/\/+$/, ""),
     lang: query.get("lang") || config.lang || "en",

@@ -5,6 +5,8 @@ import { readFileSync } from "node:fs";
 import { ask, check, chromium, closeInput } from "./screen_lib.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+// A card expires (its exp, cueboard venue card): hours after the run, whatever the time of day.
+const CARD_EXP = new Date(Date.now() + 6 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, "Z");
 const report = (key, value) => console.log(`report ${key} ${JSON.stringify(value)}`);
 const browser = await chromium.launch({
   executablePath: plan.chromium, headless: true,
@@ -13,7 +15,7 @@ const browser = await chromium.launch({
 });
 const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "de" });
 const page = await context.newPage();
-const hash = `#user=${encodeURIComponent(plan.login.user)}&pass=${encodeURIComponent(plan.login.pass)}&trust=1`;
+const hash = `#user=${encodeURIComponent(plan.login.user)}&pass=${encodeURIComponent(plan.login.pass)}&trust=1&exp=${CARD_EXP}`;
 await page.goto(`${plan.url}?broker=${plan.broker}&venue=${plan.venue}&table=t1&lang=de${hash}`);
 const online = () => page.waitForFunction(() => {
   const m = window.cueboardScorer && window.cueboardScorer.model;

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { ask, check, chromium, closeInput, mqtt } from "./screen_lib.mjs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+// A card expires (its exp, cueboard venue card): hours after the run, whatever the time of day.
+const CARD_EXP = new Date(Date.now() + 6 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, "Z");
 const report = (key, value) => console.log(`report ${key} ${JSON.stringify(value)}`);
 const PHONE = { width: 390, height: 844 };
 mkdirSync(plan.shots, { recursive: true });
@@ -29,7 +31,7 @@ async function open(context, table, { lang = "en", fragment = true } = {}) {
   page.on("pageerror", (e) => page.errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") page.errors.push(m.text()); });
   const login = plan.logins[table];
-  const hash = fragment ? `#user=${encodeURIComponent(login.user)}&pass=${encodeURIComponent(login.pass)}&trust=1` : "";
+  const hash = fragment ? `#user=${encodeURIComponent(login.user)}&pass=${encodeURIComponent(login.pass)}&trust=1&exp=${CARD_EXP}` : "";
   await page.goto(`${plan.url}?broker=${plan.broker}&venue=${plan.venue}&table=${table}&lang=${lang}${hash}`);
   return page;
 }

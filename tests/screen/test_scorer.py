@@ -60,6 +60,11 @@ def comparable(state: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in state.items() if k not in ("table", "ts", "clock")}
 
 
+def _pages_broker(club: Venue) -> dict[str, str | int | float]:
+    """The scorer's broker, as cueboard screen --desk-broker names it: the pages' listener."""
+    return {"desk_broker": f"wss://localhost:{club.ports['pages']}"}
+
+
 def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None:
     _require_browser()
     snooker = {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3, "reds": 6}
@@ -72,8 +77,8 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
             key, _, value = line[len("report "):].partition(" ")
             reports[key] = json.loads(value)
 
-    with venue_pages(club.directory) as pages, table_daemon(tmp_path, club, "t1", snooker) as t1, \
-            table_daemon(tmp_path, club, "t2", blackball) as t2:
+    with venue_pages(club.directory, page=_pages_broker(club)) as pages, \
+            table_daemon(tmp_path, club, "t1", snooker) as t1, table_daemon(tmp_path, club, "t2", blackball) as t2:
         for name in ("t1", "t2"):
             club.broker.wait_for_log(lambda line, n=name: line.endswith(f"cueboard/club/{n}/score/+/presence"))
         plan = {

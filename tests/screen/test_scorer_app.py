@@ -15,6 +15,7 @@ import ssl
 import subprocess
 import threading
 import urllib.request
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -133,9 +134,18 @@ def test_cueboard_venue_card_says_what_is_wrong() -> None:
     assert venue_command(args) == 2
 
 
+def _expiring(url: str) -> str:
+    """A card's link with its expiry (``exp``, as cueboard venue card writes it): six hours on."""
+    if "exp=" in url:
+        return url
+    exp = (datetime.now(UTC) + timedelta(hours=6)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{url}&exp={exp}"
+
+
 def test_the_scorer_installs_from_its_card_and_loads_offline(club: Venue, tmp_path: Path) -> None:
     _require_browser()
-    with venue_pages(club.directory, venue_ca=club.ca) as pages:
+    with venue_pages(club.directory, venue_ca=club.ca,
+                     page={"desk_broker": f"wss://localhost:{club.ports['pages']}"}) as pages:
         # The CA, as the card's second code fetches it.
         context = ssl.create_default_context(cafile=str(club.ca))
         with urllib.request.urlopen(f"{pages.base}/venue-ca.crt", context=context) as answer:
@@ -143,7 +153,7 @@ def test_the_scorer_installs_from_its_card_and_loads_offline(club: Venue, tmp_pa
             assert answer.read() == club.ca.read_bytes()
         card = card_for(club.directory, "t1", page=pages.base, broker=f"wss://localhost:{club.ports['pages']}")
         plan = {"chromium": CHROMIUM, "spki": spki_hash(club.directory / "certs" / "server.crt"),
-                "card_url": card.url, "table": "t1", "user": "scorer-t1",
+                "card_url": _expiring(card.url), "table": "t1", "user": "scorer-t1",
                 "shot": str((SHOTS if str(SHOTS) != "." else tmp_path) / "scorer-app-t1.png")}
         out = run_e2e(E2E, plan, tmp_path / "plan.json", timeout=240,
                       handlers={"stop-server": lambda args: pages.stop()})

@@ -41,6 +41,11 @@ def german(reason: Reason) -> Reason:
     return Reason(f"Abgelehnt ({scrambled}): das hat der Tisch nicht genommen", reason.short)
 
 
+def _pages_broker(club: Venue) -> dict[str, str | int | float]:
+    """The scorer's broker, as cueboard screen --desk-broker names it: the pages' listener."""
+    return {"desk_broker": f"wss://localhost:{club.ports['pages']}"}
+
+
 def test_exactly_once_whatever_the_refusals_say(tmp_path: Path, club: Venue,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     _require_browser()
@@ -66,7 +71,7 @@ def test_exactly_once_whatever_the_refusals_say(tmp_path: Path, club: Venue,
             key, _, value = line[len("report "):].partition(" ")
             reports[key] = json.loads(value)
 
-    with venue_pages(club.directory) as pages, Daemon(config, boards=[], control=False,
+    with venue_pages(club.directory, page=_pages_broker(club)) as pages, Daemon(config, boards=[], control=False,
                                                       pin_factory=MockFactory()) as t1:
         club.broker.wait_for_log(lambda line: line.endswith("cueboard/club/t1/score/+/presence"))
         plan = {"chromium": CHROMIUM, "spki": spki_hash(club.directory / "certs" / "server.crt"),

@@ -25,10 +25,11 @@ def test_the_scorer_says_a_payload_it_refuses_and_shows_nothing_of_it(tmp_path: 
     _require_browser()
     good, following = ({**state, "table": "t1", "ts": _now()} for state in _final()[10:12])
     assert following["seq"] == good["seq"] + 1
-    server = make_server("127.0.0.1", 0, venue="club")
-    serve_in_thread(server)
-    try:
-        with Mosquitto(tmp_path / "broker", websockets=True) as broker:
+    with Mosquitto(tmp_path / "broker", websockets=True) as broker:
+        # The scorer connects to its server's broker only (issue 37): this plain one's WebSockets.
+        server = make_server("127.0.0.1", 0, venue="club", page={"desk_broker": f"ws://127.0.0.1:{broker.ws_port}"})
+        serve_in_thread(server)
+        try:
             plan = {"chromium": CHROMIUM, "url": f"http://127.0.0.1:{server.server_address[1]}", "port": broker.port,
                     "ws_port": broker.ws_port, "venue": "club", "table": "t1", "states": [good, following],
                     "shots": str(tmp_path)}
@@ -36,9 +37,9 @@ def test_the_scorer_says_a_payload_it_refuses_and_shows_nothing_of_it(tmp_path: 
             plan_file.write_text(json.dumps(plan))
             run = subprocess.run(["node", str(E2E), str(plan_file)], capture_output=True, text=True, timeout=240,
                                  stdin=subprocess.DEVNULL)
-    finally:
-        server.shutdown()
-        server.server_close()
+        finally:
+            server.shutdown()
+            server.server_close()
     print(run.stdout)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "all ok" in run.stdout

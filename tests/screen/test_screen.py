@@ -72,15 +72,24 @@ def _require_cjk_font() -> None:
     _require(bool(fonts.strip()), "no Chinese font: apt-get install fonts-noto-cjk (names like 赵心童 show as boxes)")
 
 
+Serve = Callable[[int], str]
+"""The page's address on a server configured with the broker's WebSockets port: a page connects
+only to its server's broker (issue 37; the link's ``?broker=``, the same one, is ignored)."""
+
+
 @pytest.fixture
-def screen_server() -> Iterator[str]:
-    server = make_server("127.0.0.1", 0)
-    serve_in_thread(server)
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+def screen_server() -> Iterator[Serve]:
+    stops: list[Callable[[], None]] = []
+
+    def serve(ws_port: int) -> str:
+        server = make_server("127.0.0.1", 0, broker_ws=f"ws://127.0.0.1:{ws_port}")
+        serve_in_thread(server)
+        stops.extend((server.shutdown, server.server_close))
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield serve
+    for stop in stops:
+        stop()
 
 
 @pytest.fixture
@@ -111,7 +120,7 @@ def test_server_serves_the_page_and_its_settings() -> None:
         status, config = _get(base + "config.js")
         assert status == 200
         assert json.loads(config.split("=", 1)[1].rstrip().rstrip(";")) == {
-            "broker": "ws://broker.club.lan:9001", "venue": "club"}
+            "broker": "ws://broker.club.lan:9001", "venue": "club", "desk_broker": "wss://127.0.0.1:8885"}
         for path in ("vendor/mqtt.min.js", "vendor/state.schema.json", "favicon.ico", "favicon.svg", "i18n/sv.json",
                      "card.js", "shared/validate.js", "shared/broker.js", "games/snooker.js", "vendor/hooks.js"):
             assert _get(base + path)[0] == 200, path
@@ -135,7 +144,8 @@ def test_cueboard_screen_options_reach_the_page(capsys: pytest.CaptureFixture[st
         status, config = _get(f"http://127.0.0.1:{server.server_address[1]}/config.js")
         assert status == 200
         assert json.loads(config.split("=", 1)[1].rstrip().rstrip(";")) == {
-            "venue": "club", "tables": "1-8,final", "view": "list", "per_page": 10, "rotate": 15.0, "lang": "sv"}
+            "venue": "club", "tables": "1-8,final", "view": "list", "per_page": 10, "rotate": 15.0, "lang": "sv",
+            "broker": "ws://127.0.0.1:9001", "desk_broker": "wss://127.0.0.1:8885"}
     finally:
         server.shutdown()
         server.server_close()
@@ -438,15 +448,15 @@ def _run(plan: dict[str, Any], tmp_path: Path, broker: Mosquitto | None = None, 
     return "".join(out)
 
 
-def _plan(scenario: str, url: str, broker: Mosquitto, shots: Path | None, **more: Any) -> dict[str, Any]:
-    return {"scenario": scenario, "url": url, "venue": "club", "mqtt_port": broker.port, "ws_port": broker.ws_port,
-            "chromium": CHROMIUM, "screenshots": str(shots) if shots else None, **more}
+def _plan(scenario: str, serve: Serve, broker: Mosquitto, shots: Path | None, **more: Any) -> dict[str, Any]:
+    return {"scenario": scenario, "url": serve(broker.ws_port), "venue": "club", "mqtt_port": broker.port,
+            "ws_port": broker.ws_port, "chromium": CHROMIUM, "screenshots": str(shots) if shots else None, **more}
 
 
 # -- end to end -----------------------------------------------------------------------------------
 
 
-def test_screen_end_to_end(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path) -> None:
+def test_screen_end_to_end(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path) -> None:
     _require_browser()
     broker = mosquitto_factory(websockets=True)
     plan = _plan("feed", screen_server, broker, None, tables={
@@ -483,7 +493,7 @@ def test_pages_as_stated() -> None:
     assert _pages(24, LIST_MOST) == [8, 8, 8] and _pages(64, LIST_MOST) == [10, 10, 10, 10, 10, 10, 4]
 
 
-def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
+def test_screen_layout(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                        screenshots: Path) -> None:
     """1, 8, 16, 24 and 64 tables at 1920x1080 and 3840x2160, grid, single and list: every table
     on some page, the pages as docs/screen.md states them, every card and element whole on the
@@ -561,7 +571,7 @@ def _table_picture(size: tuple[int, int]) -> Image.Image:
     return img.filter(ImageFilter.GaussianBlur(1.2))
 
 
-def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
+def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                         screenshots: Path) -> None:
     """?overlay=1: the page is transparent (alpha 0 in the screenshot) but for the scorebug, which
     sits in the corner asked for, at the size asked for; composited over a picture for the docs.
@@ -605,10 +615,10 @@ def test_screen_overlay(mosquitto_factory: Callable[..., Mosquitto], screen_serv
     picture.convert("RGB").save(screenshots / "screen-overlay-next.png")
 
 
-def test_obs_custom_css_is_allowed_by_the_policy(screen_server: str) -> None:
+def test_obs_custom_css_is_allowed_by_the_policy(screen_server: Serve) -> None:
     """OBS injects a Browser source's custom CSS as a <style> element (obs-browser's
     OnLoadEnd): the page's Content-Security-Policy must allow inline styles (never scripts)."""
-    with urllib.request.urlopen(screen_server, timeout=30) as r:
+    with urllib.request.urlopen(screen_server(9001), timeout=30) as r:
         policy = r.headers["Content-Security-Policy"]
     directives = {d.split()[0]: d.split()[1:] for d in policy.split(";") if d.strip()}
     style = directives.get("style-src-elem") or directives.get("style-src") or directives.get("default-src", [])
@@ -616,7 +626,7 @@ def test_obs_custom_css_is_allowed_by_the_policy(screen_server: str) -> None:
     assert "'unsafe-inline'" not in directives.get("script-src", []), policy
 
 
-def test_screen_next_and_message(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
+def test_screen_next_and_message(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                                  screenshots: Path) -> None:
     """The table's `next` (an idle table's card: "Next: Ann v Bob", the competition, the format the
     desk handed when it is the same fixture) and the desk's `message` (on any card, in the worm's
@@ -672,7 +682,7 @@ def test_screen_next_and_message(mosquitto_factory: Callable[..., Mosquitto], sc
     assert "FAILED" not in out
 
 
-def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
+def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                           screenshots: Path) -> None:
     """?lang= for each catalogue: every card reads in that language's words; lang=xx is refused."""
     _require_browser()
@@ -702,7 +712,7 @@ def test_screen_languages(mosquitto_factory: Callable[..., Mosquitto], screen_se
     sheet.save(screenshots / "screen-languages.png")
 
 
-def test_screen_clock(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
+def test_screen_clock(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                       screenshots: Path) -> None:
     """The shot clock counts down from the state's clock.ends_at, turns to the call colour at
     call_at, stops when paused, shows the table's seconds when its clock is ahead of the page's,
@@ -714,7 +724,7 @@ def test_screen_clock(mosquitto_factory: Callable[..., Mosquitto], screen_server
     _run(_plan("clock", screen_server, broker, screenshots, tables={"table-1": state}), tmp_path)
 
 
-def test_screen_losing_the_broker(mosquitto_factory: Callable[..., Mosquitto], screen_server: str, tmp_path: Path,
+def test_screen_losing_the_broker(mosquitto_factory: Callable[..., Mosquitto], screen_server: Serve, tmp_path: Path,
                                   screenshots: Path) -> None:
     """The broker goes: every card says the page has no connection (keeping its last state);
     the broker comes back: the page reconnects and the cards are live again."""
@@ -723,7 +733,7 @@ def test_screen_losing_the_broker(mosquitto_factory: Callable[..., Mosquitto], s
     _run(_plan("connection", screen_server, broker, screenshots, tables=_hall(4)[0]), tmp_path, broker=broker)
 
 
-def test_screen_on_the_demo(screen_server: str, tmp_path: Path) -> None:
+def test_screen_on_the_demo(screen_server: Serve, tmp_path: Path) -> None:
     """``cueboard demo`` opens a WebSockets listener on its embedded broker: the page works on it as is."""
     _require_browser()
     demo = subprocess.Popen([str(ROOT / ".venv" / "bin" / "cueboard"), "demo", "--autoplay",
@@ -739,8 +749,8 @@ def test_screen_on_the_demo(screen_server: str, tmp_path: Path) -> None:
                 break
         assert ws_port, "the demo printed no WebSockets port"
         threading.Thread(target=lambda: [None for _ in demo.stdout or ()], daemon=True).start()  # keep the pipe drained
-        plan = {"scenario": "smoke", "url": screen_server, "venue": "demo", "ws_port": ws_port, "chromium": CHROMIUM,
-                "smoke": "table-1"}
+        plan = {"scenario": "smoke", "url": screen_server(ws_port), "venue": "demo", "ws_port": ws_port,
+                "chromium": CHROMIUM, "smoke": "table-1"}
         _run(plan, tmp_path, timeout=120)
     finally:
         demo.terminate()

@@ -8,6 +8,7 @@ tidy the paths up first."""
 
 from __future__ import annotations
 
+import json
 import socket
 import tomllib
 from collections.abc import Iterator
@@ -16,7 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from cueboard.venue.pages import PAGE_FILES, SCREEN_DIR, SECURITY_HEADERS, make_server, page_files, serve_in_thread
+from cueboard.venue.pages import (
+    CONTENT_SECURITY_POLICY,
+    PAGE_FILES,
+    SCREEN_DIR,
+    SECURITY_HEADERS,
+    make_server,
+    page_files,
+    run_screen,
+    serve_in_thread,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,10 +38,10 @@ class Answer:
     body: bytes
 
 
-def request(port: int, target: str, method: str = "GET") -> Answer:
-    """One HTTP/1.1 request with ``target`` sent as it is; the answer, read to the end."""
+def request(port: int, target: str, method: str = "GET", host: str = "screen") -> Answer:
+    """One HTTP/1.1 request with ``target`` sent as it is (``Host: host``); the answer, read to the end."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        s.sendall(f"{method} {target} HTTP/1.1\r\nHost: screen\r\nConnection: close\r\n\r\n".encode("latin-1"))
+        s.sendall(f"{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode("latin-1"))
         data = b""
         while chunk := s.recv(65536):
             data += chunk
@@ -119,23 +129,81 @@ def test_every_answer_has_the_security_headers(port: int, method: str, status: i
     assert answer.status == status
     for name, value in SECURITY_HEADERS.items():
         assert answer.headers[name.lower()] == value
+    assert "content-security-policy" in answer.headers
     if method == "HEAD":
         assert answer.body == b""
+
+
+def _policy(header: str) -> dict[str, str]:
+    return dict(d.split(" ", 1) for d in header.split("; "))
 
 
 def test_the_headers_say_what_the_page_may_do() -> None:
     assert SECURITY_HEADERS["X-Content-Type-Options"] == "nosniff"
     assert SECURITY_HEADERS["Referrer-Policy"] == "no-referrer"
-    policy = dict(d.split(" ", 1) for d in SECURITY_HEADERS["Content-Security-Policy"].split("; "))
+    policy = _policy(CONTENT_SECURITY_POLICY)
     assert policy["default-src"] == "'none'"
     assert policy["script-src"] == "'self'"  # no inline scripts, no eval
-    assert policy["connect-src"] == "'self' ws: wss:"  # the schemas, and the broker ?broker= names
+    assert policy["connect-src"] == "'self'"  # what is no page connects nowhere else
 
 
 def test_config_js_is_the_servers_settings(port: int) -> None:
+    """No broker configured: the venue's listeners on the host the page was asked by."""
     answer = request(port, "/config.js")
-    assert answer.body == b'window.CUEBOARD_SCREEN = {"venue": "club"};\n'
+    assert answer.body == (b'window.CUEBOARD_SCREEN = {"venue": "club", "broker": "ws://screen:9001", '
+                           b'"desk_broker": "wss://screen:8885"};\n')
     assert answer.headers["cache-control"] == "no-store"
+
+
+# Each page's document and the policy's connect-src: the page's own broker, exactly (issue 37, row 1).
+PAGE_BROKERS = [("/", "broker"), ("/index.html", "broker"), ("/bracket", "broker"), ("/desk", "desk_broker"),
+                ("/score", "desk_broker"), ("/score/sw.js", "desk_broker")]
+
+
+@pytest.mark.parametrize(("target", "key"), PAGE_BROKERS)
+def test_connect_src_names_exactly_the_configured_broker(target: str, key: str) -> None:
+    server = make_server("127.0.0.1", 0, venue="club", broker_ws="wss://Screens.Club.lan:9001/mqtt",
+                         page={"desk_broker": "wss://broker.club.lan"})
+    serve_in_thread(server)
+    try:
+        answer = request(server.server_address[1], target, host="evil.example:8080")
+        assert answer.status == 200, target
+        wanted = {"broker": "wss://screens.club.lan:9001", "desk_broker": "wss://broker.club.lan:443"}[key]
+        assert _policy(answer.headers["content-security-policy"])["connect-src"] == f"'self' {wanted}"
+        config = request(server.server_address[1], "/config.js", host="evil.example:8080").body.decode()
+        assert json.loads(config.split("=", 1)[1].rstrip().rstrip(";")) == {
+            "venue": "club", "broker": "wss://Screens.Club.lan:9001/mqtt", "desk_broker": "wss://broker.club.lan"}
+        script = request(server.server_address[1], "/screen.js")
+        assert _policy(script.headers["content-security-policy"])["connect-src"] == "'self'"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("host", "screens", "pages"), [
+    ("tv.club.lan:8080", "ws://tv.club.lan:9001", "wss://tv.club.lan:8885"),
+    ("[::1]:8080", "ws://[::1]:9001", "wss://[::1]:8885"),
+    ("127.0.0.1", "ws://127.0.0.1:9001", "wss://127.0.0.1:8885")])
+def test_with_no_broker_configured_the_pages_use_their_own_host(host: str, screens: str, pages: str) -> None:
+    """A plain ``cueboard screen`` (a hall TV): the venue's listeners on the page's own host, in
+    config.js and in the policy alike."""
+    server = make_server("127.0.0.1", 0)
+    serve_in_thread(server)
+    try:
+        port = server.server_address[1]
+        config = request(port, "/config.js", host=host).body.decode()
+        assert json.loads(config.split("=", 1)[1].rstrip().rstrip(";")) == {"broker": screens, "desk_broker": pages}
+        assert _policy(request(port, "/", host=host).headers["content-security-policy"])["connect-src"] == \
+            f"'self' {screens}"
+        assert _policy(request(port, "/desk", host=host).headers["content-security-policy"])["connect-src"] == \
+            f"'self' {pages}"
+        # A Host that is no host name gives no broker at all, rather than one made of it.
+        odd = request(port, "/config.js", host="a@b")
+        assert odd.body == b"window.CUEBOARD_SCREEN = {};\n"
+        assert _policy(request(port, "/", host="a@b").headers["content-security-policy"])["connect-src"] == "'self'"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_the_allow_list_is_the_installed_package_data() -> None:
@@ -159,3 +227,14 @@ def test_the_real_page_is_served_and_its_tooling_is_not() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize(("option", "url"), [("--broker-ws", "broker.club.lan:9001"),
+                                             ("--desk-broker", "https://broker.club.lan:8885")])
+def test_a_broker_that_is_no_websockets_url_is_refused_before_the_server_starts(
+        option: str, url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    broker_ws = url if option == "--broker-ws" else None
+    page: dict[str, str | int | float] = {"desk_broker": url} if option == "--desk-broker" else {}
+    assert run_screen(host="127.0.0.1", port=0, broker_ws=broker_ws, venue=None, table=None, page=page) == 2
+    said = capsys.readouterr().err
+    assert option in said and repr(url) in said and "wss://host:port" in said

@@ -216,7 +216,7 @@ def test_the_screen_page_reads_the_venue_broker(venue: Venue, table: Table, tmp_
     """The page's client id starts "cueboard-", so the shipped broker lets it read (headless
     Chromium, tests/screen/screen_e2e.mjs in its smoke mode: the table shows, and plays on)."""
     _require_browser()
-    server = make_server("127.0.0.1", 0)
+    server = make_server("127.0.0.1", 0, broker_ws=f"ws://127.0.0.1:{venue.ws_port}")  # the page's only broker
     serve_in_thread(server)
     states = example_states("snooker-frame")
     stop = threading.Event()

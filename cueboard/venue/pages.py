@@ -115,7 +115,7 @@ def page_brokers(settings: dict[str, str | int | float], host: str | None) -> di
     for (``host``: what the browser's address says, so the page and its broker are one machine);
     with no usable host, none (the page says it has no broker)."""
     found: dict[str, str] = {}
-    for key, scheme, port in (("broker", "ws", SCREENS_PORT), ("desk_broker", "wss", PAGES_PORT)):
+    for key, scheme, port in (("broker", "wss", SCREENS_PORT), ("desk_broker", "wss", PAGES_PORT)):
         configured = settings.get(key)
         if configured:
             found[key] = str(configured)
@@ -303,7 +303,7 @@ def run_screen(*, host: str, port: int, broker_ws: str | None, venue: str | None
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     scheme = "https" if tls is not None else "http"
     print(f"cueboard screen: {scheme}://{shown}:{server.server_address[1]}/  "
-          f"(broker {broker_ws or 'ws://<this host>:9001'}; ?table=NAME for one table)", flush=True)
+          f"(broker {broker_ws or 'wss://<this host>:9001'}; ?table=NAME for one table)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

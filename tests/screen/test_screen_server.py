@@ -150,7 +150,7 @@ def test_the_headers_say_what_the_page_may_do() -> None:
 def test_config_js_is_the_servers_settings(port: int) -> None:
     """No broker configured: the venue's listeners on the host the page was asked by."""
     answer = request(port, "/config.js")
-    assert answer.body == (b'window.CUEBOARD_SCREEN = {"venue": "club", "broker": "ws://screen:9001", '
+    assert answer.body == (b'window.CUEBOARD_SCREEN = {"venue": "club", "broker": "wss://screen:9001", '
                            b'"desk_broker": "wss://screen:8885"};\n')
     assert answer.headers["cache-control"] == "no-store"
 
@@ -181,9 +181,9 @@ def test_connect_src_names_exactly_the_configured_broker(target: str, key: str) 
 
 
 @pytest.mark.parametrize(("host", "screens", "pages"), [
-    ("tv.club.lan:8080", "ws://tv.club.lan:9001", "wss://tv.club.lan:8885"),
-    ("[::1]:8080", "ws://[::1]:9001", "wss://[::1]:8885"),
-    ("127.0.0.1", "ws://127.0.0.1:9001", "wss://127.0.0.1:8885")])
+    ("tv.club.lan:8080", "wss://tv.club.lan:9001", "wss://tv.club.lan:8885"),
+    ("[::1]:8080", "wss://[::1]:9001", "wss://[::1]:8885"),
+    ("127.0.0.1", "wss://127.0.0.1:9001", "wss://127.0.0.1:8885")])
 def test_with_no_broker_configured_the_pages_use_their_own_host(host: str, screens: str, pages: str) -> None:
     """A plain ``cueboard screen`` (a hall TV): the venue's listeners on the page's own host, in
     config.js and in the policy alike."""

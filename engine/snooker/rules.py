@@ -555,18 +555,24 @@ class Snooker(Game[Position, SnookerState]):
         return self._end_frame(p, scores, winner)
 
     def _check_third_miss(self, p: Position, e: Award) -> None:
-        """Section 3 Rule 14(c)(ii): the offender "shall be warned by the referee that a third
-        failure will result in the frame being awarded to his opponent": a frame, after the
-        warning (two FOUL AND A MISS calls in the sequence), to the side that did not miss."""
+        """Section 3 Rule 14(c)(ii): "if asked to play again from the original position, the
+        offender shall be warned by the referee that a third failure will result in the frame
+        being awarded to his opponent". The warning comes with the replacement after the second
+        miss; the frame goes on the third failure. So the award is taken right after a FOUL AND
+        A MISS that made the count 3 or more (keyed while the warning stood: ``misses`` counts
+        on only from the replaced position), to the side that did not miss; anything else is
+        refused. The position right after such a foul still holds the position to replace
+        (``before_miss``) and the offender; any later event (``replace``, ``play_again``, a
+        stroke) clears one or the other."""
         if e.match:
             raise IllegalEvent("award: a third miss awards the frame, not the match (Section 3 Rule 14(c)(ii))",
                                short="miss_frame_only")
-        if p.misses < 2 or (not p.from_replaced and p.before_miss is None):
-            raise IllegalEvent("award: 'reason': \"miss\" follows the warning of two FOUL AND A MISS calls "
-                               "from the replaced position (Section 3 Rule 14(c)(ii))", short="no_miss_warning")
-        offender = p.striker if p.from_replaced else (
-            p.rotation[p.offender][0] if p.offender is not None else None)
-        if offender == e.side:
+        if p.misses < 3 or p.offender is None or p.before_miss is None or p.fouled_before_stroke:
+            raise IllegalEvent("award: 'reason': \"miss\" is taken right after the third failure: a FOUL AND A "
+                               "MISS keyed after the warning, which comes when the offender is asked to play again "
+                               "from the original position after his second miss (Section 3 Rule 14(c)(ii))",
+                               short="no_miss_warning")
+        if p.rotation[p.offender][0] == e.side:
             raise IllegalEvent(f"award: {self.setup.names[e.side]} made the misses; the frame goes to the "
                                "opponent (Section 3 Rule 14(c)(ii))", short="award_to_opponent")
 

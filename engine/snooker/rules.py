@@ -335,9 +335,13 @@ class Snooker(Game[Position, SnookerState]):
         out of turn, he shall be considered as the striker for any foul he may commit", and
         Section 3 Rule 10(a)(iv): the player whose turn it was is the next player (he may ask
         the offender to play again, Rule 11, 17(c)); in four-handed snooker "the offender's
-        partner will lose a turn, whether or not the offender is asked to play again" (17(c))."""
-        self._at_table(p, "foul")
-        assert p.turn is not None
+        partner will lose a turn, whether or not the offender is asked to play again" (17(c)).
+
+        While a re-spotted black waits for the lot nobody is the striker, and Section 3 Rule
+        4(b)(iv) says "the next score or foul ends the frame": a player who touches a ball or
+        plays before the lot is drawn is penalised as the striker would be, and that ends it."""
+        if p.frame_over or not (p.turn is None and p.respotted_black):
+            self._at_table(p, "foul")
         if e.non_striker is not None and e.out_of_turn is not None:
             raise IllegalEvent("foul: 'non_striker' (a ball touched, Section 3 Rule 14(h)) or 'out_of_turn' "
                                "(a stroke played, Rule 10(a)(iv)), not both", short="invalid")
@@ -354,6 +358,12 @@ class Snooker(Game[Position, SnookerState]):
             raise IllegalEvent(f"foul: {field!r} is not a miss nor a foul before a stroke from a replaced "
                                "position (Section 3 Rule 14)", short="no_miss")
         scores = self._add(p.scores, 1 - offender_side, e.points)
+        if p.turn is None:
+            if e.reds_off or e.free_ball:
+                raise IllegalEvent("foul: only the black is left: no reds off, no free ball (Section 3 Rule 4(b))",
+                                   short="invalid")
+            # Section 3 Rule 4(b)(iv): the next score or foul ends the frame.
+            return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
         if e.non_striker is not None:
             if e.reds_off or e.free_ball:
                 raise IllegalEvent("foul: a ball touched by a non-striker is replaced by the referee (Section 3 "
@@ -368,6 +378,7 @@ class Snooker(Game[Position, SnookerState]):
         if p.only_black:
             return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
         reds = p.reds - e.reds_off
+        assert p.turn is not None
         turn, lost = p.turn, p.loses_turn
         if self.setup.doubles:
             # Rule 17(c): the offender's partner loses his next turn: at once, when the stroke was

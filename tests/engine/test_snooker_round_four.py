@@ -213,3 +213,33 @@ def test_a_no_pot_may_say_safety_or_missed_pot_and_the_rules_read_neither() -> N
         assert to_json(m.events[-1]) == {"type": "no_pot", "safety": safety}
     refused(new_match(), {"type": "no_pot", "safety": "yes"}, "'safety' must be true or false")
     assert to_json(new_match().parse(NO_POT)) == NO_POT  # an old log's no_pot writes back unchanged
+
+
+# -- awards: the warning through a foul before the stroke; conduct and the handicap ----------------
+
+
+def test_the_warning_stands_through_a_foul_before_the_stroke_and_the_award_follows_the_third_failure_14d_vi(
+) -> None:
+    """Rule 14(d)(vi): "if the above situation arises during a sequence of miss calls, any warning
+    concerning the possible awarding of the frame to his opponent shall remain in effect". Bob is
+    warned, fouls while preparing his stroke (no miss: 14(d)), Ann has the balls replaced again;
+    the award is not yet due, and follows the third failure once it is keyed."""
+    m = new_match()
+    play(m, NO_POT, foul(4, miss=True), REPLACE, foul(4, miss=True), REPLACE)
+    s = play(m, foul(4, before_stroke=True))
+    assert (s["misses"], s["missed_by"]) == (2, 1)
+    refused(m, {"type": "award", "side": 0, "reason": "miss"}, "third failure", "Section 3 Rule 14(c)(ii)")
+    play(m, REPLACE)
+    refused(m, {"type": "award", "side": 0, "reason": "miss"}, "third failure")
+    s = play(m, foul(4, miss=True), {"type": "award", "side": 0, "reason": "miss"})
+    assert (s["frame_winner"], scores(s)) == (0, [16, 0])
+
+
+def test_a_conduct_award_takes_the_points_scored_not_the_handicap_start_section4_rule2a_ii() -> None:
+    """Section 4 Rule 2(a)(ii): the offender shall "forfeit all points scored": Ann starts on 10 and
+    scores 9; forfeiting for conduct she is back to her 10, not to 0; Bob receives the balls left
+    (13 reds x 8 + 27 = 131) on top of his 0."""
+    m = new_match(handicap=[10, 0])
+    play(m, RED, pot("black"), RED, NO_POT)
+    s = play(m, {"type": "award", "side": 1, "reason": "conduct"})
+    assert (scores(s), s["frame_winner"]) == ([10, 131], 1)

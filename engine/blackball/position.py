@@ -35,8 +35,9 @@ class Position(NamedTuple):
     after_bad_break: bool = False
     """The last stroke was a break that was not valid, or a foul on the break: the incoming
     player may have the balls re-racked (rule 4b(b), 5q)."""
-    touching: str | None = None
-    """The ball the referee called touching the cue ball (rule 4i), until the next stroke."""
+    touching: tuple[str, ...] = ()
+    """The balls the referee called touching the cue ball (rule 4i), in the order called, until
+    the next stroke: several may be ("Si deux billes ou plus sont touchantes"), each ball once."""
     held: str | None = None
     """Why the shot clock is held (rule 8a; "" when not said), until it is resumed or the stroke
     is played; None while it is not held."""

@@ -150,7 +150,7 @@ class Blackball(Game[Position, BlackballState]):
         return p._replace(turn=then.turn, red=red, yellow=yellow, black=black, groups=groups,
                           visits=then.visits, free_shot=then.free_shot, break_shot=False,
                           first_of_visit=then.first_of_visit, after_bad_break=after_bad_break,
-                          touching=None, held=None)
+                          touching=(), held=None)
 
     # -- the strokes -------------------------------------------------------------
 
@@ -204,6 +204,11 @@ class Blackball(Game[Position, BlackballState]):
         timed = e.reason == TIME
         if timed and self.clock is None:
             raise IllegalEvent("this match has no shot clock, so no foul for time (rule 8a)", short="no_clock")
+        if timed and p.held is not None:
+            # Rule 8a: a hold suspends the 60 seconds ("Une suspension de temps est demandée
+            # ..."): the time cannot run out while it is held, and the hold stays.
+            raise IllegalEvent("the shot clock is held: no foul for time until it is resumed (rule 8a)",
+                               short="clock_held")
         if timed and e.balls:
             raise IllegalEvent("a foul for time is a shot not played: no balls go down (rule 8a)",
                                short="time_no_balls")
@@ -220,7 +225,7 @@ class Blackball(Game[Position, BlackballState]):
         if timed and p.break_shot:
             # Rule 8a counts the break too; no stroke was played, so the incoming player breaks.
             return p._replace(breaker_at=then.turn, turn=then.turn, visits=then.visits, free_shot=then.free_shot,
-                              first_of_visit=then.first_of_visit, after_bad_break=True)
+                              first_of_visit=then.first_of_visit, after_bad_break=True, touching=())
         # Rule 5q: a foul on the break is a break that is not valid (4b(b)).
         return self._stroke(p, then, red=p.red - red, yellow=p.yellow - yellow, black=p.black, groups=p.groups,
                             after_bad_break=p.break_shot)
@@ -243,10 +248,14 @@ class Blackball(Game[Position, BlackballState]):
         if not getattr(p, e.ball):
             raise IllegalEvent(f"touching: no {e.ball} ball is on the table (rule 4i)",
                                short="not_on_table", ball=e.ball)
-        if p.touching is not None:
-            raise IllegalEvent(f"touching: the {p.touching} was called touching already for this stroke",
-                               short="touching_called")
-        return p._replace(touching=e.ball)
+        # Rule 4i: "Si deux billes ou plus sont touchantes": several may be called for one
+        # stroke, each ball once, so a colour as many times as it has balls on the table.
+        if p.touching.count(e.ball) >= getattr(p, e.ball):
+            on = getattr(p, e.ball)
+            which = f"the {e.ball} was" if on == 1 else f"all {on} {e.ball}s on the table were"
+            raise IllegalEvent(f"touching: {which} called touching already for this stroke; each ball is "
+                               "called once (rule 4i)", short="touching_called", ball=e.ball)
+        return p._replace(touching=(*p.touching, e.ball))
 
     def _clock_hold(self, p: Position, e: ClockHold) -> Position:
         """Rule 8a: the time is suspended for a rest (a), an interference (b) or a ruling on

@@ -10,9 +10,12 @@ from ..value import value
 
 @value(kw_only=True)
 class NoPot(Event):
-    """A fair stroke that potted nothing: the turn passes."""
+    """A fair stroke that potted nothing: the turn passes (Section 2 Rule 5(a)). ``safety``: True
+    for a safety, False for a missed pot, where the marker keys the difference (statistics);
+    None says nothing. The rules read neither: both are fair strokes."""
 
     TYPE: ClassVar[str] = "no_pot"
+    safety: bool | None = None
 
 
 @value(kw_only=True)

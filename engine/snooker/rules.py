@@ -335,9 +335,13 @@ class Snooker(Game[Position, SnookerState]):
         out of turn, he shall be considered as the striker for any foul he may commit", and
         Section 3 Rule 10(a)(iv): the player whose turn it was is the next player (he may ask
         the offender to play again, Rule 11, 17(c)); in four-handed snooker "the offender's
-        partner will lose a turn, whether or not the offender is asked to play again" (17(c))."""
-        self._at_table(p, "foul")
-        assert p.turn is not None
+        partner will lose a turn, whether or not the offender is asked to play again" (17(c)).
+
+        While a re-spotted black waits for the lot nobody is the striker, and Section 3 Rule
+        4(b)(iv) says "the next score or foul ends the frame": a player who touches a ball or
+        plays before the lot is drawn is penalised as the striker would be, and that ends it."""
+        if p.frame_over or not (p.turn is None and p.respotted_black):
+            self._at_table(p, "foul")
         if e.non_striker is not None and e.out_of_turn is not None:
             raise IllegalEvent("foul: 'non_striker' (a ball touched, Section 3 Rule 14(h)) or 'out_of_turn' "
                                "(a stroke played, Rule 10(a)(iv)), not both", short="invalid")
@@ -354,6 +358,12 @@ class Snooker(Game[Position, SnookerState]):
             raise IllegalEvent(f"foul: {field!r} is not a miss nor a foul before a stroke from a replaced "
                                "position (Section 3 Rule 14)", short="no_miss")
         scores = self._add(p.scores, 1 - offender_side, e.points)
+        if p.turn is None:
+            if e.reds_off or e.free_ball:
+                raise IllegalEvent("foul: only the black is left: no reds off, no free ball (Section 3 Rule 4(b))",
+                                   short="invalid")
+            # Section 3 Rule 4(b)(iv): the next score or foul ends the frame.
+            return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
         if e.non_striker is not None:
             if e.reds_off or e.free_ball:
                 raise IllegalEvent("foul: a ball touched by a non-striker is replaced by the referee (Section 3 "
@@ -368,6 +378,7 @@ class Snooker(Game[Position, SnookerState]):
         if p.only_black:
             return self._black_decided(p, scores, p.high_breaks, 0, p.colours)
         reds = p.reds - e.reds_off
+        assert p.turn is not None
         turn, lost = p.turn, p.loses_turn
         if self.setup.doubles:
             # Rule 17(c): the offender's partner loses his next turn: at once, when the stroke was
@@ -555,18 +566,24 @@ class Snooker(Game[Position, SnookerState]):
         return self._end_frame(p, scores, winner)
 
     def _check_third_miss(self, p: Position, e: Award) -> None:
-        """Section 3 Rule 14(c)(ii): the offender "shall be warned by the referee that a third
-        failure will result in the frame being awarded to his opponent": a frame, after the
-        warning (two FOUL AND A MISS calls in the sequence), to the side that did not miss."""
+        """Section 3 Rule 14(c)(ii): "if asked to play again from the original position, the
+        offender shall be warned by the referee that a third failure will result in the frame
+        being awarded to his opponent". The warning comes with the replacement after the second
+        miss; the frame goes on the third failure. So the award is taken right after a FOUL AND
+        A MISS that made the count 3 or more (keyed while the warning stood: ``misses`` counts
+        on only from the replaced position), to the side that did not miss; anything else is
+        refused. The position right after such a foul still holds the position to replace
+        (``before_miss``) and the offender; any later event (``replace``, ``play_again``, a
+        stroke) clears one or the other."""
         if e.match:
             raise IllegalEvent("award: a third miss awards the frame, not the match (Section 3 Rule 14(c)(ii))",
                                short="miss_frame_only")
-        if p.misses < 2 or (not p.from_replaced and p.before_miss is None):
-            raise IllegalEvent("award: 'reason': \"miss\" follows the warning of two FOUL AND A MISS calls "
-                               "from the replaced position (Section 3 Rule 14(c)(ii))", short="no_miss_warning")
-        offender = p.striker if p.from_replaced else (
-            p.rotation[p.offender][0] if p.offender is not None else None)
-        if offender == e.side:
+        if p.misses < 3 or p.offender is None or p.before_miss is None or p.fouled_before_stroke:
+            raise IllegalEvent("award: 'reason': \"miss\" is taken right after the third failure: a FOUL AND A "
+                               "MISS keyed after the warning, which comes when the offender is asked to play again "
+                               "from the original position after his second miss (Section 3 Rule 14(c)(ii))",
+                               short="no_miss_warning")
+        if p.rotation[p.offender][0] == e.side:
             raise IllegalEvent(f"award: {self.setup.names[e.side]} made the misses; the frame goes to the "
                                "opponent (Section 3 Rule 14(c)(ii))", short="award_to_opponent")
 

@@ -17,7 +17,7 @@
  * @typedef {{
  *   schema: 1,
  *   seq: number,
- *   event: {type: string},
+ *   event: {type: string, safety?: boolean | null, non_striker?: string | null, out_of_turn?: string | null, ball?: string | null, reason?: string | null},
  *   id?: string,
  *   user?: string,
  *   ts: string

@@ -46,16 +46,18 @@ def test_a_third_miss_award_also_stands_in_aggregate_play_section3_rule14c_ii() 
     """The old engine forfeited the offender's points in aggregate play for any award."""
     m = new_match(best_of=2, aggregate=True)
     play(m, NO_POT, RED, pot("black"), NO_POT, MISS, REPLACE, MISS, REPLACE)  # Bob 8, Ann warned
-    s = play(m, award(1, "miss"))  # awarded before the third stroke is keyed: the same ruling
-    assert [side["score"] for side in s["sides"]] == [0, 8 + 4 + 4]  # Bob's break and two penalties
-    assert [side["total"] for side in s["sides"]] == [0, 16]
+    s = play(m, MISS, award(1, "miss"))  # the third failure keyed, then the award
+    assert [side["score"] for side in s["sides"]] == [0, 8 + 4 + 4 + 4]  # Bob's break and three penalties
+    assert [side["total"] for side in s["sides"]] == [0, 20]
 
 
 def test_a_third_miss_award_needs_the_warning_and_goes_to_the_opponent_section3_rule14c_ii() -> None:
     m = new_match()
     play(m, MISS, REPLACE)
-    refused(m, award(1, "miss"), "two FOUL AND A MISS", "Section 3 Rule 14(c)(ii)")
+    refused(m, award(1, "miss"), "third failure", "Section 3 Rule 14(c)(ii)")
     m = warned()
+    refused(m, award(1, "miss"), "third failure", "Section 3 Rule 14(c)(ii)")  # warned, no third failure yet
+    play(m, MISS)
     refused(m, award(1, "miss"), "Bob made the misses", "Section 3 Rule 14(c)(ii)")
     refused(m, award(0, "miss", match=True), "not the match", "Section 3 Rule 14(c)(ii)")
 

@@ -221,7 +221,7 @@ def test_unknown_game_refused() -> None:
 @pytest.mark.parametrize("event,said", [
     # An unknown key is named before any field, wherever it stands in the object.
     ({"type": "foul", "points": "four", "pionts": 4}, "foul: unknown field 'pionts'"),
-    ({"type": "no_pot", "balls": ["red"]}, "no_pot: unknown field 'balls' (no_pot takes: t)"),
+    ({"type": "no_pot", "balls": ["red"]}, "no_pot: unknown field 'balls' (no_pot takes: safety, t)"),
     # The first field in the order the class lists them, not in the order of the object.
     ({"type": "foul", "miss": "yes", "points": "four"}, "foul: 'points' must be a whole number, not 'four'"),
     ({"type": "foul", "free_ball": 1, "miss": True}, "foul: 'points' is required"),

@@ -25,9 +25,10 @@ def test_a_touching_ball_is_called_until_the_stroke_rule_4i() -> None:
     after = play(m, TOUCHING)
     assert {k: v for k, v in after.items() if k != "seq"} == {k: v for k, v in before.items() if k != "seq"}
     assert after["seq"] == 2
-    refused(m, TOUCHING, "called touching already")
+    play(m, {"type": "touching", "ball": "black"})  # several balls may touch (rule 4i), each called once
+    refused(m, {"type": "touching", "ball": "black"}, "called touching already")
     play(m, pot("red"))
-    assert m.position.touching is None
+    assert m.position.touching == ()
     play(m, {"type": "touching", "ball": "yellow"})  # a new stroke, a new call
 
 

@@ -1,6 +1,6 @@
 """A league's bridges kept at the venue (``cueboard venue add-bridge FILE``): the lines ``cueboard
 league add-venue`` wrote, checked to be bridge lines only, written 0640 to the broker's group in
-``mosquitto/bridges/``, which ``venue.conf`` includes and no rewrite of the venue touches
+``mosquitto/bridges/``, which no rewrite of the venue touches and each copies into ``venue.conf``
 (docs/security.md, "A league's bridge at the venue").
 
 Only bridge options are taken: the file is read by the broker as its configuration, so a

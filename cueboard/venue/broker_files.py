@@ -1,7 +1,8 @@
 """The venue broker's files, written from the venue's record (:class:`.plan.Venue`):
 ``mosquitto/venue.conf`` (four listeners), ``mosquitto/acl`` (a role's rights) and the
-logins' ``tables.passwd`` and ``people.passwd``; ``venue.conf`` includes ``mosquitto/bridges/``,
-which only ``cueboard venue add-bridge`` writes, so a rewrite never loses a league's bridge.
+logins' ``tables.passwd`` and ``people.passwd``. ``venue.conf`` also carries the bridges kept in
+``mosquitto/bridges/``, which only ``cueboard venue add-bridge`` writes, so a rewrite never loses
+a league's bridge.
 Each listener and rule, and why: docs/security.md, "The venue's broker as ``cueboard venue``
 writes it".
 """
@@ -36,7 +37,8 @@ from cueboard.venue.plan import Venue
 __all__ = ["BRIDGES", "MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "broker_folder", "write_broker_files"]
 
 BRIDGES = "bridges"
-"""The folder beside ``venue.conf`` that it includes: a league's bridges, kept across rewrites."""
+"""The folder beside ``venue.conf`` where a league's bridges are kept; each rewrite of
+``venue.conf`` copies them in."""
 
 MESSAGE_SIZE_LIMIT = 1048576
 """Bytes: a table refuses a command line over 16 KiB itself, with one short answer; a bigger
@@ -109,12 +111,19 @@ def venue_conf(venue: Venue, directory: Path) -> str:
         *_listener(ports.screens, bind, True), *wss,
         "password_file /dev/null", "allow_anonymous true", acl,
         "",
-        "# A league's bridges (cueboard venue add-bridge writes them there; the rewrites of this file keep them):",
-        "# read at the broker's start.",
-        f"include_dir {m / BRIDGES}",
-        "",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines + kept_bridges(m / BRIDGES))
+
+
+def kept_bridges(folder: Path) -> list[str]:
+    """The bridges ``cueboard venue add-bridge`` kept in ``folder``, copied into ``venue.conf``
+    at every rewrite. (Not an ``include_dir``: mosquitto 2.0 reads that in its main file only,
+    and Debian's main file includes ``venue.conf`` from ``conf.d``, so it would be ignored.)"""
+    lines: list[str] = []
+    for path in sorted(folder.glob("*.conf")) if folder.is_dir() else []:
+        lines += [f"# A league's bridge, kept in {path} by cueboard venue add-bridge (read at the broker's start):",
+                  *path.read_text().splitlines(), ""]
+    return lines
 
 
 def acl(venue: Venue) -> str:
@@ -202,7 +211,8 @@ def write_broker_files(venue: Venue, directory: Path) -> list[Path]:
     tables += [f"{lg.name}{suffix}:{lg.hash.split(':', 1)[1]}" for suffix in (SCORERS, COMMANDS_LOGIN)
                for lg in venue.logins.values() if lg.role == "table"]
     people = [lg.hash for lg in venue.logins.values() if lg.role != "table"]
-    # venue.conf too is the broker's group's only: mosquitto reads it again as its own user on a reload.
+    # venue.conf too is the broker's group's only: it carries the bridges' passwords, and mosquitto
+    # reads it again as its own user on a reload.
     files = [(m / "venue.conf", venue_conf(venue, directory), 0o640), (m / "acl", acl(venue), 0o640),
              (m / "tables.passwd", "".join(line + "\n" for line in tables), 0o640),
              (m / "people.passwd", "".join(line + "\n" for line in people), 0o640)]

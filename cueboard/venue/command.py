@@ -219,10 +219,12 @@ def _expire(args: argparse.Namespace, out: TextIO) -> int:
 
 def _add_bridge(args: argparse.Namespace, out: TextIO) -> int:
     directory = Path(args.dir)
-    Venue.load(directory)  # a venue's folder, or a clear refusal
+    venue = Venue.load(directory)  # a venue's folder, or a clear refusal
     path = add_bridge(directory, Path(args.file))
-    print(f"bridge kept in {path} (0640, the broker's group): venue.conf includes it, and no rewrite touches it; "
-          "restart the broker once (systemctl restart mosquitto): mosquitto reads bridges at its start", file=out)
+    _rewrite(venue, directory, _now(args), out)
+    print(f"bridge kept in {path} (0640, the broker's group) and written into venue.conf, as every later rewrite "
+          "does; restart the broker once (systemctl restart mosquitto): mosquitto reads bridges at its start",
+          file=out)
     return 0
 
 
@@ -292,11 +294,11 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     common(expire)
     expire.set_defaults(venue_func=_expire)
     bridge = sub.add_parser("add-bridge", help="keep a league's bridge (cueboard league add-venue's file) where "
-                            "venue.conf includes it")
+                            "venue.conf carries it at every rewrite")
     common(bridge, reload=False)
     bridge.add_argument("file", help="the bridge's lines: logins/venue-<venue>.bridge.conf from the league")
     bridge.set_defaults(venue_func=_add_bridge)
-    for each in (table, user, revoke, card, expire):
+    for each in (table, user, revoke, card, expire, bridge):
         each.add_argument("--now", metavar="TIME", help="take TIME (ISO 8601) as now for the expiry of logins "
                           "(to see what would expire then)")
 

@@ -211,8 +211,8 @@ def _add_venue(args: argparse.Namespace, out: TextIO) -> int:
     bridge.write_text("\n".join(lines) + "\n")
     print(f"venue {args.venue} added to the league: logins {login} and {records} (the match records' bridge), "
           f"passwords in {paths[0]} and {paths[1]}; its broker's two bridges in {bridge}: copy it to the venue's "
-          "broker and run cueboard venue add-bridge <file> there (it keeps them where venue.conf includes them, "
-          "0640), then restart that broker once", file=out)
+          "broker and run cueboard venue add-bridge <file> there (it keeps them, 0640, and every rewrite of "
+          "venue.conf carries them), then restart that broker once", file=out)
     return _reload(args, out)
 
 

@@ -71,7 +71,7 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     venue_dir = tmp_path / "venue"
     ports = init_venue(venue_dir, tables=1, scorers=["t1"])
     # The venue keeps the league's file as docs/security.md says: cueboard venue add-bridge (only
-    # the league CA's path is this test's own), and venue.conf includes it.
+    # the league CA's path is this test's own), and venue.conf carries it.
     bridge = tmp_path / "venue-club.bridge.conf"
     bridge.write_text((directory / "logins" / "venue-club.bridge.conf").read_text().replace(
         "/etc/mosquitto/certs/league-ca.crt", str(directory / "ca" / "venue-ca.crt")))
@@ -140,8 +140,9 @@ def test_a_venue_login_writes_only_what_a_league_shows(setup: Setup) -> None:
     password = (setup.directory / "logins" / "venue-club.password").read_text().strip()
     with _login(setup, "venue-club", password) as venue:
         assert venue.publish("cueboard/club/t1/state", b"{}") in ("Success", "No matching subscribers")
-        for topic in ("cueboard/club/t1/command/desk", "cueboard/club/t1/score/s/presence", "cueboard/club/desk/players",
-                      "cueboard/club/t1/next", "cueboard/club/t1/message", "cueboard/other/t1/state"):
+        for topic in ("cueboard/club/t1/command/desk", "cueboard/club/t1/score/s/presence",
+                      "cueboard/club/desk/players", "cueboard/club/t1/next", "cueboard/club/t1/message",
+                      "cueboard/other/t1/state"):
             assert venue.publish(topic, b"{}") == "Not authorized", topic
 
 

@@ -13,9 +13,16 @@ import re
 from pathlib import Path
 
 from cueboard.common.errors import VenueError
+from cueboard.contract.topics import ANY, EVENT, RECORD, ROOT, STATE, STATUS
 from cueboard.venue.broker_files import BRIDGES, _write, broker_folder
 
-__all__ = ["BRIDGE_OPTIONS", "add_bridge", "check_bridge"]
+__all__ = ["BRIDGE_OPTIONS", "LEAGUE_SHOWS", "add_bridge", "check_bridge"]
+
+LEAGUE_SHOWS = (STATE, EVENT, STATUS, RECORD)
+"""What a venue's tables publish that a league shows (docs/mqtt.md): the only topics a bridge
+carries (out, never in) and a venue's login at the league may write. Not the commands, scorers'
+lines and presence, the desk's next and message, the devices' health, the history or the desk's
+lists: a venue's screens may read some of those, but the league's readers are anyone."""
 
 BRIDGE_OPTIONS = frozenset({
     "connection", "address", "addresses", "topic", "remote_clientid", "remote_username", "remote_password",
@@ -45,6 +52,8 @@ def check_bridge(text: str, source: str) -> list[str]:
             raise VenueError(f"{source}:{number}: {option!r} is not a bridge option (mosquitto.conf(5), Bridges): "
                              "a bridge's file holds bridge lines only, since the broker reads it as its own "
                              "configuration")
+        if option == "topic":
+            _check_topic(words, f"{source}:{number}")
         if option == "connection":
             if len(words) != 2 or not _CONNECTION.fullmatch(words[1]):
                 raise VenueError(f"{source}:{number}: 'connection' takes one name of letters, digits, '.', '-', '_'")
@@ -58,6 +67,20 @@ def check_bridge(text: str, source: str) -> list[str]:
     if len(set(names)) != len(names):
         raise VenueError(f"{source}: a connection named twice ({', '.join(names)})")
     return names
+
+
+def _check_topic(words: list[str], where: str) -> None:
+    """``topic <pattern> out [qos]``: out only (the league never writes the venue), no prefixes
+    (the topic keeps its name), and the pattern one of a table's topics a league shows."""
+    levels = words[1].split("/") if len(words) > 1 else []
+    shown = (len(levels) == 4 and levels[0] == ROOT and levels[3] in LEAGUE_SHOWS
+             and all(level == ANY or ("+" not in level and "#" not in level) for level in levels[1:3]))
+    if not shown:
+        raise VenueError(f"{where}: topic {words[1] if len(words) > 1 else ''!r}: a bridge carries a table's "
+                         f"{', '.join(LEAGUE_SHOWS)} only ({ROOT}/<venue>/+/state, ...): what a league shows")
+    if len(words) < 3 or words[2] != "out" or len(words) > 4 or (len(words) == 4 and words[3] not in ("0", "1", "2")):
+        raise VenueError(f"{where}: topic {words[1]}: 'out' and a QoS (0, 1 or 2) only: a bridge carries the "
+                         "venue's topics out, never the league's in, and keeps their names (no prefixes)")
 
 
 def _connections(path: Path) -> set[str]:

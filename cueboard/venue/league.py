@@ -12,17 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from cueboard.contract.topics import (
-    ANY,
-    EVENT,
-    EVERYTHING,
-    RECORD,
-    RECORDS,
-    STATE,
-    STATUS,
-    TableTopics,
-    bridge_state,
-)
+from cueboard.contract.topics import ANY, EVERYTHING, RECORDS, TableTopics, bridge_state
+from cueboard.venue.bridges import LEAGUE_SHOWS
 from cueboard.venue.broker_files import MESSAGE_SIZE_LIMIT, _listener, _write, give_key_to_broker
 from cueboard.venue.command import DEFAULT_RELOAD, _keep_password, _reload
 from cueboard.venue.passwords import hashed, new_password
@@ -33,12 +24,6 @@ __all__ = ["add_arguments", "run"]
 
 DEFAULT_DIR = "/etc/cueboard/league"
 LEAGUE_RECORD = "league.json"
-
-LEAGUE_SHOWS = (STATE, EVENT, STATUS, RECORD)
-"""What a venue's tables publish that a league shows (docs/mqtt.md): the only topics its bridge
-carries and its login may write. Not the commands, scorers' lines and presence, the desk's
-next and message, the devices' health, the history or the desk's lists: a venue hides those
-from nobody in the room, but the league's readers are anyone."""
 
 
 def league_topics(venue: str) -> list[str]:

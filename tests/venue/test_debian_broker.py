@@ -116,7 +116,7 @@ def test_the_league_broker_and_a_venue_bridge_kept_across_rewrites_start_as_debi
         assert stat.S_IMODE(folder.stat().st_mode) == 0o750
 
 
-def test_a_file_that_is_not_a_bridge_is_refused_and_nothing_is_kept(tmp_path: Path,
+def test_a_file_that_is_not_a_bridge_of_what_a_league_shows_is_refused_and_nothing_is_kept(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from tests.helpers.venue import venue_run
 
@@ -126,7 +126,15 @@ def test_a_file_that_is_not_a_bridge_is_refused_and_nothing_is_kept(tmp_path: Pa
              "connection league\nallow_anonymous true\n": ":2: 'allow_anonymous' is not a bridge option",
              "address localhost:8883\nconnection league\n": "'address' before any 'connection' line",
              "# nothing\n": "no 'connection' line",
-             "connection a\ntopic x out\nconnection a\n": "a connection named twice"}
+             "connection a\ntopic cueboard/club/+/state out 1\nconnection a\n": "a connection named twice",
+             # Row 7: what a league shows, out, under its own name; nothing else.
+             "connection league\ntopic cueboard/# out 1\n": "a bridge carries a table's state, event, status, record",
+             "connection league\ntopic cueboard/club/+/command/+ out 1\n": "topic 'cueboard/club/+/command/+'",
+             "connection league\ntopic cueboard/club/desk/players out 1\n": "a bridge carries",
+             "connection league\ntopic cueboard/club/+/state in 1\n": "'out' and a QoS",
+             "connection league\ntopic cueboard/club/+/state both 1\n": "'out' and a QoS",
+             "connection league\ntopic cueboard/club/+/state out 1 \"\" league/\n": "no prefixes",
+             "connection league\ntopic cueboard/club/+/state out 12\n": "'out' and a QoS"}
     for text, says in cases.items():
         source = tmp_path / "bridge.conf"
         source.write_text(text)

@@ -210,10 +210,11 @@ def _expire(args: argparse.Namespace, out: TextIO) -> int:
     """Drop the expired logins; the broker reloaded only if one was (the timer runs it often)."""
     directory = Path(args.dir)
     venue = Venue.load(directory)
-    if not venue.expired(_now(args)):
+    now = _now(args)
+    if not venue.expired(now):
         print(f"nothing expired at {venue.name}", file=out)
         return 0
-    _rewrite(venue, directory, _now(args), out)
+    _rewrite(venue, directory, now, out)
     return _reload(args, out)
 
 
@@ -247,7 +248,7 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     init.add_argument("--tables", type=int, default=0, metavar="N", help="tables t1 ... tN")
     init.add_argument("--table", action="append", metavar="NAME", help="a table by name (again for more)")
     init.add_argument("--desk", action="append", default=None, metavar="LOGIN",
-                      help="a desk login (default: one, desk; again for more)")
+                      help="a desk login, one a laptop (default: one, desk; again for more)")
     init.add_argument("--host", action="append", metavar="NAME_OR_ADDRESS",
                       help="a name or address the broker and the pages are reached by, for the certificate "
                       "(again for more; default: this machine's name, localhost, 127.0.0.1)")

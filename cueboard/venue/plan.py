@@ -63,7 +63,7 @@ class Login:
 @dataclass
 class Ports:
     tables: int = 8883  # MQTT over TLS: the tables' daemons, one session each
-    people: int = 8884  # MQTT over TLS: the desk and scorers, several devices each
+    people: int = 8884  # MQTT over TLS: the desk and scorers, one login a device
     pages: int = 8885  # MQTT over secure WebSockets: the desk's and scorers' pages
     screens: int = 9001  # MQTT over secure WebSockets: the venue screens, anonymous, read only
 

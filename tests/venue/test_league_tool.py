@@ -20,6 +20,7 @@ from cueboard.cli import parser
 from cueboard.venue.league import run as league_run
 from tests.helpers.mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
 from tests.helpers.venue import init_venue, venue_cli
+from tests.venue.sessions import Device, given_id
 from tests.venue.test_venue_tool import Client, Venue, listening
 
 pytestmark = pytest.mark.system
@@ -214,6 +215,30 @@ def test_nobody_takes_the_bridges_id_or_fakes_a_venues_state(setup: Setup) -> No
         assert not any("Connecting bridge (step 1) league" in line for line in setup.venue.log[since:])
         assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
         assert not any("venue-other" in m.topic for m in states.seen)
+
+
+def test_no_login_at_the_venue_takes_the_bridges_session_there(setup: Setup) -> None:
+    """The bridges' sessions at the venue's broker (``local.cueboard-bridge-venue-club`` and the
+    records' one) tried with every role's login and anonymously, on every listener: refused, or
+    given the thief's own id; neither bridge is dropped."""
+    club = setup.club
+    with bridge_up(setup) as states:
+        since = len(setup.venue.log)
+        ids = ["local.cueboard-bridge-venue-club", "local.cueboard-bridge-venue-club-results",
+               "cueboard-bridge-venue-club", "venue-club"]
+        for listener, login, password in [("tables", "t1", club.password("t1")),
+                                          ("people", "desk", club.password("desk")),
+                                          ("pages", "scorer-t1", club.password("scorer-t1")),
+                                          ("screens", None, None)]:
+            for client_id in ids:
+                with Device(setup.venue, club.ca, listener, club.ports[listener], login, password, client_id,
+                            persistent=False) as thief:
+                    if thief.reason == "Success":
+                        assert not thief.session_present, (login, client_id)
+                        assert given_id(setup.venue, thief) == (login or client_id), (login, client_id)
+                        assert client_id.startswith("cueboard-") or login is not None
+        assert not any("Connecting bridge" in line for line in setup.venue.log[since:])
+        assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
 
 
 def test_a_venue_writes_its_own_topics_only(setup: Setup) -> None:

@@ -1,7 +1,10 @@
 """The venue broker's files, written from the venue's record (:class:`.plan.Venue`):
 ``mosquitto/venue.conf`` (four listeners), ``mosquitto/acl`` (a role's rights) and the
-logins' ``tables.passwd`` and ``people.passwd``. Each listener and rule, and why:
-docs/security.md, "The venue's broker as ``cueboard venue`` writes it".
+logins' ``tables.passwd`` and ``people.passwd``. ``venue.conf`` also carries the bridges kept in
+``mosquitto/bridges/``, which only ``cueboard venue add-bridge`` writes, so a rewrite never loses
+a league's bridge.
+Each listener and rule, and why: docs/security.md, "The venue's broker as ``cueboard venue``
+writes it".
 """
 
 from __future__ import annotations
@@ -31,7 +34,11 @@ from cueboard.contract.topics import (
 from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
 from cueboard.venue.plan import Venue
 
-__all__ = ["MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "write_broker_files"]
+__all__ = ["BRIDGES", "MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "broker_folder", "write_broker_files"]
+
+BRIDGES = "bridges"
+"""The folder beside ``venue.conf`` where a league's bridges are kept; each rewrite of
+``venue.conf`` copies them in."""
 
 MESSAGE_SIZE_LIMIT = 1048576
 """Bytes: a table refuses a command line over 16 KiB itself, with one short answer; a bigger
@@ -82,28 +89,41 @@ def venue_conf(venue: Venue, directory: Path) -> str:
         "",
         f"message_size_limit {MESSAGE_SIZE_LIMIT}",
         "per_listener_settings true",
-        "# A client id a client chooses starts with cueboard-; no login may (the tool refuses it): nobody can",
-        "# take a table's id (its login) or a device's (cueboard-<login>-<random>).",
+        "# A client sends an id starting cueboard- (an anonymous screen keeps it); a login's session is known by",
+        "# the login itself (use_username_as_clientid below), which cannot start cueboard- (the tool refuses such",
+        "# a name): nobody can take a table's, a device's or a link's session.",
         "clientid_prefixes cueboard-",
         "",
-        "# The tables' daemons: one session a table, known by its login.",
+        "# The tables' daemons: one session a table, known by its login (its links: <table>.scorers, .commands).",
         *_listener(ports.tables, bind, False), *tls,
         f"password_file {m / 'tables.passwd'}", "allow_anonymous false", "use_username_as_clientid true", acl,
         "",
-        "# The desk and the scorers: several devices a login (the desk on two laptops, two scorers' phones).",
+        "# The desk and the scorers: one login a device (the desk on two laptops is two desk logins, a scorer",
+        "# card is a login of its own), its session known by its login.",
         *_listener(ports.people, bind, False), *tls,
-        f"password_file {m / 'people.passwd'}", "allow_anonymous false", acl,
+        f"password_file {m / 'people.passwd'}", "allow_anonymous false", "use_username_as_clientid true", acl,
         "",
-        "# The desk's and scorers' pages: the same logins over secure WebSockets.",
+        "# The desk's and scorers' pages: the same logins over secure WebSockets, the same one session each.",
         *_listener(ports.pages, bind, True), *wss,
-        f"password_file {m / 'people.passwd'}", "allow_anonymous false", acl,
+        f"password_file {m / 'people.passwd'}", "allow_anonymous false", "use_username_as_clientid true", acl,
         "",
         "# The venue screens: secure WebSockets, anonymous and read only. No password is taken here.",
         *_listener(ports.screens, bind, True), *wss,
         "password_file /dev/null", "allow_anonymous true", acl,
         "",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines + kept_bridges(m / BRIDGES))
+
+
+def kept_bridges(folder: Path) -> list[str]:
+    """The bridges ``cueboard venue add-bridge`` kept in ``folder``, copied into ``venue.conf``
+    at every rewrite. (Not an ``include_dir``: mosquitto 2.0 reads that in its main file only,
+    and Debian's main file includes ``venue.conf`` from ``conf.d``, so it would be ignored.)"""
+    lines: list[str] = []
+    for path in sorted(folder.glob("*.conf")) if folder.is_dir() else []:
+        lines += [f"# A league's bridge, kept in {path} by cueboard venue add-bridge (read at the broker's start):",
+                  *path.read_text().splitlines(), ""]
+    return lines
 
 
 def acl(venue: Venue) -> str:
@@ -161,10 +181,29 @@ def _give_to_broker(path: Path) -> None:
         os.chown(path, 0, grp.getgrnam("mosquitto").gr_gid)
 
 
+def give_key_to_broker(key: Path) -> None:
+    """The broker's TLS key, 0640 to the ``mosquitto`` group when run as root: Debian's
+    mosquitto drops to its user before it loads the key, so a 0600 root:root key stops it."""
+    if key.exists() and os.geteuid() == 0:
+        _give_to_broker(key)
+        key.chmod(0o640)
+
+
+def broker_folder(path: Path) -> Path:
+    """``path`` made (0750) and given to the broker's group: mosquitto reads its files there
+    when it reloads, as its own user, and nobody else lists them."""
+    path.mkdir(mode=0o750, parents=True, exist_ok=True)
+    path.chmod(0o750)
+    _give_to_broker(path)
+    return path
+
+
 def write_broker_files(venue: Venue, directory: Path) -> list[Path]:
-    """Every file of the venue's broker, from ``venue``; the paths written."""
+    """Every file of the venue's broker, from ``venue``; the paths written. (Not the bridges'
+    folder's files: only ``cueboard venue add-bridge`` writes there.)"""
     m = directory / "mosquitto"
     m.mkdir(parents=True, exist_ok=True)
+    broker_folder(m / BRIDGES)
     tables = [lg.hash for lg in venue.logins.values() if lg.role == "table"]
     # Each table's paced links log in as <table>.scorers and <table>.commands with the table's
     # password (names no login can have: names take no '.'), their client ids tied to them like
@@ -172,12 +211,12 @@ def write_broker_files(venue: Venue, directory: Path) -> list[Path]:
     tables += [f"{lg.name}{suffix}:{lg.hash.split(':', 1)[1]}" for suffix in (SCORERS, COMMANDS_LOGIN)
                for lg in venue.logins.values() if lg.role == "table"]
     people = [lg.hash for lg in venue.logins.values() if lg.role != "table"]
-    files = [(m / "venue.conf", venue_conf(venue, directory), 0o644), (m / "acl", acl(venue), 0o640),
+    # venue.conf too is the broker's group's only: it carries the bridges' passwords, and mosquitto
+    # reads it again as its own user on a reload.
+    files = [(m / "venue.conf", venue_conf(venue, directory), 0o640), (m / "acl", acl(venue), 0o640),
              (m / "tables.passwd", "".join(line + "\n" for line in tables), 0o640),
              (m / "people.passwd", "".join(line + "\n" for line in people), 0o640)]
     for path, text, mode in files:
         _write(path, text, mode)
-    _give_to_broker(directory / "certs" / "server.key")
-    if (directory / "certs" / "server.key").exists() and os.geteuid() == 0:
-        (directory / "certs" / "server.key").chmod(0o640)
+    give_key_to_broker(directory / "certs" / "server.key")
     return [path for path, _, _ in files]

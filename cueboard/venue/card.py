@@ -27,11 +27,14 @@ SCREEN_PORT = 8443
 """The port docs/scorer.md serves ``cueboard screen`` on; ``--page`` for another address."""
 
 
-def scorer_url(page: str, broker: str, venue: str, table: str, user: str, password: str) -> str:
+def scorer_url(page: str, broker: str, venue: str, table: str, user: str, password: str,
+               expires: str | None = None) -> str:
     """The scorer page's address for ``table``, the login in the fragment (``trust=1``: the
-    phone keeps it, as a device left at the table should)."""
+    phone keeps it, as a device left at the table should; ``exp``: when the login stops
+    working, UTC, which the page forgets it at)."""
     query = urlencode({"broker": broker, "venue": venue, "table": table}, safe=":/", quote_via=quote)
-    fragment = urlencode({"user": user, "pass": password, "trust": "1"}, quote_via=quote)
+    fields = {"user": user, "pass": password, "trust": "1"} | ({"exp": expires} if expires else {})
+    fragment = urlencode(fields, safe=":", quote_via=quote)
     return f"{page.rstrip('/')}/score?{query}#{fragment}"
 
 
@@ -49,6 +52,7 @@ class Card:
     url: str  # QR code 1: the scorer page with the login in the fragment
     ca_url: str  # QR code 2: the venue's CA certificate
     ca_fingerprint: str
+    expires: str | None = None  # the login's expiry (UTC), also in the link's fragment
 
 
 def card_for(directory: Path, table: str, user: str | None = None, *, page: str | None = None,
@@ -84,9 +88,10 @@ def card_for(directory: Path, table: str, user: str | None = None, *, page: str 
     page = page or f"https://{host}:{SCREEN_PORT}"
     broker = broker or f"wss://{host}:{venue.ports.pages}"
     check_card_options(page=page, broker=broker)
+    expires = venue.logins[user].expires
     return Card(venue=venue.name, table=table, user=user,
-                url=scorer_url(page, broker, venue.name, table, user, password),
-                ca_url=f"{page.rstrip('/')}/venue-ca.crt", ca_fingerprint=fingerprint(ca_pem))
+                url=scorer_url(page, broker, venue.name, table, user, password, expires),
+                ca_url=f"{page.rstrip('/')}/venue-ca.crt", ca_fingerprint=fingerprint(ca_pem), expires=expires)
 
 
 def check_card_options(*, page: str | None = None, broker: str | None = None, out: str | None = None,
@@ -179,7 +184,8 @@ def draw_card(card: Card, paper: str = "a6") -> Image.Image:
     code = _qr(card.url, _mm(58 * k))
     image.paste(code, ((width - code.width) // 2, y))
     y += code.height
-    for line in _wrap(draw, f"Signs in as {card.user}, for table {card.table} only. Lost card? "
+    until = f" Works until {card.expires.replace('T', ' ').removesuffix('Z')} UTC." if card.expires else ""
+    for line in _wrap(draw, f"Signs in as {card.user}, for table {card.table} only.{until} Lost card? "
                       f"cueboard venue revoke {card.user}", small, inner):
         draw.text((width // 2, y), line, font=small, fill=INK, anchor="ma")
         y += step

@@ -1,9 +1,11 @@
-"""The ``cueboard venue`` command lines: ``init``, ``add-table``, ``add-user``, ``revoke``, ``card``.
+"""The ``cueboard venue`` command lines: ``init``, ``add-table``, ``add-user``, ``revoke``, ``card``,
+``expire``, ``add-bridge``.
 
 Each writes the venue's record and every broker file from it (:mod:`.broker_files`), a new
 login's password in ``logins/<name>.password`` (0600, for the table's Pi or the person), and
 then reloads the broker (``systemctl reload mosquitto`` unless ``--reload`` says otherwise or
-``--no-reload``): the change takes effect and no table is dropped.
+``--no-reload``): the change takes effect and no table is dropped. Every rewrite drops the
+logins whose ``--expires`` has passed (``expire`` does only that, from a systemd timer).
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ import shlex
 import socket
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
 from cueboard.contract.topics import TableTopics
+from cueboard.venue.bridges import add_bridge
 from cueboard.venue.broker_files import write_broker_files
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
+from cueboard.venue.expiry import expires_at, parse_time
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
-from cueboard.venue.plan import Ports, Venue, VenueError, check_name
+from cueboard.venue.plan import Login, Ports, Venue, VenueError, check_name
 
 __all__ = ["DEFAULT_DIR", "add_arguments", "run"]
 
@@ -36,6 +41,24 @@ def _keep_password(directory: Path, name: str, password: str) -> Path:
     path.touch(mode=0o600)
     path.write_text(password + "\n")
     return path
+
+
+def _now(args: argparse.Namespace) -> datetime:
+    """``--now`` (what would expire then: a check, and the tests' clock), or the real time."""
+    now = getattr(args, "now", None)
+    return parse_time("--now", now) if now else datetime.now(UTC)
+
+
+def _rewrite(venue: Venue, directory: Path, now: datetime, out: TextIO) -> list[Login]:
+    """The record and the broker's files written again, the logins expired at ``now`` dropped
+    first (their password files too): every change is also an expiry run."""
+    gone = venue.drop_expired(now)
+    venue.save(directory)
+    write_broker_files(venue, directory)
+    for login in gone:
+        (directory / "logins" / f"{login.name}.password").unlink(missing_ok=True)
+        print(f"{login.role} {login.name} expired ({login.expires}): it can no longer log in", file=out)
+    return gone
 
 
 def _table_section(venue: Venue, directory: Path, name: str) -> str:
@@ -107,8 +130,7 @@ def _add_table(args: argparse.Namespace, out: TextIO) -> int:
     directory = Path(args.dir)
     venue = Venue.load(directory)
     password = venue.new_table(args.name)
-    venue.save(directory)
-    write_broker_files(venue, directory)
+    _rewrite(venue, directory, _now(args), out)
     path = _keep_password(directory, args.name, password)
     print(f"table {args.name} added at {venue.name}: its password in {path}", file=out)
     print(_table_section(venue, directory, args.name), file=out)
@@ -120,14 +142,17 @@ def _add_user(args: argparse.Namespace, out: TextIO) -> int:
     if args.card is not None:  # refused before the login is made, not after
         check_card_options(page=args.page, broker=args.broker, out=args.card, paper=args.paper)
     venue = Venue.load(directory)
-    password = venue.new_user(args.name, args.role, args.table)
-    venue.save(directory)
-    write_broker_files(venue, directory)
+    now = _now(args)
+    expires = expires_at(args.expires, now) if args.expires else None
+    password = venue.new_user(args.name, args.role, args.table, expires)
+    _rewrite(venue, directory, now, out)
     path = _keep_password(directory, args.name, password)
     where = "every table" if args.role == "desk" else f"table {args.table}"
-    print(f"{args.role} {args.name} added at {venue.name} ({where}): its password in {path}; it connects to "
-          f"port {venue.ports.people} (MQTT over TLS) or {venue.ports.pages} (secure WebSockets) with a client id "
-          f"cueboard-{args.name}-<anything>, and " + (
+    until = f", until {expires}" if expires else ""
+    print(f"{args.role} {args.name} added at {venue.name} ({where}{until}): its password in {path}; one device "
+          f"logs in with it (another device takes a login of its own: its session is known by its login), on port "
+          f"{venue.ports.people} (MQTT over TLS) or {venue.ports.pages} (secure WebSockets) with a client id "
+          f"cueboard-<anything>, and " + (
               f"sends commands on {TableTopics.of(venue.name, '<table>').command(args.name)}" if args.role == "desk"
               else f"scores on {TableTopics.of(venue.name, args.table).score(args.name)} (a marker's keys only)"),
           file=out)
@@ -145,25 +170,63 @@ def _write_card(args: argparse.Namespace, directory: Path, table: str, user: str
     path = Path(out_path) if out_path else directory / "cards" / f"{table}-{card.user}.pdf"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_card(card, path, args.paper)
-    print(f"card for table {table} ({args.paper.upper()}): {path}; it signs in as {card.user} "
+    until = f"; it stops working at {card.expires}" if card.expires else ""
+    print(f"card for table {table} ({args.paper.upper()}): {path}; it signs in as {card.user}{until} "
           f"(cueboard venue revoke {card.user} makes it useless); it carries a password: keep the file private",
           file=out)
 
 
 def _card(args: argparse.Namespace, out: TextIO) -> int:
-    _write_card(args, Path(args.dir), args.table, args.user, args.out, out)
-    return 0
+    """A card for an existing scorer login (``--user``), or a new login of its own for the card."""
+    directory = Path(args.dir)
+    check_card_options(page=args.page, broker=args.broker, out=args.out, paper=args.paper)
+    if args.user is not None:
+        if args.expires:
+            raise VenueError(f"--expires: {args.user} is an existing login: its expiry is set when it is made "
+                             "(leave --user out for a card with a login of its own)")
+        _write_card(args, directory, args.table, args.user, args.out, out)
+        return 0
+    venue = Venue.load(directory)
+    now = _now(args)
+    name, password = venue.new_card(args.table, expires_at(args.expires, now) if args.expires else None)
+    _rewrite(venue, directory, now, out)
+    _keep_password(directory, name, password)
+    _write_card(args, directory, args.table, name, args.out, out)
+    return _reload(args, out)
 
 
 def _revoke(args: argparse.Namespace, out: TextIO) -> int:
     directory = Path(args.dir)
     venue = Venue.load(directory)
     login = venue.revoke(args.name)
-    venue.save(directory)
-    write_broker_files(venue, directory)
+    _rewrite(venue, directory, _now(args), out)
     (directory / "logins" / f"{args.name}.password").unlink(missing_ok=True)
-    print(f"{login.role} {login.name} revoked at {venue.name}: it can no longer log in", file=out)
+    print(f"{login.role} {login.name} revoked at {venue.name}: it can no longer log in (a device logged in "
+          "with it is disconnected when the broker reloads)", file=out)
     return _reload(args, out)
+
+
+def _expire(args: argparse.Namespace, out: TextIO) -> int:
+    """Drop the expired logins; the broker reloaded only if one was (the timer runs it often)."""
+    directory = Path(args.dir)
+    venue = Venue.load(directory)
+    now = _now(args)
+    if not venue.expired(now):
+        print(f"nothing expired at {venue.name}", file=out)
+        return 0
+    _rewrite(venue, directory, now, out)
+    return _reload(args, out)
+
+
+def _add_bridge(args: argparse.Namespace, out: TextIO) -> int:
+    directory = Path(args.dir)
+    venue = Venue.load(directory)  # a venue's folder, or a clear refusal
+    path = add_bridge(directory, Path(args.file))
+    _rewrite(venue, directory, _now(args), out)
+    print(f"bridge kept in {path} (0640, the broker's group) and written into venue.conf, as every later rewrite "
+          "does; restart the broker once (systemctl restart mosquitto): mosquitto reads bridges at its start",
+          file=out)
+    return 0
 
 
 def add_arguments(venue: argparse.ArgumentParser) -> None:
@@ -185,7 +248,7 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     init.add_argument("--tables", type=int, default=0, metavar="N", help="tables t1 ... tN")
     init.add_argument("--table", action="append", metavar="NAME", help="a table by name (again for more)")
     init.add_argument("--desk", action="append", default=None, metavar="LOGIN",
-                      help="a desk login (default: one, desk; again for more)")
+                      help="a desk login, one a laptop (default: one, desk; again for more)")
     init.add_argument("--host", action="append", metavar="NAME_OR_ADDRESS",
                       help="a name or address the broker and the pages are reached by, for the certificate "
                       "(again for more; default: this machine's name, localhost, 127.0.0.1)")
@@ -204,6 +267,7 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     user.add_argument("name")
     user.add_argument("--role", required=True, choices=["desk", "scorer"])
     user.add_argument("--table", help="a scorer's table")
+    expires_option(user)
     user.add_argument("--card", nargs="?", const="", default=None, metavar="FILE",
                       help="a scorer's: write the table's card too (.pdf or .png; "
                       "default <dir>/cards/<table>-<login>.pdf)")
@@ -213,16 +277,36 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     common(revoke)
     revoke.add_argument("name")
     revoke.set_defaults(venue_func=_revoke)
-    card = sub.add_parser("card", help="a table's printable scorer card: QR codes of its scorer page and the CA",
-                          description="Write a printable card for a table (PDF or PNG, A6 or A5): a QR code of the "
-                          "scorer page's address with a scorer login of that table in its fragment, and a QR code of "
-                          "the venue's CA certificate with how to trust it on Android and iOS (docs/scorer.md).")
-    common(card, reload=False)
+    card = sub.add_parser("card", help="a table's printable scorer card, a login of its own: QR codes of its scorer "
+                          "page and the CA", description="Make a scorer login of its own for a new card of a table "
+                          "(card-<table>-<n>; --expires: when it stops working), reload the broker, and write the card "
+                          "(PDF or PNG, A6 or A5): a QR code of the scorer page's address with that login in its "
+                          "fragment, and a QR code of the venue's CA certificate with how to trust it on Android and "
+                          "iOS (docs/scorer.md). With --user, a card for that existing scorer login instead.")
+    common(card)
     card.add_argument("--table", required=True, help="the table")
-    card.add_argument("--user", help="the scorer login on the card (default: the table's only scorer)")
+    card.add_argument("--user", help="an existing scorer login to put on the card (default: a new login for the card)")
     card.add_argument("--out", metavar="FILE", help="the card, .pdf or .png (default <dir>/cards/<table>-<login>.pdf)")
+    expires_option(card)
     card_options(card)
     card.set_defaults(venue_func=_card)
+    expire = sub.add_parser("expire", help="drop the logins whose --expires has passed, then reload the broker "
+                            "(if any was): what cueboard-venue-expire.timer runs")
+    common(expire)
+    expire.set_defaults(venue_func=_expire)
+    bridge = sub.add_parser("add-bridge", help="keep a league's bridge (cueboard league add-venue's file) where "
+                            "venue.conf carries it at every rewrite")
+    common(bridge, reload=False)
+    bridge.add_argument("file", help="the bridge's lines: logins/venue-<venue>.bridge.conf from the league")
+    bridge.set_defaults(venue_func=_add_bridge)
+    for each in (table, user, revoke, card, expire, bridge):
+        each.add_argument("--now", metavar="TIME", help="take TIME (ISO 8601) as now for the expiry of logins "
+                          "(to see what would expire then)")
+
+
+def expires_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--expires", metavar="HOURS_OR_TIME", help="when the login stops working: hours from now (6) or "
+                   "a time (2026-11-29T03:00:00Z; without a zone, this machine's local time); default: when revoked")
 
 
 def card_options(p: argparse.ArgumentParser) -> None:
@@ -237,7 +321,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Exit status: 0 done, 1 the broker could not be reloaded, 2 refused (the message says why)."""
     func = getattr(args, "venue_func", None)
     if func is None:
-        print("cueboard venue: say what: init, add-table, add-user, revoke or card (--help)", file=sys.stderr)
+        print("cueboard venue: say what: init, add-table, add-user, revoke, card, expire or add-bridge (--help)",
+              file=sys.stderr)
         return 2
     if getattr(args, "desk", "unset") is None:
         args.desk = ["desk"]

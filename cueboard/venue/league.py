@@ -12,8 +12,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from cueboard.contract.topics import ANY, EVERYTHING, RECORDS, TableTopics, VenueTopics, bridge_state
-from cueboard.venue.broker_files import MESSAGE_SIZE_LIMIT, _listener, _write
+from cueboard.contract.topics import ANY, EVERYTHING, RECORDS, TableTopics, bridge_state
+from cueboard.venue.bridges import LEAGUE_SHOWS
+from cueboard.venue.broker_files import MESSAGE_SIZE_LIMIT, _listener, _write, give_key_to_broker
 from cueboard.venue.command import DEFAULT_RELOAD, _keep_password, _reload
 from cueboard.venue.passwords import hashed, new_password
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
@@ -22,7 +23,12 @@ from cueboard.venue.plan import VenueError, check_name
 __all__ = ["add_arguments", "run"]
 
 DEFAULT_DIR = "/etc/cueboard/league"
-RECORD = "league.json"
+LEAGUE_RECORD = "league.json"
+
+
+def league_topics(venue: str) -> list[str]:
+    """``LEAGUE_SHOWS`` of every table of ``venue``: the bridge's topics and the login's rights."""
+    return [TableTopics.of(venue, ANY).under(name) for name in LEAGUE_SHOWS]
 
 
 @dataclass
@@ -42,17 +48,18 @@ class League:
         return password
 
     def save(self, directory: Path) -> None:
-        tmp = directory / (RECORD + ".tmp")
+        tmp = directory / (LEAGUE_RECORD + ".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=2) + "\n")
         tmp.chmod(0o600)
-        tmp.replace(directory / RECORD)
+        tmp.replace(directory / LEAGUE_RECORD)
 
     @classmethod
     def load(cls, directory: Path) -> League:
         try:
-            data = json.loads((directory / RECORD).read_text())
+            data = json.loads((directory / LEAGUE_RECORD).read_text())
         except FileNotFoundError:
-            raise VenueError(f"--dir: {directory} has no league ({RECORD}): cueboard league init first") from None
+            raise VenueError(f"--dir: {directory} has no league ({LEAGUE_RECORD}): cueboard league init "
+                             "first") from None
         return cls(**data)
 
 
@@ -94,8 +101,10 @@ def league_acl(league: League) -> str:
     for name, login in league.logins.items():
         lines += ["", f"user {name}"]
         if login["role"] == "venue":
-            lines += [f"topic write {VenueTopics(login['venue']).everything}",
-                      f"topic write {bridge_state(name)}"]
+            # What its bridge carries and nothing more: a venue's broker changed by hand still
+            # puts no command, presence or desk list before the league's readers.
+            lines += [f"topic write {topic}" for topic in league_topics(login["venue"])]
+            lines += [f"topic write {bridge_state(name)}"]
         elif login["role"] == "records":
             lines += [f"topic write {TableTopics.of(login['venue'], ANY).record}",
                       f"topic write {bridge_state(name)}"]
@@ -107,15 +116,18 @@ def league_acl(league: League) -> str:
 def write_league_files(league: League, directory: Path) -> None:
     m = directory / "mosquitto"
     m.mkdir(parents=True, exist_ok=True)
-    _write(m / "league.conf", league_conf(league, directory), 0o644)
+    # 0640 to the broker's group, its key too: Debian's mosquitto reads them as its own user
+    # (the key at its start, the files again on a reload).
+    _write(m / "league.conf", league_conf(league, directory), 0o640)
     _write(m / "acl", league_acl(league), 0o640)
     _write(m / "passwords", "".join(login["hash"] + "\n" for login in league.logins.values()), 0o640)
+    give_key_to_broker(directory / "certs" / "server.key")
 
 
 def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/league-ca.crt", *,
-                 connection: str = "league", topic: str = EVERYTHING) -> str:
+                 connection: str = "league", topics: list[str] | None = None) -> str:
     """What the venue's broker adds to bridge to the league (its password in the password line):
-    ``topic`` out at QoS 1 on a persistent session logged in as ``login``."""
+    ``topics`` (default: everything) out at QoS 1 on a persistent session logged in as ``login``."""
     return "\n".join([
         f"connection {connection}",
         f"address {league.hosts[0]}:{league.bridges_port}",
@@ -126,7 +138,7 @@ def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/lea
         "remote_password THE-PASSWORD-IN-THE-LOGIN-FILE",
         f"notification_topic {bridge_state(login)}",
         "cleansession false",
-        f"topic {topic} out 1",
+        *(f"topic {topic} out 1" for topic in (topics or [EVERYTHING])),
     ])
 
 
@@ -136,7 +148,7 @@ RECORDS_TOPIC = RECORDS
 
 def _init(args: argparse.Namespace, out: TextIO) -> int:
     directory = Path(args.dir)
-    if (directory / RECORD).exists():
+    if (directory / LEAGUE_RECORD).exists():
         raise VenueError(f"--dir: {directory} has a league already: cueboard league add-venue adds to it")
     check_name("--league", args.league)
     hosts = args.host or ["localhost", "127.0.0.1"]
@@ -168,18 +180,24 @@ def _add_venue(args: argparse.Namespace, out: TextIO) -> int:
     league.save(directory)
     write_league_files(league, directory)
     paths = [_keep_password(directory, name, password) for name, password in passwords.items()]
-    lines = [bridge_lines(league, login).replace("THE-PASSWORD-IN-THE-LOGIN-FILE", passwords[login]),
+    lines = [f"# {args.venue}'s bridges to the league {league.name}: on the venue's broker, cueboard venue add-bridge "
+             "this file (docs/security.md).",
+             "# What the league shows, and nothing more: no command, presence, message or desk list.",
+             bridge_lines(league, login, topics=league_topics(args.venue)).replace(
+                 "THE-PASSWORD-IN-THE-LOGIN-FILE", passwords[login]),
              "",
              "# The match records on a bridge of their own (docs/league.md): its queue holds only records.",
-             bridge_lines(league, records, connection="league-results", topic=RECORDS_TOPIC).replace(
+             bridge_lines(league, records, connection="league-results",
+                          topics=[TableTopics.of(args.venue, ANY).record]).replace(
                  "THE-PASSWORD-IN-THE-LOGIN-FILE", passwords[records])]
     bridge = directory / "logins" / f"{login}.bridge.conf"
     bridge.unlink(missing_ok=True)
     bridge.touch(mode=0o600)
     bridge.write_text("\n".join(lines) + "\n")
     print(f"venue {args.venue} added to the league: logins {login} and {records} (the match records' bridge), "
-          f"passwords in {paths[0]} and {paths[1]}; its broker's two bridges (append to its venue.conf, which "
-          f"then holds passwords: chmod 640) in {bridge}", file=out)
+          f"passwords in {paths[0]} and {paths[1]}; its broker's two bridges in {bridge}: copy it to the venue's "
+          "broker and run cueboard venue add-bridge <file> there (it keeps them, 0640, and every rewrite of "
+          "venue.conf carries them), then restart that broker once", file=out)
     return _reload(args, out)
 
 

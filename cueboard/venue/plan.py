@@ -17,11 +17,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from cueboard.common.errors import VenueError
 from cueboard.contract.topics import COMPETITION, DESK
+from cueboard.venue.expiry import expired
 from cueboard.venue.passwords import hashed, new_password
 
 __all__ = ["ROLES", "Login", "Ports", "Venue", "VenueError"]
@@ -54,12 +56,14 @@ class Login:
     role: Role
     table: str | None  # a scorer's table; a table's own name
     hash: str  # the mosquitto password file's line
+    expires: str | None = None  # UTC, 2026-11-29T03:00:00Z: dropped at the first rewrite after it (None: never)
+    card: bool = False  # a scorer card's own login (cueboard venue card): one card, one phone
 
 
 @dataclass
 class Ports:
     tables: int = 8883  # MQTT over TLS: the tables' daemons, one session each
-    people: int = 8884  # MQTT over TLS: the desk and scorers, several devices each
+    people: int = 8884  # MQTT over TLS: the desk and scorers, one login a device
     pages: int = 8885  # MQTT over secure WebSockets: the desk's and scorers' pages
     screens: int = 9001  # MQTT over secure WebSockets: the venue screens, anonymous, read only
 
@@ -76,9 +80,10 @@ class Venue:
     def tables(self) -> list[str]:
         return [login.name for login in self.logins.values() if login.role == "table"]
 
-    def _new_login(self, name: str, role: Role, table: str | None) -> tuple[Login, str]:
+    def _new_login(self, name: str, role: Role, table: str | None, expires: str | None = None,
+                   card: bool = False) -> tuple[Login, str]:
         password = new_password()
-        login = Login(name, role, table, hashed(name, password))
+        login = Login(name, role, table, hashed(name, password), expires, card)
         self.logins[name] = login
         return login, password
 
@@ -100,8 +105,8 @@ class Venue:
         self.new_user(name, role, table)
         return self.logins[name]
 
-    def new_user(self, name: str, role: str, table: str | None = None) -> str:
-        """Add a desk or scorer login; its password."""
+    def new_user(self, name: str, role: str, table: str | None = None, expires: str | None = None) -> str:
+        """Add a desk or scorer login (``expires``: when it stops working); its password."""
         check_name("user", name)
         if role not in ("desk", "scorer"):
             raise VenueError(f"--role: {role!r}: a user is a desk (every table) or a scorer (one table: --table)")
@@ -117,7 +122,36 @@ class Venue:
                                  f"add-table {table} first")
         elif table is not None:
             raise VenueError("--table: only for a scorer (the desk reaches every table)")
-        return self._new_login(name, "desk" if role == "desk" else "scorer", table)[1]  # role checked above
+        return self._new_login(name, "desk" if role == "desk" else "scorer", table, expires)[1]  # role checked above
+
+    def new_card(self, table: str, expires: str | None = None) -> tuple[str, str]:
+        """A scorer card's own login for ``table`` (``card-<table>-<n>``, n the first free): its
+        name and password. Each card is a login, so it is revoked (or expires) alone."""
+        if table not in self.tables:
+            tables = ", ".join(self.tables) or "none"
+            raise VenueError(f"--table: no table {table} at {self.name} (tables: {tables})")
+        n = 1
+        while f"card-{table}-{n}" in self.logins:
+            n += 1
+        name = f"card-{table}-{n}"
+        if not _NAME.fullmatch(name):
+            raise VenueError(f"--table: {table!r}: a card's login, {name!r}, would be longer than a login may be "
+                             "(32): make a scorer login with a shorter name (add-user NAME --role scorer --table "
+                             f"{table} --card) instead")
+        password = self._new_login(name, "scorer", table, expires, card=True)[1]
+        return name, password
+
+    def expired(self, now: datetime) -> list[Login]:
+        """The logins whose time is up at ``now``."""
+        return [login for login in self.logins.values() if expired(login.expires, now)]
+
+    def drop_expired(self, now: datetime) -> list[Login]:
+        """Remove the logins expired at ``now`` (every rewrite does, so an expired login never
+        reaches the broker's files again); those removed."""
+        gone = self.expired(now)
+        for login in gone:
+            del self.logins[login.name]
+        return gone
 
     def revoke(self, name: str) -> Login:
         login = self.logins.get(name)

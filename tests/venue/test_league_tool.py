@@ -19,7 +19,8 @@ import pytest
 from cueboard.cli import parser
 from cueboard.venue.league import run as league_run
 from tests.helpers.mosquitto import TIMEOUT, Message, Mosquitto, Subscriber, free_port, require_mosquitto
-from tests.helpers.venue import init_venue
+from tests.helpers.venue import init_venue, venue_cli
+from tests.venue.sessions import Device, given_id
 from tests.venue.test_venue_tool import Client, Venue, listening
 
 pytestmark = pytest.mark.system
@@ -69,10 +70,14 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     status, out = league_cli("add-venue", "club", "--dir", str(directory), "--no-reload")
     assert status == 0, out
     venue_dir = tmp_path / "venue"
-    ports = init_venue(venue_dir, tables=1)
-    bridge = (directory / "logins" / "venue-club.bridge.conf").read_text().replace(
-        "/etc/mosquitto/certs/league-ca.crt", str(directory / "ca" / "venue-ca.crt"))
-    venue_conf = (venue_dir / "mosquitto" / "venue.conf").read_text() + "\n" + bridge
+    ports = init_venue(venue_dir, tables=1, scorers=["t1"])
+    # The venue keeps the league's file as docs/security.md says: cueboard venue add-bridge (only
+    # the league CA's path is this test's own), and venue.conf carries it.
+    bridge = tmp_path / "venue-club.bridge.conf"
+    bridge.write_text((directory / "logins" / "venue-club.bridge.conf").read_text().replace(
+        "/etc/mosquitto/certs/league-ca.crt", str(directory / "ca" / "venue-ca.crt")))
+    venue_cli("add-bridge", str(bridge), "--dir", str(venue_dir))
+    venue_conf = (venue_dir / "mosquitto" / "venue.conf").read_text()
     with Mosquitto(tmp_path / "league-broker", port=bridges,
                    config=(directory / "mosquitto" / "league.conf").read_text()) as league, \
             Mosquitto(tmp_path / "venue-broker", port=ports["tables"], config=venue_conf) as venue:
@@ -93,6 +98,53 @@ def test_the_bridge_authenticates_and_brings_the_venue(setup: Setup) -> None:
     # The venue's own broker reports the bridge up as well (its notification, retained, locally).
     setup.venue.wait_for_log(lambda line: line.startswith("Received CONNACK on connection local.cueboard-bridge-")
                              or "Received CONNACK on connection local.cueboard-bridge-venue-club" in line)
+
+
+LEAGUE_SHOWS = {"state", "event", "status", "record"}
+
+
+def test_the_league_sees_only_what_a_league_shows(setup: Setup) -> None:
+    """Row 7: a table's state, event, status and record cross to the league's readers; its
+    commands, scorers' lines and presence, the desk's next and message, its devices, history,
+    input and refusals, and the desk's lists never leave the venue (the bridge does not carry
+    them: the league's log has no PUBLISH of them, refused or not)."""
+    club = setup.club
+    with bridge_up(setup), setup.reader("cueboard/#") as league:
+        since = len(setup.league.log)
+        hidden = {"cueboard/club/t1/command/desk": ("people", "desk"), "cueboard/club/t1/next": ("people", "desk"),
+                  "cueboard/club/t1/message": ("people", "desk"), "cueboard/club/desk/players": ("people", "desk"),
+                  "cueboard/club/desk/presets": ("people", "desk"), "cueboard/club/desk/results": ("people", "desk"),
+                  "cueboard/club/competition": ("people", "desk"),
+                  "cueboard/club/t1/score/scorer-t1": ("people", "scorer-t1"),
+                  "cueboard/club/t1/score/scorer-t1/presence": ("people", "scorer-t1"),
+                  **{f"cueboard/club/t1/{kind}": ("tables", "t1")
+                     for kind in ("devices", "history", "history/3", "input", "rejected", "preview")}}
+        for topic, (listener, login) in hidden.items():
+            with Client(club, listener, login, client_id=f"cueboard-{login}-x") as sender:
+                # taken by the venue (nobody there reads it in this test: not even the bridge)
+                assert sender.publish(topic, b'{"schema": 1}') in ("Success", "No matching subscribers"), topic
+        with Client(club, "tables", "t1", client_id="cueboard-club-t1") as table:
+            for kind in sorted(LEAGUE_SHOWS):
+                assert table.publish(f"cueboard/club/t1/{kind}", kind.encode()) == "Success"
+        for kind in sorted(LEAGUE_SHOWS):  # one bridge's queue keeps its order: the hidden went first
+            league.wait_for(lambda m, kind=kind: m.topic == f"cueboard/club/t1/{kind}" and m.payload == kind.encode())
+        assert {m.topic for m in league.seen} <= {f"cueboard/club/t1/{kind}" for kind in LEAGUE_SHOWS}
+        published = [line for line in setup.league.log[since:] if "Received PUBLISH from venue-club" in line]
+        assert published and all(any(f"'cueboard/club/t1/{kind}'" in line for kind in LEAGUE_SHOWS)
+                                  for line in published), published
+        assert not any("Denied PUBLISH" in line for line in setup.league.log[since:])
+
+
+def test_a_venue_login_writes_only_what_a_league_shows(setup: Setup) -> None:
+    """A venue's broker set up by hand to carry more still puts nothing else before the league's
+    readers: its login may write its tables' state, event, status and record alone."""
+    password = (setup.directory / "logins" / "venue-club.password").read_text().strip()
+    with _login(setup, "venue-club", password) as venue:
+        assert venue.publish("cueboard/club/t1/state", b"{}") in ("Success", "No matching subscribers")
+        for topic in ("cueboard/club/t1/command/desk", "cueboard/club/t1/score/s/presence",
+                      "cueboard/club/desk/players", "cueboard/club/t1/next", "cueboard/club/t1/message",
+                      "cueboard/other/t1/state"):
+            assert venue.publish(topic, b"{}") == "Not authorized", topic
 
 
 def test_the_records_bridge_logs_in_as_its_own_login_and_carries_a_record(setup: Setup) -> None:
@@ -163,6 +215,30 @@ def test_nobody_takes_the_bridges_id_or_fakes_a_venues_state(setup: Setup) -> No
         assert not any("Connecting bridge (step 1) league" in line for line in setup.venue.log[since:])
         assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
         assert not any("venue-other" in m.topic for m in states.seen)
+
+
+def test_no_login_at_the_venue_takes_the_bridges_session_there(setup: Setup) -> None:
+    """The bridges' sessions at the venue's broker (``local.cueboard-bridge-venue-club`` and the
+    records' one) tried with every role's login and anonymously, on every listener: refused, or
+    given the thief's own id; neither bridge is dropped."""
+    club = setup.club
+    with bridge_up(setup) as states:
+        since = len(setup.venue.log)
+        ids = ["local.cueboard-bridge-venue-club", "local.cueboard-bridge-venue-club-results",
+               "cueboard-bridge-venue-club", "venue-club"]
+        for listener, login, password in [("tables", "t1", club.password("t1")),
+                                          ("people", "desk", club.password("desk")),
+                                          ("pages", "scorer-t1", club.password("scorer-t1")),
+                                          ("screens", None, None)]:
+            for client_id in ids:
+                with Device(setup.venue, club.ca, listener, club.ports[listener], login, password, client_id,
+                            persistent=False) as thief:
+                    if thief.reason == "Success":
+                        assert not thief.session_present, (login, client_id)
+                        assert given_id(setup.venue, thief) == (login or client_id), (login, client_id)
+                        assert client_id.startswith("cueboard-") or login is not None
+        assert not any("Connecting bridge" in line for line in setup.venue.log[since:])
+        assert all(m.payload == b"1" for m in states.seen if m.topic.endswith("venue-club/state"))
 
 
 def test_a_venue_writes_its_own_topics_only(setup: Setup) -> None:

@@ -160,13 +160,15 @@ def test_one_command_writes_a_venue_whose_secrets_only_their_owner_reads(club: C
 
 
 def test_the_desk_on_two_laptops_changes_the_score_by_name(club: Club, tables: Callable[[str], Table]) -> None:
+    """Two laptops are two logins of the desk's role (one login a device, its session known by it)."""
     t1 = tables("t1")
+    changed(club, "add-user", "desk-laptop2", "--role", "desk")
     with Client(club, "people", "desk", client_id="cueboard-desk-laptop1") as one, \
-            Client(club, "pages", "desk", client_id="cueboard-desk-laptop2") as two:
+            Client(club, "pages", "desk-laptop2", client_id="cueboard-desk-laptop2") as two:
         assert one.publish("cueboard/club/t1/command/desk", b'{"type": "no_pot"}') == "Success"
-        assert two.publish("cueboard/club/t1/command/desk", b'{"type": "undo"}') == "Success"
-        assert t1.commands.wait_for("desk ") == 'desk {"type": "no_pot"}'
-        assert t1.commands.wait_for("desk ") == 'desk {"type": "undo"}'
+        assert two.publish("cueboard/club/t1/command/desk-laptop2", b'{"type": "undo"}') == "Success"
+        assert t1.commands.wait_for("desk") == 'desk {"type": "no_pot"}'
+        assert t1.commands.wait_for("desk-laptop2") == 'desk-laptop2 {"type": "undo"}'
         assert not one.dropped.is_set() and not two.dropped.is_set()  # neither knocked the other off
     assert t1.health.history == ["connecting", "ok"]
 

@@ -17,8 +17,8 @@ from urllib.parse import unquote, urlsplit
 from aiohttp import web
 
 from cueboard.common.resources import screen_dir
+from cueboard.common.web_server import Handler, Limits, WebServer, tls_context
 from cueboard.venue.desk_routes import add_desk_routes
-from cueboard.venue.web_server import Handler, Limits, WebServer, tls_context
 
 SCREEN_DIR = screen_dir()
 

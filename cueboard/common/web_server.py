@@ -66,14 +66,16 @@ class Limits:
     """Seconds an answer may take to be made (a body trickling in included)."""
 
 
-def connection_cap(wanted: int) -> int:
-    """``wanted``, or fewer if the process's soft limit on open files (systemd's default: 1024)
-    would not hold that many connections beside :data:`FD_RESERVE`: past the cap a connection
-    is closed at once, where past the limit the server could accept none (EMFILE)."""
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+def connection_cap(wanted: int, soft: int | None = None) -> int:
+    """``wanted``, or fewer if the soft limit on open files (``soft``; by default the process's:
+    systemd's default is 1024) would not hold that many connections beside :data:`FD_RESERVE`
+    (or half the limit, if that is less): past the cap a connection is closed at once, where
+    past the limit the server could accept none (EMFILE)."""
+    if soft is None:
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     if soft == resource.RLIM_INFINITY:
         return wanted
-    return max(1, min(wanted, soft - FD_RESERVE))
+    return max(1, min(wanted, soft - min(FD_RESERVE, soft // 2)))
 
 
 def client_key(peer: Any) -> str:

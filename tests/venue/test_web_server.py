@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from cueboard.cli import parser
-from cueboard.common.web_server import Limits, WebServer, client_key, tls_context
+from cueboard.common.web_server import FD_RESERVE, Limits, WebServer, client_key, connection_cap, tls_context
 from cueboard.league import http as archive_http
 from cueboard.league.records import checked
 from cueboard.league.store import Archive
@@ -308,3 +308,11 @@ def test_the_ipv6_client_is_its_64() -> None:
     assert client_key(("2001:db8:1:2:aaaa::1", 80, 0, 0)) == client_key(("2001:db8:1:2:bbbb::9", 80, 0, 0))
     assert client_key(("2001:db8:1:3::1", 80, 0, 0)) != client_key(("2001:db8:1:2::1", 80, 0, 0))
     assert client_key(("::ffff:192.0.2.7", 80, 0, 0)) == client_key(("192.0.2.7", 80)) == "192.0.2.7"
+
+
+def test_the_connection_cap_fits_the_open_files_limit() -> None:
+    assert connection_cap(256, 1024) == 256  # systemd's default soft limit holds the default cap
+    assert connection_cap(256, 20000) == 256
+    assert connection_cap(256, 512) == 512 - FD_RESERVE
+    assert connection_cap(256, 200) == 100  # a tiny limit: half of it kept free
+    assert connection_cap(256, 1) == 1

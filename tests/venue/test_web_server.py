@@ -313,6 +313,7 @@ def test_the_ipv6_client_is_its_64() -> None:
 def test_the_connection_cap_fits_the_open_files_limit() -> None:
     assert connection_cap(256, 1024) == 256  # systemd's default soft limit holds the default cap
     assert connection_cap(256, 20000) == 256
-    assert connection_cap(256, 512) == 512 - FD_RESERVE
+    assert connection_cap(512, 700) == 700 - FD_RESERVE
+    assert connection_cap(256, 500) == 250
     assert connection_cap(256, 200) == 100  # a tiny limit: half of it kept free
     assert connection_cap(256, 1) == 1

@@ -12,7 +12,9 @@ import contextlib
 import ipaddress
 import logging
 import resource
+import socket
 import ssl
+import struct
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -62,6 +64,9 @@ class Limits:
     """Bytes a request's body may declare (Content-Length) or a handler read with ``request.read()``."""
     keepalive: float = 15.0
     """Seconds an idle kept-alive connection stays open."""
+    send_timeout: float = 30.0
+    """Seconds an answer may wait, its buffer full, for the client to read some of it: one that
+    stops reading (a slow-read attack holding its places for ever) is closed."""
     handler_timeout: float = 30.0
     """Seconds an answer may take to be made (a body trickling in included)."""
 
@@ -142,6 +147,7 @@ class _Guard(asyncio.Protocol):
         self.tail = b""  # the last bytes seen while waiting for a head: its end may straddle two reads
         self.deadline: asyncio.TimerHandle | None = None
         self.early = bytearray()  # what came with the handshake's end, before start_tls returned
+        self.stalled: asyncio.TimerHandle | None = None  # the send deadline, while the client reads nothing
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)  # a stream (TCP)
@@ -261,18 +267,34 @@ class _Guard(asyncio.Protocol):
         self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
-        if self.inner is None:
-            return None
-        result: bool | None = self.inner.eof_received()
-        return result
+        if self.inner is not None:
+            self.inner.eof_received()  # aiohttp's: None, the transport closes itself
+        return None
 
     def pause_writing(self) -> None:
+        if self.stalled is None:
+            self.stalled = asyncio.get_running_loop().call_later(self.server.limits.send_timeout, self.stall)
         if self.inner is not None:
             self.inner.pause_writing()
 
     def resume_writing(self) -> None:
+        if self.stalled is not None:
+            self.stalled.cancel()
+            self.stalled = None
         if self.inner is not None:
             self.inner.resume_writing()
+
+    def stall(self) -> None:
+        self.stalled = None
+        if self.raw is not None:
+            self.server.send_timed_out += 1
+            sock = self.raw.get_extra_info("socket")
+            if sock is not None:
+                # A reset, not a FIN queued behind the unread answer: else the kernel keeps
+                # the socket and its buffer until it gives up on the client.
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.raw.abort()  # its answer unread for send_timeout: a client that stopped reading
 
     def connection_lost(self, exc: Exception | None) -> None:
         counted = self.counted
@@ -281,9 +303,10 @@ class _Guard(asyncio.Protocol):
             self.inner.connection_lost(exc)
 
     def forget(self) -> None:
-        if self.deadline is not None:
-            self.deadline.cancel()
-            self.deadline = None
+        for timer in (self.deadline, self.stalled):
+            if timer is not None:
+                timer.cancel()
+        self.deadline = self.stalled = None
         if not self.counted:
             return
         self.counted = False
@@ -315,7 +338,8 @@ class WebServer:
     - **a read timeout**: a request's head (and the TLS handshake before it) must arrive within
       :attr:`Limits.header_timeout` seconds of the connection (or of the previous answer on a
       kept-alive one), or the connection is closed; idle kept-alive connections close after
-      :attr:`Limits.keepalive`;
+      :attr:`Limits.keepalive`; an answer the client stops reading is abandoned after
+      :attr:`Limits.send_timeout`;
     - **a cap on header bytes**: at most :attr:`Limits.header_bytes` before a request's head is
       complete (and aiohttp's own caps on a line, a field and their count), else a 431 (or
       aiohttp's 400) and the connection closes, the rest never read;
@@ -340,6 +364,7 @@ class WebServer:
         self.refused = 0  # connections over a cap (the per-client one too)
         self.refused_per_client = 0  # connections over the per-client cap
         self.timed_out = 0  # connections whose request's head did not come in time
+        self.send_timed_out = 0  # connections whose client stopped reading its answer
         self.peak = 0  # the most connections open at once (never over the cap)
         self.too_big = 0  # connections whose request's head was too long
         self._open: set[_Guard] = set()

@@ -26,6 +26,7 @@ import contextlib
 import dataclasses
 import hashlib
 import re
+import select
 import socket
 import ssl
 import threading
@@ -317,3 +318,27 @@ def test_the_connection_cap_fits_the_open_files_limit() -> None:
     assert connection_cap(256, 500) == 250
     assert connection_cap(256, 200) == 100  # a tiny limit: half of it kept free
     assert connection_cap(256, 1) == 1
+
+
+def test_a_client_that_stops_reading_is_closed(tmp_path: Path) -> None:
+    """A slow reader (it asks for a big file and reads none of it) holds its place only until
+    the answer has waited send_timeout with its buffer full."""
+    page = fake_page(tmp_path)
+    (page / "vendor" / "big.js").write_bytes(b"/" * 32 * 1024 * 1024)  # past both sockets' buffers
+    server = make_server("127.0.0.1", 0, directory=page,
+                         limits=Limits(send_timeout=1.0))  # not a wall-clock limit: the server's deadline under test
+    serve_in_thread(server)
+    try:
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.bind(("127.0.0.6", 0))
+            s.connect(server.server_address)
+            s.sendall(b"GET /vendor/big.js HTTP/1.1\r\nHost: x\r\n\r\n")
+            poller = select.poll()
+            poller.register(s, 0)  # only a hang-up or an error: nothing of the answer is read
+            assert poller.poll(int(TIMEOUT * 1000)), "the server never closed the connection"
+        assert server.send_timed_out == 1 and server.open_connections == 0
+        assert get(server.server_address, "/", source="127.0.0.6").status == 200  # it serves on
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -142,6 +142,7 @@ class _Guard(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None  # what aiohttp speaks on (TLS's, or the socket's)
         self.client = ""
         self.counted = False
+        self.lost = False  # aiohttp's protocol told of the connection's end
         self.waiting_bytes = 0  # bytes since the last request's head (or the connection)
         self.busy = False  # a request's head arrived and its answer is being made
         self.tail = b""  # the last bytes seen while waiting for a head: its end may straddle two reads
@@ -154,19 +155,19 @@ class _Guard(asyncio.Protocol):
         self.raw = transport
         server = self.server
         self.client = client_key(transport.get_extra_info("peername"))
-        if len(server._open) >= server.connections:
-            self.refuse("503 Service Unavailable",
-                        f"503: the server's {server.connections} connections are all taken (limit: connections)\n")
-            return
-        if server._per_client.get(self.client, 0) >= server.limits.per_client:
+        if len(server._clients.get(self.client, ())) >= server.limits.per_client:
             server.refused_per_client += 1
             self.refuse("503 Service Unavailable",
                         f"503: {server.limits.per_client} connections from your address are open"
                         " (limit: per_client)\n")
             return
+        if len(server._open) >= server.connections and not server._evict_one():
+            self.refuse("503 Service Unavailable",
+                        f"503: the server's {server.connections} connections are all taken (limit: connections)\n")
+            return
         self.counted = True
         server._open.add(self)
-        server._per_client[self.client] = server._per_client.get(self.client, 0) + 1
+        server._clients.setdefault(self.client, {})[self] = None
         server.peak = max(server.peak, len(server._open))
         self.arm()  # the handshake and the first head within the head's deadline
         if server.tls is None:
@@ -226,8 +227,20 @@ class _Guard(asyncio.Protocol):
             self.deadline.cancel()
             self.deadline = None
 
+    def waiting(self) -> bool:
+        """Waiting for a request's head (or the handshake): no answer being made or still
+        being sent (a big file's tail in the buffers outlives the handler)."""
+        buffers = (t.get_write_buffer_size() for t in (self.raw, self.transport) if t is not None)
+        return not self.busy and not any(buffers)
+
     def expire(self) -> None:
-        if not self.busy and self.raw is not None:
+        self.deadline = None
+        if not self.busy and not self.waiting() and self.raw is not None:
+            # Still sending the last answer (send_timeout watches that): the next head's time
+            # starts again, its bytes counted on.
+            self.deadline = asyncio.get_running_loop().call_later(self.server.limits.header_timeout, self.expire)
+            return
+        if self.waiting() and self.raw is not None:
             self.server.timed_out += 1
             self.raw.abort()  # no request's head in time: a slow (or silent) client
             if self.inner is None:  # still shaking hands: no connection_lost will come here
@@ -296,10 +309,17 @@ class _Guard(asyncio.Protocol):
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.raw.abort()  # its answer unread for send_timeout: a client that stopped reading
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        counted = self.counted
+    def evict(self) -> None:
+        """Closed to make room (:meth:`WebServer._evict_one`): its place is free at once."""
+        self.server.evicted += 1
+        if self.raw is not None:
+            self.raw.abort()
         self.forget()
-        if counted and self.inner is not None:
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.forget()
+        if self.inner is not None and not self.lost:
+            self.lost = True
             self.inner.connection_lost(exc)
 
     def forget(self) -> None:
@@ -314,11 +334,10 @@ class _Guard(asyncio.Protocol):
         server._open.discard(self)
         if self.transport is not None:
             server._guards.pop(self.transport, None)
-        left = server._per_client.get(self.client, 0) - 1
-        if left > 0:
-            server._per_client[self.client] = left
-        else:
-            server._per_client.pop(self.client, None)
+        mine = server._clients.get(self.client, {})
+        mine.pop(self, None)
+        if not mine:
+            server._clients.pop(self.client, None)
 
 
 class WebServer:
@@ -332,9 +351,12 @@ class WebServer:
     256 slow sockets left 5 of 74 requests answered; the archive ran out of file descriptors).
     Here, counted from the socket's accept, before any TLS handshake:
 
+    - **a cap per client** (:attr:`Limits.per_client`): one more is closed at once (on plain
+      HTTP with a 503 naming the limit);
     - **a cap on connections** (:attr:`Limits.connections`, lowered to fit the open-files limit:
-      :func:`connection_cap`) and **one per client** (:attr:`Limits.per_client`): one more is
-      closed at once (on plain HTTP with a 503 naming the limit);
+      :func:`connection_cap`): at it, a connection still waiting for its head, of the client
+      holding the most, is closed to make room (:meth:`_evict_one`); if none waits, the new
+      one is closed at once;
     - **a read timeout**: a request's head (and the TLS handshake before it) must arrive within
       :attr:`Limits.header_timeout` seconds of the connection (or of the previous answer on a
       kept-alive one), or the connection is closed; idle kept-alive connections close after
@@ -363,12 +385,13 @@ class WebServer:
             raise ValueError("a server's headers need its Content-Security-Policy")
         self.refused = 0  # connections over a cap (the per-client one too)
         self.refused_per_client = 0  # connections over the per-client cap
+        self.evicted = 0  # connections waiting for a head, closed to make room for a new one
         self.timed_out = 0  # connections whose request's head did not come in time
         self.send_timed_out = 0  # connections whose client stopped reading its answer
         self.peak = 0  # the most connections open at once (never over the cap)
         self.too_big = 0  # connections whose request's head was too long
         self._open: set[_Guard] = set()
-        self._per_client: dict[str, int] = {}
+        self._clients: dict[str, dict[_Guard, None]] = {}  # each client's open connections, oldest first
         self._guards: dict[asyncio.BaseTransport, _Guard] = {}  # by the transport aiohttp speaks on
         self._tasks: set[asyncio.Future[None]] = set()  # handshakes under way
         self._own_body_caps: set[str] = set()  # the routes that cap their bodies themselves (add_post)
@@ -388,6 +411,19 @@ class WebServer:
     @property
     def open_connections(self) -> int:
         return len(self._open)
+
+    def _evict_one(self) -> bool:
+        """At the cap, room for one more: the oldest connection still waiting for a request's
+        head (or its TLS handshake) of the client holding the most, closed. So clients that
+        hold many idle sockets (from many addresses) make room for one that asks and is
+        answered; a connection whose answer is being made is never closed so. False if every
+        connection is busy with an answer."""
+        for _count, mine in sorted(((len(m), m) for m in self._clients.values()), key=lambda cm: -cm[0]):
+            for guard in mine:
+                if guard.waiting():
+                    guard.evict()
+                    return True
+        return False
 
     def add_get(self, path: str, handler: Handler) -> None:
         self.app.router.add_get(path, handler)  # HEAD too

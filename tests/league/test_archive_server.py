@@ -3,8 +3,9 @@ service by default (1024 soft), flooded with slow sockets from many addresses (i
 no connection cap and no deadline it ran out of file descriptors and answered no one).
 
 The server sizes its connection cap to the limit (cueboard/common/web_server.py,
-``connection_cap``): it never holds more descriptors than the limit, refuses the surplus at
-once, closes the held ones at the head's deadline, and answers as soon as the flood stops.
+``connection_cap``): it never holds more descriptors than the limit, closes the surplus at
+once (making room at the cap), the held ones at the head's deadline, and answers as soon as
+the flood stops.
 """
 
 from __future__ import annotations

@@ -184,7 +184,11 @@ class _Guard(asyncio.Protocol):
         try:
             secured = await asyncio.get_running_loop().start_tls(
                 raw, self, self.server.tls, server_side=True, ssl_handshake_timeout=self.server.limits.header_timeout)
-        except (OSError, ssl.SSLError, ConnectionError, TimeoutError, asyncio.CancelledError):
+        except asyncio.CancelledError:  # the server stops
+            raw.abort()
+            self.forget()
+            raise
+        except Exception:  # a failed handshake, whatever its kind, ends only its own connection
             raw.abort()
             self.forget()  # its connection_lost never comes: the handshake did not end
             return

@@ -36,7 +36,8 @@ from pathlib import Path
 import pytest
 
 from cueboard.cli import parser
-from cueboard.common.web_server import FD_RESERVE, Limits, WebServer, client_key, connection_cap, tls_context
+from cueboard.common.web_limits import FD_RESERVE, client_key, connection_cap
+from cueboard.common.web_server import Limits, WebServer, tls_context
 from cueboard.league import http as archive_http
 from cueboard.league.records import checked
 from cueboard.league.store import Archive

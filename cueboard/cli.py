@@ -371,7 +371,8 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--venue-ca", dest="venue_ca", metavar="FILE", help="serve the venue's CA certificate at "
                     "/venue-ca.crt, for phones to trust (ca/venue-ca.crt; the scorer card's second QR code)")
     sc.add_argument("--broker-ws", dest="broker_ws", metavar="URL",
-                    help="the broker's WebSockets URL (default wss://<the page's host>:9001, the venue's screens listener)")
+                    help="the broker's WebSockets URL (default wss://<the page's host>:9001, "
+                         "the venue's screens listener)")
     sc.add_argument("--desk-broker", dest="desk_broker", metavar="URL",
                     help="the broker's secure WebSockets URL for the desk's page at /desk and the scorer's at /score, "
                     "where they sign in "

@@ -1,11 +1,14 @@
 """The league's tables over HTTP for a league's web site: a read-only aiohttp sub-application
-(:func:`archive_app`), every answer computed by :mod:`cueboard.league.standings`. The routes:
+(:func:`archive_app`), every answer computed by :mod:`cueboard.league.standings`, served by
+``cueboard archive serve`` on the project's bounded server (:func:`make_server`). The routes:
 docs/league.md, "On the league's web site".
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import html
 import json
 import re
@@ -15,6 +18,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from cueboard.common.web_server import Limits, WebServer
 from cueboard.league.export import cuescore_match
 from cueboard.league.standings import Row, Rules, breaks, player_matches, rank, results_of, team_sides, to_csv
 from cueboard.league.store import Archive
@@ -203,6 +207,45 @@ async def page(request: web.Request) -> web.Response:
     return web.Response(text=text, content_type="text/html", charset="utf-8")
 
 
+def _style_hash(page: str) -> str:
+    """The CSP source of the page's one ``<style>`` element: its SHA-256, so that no other style
+    (nor any script) runs even if a name ever escaped its escaping."""
+    style = re.search(r"<style>(.*?)</style>", page.format(title="", subtitle="", rows="", breaks=""), re.S)
+    assert style is not None
+    return "'sha256-" + base64.b64encode(hashlib.sha256(style.group(1).encode()).digest()).decode() + "'"
+
+
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'none'",  # no script, no image, no font, no fetch: a page of text and JSON
+    f"style-src {_style_hash(PAGE)}",
+    "base-uri 'none'",
+    "form-action 'none'",
+])
+"""What the archive's answers may load and run: the page's own style, nothing else. No
+frame-ancestors: a league's web site may show the table in a frame."""
+
+LIMITS = Limits(body_bytes=0)
+"""The project's server's limits (connections, per client, the head's deadline and size), and
+no body: every route is a GET."""
+
+
+def make_server(url: str, host: str = "127.0.0.1", port: int = 8090, *, limits: Limits = LIMITS) -> WebServer:
+    """The sub-application alone, at ``/``, on the bounded server (bound at once: ``port`` 0 takes
+    a free one, see ``server.server_address``)."""
+    server = WebServer(host, port, limits=limits, headers={"Content-Security-Policy": CONTENT_SECURITY_POLICY},
+                       app=archive_app(url))
+    server.start()
+    return server
+
+
 def serve(url: str, host: str, port: int) -> None:
-    """``cueboard archive serve``: the sub-application alone, at ``/``."""
-    web.run_app(archive_app(url), host=host, port=port, print=None)
+    """``cueboard archive serve``: until interrupted."""
+    server = make_server(url, host, port)
+    print(f"cueboard archive serve: http://{server.server_address[0]}:{server.server_address[1]}/ "
+          f"(at most {server.connections} connections, {server.limits.per_client} from one address)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

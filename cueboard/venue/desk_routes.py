@@ -13,11 +13,11 @@ from typing import Any, TypeGuard
 from aiohttp import web
 
 from cueboard.common.errors import DrawError, FixtureError
+from cueboard.common.web_server import WebServer
 from cueboard.contract.names import NameRefused, distinct, nickname
 from cueboard.league import match_day
 from cueboard.league.standings import Result, rank
 from cueboard.venue.competition import MAX_PLAYERS, from_draw, from_fixtures
-from cueboard.venue.web_server import WebServer
 
 __all__ = ["add_desk_routes"]
 
@@ -165,6 +165,6 @@ async def _standings(request: web.Request) -> web.Response:
 
 def add_desk_routes(server: WebServer) -> None:
     """The routes, added before the page's own catch-all (aiohttp matches in order)."""
-    server.app.router.add_post("/desk/api/fixtures", _fixtures)
-    server.app.router.add_post("/desk/api/draw", _draw)
-    server.app.router.add_post("/desk/api/standings", _standings)
+    server.add_post("/desk/api/fixtures", _fixtures, own_body_cap=True)
+    server.add_post("/desk/api/draw", _draw, own_body_cap=True)
+    server.add_post("/desk/api/standings", _standings, own_body_cap=True)

@@ -22,8 +22,8 @@ from urllib.parse import unquote, urlsplit
 from aiohttp import web
 
 from cueboard.common.resources import screen_dir
+from cueboard.common.web_server import Handler, Limits, WebServer, tls_context
 from cueboard.venue.desk_routes import add_desk_routes
-from cueboard.venue.web_server import Handler, Limits, WebServer, tls_context
 
 SCREEN_DIR = screen_dir()
 
@@ -90,7 +90,8 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-"""Sent with every answer, as they are; ``Content-Security-Policy`` is set for each answer by
+"""Sent with every answer, as they are, with :data:`CONTENT_SECURITY_POLICY` (the server's own
+errors carry that one); a page's ``Content-Security-Policy`` is then set for each answer by
 :func:`make_server` (the page's own broker)."""
 
 _HOST_HEADER = re.compile(r"(?P<name>[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?|\[[0-9a-f:.]{2,45}\])(:[0-9]{1,5})?")
@@ -270,7 +271,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | N
         k: v for k, v in (("broker", broker_ws), ("venue", venue), ("table", table)) if v}
     settings.update({k: v for k, v in (page or {}).items() if v is not None})
     files = page_files(directory) - {"config.js"}  # config.js is the settings, made above
-    server = WebServer(host, port, limits=limits or Limits(), tls=tls, headers=SECURITY_HEADERS)
+    server = WebServer(host, port, limits=limits or Limits(), tls=tls,
+                       headers={**SECURITY_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY})
     ca = None if venue_ca is None else venue_ca.read_bytes()
     server.app.on_response_prepare.append(_policy_setter(settings))
     add_desk_routes(server)  # the desk's fixtures and draws (cueboard/venue/desk_routes.py), before the files

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from cueboard.cli import parser
+from cueboard.common.web_server import WebServer, tls_context
 from cueboard.venue.command import run as venue_command
 from cueboard.venue.pages import make_server, serve_in_thread
-from cueboard.venue.web_server import WebServer, tls_context
 from tests.helpers.mosquitto import Mosquitto, free_port, port_taken, require_mosquitto
 
 LISTENERS = ("tables", "people", "pages", "screens")

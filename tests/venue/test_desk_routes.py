@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from cueboard.common.web_server import WebServer
 from cueboard.venue.pages import make_server, serve_in_thread
-from cueboard.venue.web_server import WebServer
 
 CSV = (b"competition,day,fixture,home_team,away_team,home,away,game,best_of\n"
        b"Division 1,2026-12-03,D1-05-1,Red Lion,Crown,Ann Smith,Bob Jones,snooker,3\n"

@@ -22,6 +22,7 @@ __all__ = [
     "MessageRefused",
     "MissingLibrary",
     "MqttConfigError",
+    "NameRefused",
     "PkiError",
     "PresenceRefused",
     "RecordError",
@@ -186,6 +187,13 @@ class MessageRefused(CueboardError, ValueError):
 
 class PresenceRefused(CueboardError, ValueError):
     """A scorer's ``presence`` payload the table does not take."""
+
+
+class NameRefused(CueboardError, ValueError):
+    """A name or a message refused under RFC 8266's nickname rules (``cueboard.contract.names``);
+    the words say where, which character and why."""
+
+    short = "nickname"
 
 
 # -- the league's side (fixtures, draws, the results archive) --------------------------------

@@ -20,7 +20,7 @@ match-day file (``cueboard/league/match_day.py``) and the desk's messages (:func
 >>> nickname("Ann\ufe0f", "side 1")
 Traceback (most recent call last):
 ...
-cueboard.contract.names.NameRefused: RFC 8266 nickname: side 1's name has an invisible \
+cueboard.common.errors.NameRefused: RFC 8266 nickname: side 1's name has an invisible \
 (default-ignorable) character (U+FE0F) at 4 (VARIATION SELECTOR-16; precis_ignorable_properties)
 >>> same_player("Ann", "ＡＮＮ")
 True
@@ -34,7 +34,7 @@ from dataclasses import replace
 
 import precis_i18n
 
-from cueboard.common.errors import CueboardError
+from cueboard.common.errors import NameRefused
 from cueboard.engine.errors import IllegalEvent
 from cueboard.engine.match_setup import BIDI_CONTROLS, MatchSetup, check_name
 
@@ -66,13 +66,6 @@ _WHY = {
     "bidi_rule": "a mix of writing directions",
     "empty": "nothing",
 }
-
-
-class NameRefused(CueboardError, ValueError):
-    """A name or a message refused under :data:`RULE`; the words say where, which character
-    and why, ``short`` is :data:`SHORT`."""
-
-    short = SHORT
 
 
 

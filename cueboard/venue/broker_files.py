@@ -128,6 +128,9 @@ def acl(venue: Venue) -> str:
             lines += ["", f"user {login.name}{SCORERS}", f"topic read {own.score(ALL)}"]
             lines += ["", f"user {login.name}{COMMANDS_LOGIN}", f"topic read {own.command(ANY)}",
                       f"topic read {own.unnamed_command}"]
+            # ... and the desk's values, off the table's own connection (issue 37: a flood of them there
+            # delayed its acknowledgements, and the state with them)
+            lines += [f"topic read {own.under(t)}" for t in DESK_TOPICS]
         elif login.role == "desk":
             lines += [f"topic read {v.everything}", f"topic write {every.command(login.name)}"]
             lines += [f"topic write {every.under(t)}" for t in DESK_TOPICS]

@@ -2,7 +2,7 @@
 
 A scorer's presence, the desk's ``message`` and ``next`` are values, not lines: each new one
 replaces the last (they are retained topics: the broker itself keeps only the newest). So a value
-waiting for the engine thread is replaced by a newer one with the same key (``presence/<user>``,
+waiting for the engine thread is replaced by a newer one with the same key (``presence:<user>``,
 ``message``, ``next``), never queued behind it: a flood of them holds one slot a key, and the
 engine takes a key at most once every :data:`VALUE_EVERY` seconds, however fast they come; the
 newest is always taken in the end. The keys are bounded too (:data:`MAX_KEYS`: scorers' logins are

@@ -135,7 +135,7 @@ class TableTopics:
     def on_presence(self, user: str, payload: bytes) -> None:
         """A scorer's presence (any thread): its newest waits for the engine thread."""
         if check_user(user) is None:
-            self.table.submit_value(f"presence/{user}", Call("presence", partial(self.presence, user, payload)))
+            self.table.submit_value(f"presence:{user}", Call("presence", partial(self.presence, user, payload)))
 
     # -- the engine thread -------------------------------------------------------------------
 

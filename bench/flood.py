@@ -505,8 +505,8 @@ def main() -> None:
                         "flood first (default 30: about as many steps as 60 s of flood gives, so the two p99 are "
                         "alike)")
     parser.add_argument("--lane", choices=(*LANES, "all"), default="all",
-                        help="the lane flooded: command (a second desk login's command/flood), score (a second "
-                        "scorer's score/flood), presence (its presence), message or next (a second desk login's), "
+                        help="the lane flooded: command (a second desk login's commands), score (a second "
+                        "scorer's lines), presence (its presence), message or next (a second desk login's), "
                         "or each in turn (default)")
     args = parser.parse_args()
     runs = {lane: flood_run(args.seconds, args.quiet_seconds, lane) for lane in

@@ -89,7 +89,7 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
     table.submit_remote(Command(source, obj, user=user), admitted=True)
 
 
-VALUES_OF = {SCORES.name: ("presence",), COMMANDS.name: (NEXT, MESSAGE)}
+VALUES_OF: dict[str, tuple[str, ...]] = {SCORES.name: ("presence", NEXT, MESSAGE), COMMANDS.name: ()}
 """The table's values each paced link takes (by :attr:`LineKind.name`)."""
 VALUES = tuple(name for names in VALUES_OF.values() for name in names)
 

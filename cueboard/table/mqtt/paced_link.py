@@ -55,12 +55,14 @@ class LineKind:
     values: tuple[str, ...] = ()
 
 
-SCORES = LineKind("scorers", SCORERS, (score(ANY),), "scorer", (presence(ANY),))
-"""The scorers' lines, ``<prefix>/score/<user>``, and their presence."""
+SCORES = LineKind("scorers", SCORERS, (score(ANY),), "scorer", (presence(ANY), MESSAGE, NEXT))
+"""The scorers' lines, ``<prefix>/score/<user>``; and the values: their presence, the desk's
+``message`` and ``next`` (not on the commands' link: a desk login's flood of them would wait
+there ahead of the desk's commands in the broker's stream)."""
 
-COMMANDS = LineKind("commands", COMMANDS_LOGIN, (command(ANY), COMMAND), "command", (MESSAGE, NEXT))
+COMMANDS = LineKind("commands", COMMANDS_LOGIN, (command(ANY), COMMAND), "command")
 """The desk's and tools' commands, ``<prefix>/command/<user>`` (and the bare ``command`` of older
-tools, answered: refused unless ``mqtt.unnamed_commands``), and the desk's ``message`` and ``next``."""
+tools, answered: refused unless ``mqtt.unnamed_commands``)."""
 
 
 def link_login(username: str | None, kind: LineKind) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import threading
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -64,9 +65,15 @@ class TableTopics:
         self.history = History()
         self.scorers = Scorers()
         self.on_links: set[str] = set()
-        """Which of ``next``, ``message``, ``presence`` come on a paced link (``on_value``), not
-        on the feed's connection (set by the service before the feed starts)."""
+        """Which of ``next``, ``message``, ``presence`` a paced link subscribes to (``on_value``)
+        (set by the service before the feed starts)."""
+        self.desk_values_proven = False
+        """``next`` or ``message`` came on the link: its ACL lets it read them. Until then the
+        feed's session reads them too (the newest per key makes the two one): mosquitto grants a
+        subscription its ACL gives no read on and delivers nothing, so an older venue's refusal
+        cannot be seen (issue 37)."""
         self._client: mqtt.Client | None = None  # the feed's, at its last connection
+        self._listening = threading.Lock()  # listen (the feed's thread) and a link's proof (its own)
 
     @property
     def _feed(self) -> TopicFeed | None:
@@ -79,6 +86,10 @@ class TableTopics:
         """Subscribe to ``next``, ``message`` and the scorers' presence (at every connection:
         ``Feed.on_every_connect``). Only where the table takes commands (TLS and a login, or
         ``insecure_commands``: docs/security.md): each of these changes what the table does."""
+        with self._listening:
+            self._listen(client)
+
+    def _listen(self, client: mqtt.Client) -> None:
         from paho.mqtt.subscribeoptions import SubscribeOptions
 
         mqtt_config = self.table.config.mqtt
@@ -87,7 +98,7 @@ class TableTopics:
         self._client = client
         handlers = {name: handler for kind, name, handler in (
             (NEXT, topics.next, self._on_next), (MESSAGE, topics.message, self._on_message),
-            ("presence", topics.presence(ANY), self._on_presence)) if kind not in self.on_links}
+            ("presence", topics.presence(ANY), self._on_presence)) if not self._on_link(kind)}
         # The scorers' lines (score/<user>) come on the table's second session, not here
         # (cueboard.table.mqtt.paced_link): a scorer's flood never waits ahead of the desk's commands.
         # So do the values whose link's subscription the broker took (issue 37).
@@ -114,15 +125,34 @@ class TableTopics:
     def _on_presence(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         self.on_presence(message.topic.split("/")[-2], bytes(message.payload))
 
+    def _on_link(self, kind: str) -> bool:
+        """Whether ``kind`` comes on a paced link alone (not on the feed's session as well)."""
+        return kind in self.on_links and (kind == "presence" or self.desk_values_proven)
+
     def on_value(self, topic: str, payload: bytes) -> None:
         """A value from a paced link (any thread): ``next``, ``message`` or a scorer's presence."""
         parts = topic.rsplit("/", 2)
+        if parts[-1] in (NEXT, MESSAGE) and not self.desk_values_proven:
+            self._desk_values_on_link()
         if parts[-1] == "presence":
             self.on_presence(parts[-2], payload)
         elif parts[-1] == NEXT:
             self.table.submit_value(NEXT, Call(NEXT, partial(self.hand_on, payload)))
         elif parts[-1] == MESSAGE:
             self.table.submit_value(MESSAGE, Call(MESSAGE, partial(self.set_message, payload)))
+
+    def _desk_values_on_link(self) -> None:
+        """The link reads the desk's values: the feed's session stops reading them (a desk login's
+        flood of them there held the state's acknowledgement back)."""
+        with self._listening:
+            self.desk_values_proven = True
+            client, config = self._client, self.table.config.mqtt
+        if client is not None and config is not None:
+            topics = [t for kind, t in ((NEXT, config.topics.next), (MESSAGE, config.topics.message))
+                      if kind in self.on_links]
+            if topics:
+                client.unsubscribe(topics)
+                log.info("next and message come on the scorers' link: not read on the table's own session")
 
     def values_refused(self, kinds: tuple[str, ...], why: str) -> None:
         """A paced link's broker refused its values (an older venue's ACL): the feed's connection

@@ -13,6 +13,7 @@ flood; nothing is left waiting for a PUBACK. The flood is a count of lines from 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -140,6 +141,8 @@ def test_a_flood_of_values_waits_as_the_newest_and_never_delays_the_table(hall: 
         assert feed is not None and feed.flush(TIMEOUT)
         desk.close()
         replaced = t1.table.inbox.replaced
+        # The desk's values came on the scorers' link, and the feed's session stopped reading them.
+        assert t1.table.topics.desk_values_proven == (lane != "presence")
     assert not {"presence", "message", "next"} & set(lane_log.names), "a network value in the table's own lane"
     assert lane_log.most_waiting <= MAX_KEYS
     assert replaced > 0, "the flood was taken one by one, not as the newest per key"
@@ -172,3 +175,26 @@ def test_values_wait_as_the_newest_per_key_in_turn_with_the_lines() -> None:
     assert isinstance(item, Call)
     item.run()
     assert done.is_set()
+
+
+def test_an_older_venue_whose_link_may_not_read_the_values_still_gets_them(hall: Club) -> None:
+    """A venue's ACL from before issue 37 (``t1.scorers`` reads ``score/#`` only): the broker
+    refuses the link's subscription to ``message`` and ``next``, and the table takes them on its
+    own session, as before (with a warning); the desk's message still shows."""
+    acl = hall.directory / "mosquitto" / "acl"
+    text = acl.read_text()
+    values = "topic read cueboard/club/t1/next\ntopic read cueboard/club/t1/message\n"
+    assert f"user t1.scorers\ntopic read cueboard/club/t1/score/#\n{values}" in text
+    acl.write_text(text.replace(f"topic read cueboard/club/t1/score/#\n{values}",
+                                "topic read cueboard/club/t1/score/#\n"))
+    since = len(hall.broker.log)
+    process = hall.broker._process
+    assert process is not None
+    process.send_signal(signal.SIGHUP)
+    hall.broker.wait_for_log(lambda line: "Reloading config" in line, since=since)
+    with Daemon(hall.config("t1"), boards=[], control=False) as t1, hall.subscriber(f"{T1}/state") as sub:
+        desk = Person(hall, "desk")
+        assert desk.publish(f"{T1}/message", {"schema": 1, "text": "still here"}, retain=True) in (0, 16)
+        sub.wait_for(lambda m: m.json().get("message", {}).get("text") == "still here")
+        assert not t1.table.topics.desk_values_proven
+        desk.close()

@@ -16,7 +16,8 @@
 - ``flood`` and ``flood_by_desk``: one scorer's login (``score/flood``), then a second desk login
   (``command/flood``), floods a table as fast as this machine sends while the referee presses and
   the desk sends commands, against the same steps without the flood (bench/flood.py: 10 s of
-  flood with ``--quick``, 60 s otherwise); a step without its answer, or a flood line read
+  flood with ``--quick``, 60 s otherwise; then ``flood_presence``, ``flood_message``,
+  ``flood_next``: a login's flood of those values, issue 37); a step without its answer, or a flood line read
   without exactly one answer, fails the target;
 - ``league``: 16 venue brokers of 64 tables bridged to one league broker with 70
   subscribers, then a ramp of faster strokes (bench/league.py, two minutes at most);
@@ -139,6 +140,8 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
     print(f"flood ({flood_seconds:.0f} s of one scorer's flood, then a desk login's) ...", file=sys.stderr)
     result["flood"] = flood.flood_run(flood_seconds, 10.0 if quick else 30.0, "scorer")
     result["flood_by_desk"] = flood.flood_run(flood_seconds, 10.0 if quick else 30.0, "desk")
+    for lane in ("presence", "message", "next"):  # the values (issue 37)
+        result[f"flood_{lane}"] = flood.flood_run(flood_seconds, 10.0 if quick else 30.0, lane)
     if league_bench:
         seconds = 20.0 if quick else league.SECONDS
         ramp = tuple((r, 5.0) for r, _ in league.RAMP) if quick else league.RAMP
@@ -172,6 +175,8 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
         "flood by a scorer: every step answered, every flood line read answered once, none applied, p99 <= 3x "
         "without, RSS bounded": result["flood"]["meets"],
         "flood by a desk login: the same": result["flood_by_desk"]["meets"],
+        **{f"flood of {lane} values: the same": result[f"flood_{lane}"]["meets"] for lane in ("presence", "message",
+                                                                                                "next")},
     }
     if pages:
         result["targets"]["desk: every event drawn"] = result["desk"]["ok"]

@@ -63,6 +63,16 @@ class Table(MatchStart):
         blocks, never refused for load, taken before anything from the network."""
         self.inbox.put(item)
 
+    def submit_value(self, key: str, item: Input) -> None:
+        """A value from the network (a scorer's presence, the desk's ``message`` and ``next``):
+        the newest per ``key`` waits for the engine thread, replacing the one waiting (issue 37:
+        a flood holds one slot, and none waits among the table's own inputs)."""
+        if not self.inbox.put_latest(key, item):
+            self.dropped_values += 1
+            if self.dropped_values in (1, 10, 100, 1000) or self.dropped_values % 100_000 == 0:
+                log.warning("%d network values not kept: %s waits behind too many other keys", self.dropped_values,
+                            key)
+
     def admit(self, source: str, user: str | None = None) -> Reason | None:
         """Take one of the sender's tokens (``commands.rate``, ``commands.burst``: each user of
         the command topic has its own) for a line it sent; the reason it is not taken when there

@@ -4,7 +4,10 @@ Any thread puts; only the engine thread takes (:meth:`Inbox.take`), sleeping unt
 the deadline it gives passes, or :meth:`Inbox.stop`. The table's own inputs (the referee boxes, the
 keypad, the clock, the service's calls) are never refused for load and always taken first; the
 network's lines wait in a lane per sender (:class:`~cueboard.contract.limits.Lanes`: one user's flood never
-delays another's lines), within the bound the table checks when it puts one (:meth:`put_remote`).
+delays another's lines), within the bound the table checks when it puts one (:meth:`put_remote`);
+the network's values (presence, message, next) wait as the newest per key
+(:class:`~cueboard.table.latest_inputs.LatestInputs`: :meth:`put_latest`), taking turns with the
+lines. Nothing from the network waits among the table's own inputs (issue 37).
 
 >>> from cueboard.table.inputs import Command, Refused
 >>> inbox = Inbox()
@@ -20,12 +23,14 @@ False
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Literal
 
 from cueboard.contract.limits import Lanes
 from cueboard.table.inputs import Command, Input
+from cueboard.table.latest_inputs import LatestInputs
 
 __all__ = ["Inbox"]
 
@@ -33,10 +38,13 @@ __all__ = ["Inbox"]
 class Inbox:
     """Inputs waiting for the engine thread (see the module's documentation). Thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
         self._cv = threading.Condition()
+        self._mono = monotonic
         self._local: deque[Input] = deque()
         self._remote: Lanes[Command] = Lanes()
+        self._values: LatestInputs[Input] = LatestInputs()
+        self._values_next = False  # whose turn it is after the table's own: the values' or the lines'
         self._stopping = False
 
     def put(self, item: Input) -> None:
@@ -56,10 +64,24 @@ class Inbox:
             self._cv.notify()
             return True
 
-    def waiting(self) -> int:
-        """Lines from the network waiting, every lane together."""
+    def put_latest(self, key: str, item: Input) -> bool:
+        """A value from the network: waits as ``key``'s newest, replacing one waiting; False when
+        too many other keys wait (not kept)."""
         with self._cv:
-            return len(self._remote)
+            kept = self._values.put(key, item, now=self._mono())
+            self._cv.notify()
+            return kept
+
+    @property
+    def replaced(self) -> int:
+        """Values replaced by a newer one before the engine thread took them."""
+        with self._cv:
+            return self._values.replaced
+
+    def waiting(self) -> int:
+        """Lines and values from the network waiting, every lane together."""
+        with self._cv:
+            return len(self._remote) + len(self._values)
 
     def stop(self) -> None:
         with self._cv:
@@ -67,10 +89,28 @@ class Inbox:
             self._cv.notify()
 
     def take(self, timeout: float | None) -> Input | Literal[False] | None:
-        """The next input (the table's own first), None to stop, False at the deadline."""
+        """The next input (the table's own first; then the network's lines and values in turn),
+        None to stop, False at the deadline."""
+        deadline = None if timeout is None else self._mono() + timeout
         with self._cv:
-            if not self._cv.wait_for(lambda: self._local or self._remote or self._stopping, timeout):
-                return False
-            if self._stopping:
-                return None
-            return self._local.popleft() if self._local else self._remote.popleft()
+            while True:
+                if self._stopping:
+                    return None
+                if self._local:
+                    return self._local.popleft()
+                item = self._network()
+                if item is not None:
+                    return item
+                now = self._mono()
+                if deadline is not None and now >= deadline:
+                    return False
+                wakes = [t for t in (deadline, self._values.next_at()) if t is not None]
+                self._cv.wait(max(0.0, min(wakes) - now) if wakes else None)
+
+    def _network(self) -> Input | None:
+        """Under the lock: a line or a value from the network, taking turns."""
+        self._values_next = not self._values_next
+        value = self._values.take(self._mono()) if self._values_next or not self._remote else None
+        if value is not None:
+            return value
+        return self._remote.popleft() if self._remote else None

@@ -22,6 +22,7 @@ from typing import Any
 from cueboard.boards.board import Board
 from cueboard.contract.codes import Reason
 from cueboard.contract.lines import USER_MAX, Unreadable, check_user, read_line
+from cueboard.contract.topics import MESSAGE, NEXT
 from cueboard.hw.clock import Clock
 from cueboard.hw.keypad_link import KeypadLink
 from cueboard.table.config import Config
@@ -88,6 +89,11 @@ def _command_payload(table: Table, payload: bytes, retained: bool, user: str | N
     table.submit_remote(Command(source, obj, user=user), admitted=True)
 
 
+VALUES_OF: dict[str, tuple[str, ...]] = {SCORES.name: ("presence", NEXT, MESSAGE), COMMANDS.name: ()}
+"""The table's values each paced link takes (by :attr:`LineKind.name`)."""
+VALUES = tuple(name for names in VALUES_OF.values() for name in names)
+
+
 def score_payload(table: Table, payload: bytes, retained: bool, user: str | None) -> None:
     """A line of ``<prefix>/score/<user>`` (a scorer's phone), as a command with the scorer's role."""
     _command_payload(table, payload, retained, user, source="scorer")
@@ -136,7 +142,10 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
                 feed.on_every_connect(Discovery(config.home_assistant, venue=config.venue, table=config.table,
                                                 topic_prefix=config.mqtt.prefix).on_connect)
             if config.mqtt is not None and config.mqtt.command:
-                feed.on_every_connect(table.topics.listen)  # next, message, scorers' presence (docs/mqtt.md)
+                # next, message and the scorers' presence come on the paced links (their values), unless
+                # an older venue's broker refuses them there (docs/mqtt.md)
+                table.topics.on_links.update(VALUES)
+                feed.on_every_connect(table.topics.listen)
             feed.start()
             stack.callback(feed.stop)
             if config.mqtt is not None and config.mqtt.command:
@@ -145,8 +154,10 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
                 for kind, on_line, on_refused in ((SCORES, partial(score_payload, table), None),
                                                   (COMMANDS, partial(_command_payload, table), feed.take_commands)):
                     device = f"mqtt_{kind.name}"
+                    values = VALUES_OF[kind.name]
                     link = PacedLink(config.mqtt, feed, kind, on_line, on_refused=on_refused,
-                                     on_health=partial(_link_health, table, device))
+                                     on_health=partial(_link_health, table, device), on_value=table.topics.on_value,
+                                     on_values_refused=partial(table.topics.values_refused, values))
                     table.links[device] = link
                     link.start()
                     stack.callback(link.stop)

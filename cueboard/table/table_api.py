@@ -60,6 +60,10 @@ class TableApi(Protocol):
         """Hand an input to the engine thread (any thread)."""
         ...
 
+    def submit_value(self, key: str, item: Input) -> None:
+        """A value from the network (any thread): the newest per ``key`` waits, never queued."""
+        ...
+
     def refuse_line(self, obj: JsonObject | None, reason: Reason, source: str, reply: Reply | None = None) -> None:
         """Refuse a line on the engine thread: counted, answered, on ``rejected``."""
         ...

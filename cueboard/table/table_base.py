@@ -70,6 +70,7 @@ class TableBase:
         self.started = threading.Event()
         self.accepted = 0
         self.refused = 0
+        self.dropped_values = 0  # network values not kept (too many keys waiting): counted, logged
         self.links: dict[str, Healthy] = {}
         """The paced links' health by device name (``mqtt_commands``: cueboard.table.mqtt.paced_link), read
         when the devices are published; a link calls :meth:`health_changed` when it changes."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import threading
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -22,7 +23,7 @@ from cueboard.contract.codes import Reason
 from cueboard.contract.lines import check_user
 from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
-from cueboard.contract.topics import ANY, HISTORY, NEXT, PREVIEW
+from cueboard.contract.topics import ANY, HISTORY, MESSAGE, NEXT, PREVIEW
 from cueboard.engine import IllegalEvent, to_json
 from cueboard.engine.json_value import Json, JsonObject
 from cueboard.engine.record import match_id
@@ -63,6 +64,16 @@ class TableTopics:
         self.message: TableMessage | None = None
         self.history = History()
         self.scorers = Scorers()
+        self.on_links: set[str] = set()
+        """Which of ``next``, ``message``, ``presence`` a paced link subscribes to (``on_value``)
+        (set by the service before the feed starts)."""
+        self.desk_values_proven = False
+        """``next`` or ``message`` came on the link: its ACL lets it read them. Until then the
+        feed's session reads them too (the newest per key makes the two one): mosquitto grants a
+        subscription its ACL gives no read on and delivers nothing, so an older venue's refusal
+        cannot be seen (issue 37)."""
+        self._client: mqtt.Client | None = None  # the feed's, at its last connection
+        self._listening = threading.Lock()  # listen (the feed's thread) and a link's proof (its own)
 
     @property
     def _feed(self) -> TopicFeed | None:
@@ -75,15 +86,24 @@ class TableTopics:
         """Subscribe to ``next``, ``message`` and the scorers' presence (at every connection:
         ``Feed.on_every_connect``). Only where the table takes commands (TLS and a login, or
         ``insecure_commands``: docs/security.md): each of these changes what the table does."""
+        with self._listening:
+            self._listen(client)
+
+    def _listen(self, client: mqtt.Client) -> None:
         from paho.mqtt.subscribeoptions import SubscribeOptions
 
         mqtt_config = self.table.config.mqtt
         assert mqtt_config is not None
         topics = mqtt_config.topics
-        handlers = {topics.next: self._on_next, topics.message: self._on_message,
-                    topics.presence(ANY): self._on_presence}
+        self._client = client
+        handlers = {name: handler for kind, name, handler in (
+            (NEXT, topics.next, self._on_next), (MESSAGE, topics.message, self._on_message),
+            ("presence", topics.presence(ANY), self._on_presence)) if not self._on_link(kind)}
         # The scorers' lines (score/<user>) come on the table's second session, not here
         # (cueboard.table.mqtt.paced_link): a scorer's flood never waits ahead of the desk's commands.
+        # So do the values whose link's subscription the broker took (issue 37).
+        if not handlers:
+            return
         for name, handler in handlers.items():
             client.message_callback_add(name, handler)
         if mqtt_config.protocol == "5":
@@ -93,16 +113,59 @@ class TableTopics:
         else:
             client.subscribe([(name, 1) for name in handlers])
 
+    # Values, not lines: the newest of each waits for the engine thread, replacing the one before
+    # (Table.submit_value), never among the table's own inputs: a flood holds one slot (issue 37).
+
     def _on_next(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.table.submit(Call("next", partial(self.hand_on, bytes(message.payload))))
+        self.table.submit_value("next", Call("next", partial(self.hand_on, bytes(message.payload))))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.table.submit(Call("message", partial(self.set_message, bytes(message.payload))))
+        self.table.submit_value("message", Call("message", partial(self.set_message, bytes(message.payload))))
 
     def _on_presence(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        user = message.topic.split("/")[-2]
+        self.on_presence(message.topic.split("/")[-2], bytes(message.payload))
+
+    def _on_link(self, kind: str) -> bool:
+        """Whether ``kind`` comes on a paced link alone (not on the feed's session as well)."""
+        return kind in self.on_links and (kind == "presence" or self.desk_values_proven)
+
+    def on_value(self, topic: str, payload: bytes) -> None:
+        """A value from a paced link (any thread): ``next``, ``message`` or a scorer's presence."""
+        parts = topic.rsplit("/", 2)
+        if parts[-1] in (NEXT, MESSAGE) and not self.desk_values_proven:
+            self._desk_values_on_link()
+        if parts[-1] == "presence":
+            self.on_presence(parts[-2], payload)
+        elif parts[-1] == NEXT:
+            self.table.submit_value(NEXT, Call(NEXT, partial(self.hand_on, payload)))
+        elif parts[-1] == MESSAGE:
+            self.table.submit_value(MESSAGE, Call(MESSAGE, partial(self.set_message, payload)))
+
+    def _desk_values_on_link(self) -> None:
+        """The link reads the desk's values: the feed's session stops reading them (a desk login's
+        flood of them there held the state's acknowledgement back)."""
+        with self._listening:
+            self.desk_values_proven = True
+            client, config = self._client, self.table.config.mqtt
+        if client is not None and config is not None:
+            topics = [t for kind, t in ((NEXT, config.topics.next), (MESSAGE, config.topics.message))
+                      if kind in self.on_links]
+            if topics:
+                client.unsubscribe(topics)
+                log.info("next and message come on the scorers' link: not read on the table's own session")
+
+    def values_refused(self, kinds: tuple[str, ...], why: str) -> None:
+        """A paced link's broker refused its values (an older venue's ACL): the feed's connection
+        takes ``kinds`` from now on (at once, and at every connection)."""
+        self.on_links.difference_update(kinds)
+        client = self._client
+        if client is not None:
+            self.listen(client)
+
+    def on_presence(self, user: str, payload: bytes) -> None:
+        """A scorer's presence (any thread): its newest waits for the engine thread."""
         if check_user(user) is None:
-            self.table.submit(Call("presence", partial(self.presence, user, bytes(message.payload))))
+            self.table.submit_value(f"presence:{user}", Call("presence", partial(self.presence, user, payload)))
 
     # -- the engine thread -------------------------------------------------------------------
 
@@ -151,7 +214,7 @@ class TableTopics:
         try:
             handoff = parse_handoff(payload, self.table.config.match_setup)
         except HandoffRefused as exc:
-            self.table.refuse_remote(None, Reason(str(exc), "bad_next"), "next", raw=payload)
+            self.table.refuse_remote(None, Reason(str(exc), "bad_next"), "next", raw=payload, limit=True)
             return
         if handoff is not None and handoff.fixture in self.handed.started:
             # The desk's retained hand-off again (a reconnect) after the table began it.
@@ -170,7 +233,7 @@ class TableTopics:
         try:
             message = parse_message(payload)
         except MessageRefused as exc:
-            self.table.refuse_remote(None, Reason(str(exc), "bad_message"), "message", raw=payload)
+            self.table.refuse_remote(None, Reason(str(exc), "bad_message"), "message", raw=payload, limit=True)
             return
         if message is not None and message.until is not None and message.until <= self.table.wall():
             message = None  # its time is over already (a retained one, after a restart)
@@ -182,7 +245,8 @@ class TableTopics:
         try:
             self.scorers.presence(user, payload, self.table.wall())
         except PresenceRefused as exc:
-            self.table.refuse_remote(None, Reason(str(exc), "bad_presence"), "scorer", user=user, raw=payload)
+            self.table.refuse_remote(None, Reason(str(exc), "bad_presence"), "scorer", user=user, raw=payload,
+                                     limit=True)
             return
         if self.scorers.health().get(f"scorer:{user}") != "ok":
             self._show_call(user, None)  # a scorer gone leaves no call on the boards

@@ -146,6 +146,9 @@ def acl(venue: Venue) -> str:
             # scorers' lines and the commands. (The table's own login keeps its read on the commands:
             # a daemon whose commands' link is refused takes them there, with a warning.)
             lines += ["", f"user {login.name}{SCORERS}", f"topic read {own.score(ALL)}"]
+            # ... and the desk's values, off the table's own connection (issue 37: a flood of them there
+            # delayed its acknowledgements, and the state with them) and off the commands' link
+            lines += [f"topic read {own.under(t)}" for t in DESK_TOPICS]
             lines += ["", f"user {login.name}{COMMANDS_LOGIN}", f"topic read {own.command(ANY)}",
                       f"topic read {own.unnamed_command}"]
         elif login.role == "desk":

@@ -5,7 +5,9 @@ broker away: docs/mqtt.md, "The interface" and "What happens when the broker is 
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +33,7 @@ from cueboard.contract.payloads import (
 from cueboard.contract.times import timestamp
 from cueboard.contract.topics import ANY, EVENT, INPUT, REJECTED
 from cueboard.contract.wire import encode
+from cueboard.table.mqtt.acks import ACK_DEADLINE, InFlight
 from cueboard.table.mqtt.client import QOS, MqttClient, disconnect, open_client, tell_health
 from cueboard.table.mqtt.config import MqttConfig, TlsConfig, parse_mqtt
 from cueboard.table.mqtt.lanes import Job, Lanes, Latest
@@ -58,13 +61,16 @@ class Feed:
     fills only its own lane, never delays the table's events or another user's answers.
     ``on_health`` gets :attr:`health` each time it changes: on paho's thread, except
     ``connecting`` (from ``start``) and ``down: stopped`` (from ``stop``).
-    ``now`` is the clock for the ``ts`` fields (Unix seconds).
+    ``now`` is the clock for the ``ts`` fields (Unix seconds). A message whose PUBACK does not
+    come within ``ack_deadline`` seconds costs the connection: paho sends it again on the next
+    (:mod:`cueboard.table.mqtt.acks`).
     """
 
     def __init__(self, config: MqttConfig, *, table: str,
                  on_command: Callable[[bytes, bool, str | None], None] | None = None,
                  now: Callable[[], float] = time.time,
-                 on_health: Callable[[str], None] | None = None, commands_on_link: bool = False) -> None:
+                 on_health: Callable[[str], None] | None = None, commands_on_link: bool = False,
+                 ack_deadline: float = ACK_DEADLINE) -> None:
         self.config = config
         self._commands_here = not commands_on_link
         self.table = table
@@ -80,8 +86,7 @@ class Feed:
         self._devices_last: dict[str, str] | None = None
         self._lanes = Lanes(config.queue)  # event and rejected messages waiting: the table's, each user's
         self._events_in_flight = 0
-        self._unacked: dict[int, Job] = {}  # mid -> message handed to paho, not acknowledged
-        self._early: set[int] = set()  # mids acknowledged before the writer recorded them
+        self._in_flight: InFlight[Job] = InFlight(ack_deadline)  # mid -> handed to paho, not acknowledged
         self._connected = False
         self._started = False
         self._stopping = False
@@ -266,7 +271,7 @@ class Feed:
                 1, self.config.queue // 2)
 
     def _idle(self) -> bool:
-        return self._lanes.empty() and not self._unacked and not any(
+        return self._lanes.empty() and not self._in_flight and not any(
             latest.due() or latest.busy for latest in self._latests())
 
     def _latests(self) -> tuple[Latest, ...]:
@@ -313,13 +318,19 @@ class Feed:
         it calls paho (paho calls ``_on_publish`` with its own lock held)."""
         while True:
             with self._cond:
-                job = self._next_job()
-                while job is None:
+                drop = self._check_acks()
+                job = None if drop else self._next_job()
+                while job is None and not drop:
                     if self._stopping:
                         return
-                    held = self._lanes.held_until
-                    self._cond.wait(None if held is None else max(0.001, held - time.monotonic()))
-                    job = self._next_job()
+                    wakes = [t for t in (self._lanes.held_until, self._in_flight.next_due() if self._connected
+                                         else None) if t is not None]
+                    self._cond.wait(max(0.001, min(wakes) - time.monotonic()) if wakes else None)
+                    drop = self._check_acks()
+                    job = None if drop else self._next_job()
+            if job is None:
+                self._drop_connection()
+                continue
             try:
                 info = self._client.publish(job.topic, job.payload, qos=QOS, retain=job.retain)
             except Exception:  # a bug, not the network: never let it end the writer
@@ -335,12 +346,30 @@ class Feed:
                 # Queued by paho, sent now or after the next connect: wait for its PUBACK.
                 if job.latest is not None:
                     job.latest.sent = job.version
-                if info.mid in self._early:
-                    self._early.discard(info.mid)
+                now = time.monotonic()
+                if self._in_flight.claim_early(info.mid, now=now):
                     self._acknowledged(job)
                 else:
-                    self._unacked[info.mid] = job
+                    self._in_flight.add(info.mid, job, now=now)
                 self._cond.notify_all()
+
+    def _check_acks(self) -> bool:
+        """Under the lock: whether a PUBACK is overdue on this connection, which is then to be
+        dropped (:mod:`cueboard.table.mqtt.acks`)."""
+        if not self._connected or not self._in_flight or not self._in_flight.overdue(time.monotonic()):
+            return False
+        log.warning("MQTT %s:%d: no PUBACK for %g s on a live connection: connecting again (paho sends the "
+                    "messages not acknowledged again)", self.config.host, self.config.port, self._in_flight.deadline)
+        return True
+
+    def _drop_connection(self) -> None:
+        """End this connection under paho (not under the lock): its thread sees it lost and
+        connects again, sending what is not acknowledged. The plain socket's shutdown, not the TLS
+        layer's: that one would take the TLS object from under paho's reading thread."""
+        sock = self._client.socket()
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
     # -- paho's callbacks (its network thread) -------------------------------------------
 
@@ -407,6 +436,7 @@ class Feed:
         with self._cond:
             late = self._subscribes_commands and not subscribed  # take_commands() in between
             self._connected = True
+            self._in_flight.restart(time.monotonic())  # deadlines count on a connection
             for latest in self._latests():
                 # An empty retained payload (next cleared) goes once: sent again at a reconnect it
                 # would clear what the desk handed on meanwhile.
@@ -442,9 +472,9 @@ class Feed:
         if reason.is_failure:  # MQTT 5: the broker refused it (e.g. its ACL); it will not take it later
             log.warning("MQTT broker refused a message: %s", reason)
         with self._cond:
-            job = self._unacked.pop(mid, None)
+            job = self._in_flight.pop(mid)
             if job is None:
-                self._early.add(mid)
+                self._in_flight.early(mid, now=time.monotonic())
                 return
             self._acknowledged(job)
             self._cond.notify_all()

@@ -19,7 +19,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from cueboard.contract.codes import Reason
-from cueboard.contract.topics import ANY, COMMAND, command, score
+from cueboard.contract.topics import ANY, COMMAND, MESSAGE, NEXT, command, presence, score
 from cueboard.table.mqtt.client import QOS, disconnect, open_client, tell_health
 from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
 from cueboard.table.mqtt.feed import Feed, MqttConfig
@@ -43,16 +43,22 @@ SAY_UNREAD_EVERY = 1.0
 @dataclass(frozen=True)
 class LineKind:
     """What a paced link reads: its name (``scorers``), what it adds to the table's login and
-    client id, its topics under the table's prefix, and the ``source`` its lines are answered as."""
+    client id, its topics under the table's prefix, the ``source`` its lines are answered as,
+    and the topics of values it hands on as they come (the table keeps the newest of each:
+    cueboard.table.latest_inputs), off the feed's connection so that a flood of them never
+    delays the feed's acknowledgements (issue 37)."""
 
     name: str
     login_suffix: str
     topics: tuple[str, ...]
     source: str
+    values: tuple[str, ...] = ()
 
 
-SCORES = LineKind("scorers", SCORERS, (score(ANY),), "scorer")
-"""The scorers' lines, ``<prefix>/score/<user>``."""
+SCORES = LineKind("scorers", SCORERS, (score(ANY),), "scorer", (presence(ANY), MESSAGE, NEXT))
+"""The scorers' lines, ``<prefix>/score/<user>``; and the values: their presence, the desk's
+``message`` and ``next`` (not on the commands' link: a desk login's flood of them would wait
+there ahead of the desk's commands in the broker's stream)."""
 
 COMMANDS = LineKind("commands", COMMANDS_LOGIN, (command(ANY), COMMAND), "command")
 """The desk's and tools' commands, ``<prefix>/command/<user>`` (and the bare ``command`` of older
@@ -81,13 +87,19 @@ class PacedLink:
     def __init__(self, config: MqttConfig, feed: Feed, kind: LineKind,
                  on_line: Callable[[bytes, bool, str | None], None], *,
                  on_refused: Callable[[str], None] | None = None,
-                 on_health: Callable[[str], None] | None = None) -> None:
+                 on_health: Callable[[str], None] | None = None,
+                 on_value: Callable[[str, bytes], None] | None = None,
+                 on_values_refused: Callable[[str], None] | None = None) -> None:
         self.config = config
         self.feed = feed
         self.kind = kind
         self._on_line = on_line
         self._on_refused = on_refused
         self._on_health = on_health
+        self._on_value = on_value
+        self._on_values_refused = on_values_refused
+        self._values_mid: int | None = None  # the values' SUBSCRIBE, refused on its own
+        self._values_refused = False
         self._health = "down: not started"
         self._cond = threading.Condition()
         self._started = False
@@ -112,6 +124,8 @@ class PacedLink:
         client.on_subscribe = self._on_subscribe
         for topic in kind.topics:
             client.message_callback_add(config.topic(topic), self._on_message)
+        for topic in kind.values if on_value is not None else ():
+            client.message_callback_add(config.topic(topic), self._on_value_message)
         self._client = client
 
     @property
@@ -183,6 +197,8 @@ class PacedLink:
         (its lines are then taken elsewhere); no more attempts until the daemon restarts, so that
         the two never read the same line."""
         login = self._login or "(no login)"
+        if self.kind.values and self._on_value is not None:
+            self._values_subscribed_refused(why)  # no link: its values go to the table's own connection
         if self._on_refused is None:
             self._set_health(f"down: {why} (login {login}: cueboard venue add-table writes it)")
             return
@@ -208,13 +224,46 @@ class PacedLink:
             return
         options = SubscribeOptions(qos=QOS, noLocal=True, retainAsPublished=True)
         client.subscribe([(self.config.topic(topic), options) for topic in self.kind.topics])
+        if self._on_value is not None and self.kind.values and not self._values_refused:
+            # A SUBSCRIBE of their own: an older venue's ACL refuses them, not the lines.
+            _, self._values_mid = client.subscribe([(self.config.topic(topic), options) for topic in self.kind.values])
         self._set_health("ok")
 
     def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[ReasonCode],
                       properties: Properties | None) -> None:
+        if mid == self._values_mid:
+            self._values_subscribed(reasons)
+            return
         failed = [f"{topic}: {code}" for topic, code in zip(self.kind.topics, reasons, strict=False) if code.is_failure]
         if failed:  # mosquitto refuses a subscription the ACL gives no read on
             self._refuse(client, f"subscription refused by the broker ({', '.join(failed)})")
+
+    def _values_subscribed(self, reasons: list[ReasonCode]) -> None:
+        failed = [f"{topic}: {code}" for topic, code in zip(self.kind.values, reasons, strict=False)
+                  if code.is_failure]
+        if failed:
+            self._values_subscribed_refused(f"subscription refused by the broker ({', '.join(failed)})")
+
+    def _values_subscribed_refused(self, why: str) -> None:
+        with self._cond:
+            if self._values_refused:
+                return
+            self._values_refused = True  # not asked again: the table takes them elsewhere
+        log.warning("MQTT %s' link: %s: taken on the table's own connection (cueboard venue add-table writes "
+                    "the link's read on them)", self.kind.name, why)
+        if self._on_values_refused is not None:
+            try:
+                self._on_values_refused(why)
+            except Exception:
+                log.exception("on_values_refused failed")
+
+    def _on_value_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if self._on_value is None:
+            return
+        try:
+            self._on_value(message.topic, bytes(message.payload))
+        except Exception:
+            log.exception("on_value failed")
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         reason = getattr(client, "last_error", "") or "no connection"

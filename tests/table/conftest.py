@@ -11,7 +11,7 @@ import pytest
 from tests.helpers.mosquitto import Mosquitto, make_tls_files
 from tests.helpers.venue import Venue
 from tests.table.test_command_path import USERS
-from tests.table.test_handoffs import Club
+from tests.table.test_handoffs import WATCHER, Club
 
 
 @pytest.fixture
@@ -24,5 +24,8 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
 
 @pytest.fixture
 def hall(club: Venue, tmp_path: Path) -> Club:
-    """The club fixture's venue (tests/conftest.py), with the tables' configurations in ``tmp_path``."""
+    """The club fixture's venue (tests/conftest.py), with the tables' configurations in ``tmp_path``
+    and a second desk login, ``desk-watch``, for the tests' subscriber: one login is one device
+    (one session: docs/security.md), so the watcher cannot share the desk's."""
+    club.change("add-user", WATCHER, "--role", "desk")
     return Club(club.directory, club.broker, club.ports, tmp_path)

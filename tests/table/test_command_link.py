@@ -62,6 +62,7 @@ QUEUE = 100
 def venue(tmp_path: Path) -> Iterator[Venue]:
     with running_venue(tmp_path, tables=1) as running:
         running.change("add-user", "desk2", "--role", "desk")
+        running.change("add-user", "desk3", "--role", "desk")  # the answers' watcher: a device of its own
         yield running
 
 
@@ -93,10 +94,10 @@ def screen(venue: Venue) -> Subscriber:
 
 
 def answers(venue: Venue) -> Subscriber:
-    """The second desk's view of the table's answers."""
+    """A third desk's view of the table's answers (one login a device: not desk2's session)."""
     return Subscriber([f"{PREFIX}/event", f"{PREFIX}/rejected"], host="localhost", port=venue.ports["people"],
-                      username="desk2", password=venue.password("desk2"), ca=venue.ca,
-                      client_id="cueboard-desk2-answers").wait_subscribed()
+                      username="desk3", password=venue.password("desk3"), ca=venue.ca,
+                      client_id="cueboard-desk3-answers").wait_subscribed()
 
 
 def until(sub: Subscriber, done: Callable[[], bool]) -> None:
@@ -225,6 +226,7 @@ def older_venue(tmp_path: Path) -> Iterator[Venue]:
     directory = tmp_path / "venue"
     ports = init_venue(directory, 1)
     venue_cli("add-user", "desk2", "--role", "desk", "--dir", str(directory), "--no-reload")
+    venue_cli("add-user", "desk3", "--role", "desk", "--dir", str(directory), "--no-reload")
     m = directory / "mosquitto"
     for name in ("tables.passwd", "acl"):
         text = (m / name).read_text()

@@ -41,6 +41,9 @@ KEYPAD = EXAMPLES / "keymaps" / "keypad-4x5.toml"
 SHIFT, NEXT_FRAME, OK = 0, 18, 14  # keypad-4x5: SHIFT NEXT FRAME (NEW MATCH), then OK
 T1 = "cueboard/club/t1"
 SCHEMAS = Path(__file__).resolve().parents[2] / "schema"
+WATCHER = "desk-watch"
+"""The tests' subscriber's own desk login (tests/table/conftest.py's hall): beside a person signed
+in as ``desk``, since one login is one device and one session."""
 
 
 def valid(name: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +68,7 @@ class Club(Venue):
         daemon = Daemon(self.config(name), boards=[], control=False, **options)
         return daemon
 
-    def subscriber(self, *topics: str, login: str = "desk") -> Subscriber:
+    def subscriber(self, *topics: str, login: str = WATCHER) -> Subscriber:
         return Subscriber(list(topics), host="localhost", port=self.ports["people"], username=login,
                           password=self.password(login), ca=self.ca,
                           client_id=f"cueboard-{login}-{uuid.uuid4().hex[:8]}").wait_subscribed()

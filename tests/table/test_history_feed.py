@@ -64,7 +64,7 @@ def test_a_late_desk_gets_every_line_since_its_snapshot_once_and_a_live_one_ever
         first = 2 * SNAPSHOT_EVERY + 7  # not a multiple: the snapshot is behind the last line
         play(t1, first, 0)
         live.wait_for(lambda m: (slot_of(m) or {}).get("n") == first)
-        with hall.subscriber(*topics) as late:
+        with hall.subscriber(*topics, login="desk") as late:  # its own device, its own login
             more = RECENT + 5  # the ring goes round: the late desk must not mind
             play(t1, more, first)
             total = first + more

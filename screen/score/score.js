@@ -39,7 +39,7 @@ import { validate } from "/shared/validate.js";
  *   type?: string | null, user?: string, ts: string}} Rejected `<prefix>/rejected` (schema/rejected.schema.json)
  * @typedef {{miss: boolean, free_ball: boolean, before_stroke: boolean}} Foul the calls keyed for the next foul
  * @typedef {{
- *   login: Login | null, connection: "idle" | "connecting" | "online" | "offline", error: string, code: string,
+ *   login: Login | null, connection: "idle" | "connecting" | "online" | "offline" | "taken", error: string, code: string,
  *   otherBroker: string | null,
  *   problem: {topic: string, text: string} | null, state: State | null, clock: Clock | null,
  *   status: string | null, sender: boolean, book: Book | null, last: Tap | null, foul: Foul,
@@ -265,6 +265,16 @@ function connect({ user, pass }) {
           signOut();
         }
       }
+      else if (state === "taken") {
+        // Another tab or phone signed in with this login and took the session (one login per
+        // device): not tried again by itself, or the two would throw each other off for ever.
+        // The login stays good, so nothing kept is forgotten; taps wait; one button takes it back.
+        model.connection = "taken";
+        model.error = t("taken");
+        model.code = "session-taken";
+        inflight = null;
+      }
+      else if (state === "connecting" && model.connection === "taken") { model.connection = "connecting"; model.error = ""; }
       else if (state === "offline") { model.connection = "offline"; inflight = null; }
       draw();
     },
@@ -689,6 +699,7 @@ function App() {
     <main class="scorer">
       <${Board} />
       ${model.error ? html`<p class="error" role="alert" data-code=${model.code}>${model.error}</p>` : ""}
+      ${model.connection === "taken" ? html`<button type="button" class="key take-back" onClick=${() => session && session.takeBack()}>${t("take_back")}</button>` : ""}
       <${Problem} />
       <${Answers} />
       ${s && s.game === "blackball" ? html`<${BlackballKeys} s=${s} />` : s && s.sides ? html`<${SnookerKeys} s=${s} />` : ""}

@@ -248,6 +248,7 @@ function connect({ user, pass }) {
           keepInBrowser(TRUSTED_KEY, { broker: settings.broker, place }, { user: model.login.user, password: model.login.pass });
         }
         everOnline = true;
+        becomeSender(); // again after a taken session was taken back (else it holds or waits already)
         callSent = callSent === NO_CALL ? NO_CALL : null; // a call shown before the drop: shown again, or ended
         sendCall();
         inflight = null; // whatever was in flight is sent again, same id
@@ -273,6 +274,7 @@ function connect({ user, pass }) {
         model.error = t("taken");
         model.code = "session-taken";
         inflight = null;
+        if (leaveSender) leaveSender(); // another tab of this login may hold the session now: it sends
       }
       else if (state === "connecting" && model.connection === "taken") { model.connection = "connecting"; model.error = ""; }
       else if (state === "offline") { model.connection = "offline"; inflight = null; }
@@ -422,11 +424,24 @@ async function pump() {
   draw();
 }
 
+/** @type {(() => void) | null} */
+let leaveSender = null; // lets the sender lock go: this tab's session was taken
+let senderWanted = false; // this tab holds the sender lock or waits for it
+
+/**
+ * This tab sends the login's taps while it holds the lock (held while the tab lives), unless its
+ * session is taken: then another tab of this login may have the session, and sends them.
+ */
 function becomeSender() {
+  if (senderWanted) return;
+  senderWanted = true;
   withLock(`cueboard-score-sender:${place}:${signedIn().login.user}`, () => {
+    if (model.connection === "taken") { senderWanted = false; return undefined; }
     model.sender = true;
     pump();
-    return new Promise(() => {}); // held while this tab lives
+    return new Promise((resolve) => {
+      leaveSender = () => { leaveSender = null; model.sender = false; senderWanted = false; resolve(undefined); };
+    });
   });
 }
 

@@ -144,6 +144,21 @@ try {
   console.log(`  said: ${deutsch}`);
   check(/anderen Tab/.test(deutsch) && (await german.locator(".take-back").textContent()).includes("zurückholen"), "in German");
   await german.screenshot({ path: join(plan.shots, "scorer-taken-phone-de.png") });
+  // A second tab of the same phone (the kept login): it takes the session, and the sender lock
+  // the tabs of one login share moves to it, so its taps are sent (the taken tab sends nothing).
+  const tab = await phoneA.context().newPage();
+  tab.sockets = [];
+  tab.on("websocket", (ws) => tab.sockets.push(ws.url()));
+  await tab.goto(`${plan.url}/score`);
+  await waitFor(tab, "a second tab on the same phone is signed in with the kept login", scorerOnline);
+  await waitFor(phoneA, "the first tab says its session was taken", scorerTaken);
+  await waitFor(tab, "the second tab is the one that sends", () => window.cueboardScorer.model.sender === true);
+  check(await phoneA.evaluate(() => window.cueboardScorer.model.sender) === false, "the taken tab let the sender lock go");
+  await phoneA.click(".take-back");
+  await waitFor(phoneA, "the first tab took it back", scorerOnline);
+  await waitFor(tab, "the second tab says taken", scorerTaken);
+  await waitFor(phoneA, "and the first tab sends again", () => window.cueboardScorer.model.sender === true);
+  await tab.close();
   await german.close();
   await phoneA.close();
   await phoneB.close();

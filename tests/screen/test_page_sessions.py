@@ -14,6 +14,8 @@ phone sizes (``CUEBOARD_SHOTS``, else the test's folder).
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -78,3 +80,16 @@ def test_a_taken_session_is_said_and_not_taken_back_by_itself(club: Venue, tmp_p
     assert [login for login, _ in counted] == ["desk", "desk", "scorer-t1", "scorer-t1"], counted
     assert any("already connected, closing old connection" in line for line in club.broker.log), \
         "the broker took the sessions over"
+
+
+def test_session_units() -> None:
+    """The shared session's reading of a taken session under node, mqtt.js stood in for
+    (tests/screen/session_units.mjs): DISCONNECT 142, the fight on an older broker, take back."""
+    if shutil.which("node") is None:
+        if os.environ.get("CUEBOARD_REQUIRE_SCREEN", "") not in ("", "0"):
+            pytest.fail("node is not installed: apt-get install nodejs")
+        pytest.skip("node is not installed: apt-get install nodejs")
+    run = subprocess.run(["node", str(Path(__file__).with_name("session_units.mjs"))], capture_output=True, text=True,
+                         timeout=60)
+    print(run.stdout)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -21,7 +21,8 @@ Figures:
   drew it is drawn by the newer one, as a person at the desk sees it); an event never drawn
   (within ``--drain`` seconds after publishing stopped) is a **failure**;
 - **the bare MQTT floor**, in the same run: a blank page of the same browser with mqtt.js alone,
-  signed in as the desk on the same listener, subscribed to every table's ``event``: from the
+  signed in with a desk login of its own (``desk-floor``: one login per device, the desk's would
+  take the desk page's session) on the same listener, subscribed to every table's ``event``: from the
   same ``ts`` until the event arrived there; every event it did not hear is counted too;
 - the ratio of the desk's p50 and p99 to the floor's; the desk page's main thread busy time;
   the publishers' worst lateness; the machine's load average before and after.
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -44,9 +46,23 @@ sys.path.insert(0, str(HERE))
 from live_venue import CHROMIUM, ROOT, VENUE, BenchVenue, SimulatedTables  # noqa: E402
 from stats import load_average, over_floor, report, summary  # noqa: E402
 
+from tests.helpers.venue import venue_cli  # noqa: E402
+
 DRIVER = HERE / "desk_driver.mjs"
 MQTT_JS = ROOT / "screen" / "vendor" / "mqtt.min.js"
 WAIT_S = 240.0
+FLOOR_LOGIN = "desk-floor"
+
+
+def add_floor_login(venue: BenchVenue) -> None:
+    """The floor's own desk login, the broker reloaded (as systemd does): one login per device, so
+    the floor does not take the desk page's session (the venue's broker ties the session to the login)."""
+    venue_cli("add-user", FLOOR_LOGIN, "--role", "desk", "--dir", str(venue.directory), "--no-reload")
+    since = len(venue.broker.log)
+    process = venue.broker._process
+    assert process is not None
+    process.send_signal(signal.SIGHUP)
+    venue.broker.wait_for_log(lambda line: "Reloading config" in line, since=since)
 """The most the driver may take to sign in and draw the first complete page."""
 
 
@@ -109,8 +125,10 @@ def _read(proc: subprocess.Popen[str], word: str, timeout: float) -> str:
 def run(tables: int = 256, seconds: float = 60.0, rate: float = 2.0, drain: float = 20.0) -> dict[str, Any]:
     load_before = load_average()
     with BenchVenue(tables) as venue, SimulatedTables(venue, venue.names) as sim:
+        add_floor_login(venue)
         plan = {"chromium": CHROMIUM, "spki": venue.spki, "url": venue.page, "broker": venue.broker_url,
                 "venue": VENUE, "user": "desk", "password": venue.password("desk"), "tables": tables,
+                "floor_user": FLOOR_LOGIN, "floor_password": venue.password(FLOOR_LOGIN),
                 "drain": drain, "mqtt_js": str(MQTT_JS)}
         plan_file = venue.directory / "desk-plan.json"
         plan_file.write_text(json.dumps(plan))

@@ -4,7 +4,7 @@
 // over, and prints "result {...}").
 //
 // Two pages in one headless Chromium (Debian's):
-// - the floor: a blank page with mqtt.js alone, signed in as the desk over the same secure
+// - the floor: a blank page with mqtt.js alone, signed in with a desk login of its own over the same secure
 //   WebSockets listener, subscribed to every table's `event`; it records, per event, when it
 //   arrived (the broker, TLS, WebSockets and the browser, and nothing of the desk);
 // - the desk (/desk), signed in through its form. An init script records, for every table, when
@@ -116,7 +116,7 @@ try {
     });
     c.once("connect", () => c.subscribe(topic, { qos: 1 }, (e) => (e ? reject(e) : resolve())));
     c.once("error", reject);
-  }), { broker: plan.broker, user: plan.user, password: plan.password, topic: `cueboard/${plan.venue}/+/event` });
+  }), { broker: plan.broker, user: plan.floor_user, password: plan.floor_password, topic: `cueboard/${plan.venue}/+/event` });
 
   const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1 });
   await context.addInitScript(instrument, plan.tables);

@@ -414,11 +414,24 @@ function OtherBroker() {
     <p><a href=${`${location.pathname}${own.size ? `?${own}` : ""}`}>${t("own_desk")}</a></p></div>`;
 }
 
+/**
+ * The session taken by another tab or device signed in with this login (one login per device,
+ * docs/desk.md): said, not tried again by itself, and one button takes it back here. The kept
+ * login ("Trust this device") stays: the login is good, only in use elsewhere.
+ */
+function Taken() {
+  return html`<div class="signin taken"><h1>${t("title")}</h1><p>${t("venue", { venue: opts.venue || "?" })}</p>
+    <p class="refused" role="alert" data-code="session-taken">${t("taken", { user: link.user })}</p>
+    <button type="button" class="primary take-back" onClick=${() => link.takeBack()}>${t("take_back")}</button>
+    <button type="button" class="sign-out" onClick=${() => { forgetLogin(TRUST_KEY); link.signOut(); }}>${t("sign_out")}</button></div>`;
+}
+
 function App() {
   const [now, setNow] = useState(Date.now());
   if (opts.otherBroker) return html`<${OtherBroker} />`;
   const filterRef = useRef(null);
   useEffect(() => { const id = setInterval(() => setNow(Date.now()), 1000); return () => clearInterval(id); }, []);
+  if (link.connection === "taken") return html`<${Taken} />`;
   if (link.connection === "signed-out" || link.connection === "refused" || (link.connection === "connecting" && !link.tables.size)) {
     return html`<${SignIn} />`;
   }

@@ -90,11 +90,13 @@ export class Link {
     this.resultsSeen = false; // the retained results have been read (or there are none yet)
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._resultsTimer = null;
-    this.connection = "signed-out"; // signed-out, connecting, online, offline, refused
+    this.connection = "signed-out"; // signed-out, connecting, online, offline, refused, taken (shared/broker.js)
     this.refusal = "";
     this.user = "";
     /** @type {import("../shared/broker.js").MqttClient | null} */
     this.client = null;
+    /** @type {Session | null} */
+    this.session = null;
     /** The venue's own retained topics (docs/mqtt.md): tonight's competition, the desks' presets and players. */
     this.competition = /** @type {Competition | null} */ (null);
     this.presets = /** @type {Preset[]} */ ([]);
@@ -149,16 +151,27 @@ export class Link {
           // come by then does not exist yet (a new venue): the desk may write it.
           setTimeout(() => { this.venueSeen = true; this.resultsSeen = true; this.syncResults(); }, 1500);
         } else if (link === "refused") { this.connection = "refused"; this.refusal = detail; }
+        // Another tab or device signed in with this login and took the session: not tried again
+        // by itself (the two would throw each other off for ever); the desk offers `takeBack`.
+        else if (link === "taken") this.connection = "taken";
+        else if (link === "connecting" && this.connection === "taken") this.connection = "connecting";
         else if (link === "offline" && this.connection === "online") this.connection = "offline";
         this.changed();
       },
     });
+    this.session = session;
     this.client = session.client;
+  }
+
+  /** The session taken by another tab or device of this login: taken back here (the other then says so). */
+  takeBack() {
+    if (this.session && this.connection === "taken") this.session.takeBack();
   }
 
   signOut() {
     if (this.client) this.client.end(true);
     this.client = null;
+    this.session = null;
     this.connection = "signed-out";
     this.tables.clear();
     this.store.clear();

@@ -39,7 +39,7 @@ import { validate } from "/shared/validate.js";
  *   type?: string | null, user?: string, ts: string}} Rejected `<prefix>/rejected` (schema/rejected.schema.json)
  * @typedef {{miss: boolean, free_ball: boolean, before_stroke: boolean}} Foul the calls keyed for the next foul
  * @typedef {{
- *   login: Login | null, connection: "idle" | "connecting" | "online" | "offline", error: string, code: string,
+ *   login: Login | null, connection: "idle" | "connecting" | "online" | "offline" | "taken", error: string, code: string,
  *   otherBroker: string | null,
  *   problem: {topic: string, text: string} | null, state: State | null, clock: Clock | null,
  *   status: string | null, sender: boolean, book: Book | null, last: Tap | null, foul: Foul,
@@ -248,6 +248,7 @@ function connect({ user, pass }) {
           keepInBrowser(TRUSTED_KEY, { broker: settings.broker, place }, { user: model.login.user, password: model.login.pass });
         }
         everOnline = true;
+        becomeSender(); // again after a taken session was taken back (else it holds or waits already)
         callSent = callSent === NO_CALL ? NO_CALL : null; // a call shown before the drop: shown again, or ended
         sendCall();
         inflight = null; // whatever was in flight is sent again, same id
@@ -265,6 +266,17 @@ function connect({ user, pass }) {
           signOut();
         }
       }
+      else if (state === "taken") {
+        // Another tab or phone signed in with this login and took the session (one login per
+        // device): not tried again by itself, or the two would throw each other off for ever.
+        // The login stays good, so nothing kept is forgotten; taps wait; one button takes it back.
+        model.connection = "taken";
+        model.error = t("taken");
+        model.code = "session-taken";
+        inflight = null;
+        if (leaveSender) leaveSender(); // another tab of this login may hold the session now: it sends
+      }
+      else if (state === "connecting" && model.connection === "taken") { model.connection = "connecting"; model.error = ""; }
       else if (state === "offline") { model.connection = "offline"; inflight = null; }
       draw();
     },
@@ -412,11 +424,24 @@ async function pump() {
   draw();
 }
 
+/** @type {(() => void) | null} */
+let leaveSender = null; // lets the sender lock go: this tab's session was taken
+let senderWanted = false; // this tab holds the sender lock or waits for it
+
+/**
+ * This tab sends the login's taps while it holds the lock (held while the tab lives), unless its
+ * session is taken: then another tab of this login may have the session, and sends them.
+ */
 function becomeSender() {
+  if (senderWanted) return;
+  senderWanted = true;
   withLock(`cueboard-score-sender:${place}:${signedIn().login.user}`, () => {
+    if (model.connection === "taken") { senderWanted = false; return undefined; }
     model.sender = true;
     pump();
-    return new Promise(() => {}); // held while this tab lives
+    return new Promise((resolve) => {
+      leaveSender = () => { leaveSender = null; model.sender = false; senderWanted = false; resolve(undefined); };
+    });
   });
 }
 
@@ -689,6 +714,7 @@ function App() {
     <main class="scorer">
       <${Board} />
       ${model.error ? html`<p class="error" role="alert" data-code=${model.code}>${model.error}</p>` : ""}
+      ${model.connection === "taken" ? html`<button type="button" class="key take-back" onClick=${() => session && session.takeBack()}>${t("take_back")}</button>` : ""}
       <${Problem} />
       <${Answers} />
       ${s && s.game === "blackball" ? html`<${BlackballKeys} s=${s} />` : s && s.sides ? html`<${SnookerKeys} s=${s} />` : ""}

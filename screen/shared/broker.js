@@ -4,7 +4,11 @@
 // drops, the page's topics subscribed again on every connect (sessions are clean: nothing is
 // queued for a page while it is away, the retained topics bring it up to date), and the session's
 // state said in one word the page shows. A login the broker refuses is not tried again with the
-// same words: the page asks for others.
+// same words: the page asks for others. A session another connection of the same login took over
+// (one login per device: the venue's broker ties the client id to the login) is not tried again
+// by itself either, or two tabs of one login would throw each other off for ever: the page says
+// so and offers to take it back. The broker names a takeover (MQTT 5 DISCONNECT 142) from
+// mosquitto 2.0.15 on; an older one only closes the connection, and the fight is seen (`Fight`).
 //
 // mqtt.js's browser bundle (vendor/mqtt.min.js) is loaded by a classic <script> before the
 // modules and read from `window.mqtt`.
@@ -13,9 +17,11 @@
  * @typedef {import("mqtt").MqttClient} MqttClient
  * @typedef {import("mqtt").IClientOptions} ClientOptions
  * @typedef {import("mqtt").IPublishPacket} PublishPacket
- * @typedef {"connecting" | "online" | "offline" | "refused"} Link
+ * @typedef {"connecting" | "online" | "offline" | "refused" | "taken"} Link
  *   connecting: trying (first time or again); online: connected and subscribed; offline: lost,
- *   trying again; refused: the broker said no to the login, not tried again
+ *   trying again; refused: the broker said no to the login, not tried again; taken: another
+ *   connection with this login took the session (MQTT 5 DISCONNECT 142), not tried again until
+ *   `takeBack` (the login stays good: nothing kept is forgotten)
  * @typedef {{
  *   broker: string, who: string, user?: string, password?: string, v5?: boolean,
  *   reconnectMs?: number, connectTimeoutMs?: number, keepalive?: number, stopWhenRefused?: boolean,
@@ -36,9 +42,11 @@ function mqttjs() {
 }
 
 /**
- * A client id starting "cueboard-": the venue's broker lets no other in (examples/mosquitto/venue.conf),
- * so that nobody can take a table's connection over with its id. Random after the name: two tabs
- * of one login are two sessions, neither throws the other off.
+ * A client id starting "cueboard-", random after the name. The venue's broker does not use it on
+ * the people's and pages' listeners: there the client id is the login (use_username_as_clientid,
+ * docs/security.md), so two tabs or devices of one login are one session and the second takes it
+ * from the first (see `isTakenOver`). It still names a page's connection to a broker that keeps
+ * client ids (the screens' listener, a demo's broker), where two tabs are two sessions.
  * @param {string} who
  */
 export function clientId(who) {
@@ -53,6 +61,50 @@ export function clientId(who) {
 export function isRefusal(error) {
   const e = /** @type {{code?: unknown, message?: unknown}} */ (error || {});
   return [134, 135, 4, 5].includes(Number(e.code)) || /Not authorized|Bad User Name or Password/i.test(String(e.message));
+}
+
+/** MQTT 5's DISCONNECT reason "Session taken over": another connection with this client id came in. */
+export const SESSION_TAKEN_OVER = 142;
+
+/**
+ * Whether a DISCONNECT the broker sent says another connection took this session over (MQTT 5,
+ * mosquitto 2.0.15 on: eclipse/mosquitto#2607).
+ * @param {unknown} packet
+ */
+export function isTakenOver(packet) {
+  const p = /** @type {{reasonCode?: unknown}} */ (packet || {});
+  return Number(p.reasonCode) === SESSION_TAKEN_OVER;
+}
+
+/**
+ * A session taken over that the broker does not name: mosquitto before 2.0.15 (Debian 12's 2.0.11)
+ * just closes the old connection, which then looks like any lost one. The sign is the fight two
+ * connections of one login start: closed, in again, and closed again within `quickMs` of being let
+ * in (the other came back). A broker restarting or a network coming back closes a connection once,
+ * and the attempts that fail in between do not count (never let in). So the first device to be
+ * thrown off twice stops: one more connection than with the reason code, then quiet.
+ */
+export class Fight {
+  /** @param {number} quickMs */
+  constructor(quickMs) {
+    this.quickMs = quickMs;
+    this.inAt = /** @type {number | null} */ (null); // when the broker last let this connection in
+    this.run = 0; // closes in a row, each after a short connection
+  }
+
+  /** The broker let the connection in. @param {number} now */
+  connected(now) { this.inAt = now; }
+
+  /** The connection closed; whether it is the second close in a row of a short one. @param {number} now */
+  closed(now) {
+    if (this.inAt === null) return false; // an attempt the broker never let in
+    this.run = now - this.inAt < this.quickMs ? this.run + 1 : 1;
+    this.inAt = null;
+    return this.run >= 2;
+  }
+
+  /** Start again (the page takes the session back on purpose). */
+  reset() { this.inAt = null; this.run = 0; }
 }
 
 /**
@@ -93,10 +145,15 @@ export class Session {
       keepalive, ...extra };
     if (user !== undefined) { settings.username = user; settings.password = password; }
     if (v5) settings.protocolVersion = 5;
+    // A fight over the session (see Fight): the reconnect periods of both sides, and the time to
+    // connect. Only a login's session can be taken (its client id is the login); an anonymous
+    // screen's never stops trying, however its network comes and goes.
+    this.fight = new Fight(user === undefined ? 0 : 2 * reconnectMs + connectTimeoutMs);
     /** @type {MqttClient} */
     this.client = mqttjs().connect(broker, settings);
     const client = this.client;
     client.on("connect", () => {
+      this.fight.connected(Date.now());
       // QoS 1, though it costs a PUBACK a message: mosquitto drops QoS 0 messages for a client
       // once 1000 wait to be sent to it (max_queued_messages), and subscribing in a hall of 500
       // tables or more brings that many retained messages at once. At QoS 1 the broker queues
@@ -106,8 +163,14 @@ export class Session {
       this.set("online", "");
     });
     client.on("reconnect", () => this.set("connecting", ""));
-    client.on("close", () => { if (this.link !== "refused") this.set("offline", ""); });
-    client.on("offline", () => { if (this.link !== "refused") this.set("offline", ""); });
+    client.on("close", () => {
+      if (this.stopped()) return;
+      if (this.fight.closed(Date.now())) { this.takenHere(""); return; }
+      this.set("offline", "");
+    });
+    client.on("offline", () => { if (!this.stopped()) this.set("offline", ""); });
+    // Taken over: ended here, before the closed socket sets mqtt.js's reconnect timer going.
+    client.on("disconnect", (packet) => { if (isTakenOver(packet)) this.takenHere(String(packet.reasonCode)); });
     client.on("error", (e) => {
       if (isRefusal(e)) {
         this.set("refused", e.message || String(e));
@@ -127,6 +190,26 @@ export class Session {
   }
 
   get online() { return this.client.connected; }
+
+  /** Taken over: said, and ended before mqtt.js's reconnect timer starts. @param {string} detail */
+  takenHere(detail) {
+    this.set("taken", detail);
+    this.client.end(true);
+  }
+
+  /** Refused or taken: left alone until the page acts (no "offline" over its words). */
+  stopped() { return this.link === "refused" || this.link === "taken"; }
+
+  /**
+   * Take the session back here after another connection took it ("taken"): connect again with the
+   * same login, which takes it from the other (that one then says "taken" in its turn).
+   */
+  takeBack() {
+    if (this.link !== "taken") return;
+    this.fight.reset();
+    this.set("connecting", "");
+    this.client.reconnect();
+  }
 
   /**
    * Publish `text` (QoS 1 unless told); `done` hears the broker's answer: an error for a topic the

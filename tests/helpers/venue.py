@@ -68,6 +68,12 @@ class Venue:
         self.broker.wait_for_log(lambda line: "Reloading config" in line, since=since)
         return out
 
+    def add_user(self, name: str, role: str = "desk", table: str | None = None) -> dict[str, str]:
+        """A login of its own for another device (one login per device: ``cueboard venue add-user``,
+        the broker reloaded): its user and password as the desk's form takes them."""
+        self.change("add-user", name, "--role", role, *(["--table", table] if table else []))
+        return {"user": name, "password": self.password(name)}
+
     def desk_pages(self) -> AbstractContextManager[Pages]:
         """:func:`venue_pages` for the desk and the hall's pages: the desk's broker on the pages'
         listener, the screens' (the bracket's) on theirs."""

@@ -21,9 +21,11 @@ async function open(browser, path, viewport, lang = "en") {
   return page;
 }
 
-async function signIn(page) {
-  await page.fill("input[name=user]", plan.desk.user);
-  await page.fill("input[name=password]", plan.desk.password);
+// Each desk device signs in with a login of its own (one login per device: a second connection of
+// one login takes the first one's session).
+async function signIn(page, login = plan.desk) {
+  await page.fill("input[name=user]", login.user);
+  await page.fill("input[name=password]", login.password);
   await page.click("form.signin button[type=submit]");
   await waitFor(page, `signed in, the tables listed (page errors: ${page.errors.join(" | ")})`,
     () => document.querySelector('tr.table[data-table="t4"]'));
@@ -167,7 +169,7 @@ try {
 
   // Another desk (a tablet, in German): the same night, the preset, the players.
   const tablet = await open(browser, "/desk", { width: 1280, height: 800 }, "de");
-  await signIn(tablet);
+  await signIn(tablet, plan.desk2);
   await waitFor(tablet, "the second desk has the preset", () =>
     [...document.querySelectorAll("form.start select[name=preset] option")].some((o) => o.value === "League singles, best of 3"));
   await waitFor(tablet, "the second desk offers tonight's players", () =>

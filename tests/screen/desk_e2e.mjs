@@ -256,7 +256,7 @@ try {
 
   // The tablet, and German.
   const tablet = await open(browser, { width: 1280, height: 800 }, "de");
-  await signIn(tablet, plan.desk);
+  await signIn(tablet, plan.desk2); // each device its own login (one login per device)
   await waitFor(tablet, "the tablet in German lists the tables", () => document.querySelectorAll("tr.table").length === 3
     && document.querySelector("thead").textContent.includes("Tisch"));
   await tablet.click('tr.table[data-table="t2"] button.name');
@@ -269,7 +269,7 @@ try {
   await results(tablet, 2);
   check(await printable(tablet, "Cath"), "a second desk lists Cath v Dave's sheet and prints it alone");
   const laptopDe = await open(browser, { width: 1366, height: 768 }, "de");
-  await signIn(laptopDe, plan.desk);
+  await signIn(laptopDe, plan.desk3);
   await laptopDe.waitForSelector('tr.table[data-table="t3"]', WAIT);
   await laptopDe.check('tr.table[data-table="t1"] input[type=checkbox]');
   await laptopDe.screenshot({ path: join(plan.screenshots, "desk-laptop-de.png") });
@@ -278,18 +278,18 @@ try {
   // asks again (headless Chromium has no password manager: asked again).
   const tabletEn = await open(browser, { width: 1280, height: 800 });
   await tabletEn.check("form.signin input[name=trust]");
-  await signIn(tabletEn, plan.desk);
+  await signIn(tabletEn, plan.desk4);
   await tabletEn.waitForSelector('tr.table[data-table="t3"]', WAIT);
   const webStorage = () => tabletEn.evaluate(() => [localStorage, sessionStorage]
     .flatMap((s) => Object.keys(s).map((k) => `${k}=${s.getItem(k)}`)).join("\n"));
-  check(!(await webStorage()).includes(plan.desk.password), "a trusted tablet keeps no password in web storage");
+  check(!(await webStorage()).includes(plan.desk4.password), "a trusted tablet keeps no password in web storage");
   await tabletEn.reload();
   await waitFor(tabletEn, "a trusted tablet after a reload: signed in from the browser's store, or asked again",
     () => document.querySelectorAll("tr.table").length === 3 || document.querySelector("form.signin"));
-  if (await tabletEn.$("form.signin")) await signIn(tabletEn, plan.desk);
+  if (await tabletEn.$("form.signin")) await signIn(tabletEn, plan.desk4);
   await waitFor(tabletEn, "the trusted tablet is signed in", () => document.querySelectorAll("tr.table").length === 3);
-  check(!tabletEn.url().includes(plan.desk.password), "the address still carries no credentials");
-  check(!(await webStorage()).includes(plan.desk.password), "nor web storage, after the reload");
+  check(!tabletEn.url().includes(plan.desk4.password), "the address still carries no credentials");
+  check(!(await webStorage()).includes(plan.desk4.password), "nor web storage, after the reload");
   await tabletEn.screenshot({ path: join(plan.screenshots, "desk-tablet-en.png") });
 
   // A scorer's login: the broker lets it read its own table only, and refuses its match line for

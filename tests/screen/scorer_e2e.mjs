@@ -19,18 +19,17 @@ const browser = await chromium.launch({
     `--ignore-certificate-errors-spki-list=${plan.spki}`],
 });
 
-async function phone(table, { lang = "en", viewport = PHONE, fragment = true } = {}) {
+async function phone(table, { lang = "en", viewport = PHONE, fragment = true, login = plan.logins[table] } = {}) {
   const context = await browser.newContext({ viewport, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: lang });
-  const page = await open(context, table, { lang, fragment });
+  const page = await open(context, table, { lang, fragment, login });
   return { context, page };
 }
 
-async function open(context, table, { lang = "en", fragment = true } = {}) {
+async function open(context, table, { lang = "en", fragment = true, login = plan.logins[table] } = {}) {
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") page.errors.push(m.text()); });
-  const login = plan.logins[table];
   const hash = fragment ? `#user=${encodeURIComponent(login.user)}&pass=${encodeURIComponent(login.pass)}&trust=1&exp=${CARD_EXP}` : "";
   await page.goto(`${plan.url}?broker=${plan.broker}&venue=${plan.venue}&table=${table}&lang=${lang}${hash}`);
   return page;
@@ -122,22 +121,26 @@ await settled(page);
 check((await statuses(page, offline)).every((s) => s === "applied"), "the 20 taps applied after the connection came back");
 report("applied-offline", offline);
 
-// ---- 3. A reload in the middle of a send, and a second tab: each tap applied once.
+// ---- 3. A reload in the middle of a send, and a second phone at the table: each tap applied once.
 await ask("hold-t1"); // the table's engine is busy: the tap is sent and not yet answered
 const held = await tap(page, pot("red"));
 await page.waitForFunction((id) => window.cueboardScorer.outbox().read().taps.find((t) => t.id === id).status === "sent", held);
 await page.reload();
 await page.waitForFunction(() => window.cueboardScorer && window.cueboardScorer.model.connection === "online", null, { timeout: 60000 });
 check((await statuses(page, [held]))[0] !== "applied", "after the reload the tap still waits for the table");
-const second = await open(phoneCtx, "t1", { fragment: false }); // the login kept: a trusted device
+// The second phone has a card of its own: one login per device (a second connection of one login
+// takes the first one's session, docs/scorer.md; tests/screen/test_page_sessions.py).
+const { context: secondCtx, page: second } = await phone("t1", { login: plan.second });
 await online(second);
 const fromSecond = await tap(second, pot("blue"));
 await ask("release-t1");
 await settled(page);
 await settled(second);
-check((await statuses(page, [held, fromSecond])).every((s) => s === "applied"), "the reloaded tap and the second tab's applied");
+check([...await statuses(page, [held]), ...await statuses(second, [fromSecond])].every((s) => s === "applied"),
+  "the reloaded tap and the second phone's applied");
+check(await page.evaluate(() => window.cueboardScorer.model.connection) === "online", "the first phone kept its session");
 report("applied-reload", [held, fromSecond]);
-await second.close();
+await secondCtx.close();
 
 // ---- 4. The page loads with no connection (its service worker), and a tap refused after a
 // wait holds the later ones until the scorer decides.
@@ -167,8 +170,9 @@ report("refused", [wrong]);
 
 // ---- 4b. A call keyed on the phone is the table's to show, as a keypad's: "+ Miss" before the
 // foul's value is on the table's `input` (source scorer:<login>, the keypad's key names, what it
-// waits for), and no tap; the value ends it. Watched with the scorer's own login (it reads its table).
-const watcher = mqtt.connect(plan.broker, { username: plan.logins.t1.user, password: plan.logins.t1.pass,
+// waits for), and no tap; the value ends it. Watched with a t1 scorer's login of its own (it reads its
+// table; the phone's login would take the phone's session).
+const watcher = mqtt.connect(plan.broker, { username: plan.watch.user, password: plan.watch.pass,
   protocolVersion: 5, clientId: "cueboard-scorer-t1-watch", rejectUnauthorized: false, reconnectPeriod: 0 });
 await new Promise((resolve, reject) => { watcher.once("connect", resolve); watcher.once("error", reject); });
 const inputs = [];
@@ -201,28 +205,30 @@ check(!(await page.locator("button.toggle.on").count()), "the toggles are off af
 report("applied-call", [missFoul]);
 watcher.end(true);
 
-// ---- 5. The broker: a scorer's login for t1 writes nothing of t2's.
-const client = mqtt.connect(plan.broker, { username: plan.logins.t1.user, password: plan.logins.t1.pass,
+// ---- 5. The broker: a scorer's login for t1 (the watcher's: the phone's would take its session) writes nothing of t2's.
+const client = mqtt.connect(plan.broker, { username: plan.watch.user, password: plan.watch.pass,
   protocolVersion: 5, clientId: "cueboard-scorer-t1-probe", rejectUnauthorized: false, reconnectPeriod: 0 });
 await new Promise((resolve, reject) => { client.once("connect", resolve); client.once("error", reject); });
 const answer = (topic) => new Promise((resolve) => client.publish(topic, JSON.stringify({ type: "no_pot", id: "probe" }),
   { qos: 1 }, (e, packet) => resolve(e ? String(e.message || e) : `ok ${packet && packet.reasonCode}`)));
-const toT2 = await answer(`cueboard/${plan.venue}/t2/score/${plan.logins.t1.user}`);
+const toT2 = await answer(`cueboard/${plan.venue}/t2/score/${plan.watch.user}`);
 check(/Not authorized|135/.test(toT2), `t1's scorer writing to t2: refused by the broker (${toT2})`);
-const asCommand = await answer(`cueboard/${plan.venue}/t1/command/${plan.logins.t1.user}`);
+const asCommand = await answer(`cueboard/${plan.venue}/t1/command/${plan.watch.user}`);
 check(/Not authorized|135/.test(asCommand), `t1's scorer writing t1's command topic: refused (${asCommand})`);
 const asDesk = await answer(`cueboard/${plan.venue}/t1/command/desk`);
 check(/Not authorized|135/.test(asDesk), `t1's scorer writing as the desk: refused (${asDesk})`);
 client.end(true);
 
-// ---- 6. Landscape, another language; blackball in two languages; a revoked login refused.
-const wide = await phone("t1", { lang: "fr", viewport: { width: 844, height: 390 } });
+// ---- 6. Landscape, another language; blackball in two languages; a revoked login refused. Each
+// phone with a card of its own (one login per device), the first phone's page left as it is.
+const wide = await phone("t1", { lang: "fr", viewport: { width: 844, height: 390 }, login: plan.second });
 await online(wide.page);
 const wideSizes = await wide.page.evaluate(() => [...document.querySelectorAll("button.key")].map((b) => b.getBoundingClientRect())
   .map((r) => [r.width, r.height, r.bottom]));
 check(wideSizes.every(([w, h]) => w >= 48 && h >= 48), "landscape: every key at least 48x48 px");
 check(wideSizes.every(([, , bottom]) => bottom <= 390), "landscape: every key on the screen, none below the fold");
 await wide.page.screenshot({ path: join(plan.shots, "scorer-snooker-fr-landscape.png") });
+await wide.page.close(); // the same phone turned: one tab of its login at a time
 const portraitFr = await wide.context.newPage();
 await portraitFr.setViewportSize(PHONE);
 await portraitFr.goto(`${plan.url}?broker=${plan.broker}&venue=${plan.venue}&table=t1&lang=fr`);
@@ -235,7 +241,7 @@ await online(bb.page);
 const bbTaps = [await tap(bb.page, pot("red")), await tap(bb.page, pot("red"))];
 await settled(bb.page);
 await bb.page.screenshot({ path: join(plan.shots, "scorer-blackball-en.png") });
-const bbFr = await phone("t2", { lang: "fr" });
+const bbFr = await phone("t2", { lang: "fr", login: plan.second_t2 });
 await online(bbFr.page);
 await bbFr.page.screenshot({ path: join(plan.shots, "scorer-blackball-fr.png") });
 report("blackball", bbTaps);

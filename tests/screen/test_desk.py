@@ -108,9 +108,12 @@ def night(club: Venue, tmp_path: Path) -> Iterator[dict[str, Any]]:
     with ExitStack() as stack:
         venue = club
         tables = started(stack, venue, tmp_path, TABLES)
+        # The tablet and the other desks are devices of their own: a login each (one login per
+        # device: a second connection of `desk` would take the first desk's session).
+        others = {f"desk{n}": venue.add_user(f"desk-{n}") for n in (2, 3, 4)}
         pages = stack.enter_context(venue.desk_pages())
         yield {"broker": venue.broker, "tables": tables, "venue": venue.directory, "ports": venue.ports,
-               "url": f"{pages.base}/desk"}
+               "url": f"{pages.base}/desk", "others": others}
 
 
 def test_the_desk_runs_a_club_night(night: dict[str, Any], tmp_path: Path) -> None:
@@ -118,7 +121,7 @@ def test_the_desk_runs_a_club_night(night: dict[str, Any], tmp_path: Path) -> No
     tables: dict[str, Table] = night["tables"]
     plan = {"url": night["url"], "chromium": CHROMIUM, "ca": str(venue / "ca" / "venue-ca.crt"),
             "desk": login(venue, "desk"), "scorer": login(venue, "scorer-t1"), "screenshots": desk_shots(tmp_path),
-            "pdf": str(tmp_path / "sheet-t2.pdf")}
+            "pdf": str(tmp_path / "sheet-t2.pdf"), **night["others"]}
 
     def press(args: list[str]) -> None:
         (target,) = args

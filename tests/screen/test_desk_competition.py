@@ -47,14 +47,16 @@ def night(tmp_path: Path) -> Iterator[dict[str, Any]]:
         for name in TABLES:
             tables[name] = StandIn(name, venue.directory, venue.ports["tables"])
             stack.callback(tables[name].close)
+        # The second desk (a tablet) is another device: a login of its own (one login per device).
+        desk2 = venue.add_user("desk-2")
         pages = stack.enter_context(venue.desk_pages())
-        yield {"tables": tables, "venue": venue.directory, "base": pages.base}
+        yield {"tables": tables, "venue": venue.directory, "base": pages.base, "desk2": desk2}
 
 
 def test_tonights_knockout_is_run_from_the_desk(night: dict[str, Any], tmp_path: Path) -> None:
     venue: Path = night["venue"]
     tables: dict[str, StandIn] = night["tables"]
-    plan = {"base": night["base"], "chromium": CHROMIUM, "desk": login(venue, "desk"),
+    plan = {"base": night["base"], "chromium": CHROMIUM, "desk": login(venue, "desk"), "desk2": night["desk2"],
             "screenshots": desk_shots(tmp_path)}
     played: list[tuple[str, str]] = []
 

@@ -42,12 +42,15 @@ def night(club: Venue, tmp_path: Path) -> Iterator[dict[str, Any]]:
         venue = club
         directory, ports = venue.directory, venue.ports
         tables = started(stack, venue, tmp_path, TABLES)
-        # The archive reads every table's record as the desk's login does (docs/league.md).
+        # The archive reads every table's record (docs/league.md) with a login of its own: one login
+        # per device, and the venue tool has no reading-only role, so a desk-role one (the desk page
+        # signed in as `desk` beside it would otherwise take its session, and the archive its).
+        venue.add_user("archive")
         db = tmp_path / "archive.db"
         archive = subprocess.Popen(
             [sys.executable, "-m", "cueboard.cli", "archive", "run", "--db", f"sqlite:///{db}", "--host", "localhost",
-             "--port", str(ports["people"]), "--ca", str(venue.ca), "--username", "desk",
-             "--password-file", str(directory / "logins" / "desk.password")],
+             "--port", str(ports["people"]), "--ca", str(venue.ca), "--username", "archive",
+             "--password-file", str(directory / "logins" / "archive.password")],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         stack.callback(archive.wait, 30)
         stack.callback(archive.terminate)

@@ -81,10 +81,16 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
             table_daemon(tmp_path, club, "t1", snooker) as t1, table_daemon(tmp_path, club, "t2", blackball) as t2:
         for name in ("t1", "t2"):
             club.broker.wait_for_log(lambda line, n=name: line.endswith(f"cueboard/club/{n}/score/+/presence"))
+        # One login per device: a second phone at a table, and the test's own watcher, have logins of
+        # their own (a second connection of one login takes the first one's session).
+        second, watch, second_t2 = (club.add_user(name, "scorer", table) for name, table in
+                                    (("scorer-t1-b", "t1"), ("watch-t1", "t1"), ("scorer-t2-b", "t2")))
         plan = {
             "chromium": CHROMIUM, "spki": spki_hash(club.directory / "certs" / "server.crt"),
             "url": f"{pages.base}/score", "broker": f"wss://localhost:{club.ports['pages']}", "venue": "club",
             "logins": {t: {"user": f"scorer-{t}", "pass": club.password(f"scorer-{t}")} for t in ("t1", "t2")},
+            **{k: {"user": v["user"], "pass": v["password"]} for k, v in
+               (("second", second), ("watch", watch), ("second_t2", second_t2))},
             "shots": str(Path(SHOTS).resolve()) if SHOTS else str(tmp_path / "shots"), "offline_seconds": 60,
         }
 
@@ -114,7 +120,9 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
         positions = [ids.index(i) for i in applied]
         assert positions == sorted(positions), key
     assert len(reports["applied-offline"]) == 20
-    assert all(line.get("user") == "scorer-t1" for line in lines if "id" in line)
+    second_tap = reports["applied-reload"][1]
+    assert all(line.get("user") == ("scorer-t1-b" if line["id"] == second_tap else "scorer-t1")
+               for line in lines if "id" in line)
     for refused in reports["refused"]:
         assert refused not in ids
 

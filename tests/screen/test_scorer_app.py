@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import ssl
 import subprocess
@@ -80,14 +81,12 @@ def mqtt_login(url: str, ca: Path) -> str:
     return answer[0]
 
 
-def card_args(club: Venue, *more: str) -> list[str]:
-    return ["card", "--table", "t1", "--dir", str(club.directory), "--page", "https://localhost:1",
-            "--broker", f"wss://localhost:{club.ports['pages']}", *more]
-
-
 def test_the_card_carries_a_login_for_its_table_until_it_is_revoked(club: Venue, tmp_path: Path) -> None:
     picture = tmp_path / "card-t1.png"
-    venue_cli(*card_args(club, "--out", str(picture)))
+    # ``venue card`` makes the card a login of its own (card-t1-<n>: one login per device) and
+    # reloads the broker, as Venue.change does.
+    made = club.change("card", "--table", "t1", "--page", "https://localhost:1",
+                       "--broker", f"wss://localhost:{club.ports['pages']}", "--out", str(picture))
     assert picture.stat().st_mode & 0o077 == 0, "the card carries a password: its owner's only"
     codes = read_qr_codes(picture)
     scorer = next(c for c in codes if "/score?" in c)
@@ -95,11 +94,14 @@ def test_the_card_carries_a_login_for_its_table_until_it_is_revoked(club: Venue,
     split = urlsplit(scorer)
     assert parse_qs(split.query) == {"broker": [f"wss://localhost:{club.ports['pages']}"], "venue": ["club"],
                                      "table": ["t1"]}
-    assert "pass" not in split.query and "scorer-t1" not in split.query, "the login is never in the query"
-    assert parse_qs(split.fragment) == {"user": ["scorer-t1"], "pass": [club.password("scorer-t1")], "trust": ["1"]}
+    fragment = parse_qs(split.fragment)
+    user = fragment["user"][0]
+    assert re.fullmatch(r"card-t1-\d+", user) and f"signs in as {user}" in made, (user, made)
+    assert "pass" not in split.query and user not in split.query, "the login is never in the query"
+    assert fragment == {"user": [user], "pass": [club.password(user)], "trust": ["1"]}
     assert ca_url == "https://localhost:1/venue-ca.crt"
     assert mqtt_login(scorer, club.ca) == "Success"
-    club.change("revoke", "scorer-t1")
+    club.change("revoke", user)
     assert mqtt_login(scorer, club.ca) in ("Not authorized", "Bad user name or password")
 
 

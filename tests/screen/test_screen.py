@@ -145,7 +145,7 @@ def test_cueboard_screen_options_reach_the_page(capsys: pytest.CaptureFixture[st
         assert status == 200
         assert json.loads(config.split("=", 1)[1].rstrip().rstrip(";")) == {
             "venue": "club", "tables": "1-8,final", "view": "list", "per_page": 10, "rotate": 15.0, "lang": "sv",
-            "broker": "ws://127.0.0.1:9001", "desk_broker": "wss://127.0.0.1:8885"}
+            "broker": "wss://127.0.0.1:9001", "desk_broker": "wss://127.0.0.1:8885"}
     finally:
         server.shutdown()
         server.server_close()

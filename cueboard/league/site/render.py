@@ -30,7 +30,8 @@ class SiteError(CueboardError):
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("cueboard.league.site", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-                             lstrip_blocks=True, keep_trailing_newline=True)
+                             lstrip_blocks=True, keep_trailing_newline=True,
+                             extensions=["jinja2.ext.do"])
     env.globals.update(match_page=paths.match_page, player_page=paths.player_page)
     return env
 

@@ -74,7 +74,7 @@ def read(archive: Archive, rules: Rules, least: int) -> Site:
 
 def _fixtures(records: list[dict[str, Any]], fixtures: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     by_fixture = {str(r["fixture"]): r for r in records if r.get("fixture")}  # the latest start wins
-    out = [{"day": f.get("day"), "home": side_label(f["home"]), "away": side_label(f["away"]),
+    out: list[dict[str, Any]] = [{"day": f.get("day"), "home": side_label(f["home"]), "away": side_label(f["away"]),
             "record": by_fixture.pop(str(f["fixture"]), None)} for f in fixtures]
     listed = {id(f["record"]) for f in out if f["record"] is not None}
     out += [{"day": (r.get("started") or "")[:10] or None, "home": r["sides"][0]["name"],

@@ -139,3 +139,12 @@ def test_postgresql_gives_the_same_site_as_sqlite(tmp_path: Path, postgres_url: 
     build_archive(sqlite, tmp_path)
     build_archive(postgres_url, tmp_path)
     assert _pages(_site(tmp_path, postgres_url, name="pg")) == _pages(_site(tmp_path, sqlite, name="lite"))
+
+
+def test_an_empty_archive_makes_a_site_and_no_name_leaves_the_folder(tmp_path: Path) -> None:
+    site = _site(tmp_path, f"sqlite:///{tmp_path}/empty.db")
+    assert sorted(_pages(site)) == [".cueboard-site", "index.html", "style.css"]
+    for name in ("../../etc/passwd", "/root", "..", "C:\\x", "a/b", "赵心童"):
+        for page in (paths.player_page(name), paths.match_page(name), paths.competition_page(name)):
+            folder, file = page.split("/")
+            assert folder in ("p", "m", "c") and ".." not in file and "\\" not in file and file.endswith(".html")

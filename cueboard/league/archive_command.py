@@ -1,5 +1,5 @@
 """``cueboard archive ...``: the results archive's commands (run, import, fixtures, standings,
-breaks, matches, export, serve) and their exit statuses. docs/league.md; ``cueboard archive --help``.
+breaks, matches, export, site, serve) and their exit statuses. docs/league.md; ``cueboard archive --help``.
 """
 
 from __future__ import annotations
@@ -83,10 +83,25 @@ def add_parser(sub: Any) -> None:
     sv.add_argument("--port", type=int, default=8090, help="the port (default 8090)")
     sv.set_defaults(func=_serve)
 
-    ex = action("export", "print one stored match's record")
-    ex.add_argument("match_id", metavar="MATCH_ID")
-    ex.add_argument("--cuescore", action="store_true", help="in CueScore's match shape (docs/league.md)")
+    ex = action("export", "print one stored match's record, or every match of a competition")
+    ex.add_argument("match_id", metavar="MATCH_ID", nargs="?", help="the match (or give --competition)")
+    ex.add_argument("--competition", help="every match of this competition, oldest first")
+    ex.add_argument("--format", choices=("native", "cuescore"), default="native",
+                    help="native: the stored record (default); cuescore: CueScore's shape (docs/league.md)")
+    ex.add_argument("--cuescore", action="store_const", const="cuescore", dest="format",
+                    help="the same as --format cuescore")
     ex.set_defaults(func=_export)
+
+    si = action("site", "write the league's web site (static HTML, no script) into a folder")
+    si.add_argument("--out", required=True, metavar="DIR",
+                    help="the folder to write (new, empty, or a site written here before: replaced whole)")
+    si.add_argument("--language", default="en", help="the site's language: en (default), nl, sv, de or fr")
+    si.add_argument("--title", help="the site's title (default: the language's 'League results')")
+    si.add_argument("--win", type=int, default=2, help="points for a match won (default 2)")
+    si.add_argument("--loss", type=int, default=0, help="points for a match lost (default 0)")
+    si.add_argument("--frame", type=int, default=0, help="points for each frame won (default 0)")
+    si.add_argument("--from", type=int, default=50, dest="least", help="the least break listed (default 50)")
+    si.set_defaults(func=_site)
 
 
 def _filters(p: argparse.ArgumentParser) -> None:
@@ -236,14 +251,52 @@ def _matches(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from cueboard.league.export import cuescore_match
+    from cueboard.league.export import cuescore_competition, cuescore_match
+
+    if (args.match_id is None) == (args.competition is None):
+        return _fail(sys.stderr, "export: give a MATCH_ID or --competition NAME (one of them)", 2)
 
     def body() -> int:
+        if args.competition is not None:
+            with _open(args) as archive:
+                records = archive.records(competition=args.competition)
+            if not records:
+                return _fail(sys.stderr, f"no match of competition {args.competition!r} in {args.db}")
+            out: Any = (cuescore_competition(args.competition, records) if args.format == "cuescore"
+                        else records)
+            print(json.dumps(out, ensure_ascii=False))
+            return 0
         with _open(args) as archive:
             record = archive.record(args.match_id)
         if record is None:
             return _fail(sys.stderr, f"no match {args.match_id!r} in {args.db}")
-        print(json.dumps(cuescore_match(record) if args.cuescore else record, ensure_ascii=False))
+        print(json.dumps(cuescore_match(record) if args.format == "cuescore" else record, ensure_ascii=False))
+        return 0
+
+    return _guarded(args, body)
+
+
+def _site(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from cueboard.league.site.build import build
+    from cueboard.league.site.render import SiteError
+    from cueboard.league.site.words import words_for
+    from cueboard.league.standings import Rules
+
+    try:
+        words_for(args.language)  # refused before the database is opened
+    except ValueError as exc:
+        return _fail(sys.stderr, str(exc), 2)
+
+    def body() -> int:
+        with _open(args) as archive:
+            try:
+                pages = build(archive, Path(args.out), language=args.language, title=args.title,
+                              rules=Rules(args.win, args.loss, args.frame), least=args.least)
+            except SiteError as exc:
+                return _fail(sys.stderr, str(exc))
+        print(f"{args.out}: {pages} pages")
         return 0
 
     return _guarded(args, body)

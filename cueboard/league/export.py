@@ -11,7 +11,7 @@ undocumented format, not an import CueScore offers (docs/league.md says so).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
@@ -39,3 +39,10 @@ def cuescore_match(record: Mapping[str, Any]) -> dict[str, Any]:
         "tournamentName": record.get("competition"),
         "discipline": record.get("game"),
     }
+
+
+def cuescore_competition(name: str | None, records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A whole competition as a CueScore-style tournament object: its name and every match
+    (``matches``, oldest first, each as :func:`cuescore_match`), the list a reader of
+    CueScore's tournament JSON walks."""
+    return {"tournamentName": name, "matches": [cuescore_match(r) for r in records]}

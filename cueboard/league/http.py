@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from cueboard.common.web_server import Limits, WebServer
-from cueboard.league.export import cuescore_match
+from cueboard.league.export import cuescore_competition, cuescore_match
 from cueboard.league.standings import Row, Rules, breaks, player_matches, rank, results_of, team_sides, to_csv
 from cueboard.league.store import Archive
 
@@ -125,8 +125,12 @@ async def matches_of_player(request: web.Request) -> web.Response:
 
 
 async def all_matches(request: web.Request) -> web.Response:
+    """The records; ``?format=cuescore``: the competition (or the whole archive) as one
+    CueScore-style tournament, every match in CueScore's shape."""
     competition = _competition(request)
-    return _json(await _use(request, lambda a: a.records(competition=competition)))
+    records = await _use(request, lambda a: a.records(competition=competition))
+    return _json(cuescore_competition(competition, records) if request.query.get("format") == "cuescore"
+                 else records)
 
 
 async def one_match(request: web.Request) -> web.Response:

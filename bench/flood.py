@@ -78,6 +78,10 @@ LANES = ("command", "score", "presence", "message", "next")
 ROLE = {"command": "desk", "score": "scorer", "presence": "scorer", "message": "desk", "next": "desk"}
 """The flooding login's role: the ACL lets a scorer write only its score and presence, the desk its
 commands, message and next."""
+WATCHER, COUNTER = "desk-watch", "desk-count"
+"""The logins of this bench's venue subscriber and of the flood's answers' counter: desk logins,
+each a device of its own (the broker knows a session by its login: two clients of one login
+would take the session from each other)."""
 LINKS = {"command": "mqtt_commands", "score": "mqtt_scorers"}
 """The paced link that reads each line lane (the values go to cueboard.table.latest_inputs)."""
 
@@ -212,7 +216,7 @@ class VenueListener(Listener):
         self._subscribed = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"cueboard-venue-{os.getpid()}",
                                   protocol=mqtt.MQTTv5)
-        self.client.username_pw_set("desk", venue.password("desk"))
+        self.client.username_pw_set(WATCHER, venue.password(WATCHER))
         self.client.tls_set(str(venue.ca))
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in topics])
         self.client.on_subscribe = lambda *a: self._subscribed.set()
@@ -336,7 +340,7 @@ class FloodAnswers:
         subscribed = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-flood-answers",
                                   protocol=mqtt.MQTTv5)
-        self.client.username_pw_set("desk", venue.password("desk"))
+        self.client.username_pw_set(COUNTER, venue.password(COUNTER))
         self.client.tls_set(str(venue.ca))
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe(TOPICS.rejected, 1)
         self.client.on_subscribe = lambda *a: subscribed.set()
@@ -381,6 +385,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp_name, running_venue(Path(tmp_name) / "venue") as venue:
         tmp = Path(tmp_name)
         venue.change("add-user", "flood", "--role", ROLE[lane], *(("--table", "t1") if ROLE[lane] == "scorer" else ()))
+        for login in (WATCHER, COUNTER):
+            venue.change("add-user", login, "--role", "desk")
         venue.broker.log = deque(maxlen=1000)  # type: ignore[assignment]  # the broker's log, only its end kept
         raw = {"table": {"venue": "club", "name": "t1"},
                "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},

@@ -242,6 +242,7 @@ class Steps:
     def __init__(self, table: Any, pins: MockFactory, device: TimedDevice, venue: VenueListener, desk: Desk) -> None:
         self.table, self.pins, self.device, self.venue, self.desk = table, pins, device, venue, desk
         self.n = 0
+        self.unanswered: list[str] = []  # the desk's commands without their answer in time (late, or lost?)
         self.fsync_end: list[int] = []
         append = table.journal.append
 
@@ -291,6 +292,7 @@ class Steps:
         self.desk.send(kind, ident)
         answer = self.desk.answer(ident)
         if answer is None or answer[2] != "event":
+            self.unanswered.append(ident)
             return None
         t0 = answer[0]
         try:
@@ -450,6 +452,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                 answered = link is None or flood_answers.wait_for(set(read), link.unread,
                                                                   max(1.0, DRAIN - (time.monotonic() - drain_start)))
                 drain_seconds = round(time.monotonic() - drain_start, 1)
+                # The desk's commands not answered in time: answered since (late) or never (lost)?
+                late = {ident: desk.answers[ident] for ident in steps.unanswered if ident in desk.answers}
                 refused = table.refused - refused_before
                 replaced = table.inbox.replaced - replaced_before
                 dropped = getattr(feed, "dropped", 0)
@@ -485,6 +489,9 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
         "answers_all_out_seconds_after_the_flood": drain_seconds if drained and answered else None,
         "answers_dropped_from_the_floods_own_lane": dropped,
         "flood_events_in_the_journal": len(flood_events),
+        "desk_commands_unanswered_in_time": len(steps.unanswered),
+        "desk_commands_answered_late_ms": sorted(round((t1 - t0) / 1e6) for t0, t1, _ in late.values()),
+        "desk_commands_never_answered": len(steps.unanswered) - len(late),
         "without_flood": quiet, "during_flood": flooded, "after_flood": after,
         "p99_during_to_without_ratio": ratio,
         "rss_kib": {"before": rss_before, "after_quiet_steps": rss_quiet, "during_max": rss_during,

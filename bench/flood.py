@@ -375,6 +375,22 @@ class FloodAnswers:
         self.client.loop_stop()
 
 
+class BrokerLog(deque[str]):
+    """mosquitto's log, which has a line for every message: its last 1,000 lines, and every line
+    saying that it dropped messages or a client (kept whole: where a flood's victims were lost)."""
+
+    NOTICES = ("dropped", "disconnected", "closed its connection", "exceeded timeout", "Keep alive")
+
+    def __init__(self) -> None:
+        super().__init__(maxlen=1000)
+        self.notices: list[str] = []
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        if any(notice in line for notice in self.NOTICES) and len(self.notices) < 200:
+            self.notices.append(line)
+
+
 DRAIN = 120.0
 """Seconds the bench waits at most, once the flood stopped, for the answers to every flood line
 read (a user's answers go out at 50 a second: the backlog and the lane of 1,000 take 30 s)."""
@@ -389,7 +405,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
         venue.change("add-user", "flood", "--role", ROLE[lane], *(("--table", "t1") if ROLE[lane] == "scorer" else ()))
         for login in (WATCHER, COUNTER):
             venue.change("add-user", login, "--role", "desk")
-        venue.broker.log = deque(maxlen=1000)  # type: ignore[assignment]  # the broker's log, only its end kept
+        broker_log = BrokerLog()
+        venue.broker.log = broker_log  # type: ignore[assignment]  # the broker's log, only its end kept
         raw = {"table": {"venue": "club", "name": "t1"},
                "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
                "journal": {"dir": str(tmp / "journal")},
@@ -492,6 +509,7 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
         "desk_commands_unanswered_in_time": len(steps.unanswered),
         "desk_commands_answered_late_ms": sorted(round((t1 - t0) / 1e6) for t0, t1, _ in late.values()),
         "desk_commands_never_answered": len(steps.unanswered) - len(late),
+        "broker_notices": broker_log.notices,
         "without_flood": quiet, "during_flood": flooded, "after_flood": after,
         "p99_during_to_without_ratio": ratio,
         "rss_kib": {"before": rss_before, "after_quiet_steps": rss_quiet, "during_max": rss_during,

@@ -433,6 +433,7 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                 listener.next(TOPICS.state)  # the retained state of the start
                 steps = Steps(table, pins, devices[-1], listener, desk)
                 read: dict[str, int] = {}  # the flood's ids the table read, and how often
+                desk_read: set[str] = set()  # the desk's ids the commands' link read (command lane)
                 link = table.links[link_name] if link_name is not None else None
                 if link is not None:
                     on_line = link._on_line
@@ -441,6 +442,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                         if user == "flood":
                             ident = peek_id(payload) or "?"
                             read[ident] = read.get(ident, 0) + 1
+                        elif user == "desk" and lane == "command":
+                            desk_read.add(peek_id(payload) or "?")
                         on_line(payload, retained, user)
 
                     link._on_line = reading
@@ -509,6 +512,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
         "desk_commands_unanswered_in_time": len(steps.unanswered),
         "desk_commands_answered_late_ms": sorted(round((t1 - t0) / 1e6) for t0, t1, _ in late.values()),
         "desk_commands_never_answered": len(steps.unanswered) - len(late),
+        "desk_commands_never_answered_but_read_by_the_table": len(
+            [i for i in steps.unanswered if i not in late and i in desk_read]) if lane == "command" else None,
         "broker_notices": broker_log.notices,
         "without_flood": quiet, "during_flood": flooded, "after_flood": after,
         "p99_during_to_without_ratio": ratio,

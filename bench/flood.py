@@ -78,6 +78,10 @@ LANES = ("command", "score", "presence", "message", "next")
 ROLE = {"command": "desk", "score": "scorer", "presence": "scorer", "message": "desk", "next": "desk"}
 """The flooding login's role: the ACL lets a scorer write only its score and presence, the desk its
 commands, message and next."""
+WATCHER, COUNTER = "desk-watch", "desk-count"
+"""The logins of this bench's venue subscriber and of the flood's answers' counter: desk logins,
+each a device of its own (the broker knows a session by its login: two clients of one login
+would take the session from each other)."""
 LINKS = {"command": "mqtt_commands", "score": "mqtt_scorers"}
 """The paced link that reads each line lane (the values go to cueboard.table.latest_inputs)."""
 
@@ -212,7 +216,7 @@ class VenueListener(Listener):
         self._subscribed = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"cueboard-venue-{os.getpid()}",
                                   protocol=mqtt.MQTTv5)
-        self.client.username_pw_set("desk", venue.password("desk"))
+        self.client.username_pw_set(WATCHER, venue.password(WATCHER))
         self.client.tls_set(str(venue.ca))
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe([(t, 1) for t in topics])
         self.client.on_subscribe = lambda *a: self._subscribed.set()
@@ -238,6 +242,7 @@ class Steps:
     def __init__(self, table: Any, pins: MockFactory, device: TimedDevice, venue: VenueListener, desk: Desk) -> None:
         self.table, self.pins, self.device, self.venue, self.desk = table, pins, device, venue, desk
         self.n = 0
+        self.unanswered: list[str] = []  # the desk's commands without their answer in time (late, or lost?)
         self.fsync_end: list[int] = []
         append = table.journal.append
 
@@ -287,6 +292,7 @@ class Steps:
         self.desk.send(kind, ident)
         answer = self.desk.answer(ident)
         if answer is None or answer[2] != "event":
+            self.unanswered.append(ident)
             return None
         t0 = answer[0]
         try:
@@ -336,7 +342,7 @@ class FloodAnswers:
         subscribed = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cueboard-flood-answers",
                                   protocol=mqtt.MQTTv5)
-        self.client.username_pw_set("desk", venue.password("desk"))
+        self.client.username_pw_set(COUNTER, venue.password(COUNTER))
         self.client.tls_set(str(venue.ca))
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe(TOPICS.rejected, 1)
         self.client.on_subscribe = lambda *a: subscribed.set()
@@ -369,6 +375,22 @@ class FloodAnswers:
         self.client.loop_stop()
 
 
+class BrokerLog(deque[str]):
+    """mosquitto's log, which has a line for every message: its last 1,000 lines, and every line
+    saying that it dropped messages or a client (kept whole: where a flood's victims were lost)."""
+
+    NOTICES = ("dropped", "disconnected", "closed its connection", "exceeded timeout", "Keep alive")
+
+    def __init__(self) -> None:
+        super().__init__(maxlen=1000)
+        self.notices: list[str] = []
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        if any(notice in line for notice in self.NOTICES) and len(self.notices) < 200:
+            self.notices.append(line)
+
+
 DRAIN = 120.0
 """Seconds the bench waits at most, once the flood stopped, for the answers to every flood line
 read (a user's answers go out at 50 a second: the backlog and the lane of 1,000 take 30 s)."""
@@ -381,7 +403,10 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp_name, running_venue(Path(tmp_name) / "venue") as venue:
         tmp = Path(tmp_name)
         venue.change("add-user", "flood", "--role", ROLE[lane], *(("--table", "t1") if ROLE[lane] == "scorer" else ()))
-        venue.broker.log = deque(maxlen=1000)  # type: ignore[assignment]  # the broker's log, only its end kept
+        for login in (WATCHER, COUNTER):
+            venue.change("add-user", login, "--role", "desk")
+        broker_log = BrokerLog()
+        venue.broker.log = broker_log  # type: ignore[assignment]  # the broker's log, only its end kept
         raw = {"table": {"venue": "club", "name": "t1"},
                "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
                "journal": {"dir": str(tmp / "journal")},
@@ -408,6 +433,7 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                 listener.next(TOPICS.state)  # the retained state of the start
                 steps = Steps(table, pins, devices[-1], listener, desk)
                 read: dict[str, int] = {}  # the flood's ids the table read, and how often
+                desk_read: set[str] = set()  # the desk's ids the commands' link read (command lane)
                 link = table.links[link_name] if link_name is not None else None
                 if link is not None:
                     on_line = link._on_line
@@ -416,6 +442,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                         if user == "flood":
                             ident = peek_id(payload) or "?"
                             read[ident] = read.get(ident, 0) + 1
+                        elif user == "desk" and lane == "command":
+                            desk_read.add(peek_id(payload) or "?")
                         on_line(payload, retained, user)
 
                     link._on_line = reading
@@ -444,6 +472,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                 answered = link is None or flood_answers.wait_for(set(read), link.unread,
                                                                   max(1.0, DRAIN - (time.monotonic() - drain_start)))
                 drain_seconds = round(time.monotonic() - drain_start, 1)
+                # The desk's commands not answered in time: answered since (late) or never (lost)?
+                late = {ident: desk.answers[ident] for ident in steps.unanswered if ident in desk.answers}
                 refused = table.refused - refused_before
                 replaced = table.inbox.replaced - replaced_before
                 dropped = getattr(feed, "dropped", 0)
@@ -479,6 +509,12 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
         "answers_all_out_seconds_after_the_flood": drain_seconds if drained and answered else None,
         "answers_dropped_from_the_floods_own_lane": dropped,
         "flood_events_in_the_journal": len(flood_events),
+        "desk_commands_unanswered_in_time": len(steps.unanswered),
+        "desk_commands_answered_late_ms": sorted(round((t1 - t0) / 1e6) for t0, t1, _ in late.values()),
+        "desk_commands_never_answered": len(steps.unanswered) - len(late),
+        "desk_commands_never_answered_but_read_by_the_table": len(
+            [i for i in steps.unanswered if i not in late and i in desk_read]) if lane == "command" else None,
+        "broker_notices": broker_log.notices,
         "without_flood": quiet, "during_flood": flooded, "after_flood": after,
         "p99_during_to_without_ratio": ratio,
         "rss_kib": {"before": rss_before, "after_quiet_steps": rss_quiet, "during_max": rss_during,

@@ -30,7 +30,7 @@ from typing import Literal
 
 from cueboard.contract.limits import Lanes
 from cueboard.table.inputs import Command, Input
-from cueboard.table.latest_inputs import LatestInputs
+from cueboard.table.latest_inputs import VALUE_EVERY, LatestInputs
 
 __all__ = ["Inbox"]
 
@@ -38,12 +38,12 @@ __all__ = ["Inbox"]
 class Inbox:
     """Inputs waiting for the engine thread (see the module's documentation). Thread-safe."""
 
-    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic, value_every: float = VALUE_EVERY) -> None:
         self._cv = threading.Condition()
         self._mono = monotonic
         self._local: deque[Input] = deque()
         self._remote: Lanes[Command] = Lanes()
-        self._values: LatestInputs[Input] = LatestInputs()
+        self._values: LatestInputs[Input] = LatestInputs(every=value_every)
         self._values_next = False  # whose turn it is after the table's own: the values' or the lines'
         self._stopping = False
 
@@ -68,8 +68,13 @@ class Inbox:
         """A value from the network: waits as ``key``'s newest, replacing one waiting; False when
         too many other keys wait (not kept)."""
         with self._cv:
+            waiting = len(self._values)
             kept = self._values.put(key, item, now=self._mono())
-            self._cv.notify()
+            if len(self._values) > waiting:
+                # Only a key that was not waiting can change when the engine thread must wake: a
+                # value replacing one waiting is taken when that one would have been. A flood of
+                # values (thousands a second) so never wakes the engine for nothing (issue 37).
+                self._cv.notify()
             return kept
 
     @property

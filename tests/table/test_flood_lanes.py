@@ -177,6 +177,33 @@ def test_values_wait_as_the_newest_per_key_in_turn_with_the_lines() -> None:
     assert done.is_set()
 
 
+def test_a_flood_of_one_value_wakes_the_engine_thread_once_not_for_each() -> None:
+    """A value replacing one waiting never changes when the engine thread must take it, so a
+    thousand of them wake that thread once (the key's first), not a thousand times: each wake-up
+    took the interpreter from the referee's presses during a flood (issue 37)."""
+    from cueboard.table.inbox import Inbox
+
+    inbox = Inbox()
+    wake_ups = 0
+    notify = inbox._cv.notify
+
+    def counted(n: int = 1) -> None:  # the engine thread sleeps on this condition (Inbox.take)
+        nonlocal wake_ups
+        wake_ups += 1
+        notify(n)
+
+    inbox._cv.notify = counted  # type: ignore[method-assign]
+    for _ in range(1000):
+        assert inbox.put_latest("message", Call("message", lambda: None))
+    assert wake_ups == 1 and inbox.replaced == 999
+    assert isinstance(inbox.take(0), Call)
+    for _ in range(1000):  # taken within VALUE_EVERY: the next waits; its first put wakes the thread to
+        assert inbox.put_latest("message", Call("message", lambda: None))  # sleep until then
+    assert wake_ups == 2
+    inbox.put(Call("press", lambda: None))  # the table's own inputs wake it, each
+    assert wake_ups == 3
+
+
 def test_an_older_venue_whose_link_may_not_read_the_values_still_gets_them(hall: Club) -> None:
     """A venue's ACL from before issue 37 (``t1.scorers`` reads ``score/#`` only): the broker
     refuses the link's subscription to ``message`` and ``next``, and the table takes them on its

@@ -101,7 +101,13 @@ class PacedLink:
         self._values_mid: int | None = None  # the values' SUBSCRIBE, refused on its own
         self._values_refused = False
         self._health = "down: not started"
-        self._cond = threading.Condition()
+        lock = threading.RLock()
+        self._cond = threading.Condition(lock)
+        """The pacer thread's: notified when it has something new to do (a user's first line waiting,
+        a line handed on, the stop), not for each line of a flood it will not read (issue 37: a
+        wake-up a line took the interpreter from the engine thread)."""
+        self._watch = threading.Condition(lock)
+        """:meth:`wait_until`'s: notified for every line kept, handed on or not read."""
         self._started = False
         self._refused = False
         self._backlog: dict[str | None, deque[tuple[bytes, bool]]] = {}  # user -> lines waiting
@@ -151,8 +157,8 @@ class PacedLink:
     def wait_until(self, done: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``done()`` (asked again whenever a line is kept, handed on or not read:
         e.g. ``taken + unread`` reaching the lines sent); False after ``timeout`` seconds."""
-        with self._cond:
-            return self._cond.wait_for(done, timeout)
+        with self._watch:
+            return self._watch.wait_for(done, timeout)
 
     def start(self) -> None:
         """Connect in the background and keep reconnecting; never blocks."""
@@ -301,15 +307,16 @@ class PacedLink:
                 log.warning("MQTT %s' link: %d lines not read (their user's backlog of %d lines, or %d bytes in "
                             "all, was full: the table answers a user's lines no faster than %g a second)",
                             self.kind.name, self.unread, self.config.queue, BACKLOG_BYTES, USER_ANSWERS_A_SECOND)
-            self._cond.notify_all()
+            self._watch.notify_all()  # the pacer says the lines not read once a second, woken or not
             return
         if lines is None:
             lines = self._backlog[user] = deque()
             if user not in self._busy:
                 self._turns.append(user)
+                self._cond.notify_all()  # a user newly waiting: the pacer hands its line on
         lines.append((payload, retained))
         self._bytes += cost
-        self._cond.notify_all()
+        self._watch.notify_all()
 
     def _hand_on(self, user: str | None, payload: bytes, retained: bool) -> None:
         try:
@@ -323,6 +330,7 @@ class PacedLink:
                 if user in self._backlog:
                     self._turns.append(user)
                 self._cond.notify_all()
+                self._watch.notify_all()
 
     def _next(self) -> tuple[str | None, bytes, bool] | None:
         """Under the lock: the next user's line whose lane has room, taking turns; None if none."""

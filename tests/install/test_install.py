@@ -252,6 +252,19 @@ def test_install_on_a_fresh_lite_then_again_then_uninstall(pi: Pi) -> None:
     assert pi.run("dpkg-query -W -f='${Status}' python3-dev", check=False).stdout.find("ok installed") < 0
     assert pi.run("command -v gcc cc", check=False).returncode != 0
 
+    if pi.suite == "trixie":
+        # A Debian Trixie without Raspberry Pi's archive: no lgpio for 3.13 anywhere. Said
+        # before anything is installed.
+        raspi = pi.path("/etc/apt/sources.list.d/raspi.list")
+        raspi.rename(raspi.with_suffix(".off"))
+        refused = pi.run(f"cd {SOURCE} && bash systemd/install.sh", check=False)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "PyPI has no wheel of it for Python 3.13" in refused.stderr and "archive.raspberrypi.com" in (
+            refused.stderr) and "Nothing was installed." in refused.stderr, refused.stderr
+        assert not pi.path("/opt/cueboard").exists() and pi.run("id cueboard", check=False).returncode != 0
+        assert "ok installed" not in pi.run("dpkg-query -W -f='${Status}' python3-venv", check=False).stdout
+        raspi.with_suffix(".off").rename(raspi)
+
     first = pi.install()
 
     # 1. Debian's compiled libraries, seen by the venv; nothing compiled.

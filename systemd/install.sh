@@ -134,7 +134,7 @@ if [ ${#missing[@]} -gt 0 ] || [ "$lgpio_from_debian" = ask ]; then
     elif [ "$lgpio_from_debian" = ask ] && ! "$PYTHON" -I -c 'import sys; sys.exit(sys.version_info >= (3, 13))'; then
         # PyPI's lgpio has no wheel for Python 3.13 and Debian has no python3-lgpio: a Debian
         # Trixie that is not Raspberry Pi OS. Say so before anything is installed.
-        die "lgpio (GPIO, the referee buttons) is in no archive this system uses, and PyPI has no wheel of it for Python 3.13: on Raspberry Pi OS Trixie python3-lgpio comes from Raspberry Pi's archive (http://archive.raspberrypi.com/debian trixie main; /etc/apt/sources.list.d/raspi.sources): add it, then run this again (docs/install.md). Nothing was installed."
+        die "lgpio (GPIO, the referee buttons) is in no archive this system uses, and PyPI has no wheel of it for Python 3.13: on Raspberry Pi OS Trixie python3-lgpio comes from Raspberry Pi's archive (http://archive.raspberrypi.com/debian trixie main, in /etc/apt/sources.list.d/): add it, then run this again (docs/install.md). Nothing was installed."
     fi
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing Debian packages: ${missing[*]}"

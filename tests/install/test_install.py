@@ -355,13 +355,13 @@ def test_install_on_a_fresh_lite_then_again_then_uninstall(pi: Pi) -> None:
     pi.path("/etc/cueboard/cueboard.toml").write_text(
         conf[:start] + '[display]\ndevice = "ws2812"\nwidth = 32\nheight = 8\n' + conf[end:])
     fourth = pi.install(env="CUEBOARD_DEVICE_TREE=/etc/fake-device-tree")
-    config = pi.read("/boot/firmware/config.txt")
-    assert config.endswith("[pi4]\n# cueboard: WS2812 on SPI needs a steady core clock (docs/hardware.md)\n"
-                           "core_freq_min=500\n[all]\n"), config
+    config_txt = pi.read("/boot/firmware/config.txt")
+    assert config_txt.endswith("[pi4]\n# cueboard: WS2812 on SPI needs a steady core clock (docs/hardware.md)\n"
+                               "core_freq_min=500\n[all]\n"), config_txt
     assert "REBOOT NEEDED (sudo reboot) for: core_freq_min=500." in fourth
     assert "READY=1 from cueboard" in pi.calls("/var/log/systemctl-calls")
     fifth = pi.install(env="CUEBOARD_DEVICE_TREE=/etc/fake-device-tree")
-    assert pi.read("/boot/firmware/config.txt") == config and "REBOOT NEEDED" not in fifth
+    assert pi.read("/boot/firmware/config.txt") == config_txt and "REBOOT NEEDED" not in fifth
 
 
 def _pi_generation(tmp_path: Path, names: bytes) -> str:

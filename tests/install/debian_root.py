@@ -11,6 +11,7 @@ Needs root (CI runs as root), ``mmdebstrap`` (scripts/lib.sh installs it) and De
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import shutil
 import subprocess
@@ -42,9 +43,17 @@ def root_tarball(suite: str, packages: Sequence[str]) -> Path:
     """The root of ``suite`` with ``packages`` (minbase), built once and kept in the cache."""
     key = hashlib.sha256(f"{suite} {MIRROR} {' '.join(packages)}".encode()).hexdigest()[:12]
     tarball = CACHE / f"{suite}-{key}.tar"
-    if tarball.exists():
-        return tarball
     CACHE.mkdir(parents=True, exist_ok=True)
+    # CI builds the Trixie development root from two processes at once (the install test and
+    # the 3.13 run, side by side): the second waits for the first's tarball.
+    with open(tarball.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not tarball.exists():
+            _build(suite, packages, tarball)
+    return tarball
+
+
+def _build(suite: str, packages: Sequence[str], tarball: Path) -> None:
     partial = tarball.with_suffix(".partial.tar")
     result = subprocess.run([need("mmdebstrap", "mmdebstrap"), "--variant=minbase", "--quiet",
                              f"--include={','.join(packages)}", suite, str(partial), MIRROR],
@@ -52,7 +61,6 @@ def root_tarball(suite: str, packages: Sequence[str]) -> Path:
     if result.returncode != 0:
         raise RootError(f"mmdebstrap {suite} failed:\n{result.stdout}\n{result.stderr}")
     partial.rename(tarball)
-    return tarball
 
 
 def trust_this_machine(root: Path) -> None:
@@ -98,7 +106,13 @@ exec chroot {root} /usr/bin/env -i PATH={CHROOT_PATH} HOME=/root LANG=C.UTF-8 {P
 # so the test stands in for it with a local one holding python3-lgpio built the same way: from
 # lgpio's own source (PyPI's sdist, the C library linked in) in a build root of the suite.
 LGPIO_VERSION = "0.2.2.0"
-BUILD_PACKAGES = ("python3-dev", "python3-setuptools", "gcc", "libc6-dev", "swig", "dpkg-dev")
+# One development root of the suite serves both the lgpio build and the 3.13 run
+# (tests/install/python313.py): one root to build in CI, not two. Besides the compiler: what
+# the quick tests call besides Python; libfribidi0 because Pillow lays text out with raqm only
+# where the system has fribidi (Raspberry Pi OS has it: python3-pil needs it), and without it
+# the boards' smooth text is drawn otherwise and the golden images differ.
+DEV_PACKAGES = ("python3-dev", "python3-setuptools", "python3-venv", "gcc", "libc6-dev", "swig", "dpkg-dev",
+                "ca-certificates", "systemd", "udev", "shellcheck", "openssl", "libfribidi0")
 BUILD_LGPIO = f"""set -e
 cd /tmp && tar -xzf /src/lgpio-{LGPIO_VERSION}.tar.gz && cd lgpio-{LGPIO_VERSION}
 PYPI=1 python3 setup.py --quiet build_ext --inplace >/dev/null
@@ -143,7 +157,7 @@ def raspberry_pi_archive(suite: str) -> Path:
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
     try:
-        with tarfile.open(root_tarball(suite, BUILD_PACKAGES)) as tar:
+        with tarfile.open(root_tarball(suite, DEV_PACKAGES)) as tar:
             tar.extractall(build_root, filter="fully_trusted")
         result = chroot(build_root, BUILD_LGPIO, binds=((source, "/src"), (partial, "/out")), timeout=1800)
         if result.returncode != 0:

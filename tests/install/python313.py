@@ -2,7 +2,8 @@
 
 Raspberry Pi OS Trixie runs cueboard on Python 3.13; this machine (Debian 12) has 3.11. So CI
 (``.ci/run`` sets ``CUEBOARD_PYTHON313=1`` for ``scripts/test``) builds a Debian Trixie root
-with ``mmdebstrap`` (tests/install/debian_root.py: once, kept in ``.cache/install-test/``),
+with ``mmdebstrap`` (tests/install/debian_root.py's development root, the one the install
+test builds lgpio in: once, kept in ``.cache/install-test/``),
 binds this checkout into it at the same path, makes a venv there with the root's python3.13
 (kept in ``.cache/install-test/venv-py313``, so a rerun only checks it), installs the package
 and its test tools into it and runs ``pytest -m "not system"`` and any arguments given:
@@ -26,12 +27,6 @@ from tests.install import debian_root
 
 SUITE = "trixie"
 PYTHON = "3.13"
-# The root's python and what the quick tests call besides Python (each a Trixie package).
-# libfribidi0: Pillow lays text out with raqm only where the system has fribidi (Raspberry Pi
-# OS has it: python3-pil needs it); without it the boards' smooth text is drawn otherwise
-# and the golden images differ.
-PACKAGES = ("python3", "python3-venv", "ca-certificates", "systemd", "udev", "shellcheck", "openssl",
-            "libfribidi0")
 VENV = "/opt/cueboard-py313"
 
 
@@ -41,7 +36,7 @@ def main(pytest_args: list[str]) -> int:
         return 1
     started = time.monotonic()
     try:
-        tarball = debian_root.root_tarball(SUITE, PACKAGES)
+        tarball = debian_root.root_tarball(SUITE, debian_root.DEV_PACKAGES)
     except debian_root.RootError as error:
         print(f"python313: {error}", file=sys.stderr)
         return 1

@@ -1,11 +1,14 @@
-"""``systemd/install.sh`` run for real in a fresh Debian Bookworm root, as on a new
-Raspberry Pi OS Lite (issue 17, finding 1: the install stopped there, because pip had to
+"""``systemd/install.sh`` run for real in a fresh Debian root, as on a new Raspberry Pi OS
+Lite: Bookworm (Debian 12, Python 3.11) and Trixie (Debian 13, Python 3.13; issue 40), the
+same test for each (issue 17, finding 1: the install stopped on Lite, because pip had to
 compile spidev and rpi_ws281x and Lite has no ``python3-dev``).
 
-The root is built from Debian's packages with ``mmdebstrap`` (minbase, plus systemd, udev,
-python3: no ``python3-dev``, no compiler), some 20 s, and kept as a tarball in
-``.cache/install-test/`` (git ignores it) for the next run. Each test unpacks it afresh
-and runs the installer under ``chroot`` in a mount namespace of its own (``unshare -m``:
+Each root is built from Debian's packages with ``mmdebstrap`` (minbase, plus systemd, udev,
+python3: no ``python3-dev``, no compiler; tests/install/debian_root.py), once a session, and
+kept as a tarball in ``.cache/install-test/`` (git ignores it) for the next run. Trixie's
+also gets a stand-in for Raspberry Pi's archive with ``python3-lgpio`` (PyPI has no lgpio
+wheel for 3.13; debian_root.raspberry_pi_archive). Each test unpacks its root afresh and
+runs the installer under ``chroot`` in a mount namespace of its own (``unshare -m``:
 ``/proc`` and a few device nodes mounted for it, nothing outside touched), with
 
 - the installer run as docs/install.md says: ``cd <clone> && bash systemd/install.sh`` (from

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install (or update) cueboard as a systemd service on Raspberry Pi OS Bookworm
-# (Lite is enough; 64-bit or 32-bit; Pi 4, Pi 5, Zero 2 W).
+# Install (or update) cueboard as a systemd service on Raspberry Pi OS Trixie (Debian 13,
+# Python 3.13) or Bookworm (Debian 12, Python 3.11) (Lite is enough; 64-bit or 32-bit;
+# Pi 4, Pi 5, Zero 2 W).
 #
 #   sudo bash systemd/install.sh              install or update, enable and (re)start
 #   sudo bash systemd/install.sh --uninstall  stop and remove the service and the code;
@@ -12,7 +13,7 @@
 # Run from a clone of the repository (cd cueboard && sudo bash systemd/install.sh, or from
 # anywhere with its path); safe to run again (that is how to update). What it does is in
 # docs/install.md; tests/install/test_install.py runs it as docs/install.md says, in a Debian
-# Bookworm root without python3-dev or a compiler, twice.
+# Bookworm root and in a Trixie one, without python3-dev or a compiler, twice.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,7 +50,8 @@ DEVICE_GROUPS=(gpio spi dialout)
 # nothing is compiled here (Raspberry Pi OS Lite has no python3-dev, and spidev has no
 # wheel on PyPI): the venv sees them through --system-site-packages. Pillow and cbor2
 # (luma's) have no 32-bit ARM wheels on PyPI either. lgpio: Debian's where the archive
-# has it (Raspberry Pi OS does), else its wheel from PyPI (armv7l, aarch64, x86_64).
+# has it (Raspberry Pi OS does), else its wheel from PyPI (armv7l, aarch64, x86_64; none
+# for Python 3.13, so on Trixie it must come from Raspberry Pi's archive).
 DEBIAN_PACKAGES=(python3-venv python3-spidev python3-pil python3-cbor2)
 # A full WS2812 frame goes in one SPI transfer (hw/ws2812_spi.py): 65536 bytes is 5,441 LEDs.
 SPIDEV_BUFSIZ=131072
@@ -113,7 +115,7 @@ command -v apt-get >/dev/null || die "this installer is for Raspberry Pi OS (Deb
 [ -f "$REPO/pyproject.toml" ] || die "run it from a clone of the cueboard repository ($REPO has no pyproject.toml)"
 [ -x "$PYTHON" ] || die "$PYTHON not found: apt-get install python3"
 "$PYTHON" -I -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
-    || die "cueboard needs Python 3.11 or newer (Raspberry Pi OS Bookworm has it)"
+    || die "cueboard needs Python 3.11 or newer (Raspberry Pi OS Bookworm has 3.11, Trixie 3.13)"
 
 # 1. Debian packages, only those missing (a second run asks apt nothing).
 missing=()
@@ -129,6 +131,10 @@ if [ ${#missing[@]} -gt 0 ] || [ "$lgpio_from_debian" = ask ]; then
     apt-get update -qq
     if [ "$lgpio_from_debian" = ask ] && apt-cache show python3-lgpio >/dev/null 2>&1; then
         missing+=(python3-lgpio)
+    elif [ "$lgpio_from_debian" = ask ] && ! "$PYTHON" -I -c 'import sys; sys.exit(sys.version_info >= (3, 13))'; then
+        # PyPI's lgpio has no wheel for Python 3.13 and Debian has no python3-lgpio: a Debian
+        # Trixie that is not Raspberry Pi OS. Say so before anything is installed.
+        die "lgpio (GPIO, the referee buttons) is in no archive this system uses, and PyPI has no wheel of it for Python 3.13: on Raspberry Pi OS Trixie python3-lgpio comes from Raspberry Pi's archive (http://archive.raspberrypi.com/debian trixie main, in /etc/apt/sources.list.d/): add it, then run this again (docs/install.md). Nothing was installed."
     fi
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing Debian packages: ${missing[*]}"

@@ -1,11 +1,14 @@
-"""``systemd/install.sh`` run for real in a fresh Debian Bookworm root, as on a new
-Raspberry Pi OS Lite (issue 17, finding 1: the install stopped there, because pip had to
+"""``systemd/install.sh`` run for real in a fresh Debian root, as on a new Raspberry Pi OS
+Lite: Bookworm (Debian 12, Python 3.11) and Trixie (Debian 13, Python 3.13; issue 40), the
+same test for each (issue 17, finding 1: the install stopped on Lite, because pip had to
 compile spidev and rpi_ws281x and Lite has no ``python3-dev``).
 
-The root is built from Debian's packages with ``mmdebstrap`` (minbase, plus systemd, udev,
-python3: no ``python3-dev``, no compiler), some 20 s, and kept as a tarball in
-``.cache/install-test/`` (git ignores it) for the next run. Each test unpacks it afresh
-and runs the installer under ``chroot`` in a mount namespace of its own (``unshare -m``:
+Each root is built from Debian's packages with ``mmdebstrap`` (minbase, plus systemd, udev,
+python3: no ``python3-dev``, no compiler; tests/install/debian_root.py), once a session, and
+kept as a tarball in ``.cache/install-test/`` (git ignores it) for the next run. Trixie's
+also gets a stand-in for Raspberry Pi's archive with ``python3-lgpio`` (PyPI has no lgpio
+wheel for 3.13; debian_root.raspberry_pi_archive). Each test unpacks its root afresh and
+runs the installer under ``chroot`` in a mount namespace of its own (``unshare -m``:
 ``/proc`` and a few device nodes mounted for it, nothing outside touched), with
 
 - the installer run as docs/install.md says: ``cd <clone> && bash systemd/install.sh`` (from
@@ -40,18 +43,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.install import debian_root
+
 pytestmark = pytest.mark.system
 
-REPO = Path(__file__).resolve().parents[2]
-CACHE = REPO / ".cache" / "install-test"
-MIRROR = "http://deb.debian.org/debian"
-SUITE = "bookworm"
+REPO = debian_root.REPO
+CACHE = debian_root.CACHE
+# Raspberry Pi OS Bookworm (Debian 12, Python 3.11) and Trixie (Debian 13, Python 3.13, the
+# Raspberry Pi OS of a Pi bought since October 2025): each suite and its python3's version.
+SUITES = {"bookworm": "3.11", "trixie": "3.13"}
 # What a Raspberry Pi OS Lite has that matters here, and nothing to compile with.
 PACKAGES = ("systemd", "udev", "python3", "ca-certificates", "kmod")
-CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SOURCE = "/root/cueboard"
-# pip's own certificate store does not know a local CA; the system's bundle (above) does.
-PIP_CERT = "PIP_CERT=/etc/ssl/certs/ca-certificates.crt"
 
 # Raspberry Pi OS Bookworm's config.txt as shipped, the part that matters.
 CONFIG_TXT = """\
@@ -152,52 +155,33 @@ esac
 """
 
 
-def _need(tool: str, package: str) -> str:
-    path = shutil.which(tool)
-    if path is None:
-        pytest.fail(f"{tool} is missing: apt-get install {package} (scripts/lib.sh installs it)")
-    return path
-
-
-def root_tarball() -> Path:
-    """The Bookworm root as a tarball, built once and kept in .cache/install-test/."""
-    key = hashlib.sha256(f"{SUITE} {MIRROR} {' '.join(PACKAGES)}".encode()).hexdigest()[:12]
-    tarball = CACHE / f"{SUITE}-{key}.tar"
-    if tarball.exists():
-        return tarball
-    CACHE.mkdir(parents=True, exist_ok=True)
-    partial = tarball.with_suffix(".partial.tar")
-    result = subprocess.run([_need("mmdebstrap", "mmdebstrap"), "--variant=minbase", "--quiet",
-                             f"--include={','.join(PACKAGES)}", SUITE, str(partial), MIRROR],
-                            capture_output=True, text=True, timeout=1800, check=False)
-    assert result.returncode == 0, f"mmdebstrap failed:\n{result.stdout}\n{result.stderr}"
-    partial.rename(tarball)
-    return tarball
+@pytest.fixture(scope="session", params=sorted(SUITES))
+def root_tarball(request: pytest.FixtureRequest) -> tuple[str, Path]:
+    """Each suite's root (its name and tarball), built once a session and kept in
+    .cache/install-test/ for the next: some 25 s each to build."""
+    suite: str = request.param
+    try:
+        return suite, debian_root.root_tarball(suite, PACKAGES)
+    except debian_root.RootError as error:
+        pytest.fail(str(error))
 
 
 class Pi:
     """An unpacked root, and commands run in it (chroot, own mount namespace)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, suite: str) -> None:
         self.root = root
+        self.suite = suite
 
     def run(self, command: str, *, check: bool = True, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
-        r = self.root
-        apt_cache, pip_cache = CACHE / "apt-archives", CACHE / "pip"
+        apt_cache, pip_cache = CACHE / "apt-archives" / self.suite, CACHE / "pip"
         (apt_cache / "partial").mkdir(parents=True, exist_ok=True)
         pip_cache.mkdir(parents=True, exist_ok=True)
-        (r / "root/.cache/pip").mkdir(parents=True, exist_ok=True)
-        setup = f"""set -e
-mount --make-rprivate /
-mount -t proc proc {r}/proc
-mount -t tmpfs -o mode=0755 tmpfs {r}/dev
-for node in null zero full random urandom tty; do touch {r}/dev/$node; mount --bind /dev/$node {r}/dev/$node; done
-mount --bind {apt_cache} {r}/var/cache/apt/archives
-mount --bind {pip_cache} {r}/root/.cache/pip
-exec chroot {r} /usr/bin/env -i PATH={CHROOT_PATH} HOME=/root LANG=C.UTF-8 {PIP_CERT} bash -c "$1"
-"""
-        result = subprocess.run([_need("unshare", "util-linux"), "-m", "sh", "-c", setup, "sh", command],
-                                capture_output=True, text=True, timeout=timeout, check=False)
+        try:
+            result = debian_root.chroot(self.root, command, timeout=timeout, binds=(
+                (apt_cache, "/var/cache/apt/archives"), (pip_cache, "/root/.cache/pip")))
+        except debian_root.RootError as error:
+            pytest.fail(str(error))
         if check:
             assert result.returncode == 0, f"{command} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
         return result
@@ -234,19 +218,23 @@ exec chroot {r} /usr/bin/env -i PATH={CHROOT_PATH} HOME=/root LANG=C.UTF-8 {PIP_
 
 
 @pytest.fixture
-def pi(tmp_path: Path) -> Iterator[Pi]:
+def pi(tmp_path: Path, root_tarball: tuple[str, Path]) -> Iterator[Pi]:
+    suite, tarball = root_tarball
     if os.geteuid() != 0:
         pytest.fail("the installer test needs root (chroot, mount namespace); CI runs as root")
     root = tmp_path / "root"
     root.mkdir()
-    with tarfile.open(root_tarball()) as tar:
+    with tarfile.open(tarball) as tar:
         tar.extractall(root, filter="fully_trusted")
-    shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")
-    # The Pi trusts what this machine's network needs (an intercepting proxy's CA, say):
-    # the local CAs and the bundle made with them.
-    for local_ca in Path("/usr/local/share/ca-certificates").glob("*.crt"):
-        shutil.copy(local_ca, root / "usr/local/share/ca-certificates")
-    shutil.copy("/etc/ssl/certs/ca-certificates.crt", root / "etc/ssl/certs/ca-certificates.crt")
+    debian_root.trust_this_machine(root)
+    if suite == "trixie":
+        # Raspberry Pi OS's own archive, where its python3-lgpio comes from (debian_root.py).
+        try:
+            shutil.copytree(debian_root.raspberry_pi_archive(suite), root / "srv/raspberrypi-archive")
+        except debian_root.RootError as error:
+            pytest.fail(str(error))
+        (root / "etc/apt/sources.list.d/raspi.list").write_text(
+            "deb [trusted=yes] file:/srv/raspberrypi-archive ./\n")
     ignore = shutil.ignore_patterns(".git", ".venv", "node_modules", ".cache", "build", "*.egg-info",
                                     "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis")
     shutil.copytree(REPO, root / SOURCE.lstrip("/"), ignore=ignore, symlinks=True)
@@ -256,14 +244,29 @@ def pi(tmp_path: Path) -> Iterator[Pi]:
     (root / "run/systemd/system").mkdir(parents=True, exist_ok=True)
     (root / "boot/firmware").mkdir(parents=True, exist_ok=True)
     (root / "boot/firmware/config.txt").write_text(CONFIG_TXT)
-    yield Pi(root)
+    yield Pi(root, suite)
     shutil.rmtree(root, ignore_errors=True)
 
 
-def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> None:
-    # The root is a Lite: no python3-dev, no compiler.
+def test_install_on_a_fresh_lite_then_again_then_uninstall(pi: Pi) -> None:
+    # The root is a Lite of its suite (Bookworm's Python 3.11, Trixie's 3.13): no python3-dev,
+    # no compiler.
+    assert pi.run("python3 -c 'import sys; print(sys.version)'").stdout.startswith(SUITES[pi.suite] + ".")
     assert pi.run("dpkg-query -W -f='${Status}' python3-dev", check=False).stdout.find("ok installed") < 0
     assert pi.run("command -v gcc cc", check=False).returncode != 0
+
+    if pi.suite == "trixie":
+        # A Debian Trixie without Raspberry Pi's archive: no lgpio for 3.13 anywhere. Said
+        # before anything is installed.
+        raspi = pi.path("/etc/apt/sources.list.d/raspi.list")
+        raspi.rename(raspi.with_suffix(".off"))
+        refused = pi.run(f"cd {SOURCE} && bash systemd/install.sh", check=False)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "PyPI has no wheel of it for Python 3.13" in refused.stderr and "archive.raspberrypi.com" in (
+            refused.stderr) and "Nothing was installed." in refused.stderr, refused.stderr
+        assert not pi.path("/opt/cueboard").exists() and pi.run("id cueboard", check=False).returncode != 0
+        assert "ok installed" not in pi.run("dpkg-query -W -f='${Status}' python3-venv", check=False).stdout
+        raspi.with_suffix(".off").rename(raspi)
 
     first = pi.install()
 
@@ -273,7 +276,10 @@ def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> N
                    "print(spidev.__file__); print(PIL.__file__); print(lgpio.__file__)'").stdout.split()
     assert where[0].startswith("/usr/lib/python3/dist-packages/")  # Debian's spidev
     assert where[1].startswith("/usr/lib/python3/dist-packages/")  # Debian's Pillow
+    if pi.suite == "trixie":  # Raspberry Pi's lgpio (no wheel for 3.13 on PyPI); Bookworm: PyPI's
+        assert "python3-lgpio" in first and where[2].startswith("/usr/lib/python3/dist-packages/")
     assert "include-system-site-packages = true" in pi.read("/opt/cueboard/venv/pyvenv.cfg")
+    assert pi.path(f"/opt/cueboard/venv/lib/python{SUITES[pi.suite]}/site-packages/cueboard").is_dir()
     assert pi.run("dpkg-query -W -f='${Status}' python3-dev", check=False).stdout.find("ok installed") < 0
     assert pi.run("/usr/local/bin/cueboard --help").stdout.startswith("usage: cueboard")
 
@@ -352,13 +358,13 @@ def test_install_on_a_fresh_bookworm_lite_then_again_then_uninstall(pi: Pi) -> N
     pi.path("/etc/cueboard/cueboard.toml").write_text(
         conf[:start] + '[display]\ndevice = "ws2812"\nwidth = 32\nheight = 8\n' + conf[end:])
     fourth = pi.install(env="CUEBOARD_DEVICE_TREE=/etc/fake-device-tree")
-    config = pi.read("/boot/firmware/config.txt")
-    assert config.endswith("[pi4]\n# cueboard: WS2812 on SPI needs a steady core clock (docs/hardware.md)\n"
-                           "core_freq_min=500\n[all]\n"), config
+    config_txt = pi.read("/boot/firmware/config.txt")
+    assert config_txt.endswith("[pi4]\n# cueboard: WS2812 on SPI needs a steady core clock (docs/hardware.md)\n"
+                               "core_freq_min=500\n[all]\n"), config_txt
     assert "REBOOT NEEDED (sudo reboot) for: core_freq_min=500." in fourth
     assert "READY=1 from cueboard" in pi.calls("/var/log/systemctl-calls")
     fifth = pi.install(env="CUEBOARD_DEVICE_TREE=/etc/fake-device-tree")
-    assert pi.read("/boot/firmware/config.txt") == config and "REBOOT NEEDED" not in fifth
+    assert pi.read("/boot/firmware/config.txt") == config_txt and "REBOOT NEEDED" not in fifth
 
 
 def _pi_generation(tmp_path: Path, names: bytes) -> str:

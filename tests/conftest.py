@@ -48,7 +48,7 @@ from tests.helpers.venue import Venue, running_venue
 pytest_plugins = ["tests.helpers.mosquitto", "tests.helpers.postgres"]
 
 SYSTEM_FIXTURES = frozenset({"mosquitto_broker", "mosquitto_factory", "tls_files", "postgres_server", "postgres_url",
-                             "club"})
+                             "club", "hall"})
 """Fixtures that start a broker, a database or openssl: a test that uses one is ``system``."""
 
 

@@ -81,13 +81,16 @@ class Venue:
                            page={"desk_broker": f"wss://localhost:{self.ports['pages']}"})
 
 
-def init_venue(directory: Path, tables: int, scorers: Sequence[str] = (), venue: str = "club") -> dict[str, int]:
+def init_venue(directory: Path, tables: int, scorers: Sequence[str] = (), venue: str = "club",
+               desks: Sequence[str] = ()) -> dict[str, int]:
     """``cueboard venue init`` of ``venue`` in ``directory`` with ``tables`` tables (t1,
     t2, ...), its listeners on free loopback ports, a certificate for localhost and 127.0.0.1;
     a scorer login ``scorer-<table>`` for each of ``scorers``. The listeners' ports."""
     ports = {name: free_port() for name in LISTENERS}
     venue_cli("init", "--dir", str(directory), "--venue", venue, "--tables", str(tables), "--host", "localhost",
               "--host", "127.0.0.1", "--bind", "127.0.0.1", *(f"--{k}-port={v}" for k, v in ports.items()))
+    for desk in desks:  # more desk logins, made before the broker starts (no reload to wait for)
+        venue_cli("add-user", desk, "--role", "desk", "--dir", str(directory), "--no-reload")
     for table in scorers:
         venue_cli("add-user", f"scorer-{table}", "--role", "scorer", "--table", table, "--dir", str(directory),
                   "--no-reload")
@@ -95,14 +98,15 @@ def init_venue(directory: Path, tables: int, scorers: Sequence[str] = (), venue:
 
 
 @contextmanager
-def running_venue(tmp_path: Path, tables: int = 2, scorers: Sequence[str] = ()) -> Iterator[Venue]:
+def running_venue(tmp_path: Path, tables: int = 2, scorers: Sequence[str] = (),
+                  desks: Sequence[str] = ()) -> Iterator[Venue]:
     """The venue of :func:`init_venue` in ``tmp_path/venue``, its broker running the files it wrote."""
     require_mosquitto()
     for attempt in range(3):
         # A port found free can be taken before mosquitto binds it: then the venue is written
         # again on new ones (tests/helpers/mosquitto.py free_port).
         directory = tmp_path / ("venue" if attempt == 0 else f"venue-{attempt}")
-        ports = init_venue(directory, tables, scorers)
+        ports = init_venue(directory, tables, scorers, desks=desks)
         config = (directory / "mosquitto" / "venue.conf").read_text()
         broker = Mosquitto(tmp_path / f"broker-{attempt}" if attempt else tmp_path / "broker",
                            port=ports["tables"], config=config)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.helpers.mosquitto import Mosquitto, make_tls_files
-from tests.helpers.venue import Venue
+from tests.helpers.venue import running_venue
 from tests.table.test_command_path import USERS
 from tests.table.test_handoffs import WATCHER, Club
 
@@ -23,9 +24,14 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
 
 
 @pytest.fixture
-def hall(club: Venue, tmp_path: Path) -> Club:
-    """The club fixture's venue (tests/conftest.py), with the tables' configurations in ``tmp_path``
-    and a second desk login, ``desk-watch``, for the tests' subscriber: one login is one device
-    (one session: docs/security.md), so the watcher cannot share the desk's."""
-    club.change("add-user", WATCHER, "--role", "desk")
-    return Club(club.directory, club.broker, club.ports, tmp_path)
+def hall(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Club]:
+    """The club's venue (as the ``club`` fixture of tests/conftest.py makes it, its
+    ``@pytest.mark.club(...)`` options too) with the tables' configurations in ``tmp_path`` and a
+    second desk login, ``desk-watch``, for the tests' subscriber: one login is one device (one
+    session: docs/security.md), so the watcher cannot share the desk's. Made before the broker
+    starts: mosquitto 2.0.11 loses a SIGHUP that comes while it is still reloading."""
+    marker = request.node.get_closest_marker("club")
+    options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    options["desks"] = (*options.get("desks", ()), WATCHER)
+    with running_venue(tmp_path, **options) as venue:
+        yield Club(venue.directory, venue.broker, venue.ports, tmp_path)

@@ -56,8 +56,8 @@ def test_a_venue_whose_port_was_taken_is_written_again(tmp_path: Path, monkeypat
     real_init = venue_helpers.init_venue
 
     def init_then_take(directory: Path, tables: int, scorers: tuple[str, ...] = (),
-                       venue: str = "club") -> dict[str, int]:
-        ports = real_init(directory, tables, scorers, venue)
+                       venue: str = "club", desks: tuple[str, ...] = ()) -> dict[str, int]:
+        ports = real_init(directory, tables, scorers, venue, desks=desks)
         if not first:
             first.update(ports)
             held.append(occupy(ports["pages"]))

@@ -29,6 +29,7 @@ __all__ = [
     "RejectedLine",
     "RenderError",
     "ReportError",
+    "SiteError",
     "SpiUnavailable",
     "UnsupportedDriver",
     "VenueError",
@@ -223,6 +224,10 @@ class LogError(CueboardError):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
+
+
+class SiteError(CueboardError):
+    """The league site's output folder cannot be used (its path named): ``cueboard archive site``."""
 
 
 class DatabaseError(CueboardError):

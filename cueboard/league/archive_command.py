@@ -279,8 +279,8 @@ def _export(args: argparse.Namespace) -> int:
 def _site(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from cueboard.common.errors import SiteError
     from cueboard.league.site.build import build
-    from cueboard.league.site.render import SiteError
     from cueboard.league.site.words import words_for
     from cueboard.league.standings import Rules
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import shlex
 import shutil
 import subprocess
 import sys
@@ -82,7 +83,10 @@ def chroot(root: Path, command: str, *, binds: Sequence[tuple[Path, str]] = (), 
     for outside, inside in binds:
         target = root / inside.lstrip("/")
         target.mkdir(parents=True, exist_ok=True)
-        mounts.append(f"mount --bind {outside} {target}")
+        # made again after /tmp's tmpfs is mounted: a checkout under /tmp (CI's clone) is
+        # bound below it, and the tmpfs hides the folder made here
+        mounts.append(f"mkdir -p {shlex.quote(str(target))} && mount --bind {shlex.quote(str(outside))} "
+                      f"{shlex.quote(str(target))}")
     setup = f"""set -e
 mount --make-rprivate /
 mount -t proc proc {root}/proc

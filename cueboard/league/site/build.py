@@ -13,7 +13,7 @@ from cueboard.league.store import Archive
 def build(archive: Archive, out: Path, *, language: str = "en", rules: Rules | None = None, title: str | None = None,
           least: int = 50) -> int:
     """Write the site of ``archive`` into ``out``; how many pages. ValueError for a language
-    there are no words for, :class:`render.SiteError` for a folder that cannot be used."""
+    there are no words for, :class:`~cueboard.common.errors.SiteError` for a folder that cannot be used."""
     words = words_for(language)
     rules = rules or Rules()
     site = model.read(archive, rules, least)

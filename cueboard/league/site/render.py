@@ -14,17 +14,13 @@ from typing import Any
 
 import jinja2
 
-from cueboard.common.errors import CueboardError
+from cueboard.common.errors import SiteError
 from cueboard.league.site import paths
 from cueboard.league.site.model import Site
 from cueboard.league.site.words import Words
 from cueboard.league.standings import Rules
 
 MARKER = ".cueboard-site"
-
-
-class SiteError(CueboardError):
-    """The output folder cannot be used (its path named)."""
 
 
 def environment() -> jinja2.Environment:

@@ -316,3 +316,13 @@ class ArchiveService:
         finally:
             self.stop()
             log.info("stopped: %s", dict(self.counts))
+
+
+def serve_archive(db: str, connection: Connection, done: threading.Event,
+                  on_stored: Callable[[Stored], None] | None = None) -> None:
+    """The archive's start as one call: the database ``db`` (``sqlite:///PATH`` or
+    ``postgresql://...``) opened and migrated, then every record from the broker of
+    ``connection`` stored once until ``done`` is set. For a service that runs the archive in a
+    thread of its own (``cueboard archive run`` is the same with SIGTERM as ``done``)."""
+    with Archive.open(db) as archive:
+        ArchiveService(archive, connection, on_stored).serve(done)

@@ -7,6 +7,8 @@ or the store it causes; the database is polled only where nothing else can tell.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -16,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from cueboard.league.archive_service import ArchiveService, Connection
+from cueboard.league.archive_service import ArchiveService, Connection, serve_archive
 from cueboard.league.store import Archive, Stored
-from tests.helpers.mosquitto import TIMEOUT, Subscriber
+from tests.helpers.archive import match_log, record
+from tests.helpers.mosquitto import TIMEOUT, Mosquitto, Subscriber
 from tests.helpers.venue import Venue
-from tests.league.test_archive_service import wait_until
+from tests.league.test_archive_service import publisher, wait_until
 from tests.table.test_handoffs import WATCHER, Club
 from tests.table.test_reliability import Daemon
 
@@ -167,3 +170,37 @@ def archive_ids(revisions: dict[str, int]) -> dict[str, int]:
         table = match_id.split("/")[1]
         out[table] = out.get(table, 0) + 1
     return out
+
+
+def test_serve_archive_is_the_archive_in_one_call_and_says_what_it_stored(mosquitto_broker: Mosquitto,
+                                                                           tmp_path: Path) -> None:
+    """``serve_archive`` (what a venue service runs in a thread): a kept record on a broker with
+    no logins is stored, acknowledged on ``archived/archive``, and the call returns once told."""
+    rec = {**record(match_log("Ann", "Bob", seed=3, best_of=1)), "venue": "club", "table": "t1"}
+    key = rec["started"]
+    payload = json.dumps({**rec, "match_id": f"club/t1/{key}"}).encode()
+    url = f"sqlite:///{tmp_path}/a.db"
+    stores = Stores()
+    done = threading.Event()
+    with Subscriber("cueboard/club/t1/archived/+", port=mosquitto_broker.port) as acks:
+        acks.wait_subscribed()
+        tables = publisher(mosquitto_broker)
+        try:
+            tables.publish(f"cueboard/club/t1/record/{key}", payload, qos=1, retain=True).wait_for_publish(TIMEOUT)
+        finally:
+            tables.disconnect()
+            tables.loop_stop()
+        thread = threading.Thread(target=serve_archive, args=(url, Connection(port=mosquitto_broker.port), done),
+                                  kwargs={"on_stored": stores})
+        thread.start()
+        try:
+            stores.wait(lambda seen: [s.outcome for s in seen] == ["stored"], "the kept record stored")
+            said = acks.wait_topic("cueboard/club/t1/archived/archive").json()
+        finally:
+            done.set()
+            thread.join(TIMEOUT)
+    assert not thread.is_alive()
+    assert said["record"] == key and said["digest"] == hashlib.sha256(payload).hexdigest()
+    assert said["match_id"] == f"club/t1/{key}"
+    with Archive.open(url) as archive:
+        assert list(archive.revisions()) == [f"club/t1/{key}"]

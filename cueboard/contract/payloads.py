@@ -69,6 +69,13 @@ def record_payload(record: Mapping[str, Any], *, table: str, ts: str) -> dict[st
     return {**record, "table": table, "ts": ts}
 
 
+def archived_payload(key: str, digest: str, *, match_id: str | None, ts: str) -> dict[str, Any]:
+    """``<prefix>/archived/<login>``: an archive stored the record it read on
+    ``<prefix>/record/<key>``, whose payload's SHA-256 is ``digest`` (hex): the table clears that
+    retained record if it still holds those very bytes (docs/league.md, "Never a match missed")."""
+    return {"schema": SCHEMA, "record": key, "digest": digest, "match_id": match_id, "ts": ts}
+
+
 def devices_payload(devices: Mapping[str, str], *, ts: str) -> dict[str, Any]:
     """``<prefix>/devices``: each device's health, with ``schema`` and ``ts``."""
     return {"schema": SCHEMA, **devices, "ts": ts}

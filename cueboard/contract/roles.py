@@ -27,14 +27,15 @@ from typing import Literal, TypeAlias
 
 from cueboard.engine.json_value import Json
 
-__all__ = ["CHANNELS", "LINES", "ROLES", "WRITES", "Channel", "Role", "kind_of", "markdown", "may_send",
+__all__ = ["ALSO_WRITES", "CHANNELS", "LINES", "ROLES", "WRITES", "Channel", "Role", "kind_of", "markdown", "may_send",
            "refusal"]
 
-Role: TypeAlias = Literal["table", "desk", "scorer", "screen", "league"]
-ROLES: tuple[Role, ...] = ("table", "desk", "scorer", "screen", "league")
+Role: TypeAlias = Literal["table", "desk", "scorer", "screen", "league", "archive"]
+ROLES: tuple[Role, ...] = ("table", "desk", "scorer", "screen", "league", "archive")
 """``table``: a table's daemon (its login); ``desk``: a desk login; ``scorer``: a scorer's
 login for one table; ``screen``: an anonymous venue screen; ``league``: the league's broker
-and its readers, over the bridge."""
+and its readers, over the bridge; ``archive``: the results archive's login at a venue (it reads
+the records, state, events and status, and writes only its acknowledgements, :data:`ALSO_WRITES`)."""
 
 Channel: TypeAlias = Literal["command", "score", "presence", "next", "message"]
 CHANNELS: Mapping[Channel, str] = {
@@ -52,8 +53,14 @@ WRITES: Mapping[Role, frozenset[Channel]] = {
     "scorer": frozenset({"score", "presence"}),  # its own table's, under its own login
     "screen": frozenset(),  # anonymous: reads only
     "league": frozenset(),  # the bridge carries the venue's topics out, nothing in
+    "archive": frozenset(),  # reads; its acknowledgements (ALSO_WRITES) change no score
 }
 """Which of a table's :data:`CHANNELS` each role may write: the broker's ACL decides."""
+
+ALSO_WRITES: Mapping[Role, str] = {
+    "archive": "`<prefix>/archived/<login>` (that it stored a match's record: docs/league.md)",
+}
+"""What a role may write besides the channels a line comes on: nothing that changes a score."""
 
 LINE_CHANNEL: Mapping[Role, Channel] = {"desk": "command", "scorer": "score"}
 """Where a role sends its lines (its events and commands)."""
@@ -147,7 +154,8 @@ def markdown() -> str:
     head = ["| role | may write (the broker's ACL) | may send (the table decides) |", "|---|---|---|"]
     rows = []
     for role in ROLES:
-        writes = ", ".join(CHANNELS[c] for c in CHANNELS if c in WRITES[role]) or "nothing"
+        writes = ", ".join([CHANNELS[c] for c in CHANNELS if c in WRITES[role]]
+                           + ([ALSO_WRITES[role]] if role in ALSO_WRITES else [])) or "nothing"
         kinds = [kind for kind, (roles, _) in LINES.items() if role in roles]
         if role not in LINE_CHANNEL:
             sends = "no line"

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "ANY", "COMMAND", "COMPETITION", "DESK", "DEVICES", "EVENT", "EVERYTHING", "HA_PREFIX", "HISTORY",
-           "INPUT", "MESSAGE", "NEXT", "PREVIEW", "RECORD", "RECORDS", "REJECTED", "ROOT", "SCORE", "STATE", "STATUS",
-           "TableTopics", "VenueTopics", "bridge_state", "command", "ha_config", "ha_status", "history_slot",
-           "presence", "score"]
+__all__ = ["ALL", "ANY", "ARCHIVED", "COMMAND", "COMPETITION", "DESK", "DEVICES", "EVENT", "EVERYTHING", "HA_PREFIX",
+           "HISTORY", "INPUT", "MATCH_RECORDS", "MESSAGE", "NEXT", "PREVIEW", "RECORD", "RECORDS", "REJECTED", "ROOT",
+           "SCORE", "STATE", "STATUS", "TableTopics", "VenueTopics", "archived", "bridge_state", "command", "ha_config",
+           "ha_status", "history_slot", "match_record", "presence", "score"]
 
 ROOT = "cueboard"
 ANY = "+"
@@ -41,6 +41,7 @@ HISTORY = "history"
 PREVIEW = "preview"
 COMMAND = "command"
 SCORE = "score"
+ARCHIVED = "archived"
 
 
 def command(user: str) -> str:
@@ -56,6 +57,17 @@ def score(user: str) -> str:
 def presence(user: str) -> str:
     """``score/<user>/presence``: a scorer's phone's presence (its last will)."""
     return f"{score(user)}/presence"
+
+
+def match_record(key: str) -> str:
+    """``record/<key>``: one match's record, kept (retained) until an archive says it stored it;
+    ``key`` is the last level of the record's ``match_id`` (its start time)."""
+    return f"{RECORD}/{key}"
+
+
+def archived(user: str) -> str:
+    """``archived/<user>``: an archive's acknowledgements, the last level its login."""
+    return f"{ARCHIVED}/{user}"
 
 
 def history_slot(i: int | str) -> str:
@@ -105,6 +117,12 @@ class TableTopics:
     @property
     def record(self) -> str:
         return self.under(RECORD)
+
+    def match_record(self, key: str) -> str:
+        return self.under(match_record(key))
+
+    def archived(self, user: str) -> str:
+        return self.under(archived(user))
 
     @property
     def next(self) -> str:
@@ -186,6 +204,9 @@ EVERYTHING = f"{ROOT}/{ALL}"
 
 RECORDS = TableTopics.of(ANY, ANY).record
 """Every table's record at every venue: the league's records bridge and the archive."""
+
+MATCH_RECORDS = TableTopics.of(ANY, ANY).match_record(ANY)
+"""Every table's kept per-match records at every venue: the archive's catch-up."""
 
 
 def bridge_state(connection: str) -> str:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from cueboard.contract.topics import RECORDS
+from cueboard.contract.topics import MATCH_RECORDS, RECORDS
 
 DEFAULT_DB = "sqlite:///var/lib/cueboard/archive.db"
 
@@ -35,7 +35,8 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--host", default="127.0.0.1", help="the broker (default 127.0.0.1)")
     run.add_argument("--port", type=int, default=1883, help="its port (default 1883; 8883 with --ca)")
     run.add_argument("--topic", action="append", dest="topics", metavar="FILTER",
-                     help=f"a topic filter to subscribe to (default {RECORDS}; repeat for more)")
+                     help=f"a topic filter to subscribe to (default {RECORDS} and {MATCH_RECORDS}, each "
+                     "match's record kept until archived; repeat for more)")
     run.add_argument("--client-id", default="cueboard-archive",
                      help="the session's client id, the same on every run (default cueboard-archive)")
     run.add_argument("--username", help="the broker's user name for the archive")
@@ -145,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _fail(sys.stderr, f"--password-file {args.password_file}: {exc.strerror or exc}")
     connection = Connection(host=args.host, port=args.port, client_id=args.client_id, username=args.username,
-                            password=password, ca=args.ca, topics=args.topics or [RECORDS],
+                            password=password, ca=args.ca, topics=args.topics or [RECORDS, MATCH_RECORDS],
                             resync=args.resync)
 
     def body() -> int:

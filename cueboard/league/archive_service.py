@@ -5,23 +5,35 @@ Why nothing is lost or stored twice: docs/league.md, "What 'stored once' means".
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import queue
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from cueboard.common.errors import RecordError
-from cueboard.contract.topics import RECORDS
-from cueboard.league.records import Record, parse_payload
+from cueboard.contract.payloads import archived_payload
+from cueboard.contract.times import timestamp
+from cueboard.contract.topics import MATCH_RECORDS, RECORD, RECORDS, TableTopics
+from cueboard.contract.wire import encode
+from cueboard.league.records import NotYet, Record, parse_payload
 from cueboard.league.store import Archive, Stored
 
 log = logging.getLogger(__name__)
 
 TOPIC = RECORDS
+TOPICS = (RECORDS, MATCH_RECORDS)
+"""The current match's record of every table, and each match's record a table keeps until an
+archive says it stored it (``<prefix>/record/<key>``): the catch-up of whatever ended while the
+archive was away (docs/league.md, "Never a match missed")."""
+LOGIN = "archive"
+"""The last level of the acknowledgements' topic without a ``username`` (a broker with no logins)."""
 BATCH = 500
 """Records stored in one transaction at most: a commit costs a disk flush, shared by the batch;
 a burst's records are stored in a few commits."""
@@ -46,7 +58,7 @@ class Connection:
     username: str | None = None
     password: str | None = None
     ca: str | None = None  # TLS with this CA file
-    topics: Sequence[str] = field(default_factory=lambda: [TOPIC])
+    topics: Sequence[str] = field(default_factory=lambda: list(TOPICS))
     keepalive: int = 30
     resync: float = RESYNC
 
@@ -62,13 +74,25 @@ class _Item:
     qos: int
 
 
-def where(topic: str) -> tuple[str | None, str | None]:
-    """The venue and table of a ``.../<venue>/<table>/record`` topic (the default prefix
-    ``cueboard/<venue>/<table>``, mqtt.md).
+def kept_key(topic: str) -> str | None:
+    """The key of a ``<prefix>/record/<key>`` topic (a match's record kept until archived), or None.
 
-    >>> where("cueboard/club/t3/record")
-    ('club', 't3')
+    >>> kept_key("cueboard/club/t3/record/2026-11-22T19:02:39Z"), kept_key("cueboard/club/t3/record")
+    ('2026-11-22T19:02:39Z', None)
     """
+    parts = topic.split("/")
+    return parts[-1] or None if len(parts) >= 3 and parts[-2] == RECORD else None
+
+
+def where(topic: str) -> tuple[str | None, str | None]:
+    """The venue and table of a ``.../<venue>/<table>/record`` topic, or of its
+    ``.../record/<key>`` (the default prefix ``cueboard/<venue>/<table>``, mqtt.md).
+
+    >>> where("cueboard/club/t3/record"), where("cueboard/club/t3/record/2026-11-22T19:02:39Z")
+    (('club', 't3'), ('club', 't3'))
+    """
+    if kept_key(topic) is not None:
+        topic = topic.rsplit("/", 1)[0]
     parts = topic.split("/")
     if len(parts) < 3:
         return None, parts[-2] if len(parts) == 2 else None
@@ -157,6 +181,7 @@ class ArchiveService:
                 continue  # the connection is given up: these come again on the next one
             if self.store(batch):
                 for item in batch:
+                    self._archived(item)
                     item.client.ack(item.mid, item.qos)
             else:
                 self._broken.set()
@@ -172,6 +197,11 @@ class ArchiveService:
             venue, table = where(item.topic)
             try:
                 records.append((parse_payload(item.payload, venue=venue, table=table), item.topic))
+            except NotYet:
+                # The table's record of a match just begun (record.md, "On the feed"): nothing to
+                # store until a frame ends or play begins, and nothing wrong.
+                self.counts["not_yet"] += 1
+                log.debug("%s: a match just begun, nothing to archive yet", item.topic)
             except RecordError as exc:
                 self.counts["refused"] += 1
                 log.warning("%s: record refused, not stored: %s", item.topic, exc)
@@ -191,6 +221,28 @@ class ArchiveService:
             if self.on_stored is not None:
                 self.on_stored(stored)
         return True
+
+    def _archived(self, item: _Item) -> None:
+        """Tell the table that a record it keeps until archived (``<prefix>/record/<key>``) is
+        stored (or was refused: never tried for ever), once committed: it then clears that
+        retained record if it still holds these very bytes (cueboard/table/unarchived.py). Sent
+        again each time the record comes again (a resync, a reconnect), so a word the table
+        missed while it was away is said again."""
+        key = kept_key(item.topic)
+        if key is None or not item.payload:
+            return
+        prefix = item.topic.rsplit("/", 2)[0]
+        login = self.connection.username or LOGIN
+        try:
+            said = json.loads(item.payload)
+            match_id = said.get("match_id") if isinstance(said, dict) else None
+        except ValueError:  # refused, and acknowledged all the same (logged by store)
+            match_id = None
+        payload = archived_payload(key, hashlib.sha256(item.payload).hexdigest(),
+                                   match_id=match_id if isinstance(match_id, str) else None,
+                                   ts=timestamp(time.time()))
+        item.client.publish(TableTopics(prefix).archived(login), encode(payload), qos=1)
+        self.counts["acknowledged"] += 1
 
     def handle(self, topic: str, payload: bytes) -> bool:
         """Store one message's record (as the writer thread does); False when the database failed."""
@@ -264,3 +316,13 @@ class ArchiveService:
         finally:
             self.stop()
             log.info("stopped: %s", dict(self.counts))
+
+
+def serve_archive(db: str, connection: Connection, done: threading.Event,
+                  on_stored: Callable[[Stored], None] | None = None) -> None:
+    """The archive's start as one call: the database ``db`` (``sqlite:///PATH`` or
+    ``postgresql://...``) opened and migrated, then every record from the broker of
+    ``connection`` stored once until ``done`` is set. For a service that runs the archive in a
+    thread of its own (``cueboard archive run`` is the same with SIGTERM as ``done``)."""
+    with Archive.open(db) as archive:
+        ArchiveService(archive, connection, on_stored).serve(done)

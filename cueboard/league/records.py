@@ -30,6 +30,12 @@ FEED_FIELDS = ("ts",)
 record published again later is known as the same."""
 
 
+class NotYet(RecordError):
+    """A match just begun: no frame ended and no first event's time. Not an error: the table
+    publishes its current match's record when a match begins (record.md, "On the feed"); there
+    is nothing to archive until it is played."""
+
+
 @dataclass(frozen=True)
 class Record:
     """A record ready to store."""
@@ -98,7 +104,7 @@ def checked(data: Any, *, venue: str | None = None, table: str | None = None,
         elif fallback_id is not None:
             match_id = fallback_id
         elif not frames and data.get("winner") is None:
-            raise RecordError("nothing to archive yet: no frame ended and no time to know the match by")
+            raise NotYet("nothing to archive yet: no frame ended and no time to know the match by")
         else:
             raise RecordError("no 'match_id', and no venue, table and start time to make one from")
     # The contract's fields (record.md), filled in where the record came without them, so

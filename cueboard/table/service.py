@@ -34,6 +34,7 @@ from cueboard.table.mqtt.paced_link import COMMANDS, SCORES, PacedLink
 from cueboard.table.referee_boxes import RefereeBoxes
 from cueboard.table.scorers import scorer_refusal
 from cueboard.table.seams import Output
+from cueboard.table.unarchived import Unarchived
 
 log = logging.getLogger("cueboard")
 
@@ -136,6 +137,10 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
         table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes, wall=wall)
         if feed is not None:
             holder.append(table)
+            assert config.mqtt is not None
+            # each match's record kept until an archive says it stored it (issue 38)
+            table.unarchived = Unarchived(feed, config.mqtt.prefix, config.table, wall)
+            feed.on_every_connect(table.unarchived.listen)
             if config.home_assistant is not None and config.mqtt is not None:  # discovery needs [mqtt]
                 from cueboard.table.home_assistant import Discovery
 

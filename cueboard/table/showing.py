@@ -145,9 +145,12 @@ class Showing(TableBase):
 
 
     def _publish_record(self) -> None:
-        feed, recorder = self.feed, self.recorder
+        feed, recorder, kept = self.feed, self.recorder, self.unarchived
         if feed is not None and recorder is not None:
-            guard(lambda: feed.publish_record(self._placed(recorder.record())))
+            placed = self._placed(recorder.record())
+            guard(lambda: feed.publish_record(placed))
+            if kept is not None:  # each match's own, until an archive stored it (issue 38)
+                guard(lambda: kept.keep(placed))
 
     def _placed(self, record: JsonObject) -> JsonObject:
         """``record`` with where it was played and its ``match_id`` (record.md): the venue, the

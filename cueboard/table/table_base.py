@@ -25,6 +25,7 @@ from cueboard.table.journal import Journal
 from cueboard.table.keymap import Entry, Keymap, load_keymap
 from cueboard.table.rate_limiter import RateLimiter
 from cueboard.table.seams import Healthy, KeypadLike, Output, Publisher
+from cueboard.table.unarchived import Unarchived
 
 if TYPE_CHECKING:
     from cueboard.table.topics import TableTopics
@@ -53,6 +54,8 @@ class TableBase:
         self.match: Match | None = None
         self.recorder: Recorder | None = None
         """The match record (docs/record.md), kept up to date event by event."""
+        self.unarchived: Unarchived | None = None
+        """Each match's record kept for an archive (set by the service with the feed)."""
         self.latest_state: State | None = None
         """The state last shown, published and answered (read by any thread: never changed)."""
         self.inbox = Inbox()  # the table's own inputs first, then a lane per network sender

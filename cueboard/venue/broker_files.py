@@ -30,6 +30,7 @@ from cueboard.contract.topics import (
     STATUS,
     VenueTopics,
     history_slot,
+    match_record,
 )
 from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
 from cueboard.venue.plan import Venue
@@ -44,8 +45,13 @@ MESSAGE_SIZE_LIMIT = 1048576
 """Bytes: a table refuses a command line over 16 KiB itself, with one short answer; a bigger
 message is dropped by the broker (and logged) before it reaches anyone."""
 
-TABLE_TOPICS = (STATE, EVENT, REJECTED, STATUS, DEVICES, INPUT, RECORD, HISTORY, history_slot(ANY), PREVIEW)
+TABLE_TOPICS = (STATE, EVENT, REJECTED, STATUS, DEVICES, INPUT, RECORD, HISTORY, history_slot(ANY), PREVIEW,
+                match_record(ANY))
 """What a table's daemon publishes (docs/mqtt.md), under its prefix."""
+
+ARCHIVE_READS = (RECORD, match_record(ANY), STATE, EVENT, STATUS)
+"""What an archive login reads of every table (docs/league.md): the records (the current match's
+and each kept until archived), and the state, events and status."""
 
 DESK_TOPICS = (NEXT, MESSAGE)
 """What the desk publishes for a table and the table reads (docs/mqtt.md), under its prefix."""
@@ -144,6 +150,9 @@ def acl(venue: Venue) -> str:
             lines += [f"topic read {own.under(t)}" for t in DESK_TOPICS]
             lines += [f"topic write {own.next}",  # cleared once the match it hands on began
                       f"topic read {own.presence(ANY)}"]
+            # its records kept until an archive says it stored them (its own, read back after a
+            # restart), and the archives' word (cueboard/table/unarchived.py)
+            lines += [f"topic read {own.match_record(ANY)}", f"topic read {own.archived(ANY)}"]
             # The table's paced links (cueboard.table.mqtt.paced_link): sessions of their own, reading the
             # scorers' lines and the commands. (The table's own login keeps its read on the commands:
             # a daemon whose commands' link is refused takes them there, with a warning.)
@@ -157,6 +166,11 @@ def acl(venue: Venue) -> str:
             lines += [f"topic read {v.everything}", f"topic write {every.command(login.name)}"]
             lines += [f"topic write {every.under(t)}" for t in DESK_TOPICS]
             lines += [f"topic write {t}" for t in (*venue_topics(v), *desk_kept(v))]
+        elif login.role == "archive":
+            # Reads what it stores; writes only that it stored a record, under its own name: the
+            # table then clears that record, never a score (cueboard/table/unarchived.py).
+            lines += [f"topic read {every.under(t)}" for t in ARCHIVE_READS]
+            lines += [f"topic write {every.archived(login.name)}"]
         else:
             # A scorer's lines on a topic of their own: the table knows the role by the topic
             # (docs/mqtt.md, Roles), as it knows the login by its last level.

@@ -147,6 +147,9 @@ def _add_user(args: argparse.Namespace, out: TextIO) -> int:
     password = venue.new_user(args.name, args.role, args.table, expires)
     _rewrite(venue, directory, now, out)
     path = _keep_password(directory, args.name, password)
+    if args.role == "archive":
+        print(_archive_added(venue, directory, args.name, path, expires), file=out)
+        return _reload(args, out)
     where = "every table" if args.role == "desk" else f"table {args.table}"
     until = f", until {expires}" if expires else ""
     print(f"{args.role} {args.name} added at {venue.name} ({where}{until}): its password in {path}; one device "
@@ -162,6 +165,19 @@ def _add_user(args: argparse.Namespace, out: TextIO) -> int:
         else:
             _write_card(args, directory, args.table, args.name, args.card, out)
     return _reload(args, out)
+
+
+def _archive_added(venue: Venue, directory: Path, name: str, password: Path, expires: str | None) -> str:
+    """What an archive login is for, and the command that runs the archive with it (docs/league.md)."""
+    until = f", until {expires}" if expires else ""
+    every = TableTopics.of(venue.name, "+")
+    host = venue.hosts[0] if venue.hosts else "127.0.0.1"
+    return (f"archive {name} added at {venue.name} (every table{until}): its password in {password}. It reads "
+            f"{every.record}, {every.match_record('+')}, state, event and status, and writes only "
+            f"{every.archived(name)} (that it stored a record; no score). Run it with:\n"
+            f"  cueboard archive run --db sqlite:///var/lib/cueboard/archive.db --host {host} "
+            f"--port {venue.ports.people} --ca {directory.resolve() / 'ca' / 'venue-ca.crt'} --username {name} "
+            f"--password-file {password.resolve()}")
 
 
 def _write_card(args: argparse.Namespace, directory: Path, table: str, user: str | None, out_path: str | None,
@@ -262,10 +278,10 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     common(table)
     table.add_argument("name")
     table.set_defaults(venue_func=_add_table)
-    user = sub.add_parser("add-user", help="a desk or scorer login, then reload the broker")
+    user = sub.add_parser("add-user", help="a desk, scorer or archive login, then reload the broker")
     common(user)
     user.add_argument("name")
-    user.add_argument("--role", required=True, choices=["desk", "scorer"])
+    user.add_argument("--role", required=True, choices=["desk", "scorer", "archive"])
     user.add_argument("--table", help="a scorer's table")
     expires_option(user)
     user.add_argument("--card", nargs="?", const="", default=None, metavar="FILE",

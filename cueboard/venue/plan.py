@@ -28,8 +28,8 @@ from cueboard.venue.passwords import hashed, new_password
 
 __all__ = ["ROLES", "Login", "Ports", "Venue", "VenueError"]
 
-Role = Literal["table", "desk", "scorer"]
-ROLES: tuple[Role, ...] = ("table", "desk", "scorer")
+Role = Literal["table", "desk", "scorer", "archive"]
+ROLES: tuple[Role, ...] = ("table", "desk", "scorer", "archive")
 RECORD = "venue.json"
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -106,10 +106,11 @@ class Venue:
         return self.logins[name]
 
     def new_user(self, name: str, role: str, table: str | None = None, expires: str | None = None) -> str:
-        """Add a desk or scorer login (``expires``: when it stops working); its password."""
+        """Add a desk, scorer or archive login (``expires``: when it stops working); its password."""
         check_name("user", name)
-        if role not in ("desk", "scorer"):
-            raise VenueError(f"--role: {role!r}: a user is a desk (every table) or a scorer (one table: --table)")
+        if role not in ("desk", "scorer", "archive"):
+            raise VenueError(f"--role: {role!r}: a user is a desk (every table), a scorer (one table: --table) or "
+                             "an archive (reads every table's records)")
         if name in self.logins:
             raise VenueError(f"user: {name!r} is taken already (a {self.logins[name].role}'s login); cueboard venue "
                              "revoke it first to give it a new password")
@@ -121,8 +122,9 @@ class Venue:
                 raise VenueError(f"--table: no table {table} at {self.name} (tables: {tables}); cueboard venue "
                                  f"add-table {table} first")
         elif table is not None:
-            raise VenueError("--table: only for a scorer (the desk reaches every table)")
-        return self._new_login(name, "desk" if role == "desk" else "scorer", table, expires)[1]  # role checked above
+            raise VenueError(f"--table: only for a scorer (the {role} reaches every table)")
+        checked: Role = "desk" if role == "desk" else "archive" if role == "archive" else "scorer"
+        return self._new_login(name, checked, table, expires)[1]
 
     def new_card(self, table: str, expires: str | None = None) -> tuple[str, str]:
         """A scorer card's own login for ``table`` (``card-<table>-<n>``, n the first free): its

@@ -134,7 +134,8 @@ def doors(hall: Club) -> dict[Role, Door | None]:
             "scorer": Door(hall, "scorer", "scorer-t1", hall.ports["people"]),
             "table": Door(hall, "table", "t2", hall.ports["tables"]),
             "screen": Door(hall, "screen", None, hall.ports["screens"], websockets=True),
-            "league": None}
+            "league": None,
+            "archive": None}  # writes none of these: its acknowledgements, tests/venue/test_archive_role.py
 
 
 def topic(channel: Channel, login: str) -> str:

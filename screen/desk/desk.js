@@ -124,6 +124,7 @@ function Devices({ devices, table }) {
   return html`<span class="devices">${chip}${open ? html`<div class="dev-detail" role="dialog" aria-label=${t("devices_detail")}>
       <ul>${items.map(([k, v]) => html`<li class=${v === "ok" ? "ok" : "bad"} data-device=${k}><b>${deviceLabel(k)}</b>
         ${v === "ok" ? t("device_ok") : troubleWords(k, v)}${v.includes(":") ? html` <q>${v.slice(v.indexOf(":") + 1).trim()}</q>` : ""}
+        ${v !== "ok" ? html`<code>${v.split(":")[0]}</code>` : ""}
         ${seen[k] ? html` <small>${t("last_seen", { time: new Date(seen[k]).toLocaleTimeString(opts.lang, { hour: "2-digit", minute: "2-digit" }) })}</small>` : ""}</li>`)}</ul>
       <button type="button" class="close" onClick=${toggle}>${t("close")}</button></div>` : ""}</span>`;
 }

@@ -80,7 +80,7 @@ export function strokeWords(event, t, names = []) {
   const side = typeof event.side === "number" ? names[event.side] || t("side", { n: event.side + 1 }) : "";
   if (type === "award") {
     const what = event.match ? t("stroke.award_match", { name: side }) : t("stroke.award", { name: side });
-    return event.reason ? `${what} (${t(`reason.${event.reason}`)})` : what;
+    return event.reason ? `${what}: ${t(`reason.${event.reason}`)}` : what;
   }
   if (type === "concede") return event.match ? t("stroke.concede_match") : t("tap.concede");
   if (type === "started_by") return `${t("tap.started_by")} ${side}`;

@@ -94,7 +94,7 @@ function troubleWords(key, value) {
   const state = value.split(":")[0].trim();
   const device = key.startsWith("scorer:") ? "scorer" : key.replace(/\d+$/, "");
   const own = `chip.${device}.${state}`;
-  const phrase = t(own);
+  const phrase = t(own, { device: deviceLabel(key) });
   const said = phrase !== own ? phrase : t(`chip.${state}`, { device: deviceLabel(key) });
   const text = said === `chip.${state}` ? `${deviceLabel(key)}: ${state}` : said;
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -98,15 +98,19 @@ try {
 
   // Undo from the desk, with a confirmation first.
   await page.click('tr.table[data-table="t1"] button.name');
+  await waitFor(page, "the history shows the referee's red, in words", () =>
+    [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("Pot Red")));
   await page.click('section.panel button[data-action="undo"]');
+  check(await page.$eval("section.panel .confirm .sentence", (e) => e.textContent) === "Undo the last stroke (Pot Red) on table t1?",
+    "the undo is asked in a sentence naming the stroke");
   await page.waitForSelector("section.panel .confirm", WAIT);
   check(await page.$eval('tr.table[data-table="t1"] .side .score', (e) => e.textContent) === "1", "nothing is sent before the confirmation");
   await page.click('section.panel button[data-confirm="yes"]');
   await waitFor(page, "the undo is applied by t1", () => document.querySelector("section.panel .answer")?.dataset.state === "applied");
   await waitFor(page, "t1's score is back to 0", () =>
     document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "0");
-  await waitFor(page, "the history shows the referee's red", () =>
-    [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("Pot Red")));
+  await waitFor(page, "the undone red is no longer in the history (what is in effect)", () =>
+    ![...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("Pot Red")));
 
   // The shot clock: started, then held, each confirmed and answered by the table's state.
   const act = async (action, what) => {

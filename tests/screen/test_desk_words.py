@@ -126,7 +126,8 @@ def test_every_language_has_the_desks_new_words() -> None:
     english = json.loads((root / "en.json").read_text(encoding="utf-8"))["desk"]
     for lang in ("nl", "sv", "de", "fr"):
         own = json.loads((root / f"{lang}.json").read_text(encoding="utf-8"))["desk"]
-        missing = sorted(k for k in english if k.startswith(("confirm.", "chip.", "amend_", "message_", "stroke.")) and k not in own)
+        new = ("confirm.", "chip.", "amend_", "message_", "stroke.")
+        missing = sorted(k for k in english if k.startswith(new) and k not in own)
         assert not missing, f"{lang}: {missing}"
 
 
@@ -139,7 +140,8 @@ def hall(club: Venue, tmp_path: Path) -> Iterator[dict[str, Any]]:
         for i, name in enumerate(TABLES):
             if name in REAL:
                 continue
-            standins[name] = ShowingStandIn(name, club.directory, club.ports["tables"], PLAYERS[(2 * i) % 28:(2 * i) % 28 + 2])
+            sides = PLAYERS[(2 * i) % 28 : (2 * i) % 28 + 2]
+            standins[name] = ShowingStandIn(name, club.directory, club.ports["tables"], sides)
             stack.callback(standins[name].close)
         standins["t5"].devices(keypad="lost", matrix="ok")
         standins["t9"].devices(matrix="failed: SPI bus /dev/spidev0.0 not found")

@@ -58,6 +58,8 @@ try {
   await waitFor(page, "t9's failed board is one too", () =>
     document.querySelector('tr.table[data-table="t9"] .dev.bad')?.textContent.trim() === "Board failed");
   let f = await fit(page);
+  const sideways = await page.$eval(".desk > .list", (l) => l.scrollWidth <= l.clientWidth + 1);
+  check(sideways, "the list of tables needs no sideways scrolling");
   check(f.n === 16 && f.bottom <= f.height && f.tallest <= 40 && f.wide,
     `16 tables fit 1366x768, one line each (last row ends at ${f.bottom} of ${f.height}px, tallest ${f.tallest}px)`);
   check(!(await page.$(".dev-detail")), "no device detail before a press");
@@ -150,6 +152,7 @@ try {
     [...document.querySelectorAll("tr.table .msg")].filter((m) => m.dataset.message === "Final at 22:00 on table 1").length === n, plan.tables.length);
   f = await fit(page);
   check(f.tallest <= 40, `a message keeps the rows one line (${f.tallest}px)`);
+  await page.$eval(".message.many .answers", (e) => e.scrollIntoView({ block: "end" })); // the answers in the picture
   await page.screenshot({ path: join(plan.screenshots, "desk-message-all-en.png") });
   // Cleared on the ticked table only.
   await page.check('.message.many input[value="picked"]');

@@ -331,7 +331,8 @@ function TablePanel(/** @type {{tb: Table}} */ { tb }) {
     const vars = { table: tb.name, frame: kind.startsWith("amend") ? at : frame, next: frame + 1, name: striker || "—", other,
       side, reason: t(`reason.${line.reason}`), what: last ? strokeWords(last.event, t, names) : "—",
       seq: stroke ? stroke.seq : line.seq, from: stroke ? strokeWords(stroke.event, t, names) : "", to: to ? strokeWords(to, t, names) : "" };
-    return t(`confirm.${kind}`, vars);
+    const said = t(`confirm.${kind}`, vars);
+    return where ? `${where}: ${said}` : said; // "Club Cup, Final: Concede frame 2 for Ann Smith?"
   };
   const ask = (/** @type {string} */ kind, /** @type {Record<string, unknown>} */ line, /** @type {Record<string, unknown> | null} */ to = null) => {
     setPreviewId(null);
@@ -371,7 +372,7 @@ function TablePanel(/** @type {{tb: Table}} */ { tb }) {
         <option value="conduct">${t("reason.conduct")}</option><option value="miss">${t("reason.miss")}</option></select></label>
       <button type="button" data-action="award" onClick=${() => ask("award", awardLine(Number(awardSide), awardReason, false))}>${t("action.award")}</button></div>
     ${asking ? html`<div class="confirm" role="alertdialog"><p class="sentence">${asking.sentence}</p>
-      <small class="context">${[t("table", { table: tb.name }), where, names.join(" v ")].filter(Boolean).join(" · ")}</small>
+      <small class="context">${[t("table", { table: tb.name }), names.join(" v ")].filter(Boolean).join(" · ")}</small>
       ${asking.line.type === "amend" ? html`<div class="preview" data-preview=${after ? "state" : preview ? preview.state : "none"}>${after && after.state
         ? html`${t("preview_after")} ${score(/** @type {import("../shared/state.js").Side[]} */ (after.state.sides || []))}`
         : preview && preview.state === "refused" ? html`${t("preview_refused")} <q>${preview.reason}</q>`

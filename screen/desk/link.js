@@ -364,7 +364,7 @@ export class Link {
       for (const side of (body && body.sides) || []) for (const p of side.players || [side.name]) this.names.add(p);
       tb.kept = withState(tb.kept, body); // a new match: its history starts with its first event
       this.settleMatch(name, body);
-      this.settleMessage(name, "applied", "");
+      this.settleMessage(name, "shown", "");
       if (this.onTables) this.onTables();
     } else if (kind === "record") {
       // Tonight's results: every finished match seen, by match_id (a reprint of any), kept for
@@ -467,7 +467,7 @@ export class Link {
 
   /**
    * A message to a table (its retained `message`; null clears it), answered like a line: *delivered*
-   * when the broker has it, *applied* when the table's state shows it (or shows none, for a
+   * when the broker has it, *shown* when the table's state shows it (or shows none, for a
    * clear), *refused* with the table's reason (`rejected`, source `message`), else *no answer*.
    * @param {string} table @param {{schema: number, text: string, until: string | null} | null} body @param {string} what
    */
@@ -486,7 +486,7 @@ export class Link {
       if (err) { p.state = "denied"; p.reason = err.message || String(err); }
       else if (p.state === "sent") p.state = "delivered";
       // Already shown (the same text again, or a clear of none): the state will not change.
-      this.settleMessage(table, "applied", "");
+      this.settleMessage(table, "shown", "");
       this.changed();
     });
     setTimeout(() => {

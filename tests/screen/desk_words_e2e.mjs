@@ -134,6 +134,15 @@ try {
   check((await text(page, "section.panel .confirm .context")).includes("Cath Jones v Dave Ng"), "and the match it is in");
   await page.screenshot({ path: join(plan.screenshots, "desk-confirm-en.png") });
   await page.click('section.panel button[data-confirm="no"]');
+  // A match of tonight's knockout: the sentence names the competition and the round.
+  await page.evaluate(() => window.cueboardDesk.publishVenue("competition", { schema: 1, id: "cup", name: "Club Cup", kind: "knockout",
+    format: { game: "snooker", best_of: 3 }, rounds: 1, rev: 1, matches: [{ fixture: "cup-F", label: "F", round: 1,
+      sides: ["Cath Jones", "Dave Ng"], handicap: [0, 0], bye: [false, false], winner: null, next: null, table: "t1", started: true }] }));
+  await page.click('section.panel button[data-action="concede_match"]');
+  check((await text(page, "section.panel .confirm .sentence")) === "Club Cup, Final: Concede the match for Cath Jones? Dave Ng wins it.",
+    `a concession of tonight's final names it: ${await text(page, "section.panel .confirm .sentence")}`);
+  await page.click('section.panel button[data-confirm="no"]');
+  await page.evaluate(() => window.cueboardDesk.publishVenue("competition", null));
   await page.click('section.panel button[data-action="award"]');
   check((await text(page, "section.panel .confirm .sentence")) === "Award frame 1 to Cath Jones: conduct (Section 4)?", "an award names the frame, the side and why");
   await page.click('section.panel button[data-confirm="no"]');
@@ -144,9 +153,9 @@ try {
   await page.check('.message.many input[value="all"]');
   await page.fill(".message.many input[name=message_all]", "Final at 22:00 on table 1");
   await page.click(".message.many button[type=submit]");
-  await waitFor(page, "every table shows the message: 16 answers, each applied", (n) => {
+  await waitFor(page, "every table shows the message: 16 answers, each shown on its table", (n) => {
     const a = [...document.querySelectorAll(".message.many .answer")];
-    return a.length === n && a.every((x) => x.dataset.state === "applied");
+    return a.length === n && a.every((x) => x.dataset.state === "shown" && x.textContent.includes("shown on the table"));
   }, plan.tables.length);
   await waitFor(page, "the desk's list shows it on every row", (n) =>
     [...document.querySelectorAll("tr.table .msg")].filter((m) => m.dataset.message === "Final at 22:00 on table 1").length === n, plan.tables.length);
@@ -157,7 +166,7 @@ try {
   // Cleared on the ticked table only.
   await page.check('.message.many input[value="picked"]');
   await page.click('.message.many button[data-action="clear_messages"]');
-  await waitFor(page, "cleared on t1, each answered", () => document.querySelector('.message.many .answer[data-table="t1"]')?.dataset.state === "applied"
+  await waitFor(page, "cleared on t1, each answered", () => document.querySelector('.message.many .answer[data-table="t1"]')?.dataset.state === "shown"
     && !document.querySelector('tr.table[data-table="t1"] .msg') && document.querySelector('tr.table[data-table="t2"] .msg'));
   check(page.errors.length === 0, `no errors on the desk's page: ${page.errors.join(" | ")}`);
 
@@ -177,6 +186,10 @@ try {
   check((await text(tablet, "section.panel .correction .becomes")) === "Lochen Rot wird zu Foul 4 · Miss", "a foul and its call, in German");
   f = await fit(tablet);
   check(f.wide, "the tablet's page is no wider than the tablet");
+  const list = await tablet.$eval(".desk > .list", (l) => [l.scrollWidth, l.clientWidth,
+    [...l.querySelectorAll("thead th")].map((h) => Math.round(h.getBoundingClientRect().width)).join("/")]);
+  check(list[0] <= list[1] + 1, `nor its list of tables (${list.join(" ")})`);
+  await tablet.$eval("section.panel .correction button[data-action=amend]", (e) => e.scrollIntoView({ block: "end" }));
   await tablet.screenshot({ path: join(plan.screenshots, "desk-correction-tablet-de.png") });
   check(tablet.errors.length === 0, `no errors on the tablet: ${tablet.errors.join(" | ")}`);
 } finally {

@@ -30,6 +30,8 @@ import { Link, byEnd } from "./link.js";
  */
 import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./lines.js";
 import { Night } from "./night.js";
+import { strokeKeys, strokeWords, withCalls, inEffect, framesOf, FOUL_CALLS } from "../shared/strokes.js";
+import { roundName } from "../shared/bracket_view.js";
 import { Tonight } from "./tonight.js";
 
 const opts = pageOptions("desk_broker", 8885);
@@ -83,11 +85,48 @@ function deviceLabel(key) {
   return word === id ? key : word;
 }
 
-function Devices(/** @type {{devices: Record<string, string> | null}} */ { devices }) {
+/**
+ * A device's trouble in a few words ("Keypad unplugged", "Board failed"): the language's phrase
+ * for that device and state when it has one, else the device's name and the state's word.
+ * @param {string} key @param {string} value
+ */
+function troubleWords(key, value) {
+  const state = value.split(":")[0].trim();
+  const device = key.startsWith("scorer:") ? "scorer" : key.replace(/\d+$/, "");
+  const own = `chip.${device}.${state}`;
+  const phrase = t(own, { device: deviceLabel(key) });
+  const said = phrase !== own ? phrase : t(`chip.${state}`, { device: deviceLabel(key) });
+  const text = said === `chip.${state}` ? `${deviceLabel(key)}: ${state}` : said;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The table whose devices' detail is open (one at a time; a click elsewhere on the chip closes it). */
+let detailOf = /** @type {string | null} */ (null);
+
+/**
+ * A table's devices in one short chip: "✓" when all are well, else the first trouble in words
+ * ("Keypad unplugged", "+1" for more); the detail (each device, its state as the table says it,
+ * when a phone was last heard) on a click or tap, so a row stays one line high (issue 38).
+ * @param {{devices: (Record<string, unknown>) | null, table: string}} props
+ */
+function Devices({ devices, table }) {
   if (!devices) return html`<span class="devices unknown">${t("devices_unknown")}</span>`;
-  const items = Object.entries(devices).filter(([k]) => !["schema", "ts", "last_seen"].includes(k));
-  return html`<span class="devices">${items.map(([k, v]) => html`<span class=${`dev ${v === "ok" ? "ok" : "bad"}`}
-    data-device=${k} title=${`${k}: ${v}`}>${deviceLabel(k)}${v === "ok" ? "" : `: ${v}`}</span>`)}</span>`;
+  const seen = /** @type {Record<string, string>} */ (devices.last_seen && typeof devices.last_seen === "object" ? devices.last_seen : {});
+  const items = Object.entries(devices).filter(([k]) => !["schema", "ts", "last_seen"].includes(k))
+    .map(([k, v]) => /** @type {[string, string]} */ ([k, String(v)]));
+  const bad = items.filter(([, v]) => v !== "ok");
+  const open = detailOf === table;
+  const toggle = () => { detailOf = open ? null : table; draw(); };
+  const chip = bad.length
+    ? html`<button type="button" class="dev bad" data-device=${bad[0][0]} aria-expanded=${open} onClick=${toggle}
+        title=${t("devices_detail")}>${troubleWords(bad[0][0], bad[0][1])}${bad.length > 1 ? html` <b>+${bad.length - 1}</b>` : ""}</button>`
+    : html`<button type="button" class="dev ok" aria-expanded=${open} onClick=${toggle} title=${t("devices_ok")}>✓</button>`;
+  return html`<span class="devices">${chip}${open ? html`<div class="dev-detail" role="dialog" aria-label=${t("devices_detail")}>
+      <ul>${items.map(([k, v]) => html`<li class=${v === "ok" ? "ok" : "bad"} data-device=${k}><b>${deviceLabel(k)}</b>
+        ${v === "ok" ? t("device_ok") : troubleWords(k, v)}${v.includes(":") ? html` <q>${v.slice(v.indexOf(":") + 1).trim()}</q>` : ""}
+        ${v !== "ok" ? html`<code>${v.split(":")[0]}</code>` : ""}
+        ${seen[k] ? html` <small>${t("last_seen", { time: new Date(seen[k]).toLocaleTimeString(opts.lang, { hour: "2-digit", minute: "2-digit" }) })}</small>` : ""}</li>`)}</ul>
+      <button type="button" class="close" onClick=${toggle}>${t("close")}</button></div>` : ""}</span>`;
 }
 
 function TableRow(/** @type {{tb: Table, picked: boolean, open: boolean, now: number, toggle: () => void, show: () => void}} */ p) {
@@ -96,20 +135,25 @@ function TableRow(/** @type {{tb: Table, picked: boolean, open: boolean, now: nu
   const online = tb.status === "online";
   const clock = s && clockText(s.clock, now);
   const sides = (s && s.sides) || [];
+  const alarm = tb.alarm;
+  const message = s && s.message && s.message.text ? s.message : null;
+  // One line a table (issue 38: 16 and more on a laptop): the match on one line, the rest in a
+  // chip whose whole text is its title.
   return html`<tr class=${`table ${online ? "online" : "offline"}${p.open ? " open" : ""}`} data-table=${tb.name}>
     <td><input type="checkbox" aria-label=${t("pick", { table: tb.name })} checked=${p.picked} onChange=${p.toggle} /></td>
     <th scope="row"><button class="name" onClick=${p.show}>${tb.name}</button></th>
     <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}
-      ${tb.since && tb.status === "offline" ? html`<small class="since">${t("since", { time: new Date(tb.since).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })}</small>` : ""}
-      ${tb.next ? html`<small class="next" title=${tb.next.competition || ""}>${t("next_is", { match: (tb.next.sides || []).map((x) => (Array.isArray(x) ? x.join(" & ") : x)).join(" v ") })}</small>` : ""}</td>
-    <td><${Devices} devices=${tb.devices} /></td>
-    <td class="match">${sides.length ? sides.map((side, /** @type {number} */ i) => html`<div class=${`side${s && s.striker === i && !s.frame_over ? " at-table" : ""}`}>
-        <span class="who">${side.name}</span><b class="score" title=${t("col.points")}>${side.score}</b><span class="frames" title=${t("frames")}>(${side.frames})</span></div>`)
-      : html`<span class="none">${t("no_match")}</span>`}</td>
+      ${tb.since && tb.status === "offline" ? html` <small class="since">${t("since", { time: new Date(tb.since).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })}</small>` : ""}
+      ${tb.next ? html` <small class="next" title=${tb.next.competition || ""}>${t("next_is", { match: (tb.next.sides || []).map((x) => (Array.isArray(x) ? x.join(" & ") : x)).join(" v ") })}</small>` : ""}</td>
+    <td class="dev-cell"><${Devices} devices=${tb.devices} table=${tb.name} /></td>
+    <td class="match">${sides.length ? sides.map((side, /** @type {number} */ i) => html`${i ? html`<span class="vs">–</span>` : ""}<span class=${`side${s && s.striker === i && !s.frame_over ? " at-table" : ""}`}>
+        <span class="who">${side.name}</span> <b class="score" title=${t("col.points")}>${side.score}</b> <span class="frames" title=${t("frames")}>(${side.frames})</span></span>`)
+      : html`<span class="none">${t("no_match")}</span>`}
+      ${message ? html` <small class="msg" data-message=${message.text} title=${message.text}>✉ ${message.text}</small>` : ""}</td>
     <td class="frame">${s && s.sides ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
     <td class="clock">${clock ? html`<span class=${clock.how}>${clock.s}s</span>` : ""}</td>
     <td class="input">${tb.input ? tb.input.keys.join(" ") : ""}</td>
-    <td class="rejected" title=${tb.rejected ? tb.rejected.reason : ""}><div>${tb.rejected ? `${tb.rejected.user ? `${tb.rejected.user}: ` : ""}${tb.rejected.reason}` : ""}</div></td>
+    <td class="rejected" title=${alarm ? alarm.reason : ""}><div>${alarm ? `${alarm.user ? `${alarm.user}: ` : ""}${alarm.reason}` : ""}</div></td>
   </tr>`;
 }
 
@@ -202,72 +246,121 @@ function sourceWord(/** @type {string | undefined} */ source) {
   return ["referee_box", "keypad", "command", "control", "clock", "scorer", "desk", "referee"].includes(kind) ? t(`source.${kind}`) : source;
 }
 
-/** @returns {string} */
-function describe(/** @type {{event?: Described | Line["event"]}} */ e) {
-  const ev = /** @type {Described} */ (e.event || {});
-  if (ev.type === "amend") {
-    const what = ev.insert ? `+ ${describe({ event: ev.insert })}` : ev.event ? describe({ event: ev.event }) : "—";
-    return `${t("amend_what", { seq: ev.seq })}: ${what}`;
-  }
-  const bits = [ev.type];
-  if (ev.balls) bits.push(ev.balls.join("+"));
-  if (ev.points) bits.push(String(ev.points));
-  if (ev.side !== undefined) bits.push(`→ ${ev.side + 1}`);
-  if (ev.reason) bits.push(ev.reason);
-  return bits.join(" ");
+/**
+ * Where a table's match stands in tonight's competition ("Club Cup, Final"), when it is one of
+ * its matches being played there; "" otherwise.
+ * @param {string} table
+ */
+function whereInCompetition(table) {
+  const c = link.competition;
+  if (!c) return "";
+  const m = c.matches.find((x) => x.table === table && x.started && (x.winner === null || x.winner === undefined));
+  if (!m) return "";
+  return c.kind === "knockout" ? `${c.name}, ${roundName(t, m.round, c.rounds)}` : `${c.name}, ${t("round.n", { n: m.round })}`;
+}
+
+/**
+ * The correction dialog (docs/desk.md "Correcting a stroke"): the stroke picked shown in words,
+ * the scorer's keys (shared/strokes.js) to say what it should have been, a foul's calls, remove
+ * it or put a stroke before it. Nothing is sent from here: "Check and confirm" hands the line
+ * to the panel's confirmation, which asks the table for the result first.
+ * @param {{stroke: import("../shared/strokes.js").Stroke, game: string, names: string[],
+ *   ask: (kind: string, line: Record<string, unknown>, to: Record<string, unknown> | null) => void, close: () => void}} props
+ */
+function Correction({ stroke, game, names, ask, close }) {
+  const [to, setTo] = useState(/** @type {Record<string, unknown> | null} */ (null));
+  const [calls, setCalls] = useState(/** @type {Record<string, boolean>} */ ({}));
+  const [insert, setInsert] = useState(false);
+  const picked = to ? withCalls(to, calls) : null;
+  const same = picked && JSON.stringify(picked) === JSON.stringify(amendLine(stroke.seq, stroke.event).event);
+  const snooker = game !== "blackball";
+  return html`<div class="correction" role="dialog" aria-label=${t("amend_label", { seq: stroke.seq })}>
+    <h3>${t("amend_label", { seq: stroke.seq })}</h3>
+    <p class="was">${t("amend_was", { what: strokeWords(stroke.event, t, names) })}</p>
+    <div class="mode"><label class="check"><input type="radio" name="amend_mode" checked=${!insert} onChange=${() => setInsert(false)} />${t("amend_replace")}</label>
+      <label class="check"><input type="radio" name="amend_mode" data-mode="insert" checked=${insert} onChange=${() => setInsert(true)} />${t("amend_insert")}</label></div>
+    <div class="keys">${strokeKeys(game).map((row) => html`<div class="key-row">${row.map((k) => html`<button type="button" data-key=${k.key}
+        class=${`key${to && JSON.stringify(to) === JSON.stringify(k.line) ? " on" : ""}${k.line.type === "foul" ? " foul" : ""}`}
+        onClick=${() => setTo(k.line)}>${strokeWords(k.line, t, names)}</button>`)}</div>`)}
+      ${snooker ? html`<div class="key-row calls">${FOUL_CALLS.map((c) => html`<label class="check"><input type="checkbox" name=${`call_${c}`}
+        checked=${!!calls[c]} onChange=${(/** @type {FieldEvent} */ e) => setCalls({ ...calls, [c]: e.target.checked })} />${t(`tap.${c}`)}</label>`)}</div>` : ""}</div>
+    <p class="becomes" data-to=${picked ? JSON.stringify(picked) : ""}>${picked
+      ? (insert ? t("amend_insert_is", { what: strokeWords(picked, t, names), seq: stroke.seq })
+        : t("amend_becomes", { from: strokeWords(stroke.event, t, names), to: strokeWords(picked, t, names) }))
+      : t("amend_pick")}</p>
+    <div class="row">
+      <button type="button" class="primary" data-action="amend" disabled=${!picked || (same && !insert)}
+        onClick=${() => picked && ask(insert ? "amend_insert" : "amend", insert ? { type: "amend", seq: stroke.seq, insert: picked } : amendLine(stroke.seq, picked), picked)}>${t("amend_check")}</button>
+      <button type="button" data-action="amend_remove" onClick=${() => ask("amend_remove", amendLine(stroke.seq, null), null)}>${t("action.amend_remove")}</button>
+      <button type="button" data-action="amend_cancel" onClick=${close}>${t("cancel")}</button></div>
+  </div>`;
 }
 
 function TablePanel(/** @type {{tb: Table}} */ { tb }) {
-  const [asking, setAsking] = useState(/** @type {null | {what: string, line: Record<string, unknown>}} */ (null));
+  const [asking, setAsking] = useState(/** @type {null | {what: string, sentence: string, line: Record<string, unknown>}} */ (null));
   const [ids, setIds] = useState(/** @type {string[]} */ ([]));
   const [amendSeq, setAmendSeq] = useState(/** @type {number | null} */ (null));
-  const [amendText, setAmendText] = useState("");
   const [awardSide, setAwardSide] = useState("0");
   const [awardReason, setAwardReason] = useState("conduct");
   const [message, setMessage] = useState("");
   const [until, setUntil] = useState("");
   const [previewId, setPreviewId] = useState(/** @type {string | null} */ (null));
-  const [messageAnswer, setMessageAnswer] = useState("");
+  const [messageIds, setMessageIds] = useState(/** @type {string[]} */ ([]));
   const s = tb.state;
   const game = (s && s.game) || "snooker";
-  const ask = (/** @type {string} */ what, /** @type {Record<string, unknown>} */ line) => { setPreviewId(null); setAsking({ what, line }); };
+  const names = ((s && s.sides) || []).map((x) => x.name);
+  const where = whereInCompetition(tb.name);
+  const frame = s ? s.frame : 1;
+  const striker = s && typeof s.striker === "number" ? names[s.striker] || "" : "";
+  // The strokes in effect, a corrected one once, corrected (shared/strokes.js); newest first.
+  const strokes = inEffect(tb.events);
+  const frames = framesOf(strokes, Math.max(1, frame - strokes.filter((x) => x.event.type === "next_frame").length));
+  const history = strokes.slice(-40).reverse();
+  const stroke = amendSeq === null ? null : strokes.find((x) => x.seq === amendSeq) || null;
+  const last = strokes[strokes.length - 1];
+  /**
+   * A confirmation in a sentence naming what, the frame, the player and, when known, the
+   * competition and round (issue 38: never the line's JSON).
+   * @param {string} kind @param {Record<string, unknown>} line @param {Record<string, unknown> | null} [to]
+   */
+  const sentenceOf = (kind, line, to = null) => {
+    const side = typeof line.side === "number" ? names[line.side] || "" : "";
+    const other = striker ? names.find((n) => n !== striker) || "" : "";
+    const at = stroke ? frames.get(stroke.seq) ?? frame : frame;
+    /** @type {Record<string, unknown>} */
+    const vars = { table: tb.name, frame: kind.startsWith("amend") ? at : frame, next: frame + 1, name: striker || "—", other,
+      side, reason: t(`reason.${line.reason}`), what: last ? strokeWords(last.event, t, names) : "—",
+      seq: stroke ? stroke.seq : line.seq, from: stroke ? strokeWords(stroke.event, t, names) : "", to: to ? strokeWords(to, t, names) : "" };
+    const said = t(`confirm.${kind}`, vars);
+    return where ? `${where}: ${said}` : said; // "Club Cup, Final: Concede frame 2 for Ann Smith?"
+  };
+  const ask = (/** @type {string} */ kind, /** @type {Record<string, unknown>} */ line, /** @type {Record<string, unknown> | null} */ to = null) => {
+    setPreviewId(null);
+    setAsking({ what: t(`action.${kind}`), sentence: sentenceOf(kind, line, to), line });
+    // An amend's result first (docs/mqtt.md `preview`): checked on a copy, never applied. A table
+    // that publishes its `history` knows previews; an older one is not asked (it could take the
+    // line for a real correction).
+    if (line.type === "amend" && tb.history) setPreviewId(link.send(tb.name, { ...line, preview: true }, t("preview_what"), newId(link.user)).id);
+  };
   const confirm = () => {
     if (!asking) return;
     const p = link.send(tb.name, asking.line, asking.what, newId(link.user));
     setIds([p.id, ...ids].slice(0, 6));
     setAsking(null);
-  };
-  // The strokes in effect, newest first: undo and redo are what made them so, the match line is the match itself.
-  const history = tb.events.filter((e) => e.event && !["undo", "redo", "match"].includes(String(e.event.type))).slice(-30).reverse();
-  const pickAmend = (/** @type {Line} */ e) => {
-    setAmendSeq(e.seq);
-    const { t: _t, id: _id, user: _u, ...rest } = e.event;
-    setAmendText(JSON.stringify(rest));
-  };
-  const askAmend = (/** @type {boolean} */ remove) => {
-    if (amendSeq === null) return;
-    let event = null;
-    if (!remove) {
-      try { event = JSON.parse(amendText); } catch (err) { setAsking(null); setMessageAnswer(t("amend_not_json")); return; }
-    }
-    const line = amendLine(amendSeq, event);
-    ask(t("amend_what", { seq: amendSeq }), line);
-    // The table's answer first (docs/mqtt.md `preview`): checked on a copy, never applied. A
-    // table that publishes its `history` knows previews; an older one is not asked (it could
-    // take the line for a real correction).
-    if (tb.history) setPreviewId(link.send(tb.name, { ...line, preview: true }, t("preview_what"), newId(link.user)).id);
+    if (asking.line.type === "amend") setAmendSeq(null);
   };
   const preview = previewId ? link.pending.get(previewId) : null;
   const after = previewId ? link.previews.get(previewId) : null;
   const sendMessage = (/** @type {Event} */ e) => {
     e.preventDefault();
     const body = message.trim() ? { schema: 1, text: message.trim().slice(0, 120), until: untilTime(until, new Date()) } : null;
-    link.publishRetained(tb.name, "message", body, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_sent")));
+    setMessageIds([link.sendMessage(tb.name, body, body ? t("message_what") : t("message_clear_what")).id]);
   };
   const button = (/** @type {string} */ key, /** @type {Record<string, unknown>} */ line) => html`<button type="button" data-action=${key}
-    onClick=${() => ask(t(`action.${key}`), line)}>${t(`action.${key}`)}</button>`;
+    onClick=${() => ask(key, line)}>${t(`action.${key}`)}</button>`;
+  const score = (/** @type {import("../shared/state.js").Side[]} */ sides) => sides.map((x, /** @type {number} */ i) => html`${i ? " – " : ""}<b>${x.name} ${x.score} (${x.frames})</b>`);
   return html`<section class="panel" data-table=${tb.name} aria-label=${tb.name}>
-    <h2>${t("table", { table: tb.name })} <small>${s && s.sides ? s.sides.map((x) => x.name).join(" – ") : ""}</small></h2>
+    <h2>${t("table", { table: tb.name })} <small>${names.join(" – ")}${where ? ` · ${where}` : ""}</small></h2>
     <div class="actions">
       ${button("undo", ACTIONS.undo())}${button("redo", ACTIONS.redo())}${button("rerack", ACTIONS.rerack())}
       ${button("next_frame", ACTIONS.next_frame())}${button("concede", ACTIONS.concede())}${button("concede_match", ACTIONS.concede_match())}
@@ -277,36 +370,65 @@ function TablePanel(/** @type {{tb: Table}} */ { tb }) {
       ${((s && s.sides) || [{ name: "1" }, { name: "2" }]).map((x, /** @type {number} */ i) => html`<option value=${String(i)}>${x.name}</option>`)}</select></label>
       <label>${t("reason")}<select name="award_reason" value=${awardReason} onChange=${(/** @type {FieldEvent} */ e) => setAwardReason(e.target.value)}>
         <option value="conduct">${t("reason.conduct")}</option><option value="miss">${t("reason.miss")}</option></select></label>
-      <button type="button" data-action="award" onClick=${() => ask(t("action.award"), awardLine(Number(awardSide), awardReason, false))}>${t("action.award")}</button></div>
-    ${asking ? html`<div class="confirm" role="alertdialog"><span>${t("confirm", { what: asking.what, table: tb.name })}</span>
-      <code>${JSON.stringify(asking.line)}</code>
+      <button type="button" data-action="award" onClick=${() => ask("award", awardLine(Number(awardSide), awardReason, false))}>${t("action.award")}</button></div>
+    ${asking ? html`<div class="confirm" role="alertdialog"><p class="sentence">${asking.sentence}</p>
+      <small class="context">${[t("table", { table: tb.name }), names.join(" v ")].filter(Boolean).join(" · ")}</small>
       ${asking.line.type === "amend" ? html`<div class="preview" data-preview=${after ? "state" : preview ? preview.state : "none"}>${after && after.state
-        ? html`${t("preview_after")} ${(/** @type {import("../shared/state.js").Side[]} */ (after.state.sides || [])).map((x) => html`<b>${x.name} ${x.score} (${x.frames})</b> `)}`
+        ? html`${t("preview_after")} ${score(/** @type {import("../shared/state.js").Side[]} */ (after.state.sides || []))}`
         : preview && preview.state === "refused" ? html`${t("preview_refused")} <q>${preview.reason}</q>`
         : preview ? t("preview_waiting") : t("preview_none")}</div>` : ""}
       <button type="button" class="primary" data-confirm="yes" onClick=${confirm}>${t("yes")}</button>
       <button type="button" data-confirm="no" onClick=${() => setAsking(null)}>${t("no")}</button></div>` : ""}
     <${Answers} ids=${ids} />
+    ${stroke && !asking ? html`<${Correction} key=${stroke.seq} stroke=${stroke} game=${game} names=${names} ask=${ask} close=${() => setAmendSeq(null)} />` : ""}
     <h3>${t("history")}</h3>
-    <ol class="history">${history.map((e) => html`<li data-seq=${e.seq} class=${amendSeq === e.seq ? "picked" : ""}>
-      <button type="button" onClick=${() => pickAmend(e)}>#${e.seq}</button> ${describe(e)}
-      <small class="from"> ${sourceWord(e.source ?? undefined)} ${e.user || e.event.user || ""} ${e.ts ? new Date(e.ts).toLocaleTimeString() : ""}</small></li>`)}</ol>
+    <ol class="history">${history.map((e) => html`<li data-seq=${e.seq} data-type=${String(e.event.type)}
+        class=${`${amendSeq === e.seq ? "picked" : ""}${e.was || e.inserted ? " corrected" : ""}`}>
+      <button type="button" title=${t("amend_label", { seq: e.seq })} onClick=${() => { setAsking(null); setAmendSeq(e.seq); }}>#${e.seq}</button>
+      <span class="what">${strokeWords(e.event, t, names)}</span>
+      ${e.was ? html` <small class="fixed">${t("corrected_from", { was: strokeWords(e.was, t, names), user: e.fixedBy || "" })}</small>`
+        : e.inserted ? html` <small class="fixed">${t("corrected_added", { user: e.fixedBy || "" })}</small>` : ""}
+      <small class="from"> ${t("frame_n", { n: frames.get(e.seq) ?? "" })} · ${sourceWord(e.source ?? undefined)} ${e.user && e.user !== sourceWord(e.source ?? undefined) ? e.user : ""} ${e.ts ? new Date(e.ts).toLocaleTimeString(opts.lang, { hour: "2-digit", minute: "2-digit" }) : ""}</small></li>`)}</ol>
     ${tb.history && tb.history.truncated ? html`<p class="dim">${t("history_cut", { n: tb.history.truncated })}</p>` : ""}
-    ${amendSeq !== null ? html`<div class="amend"><label>${t("amend_label", { seq: amendSeq })}
-      <input name="amend" value=${amendText} onInput=${(/** @type {FieldEvent} */ e) => setAmendText(e.target.value)} /></label>
-      <button type="button" data-action="amend" onClick=${() => askAmend(false)}>${t("action.amend")}</button>
-      <button type="button" data-action="amend_remove" onClick=${() => askAmend(true)}>${t("action.amend_remove")}</button></div>` : ""}
     <form class="message" onSubmit=${sendMessage}><label>${t("message")}<input name="message" maxlength="120" value=${message}
       onInput=${(/** @type {FieldEvent} */ e) => setMessage(e.target.value)} /></label>
       <label class="until">${t("until")}<input name="until" type="time" value=${until} onInput=${(/** @type {FieldEvent} */ e) => setUntil(e.target.value)} /></label>
       <button type="submit">${t("send")}</button>
       ${tb.message && tb.message.text ? html`<button type="button" data-action="clear_message" onClick=${() => {
-        link.publishRetained(tb.name, "message", null, (err) => setMessageAnswer(err ? `${t("answer.denied")}: ${err.message || err}` : t("message_cleared")));
+        setMessageIds([link.sendMessage(tb.name, null, t("message_clear_what")).id]);
       }}>${t("clear")}</button>` : ""}
       ${tb.message && tb.message.text && !(tb.message.until && Date.parse(tb.message.until) < Date.now()) ? html`<small>${t("message_now", { text: tb.message.text })}${tb.message.until
         ? ` ${t("until_time", { time: new Date(tb.message.until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })}` : ""}</small>` : ""}
-      ${messageAnswer ? html`<small class="message-answer">${messageAnswer}</small>` : ""}</form>
+      <${Answers} ids=${messageIds} /></form>
   </section>`;
+}
+
+/**
+ * A message to the ticked tables, or to all (docs/desk.md "A message for the tables"): one
+ * retained `message` a table, each table's answer listed (shown on it, refused, no answer).
+ * @param {{tables: string[]}} props
+ */
+function MessageForm({ tables }) {
+  const [text, setText] = useState("");
+  const [until, setUntil] = useState("");
+  const [to, setTo] = useState("picked");
+  const [ids, setIds] = useState(/** @type {string[]} */ ([]));
+  const all = link.sorted().map((x) => x.name);
+  const targets = to === "all" ? all : tables;
+  const send = (/** @type {boolean} */ clear) => {
+    const body = clear || !text.trim() ? null : { schema: 1, text: text.trim().slice(0, 120), until: untilTime(until, new Date()) };
+    setIds(targets.map((table) => link.sendMessage(table, body, body ? t("message_what") : t("message_clear_what")).id));
+  };
+  return html`<form class="message many" aria-label=${t("message_many")} onSubmit=${(/** @type {Event} */ e) => { e.preventDefault(); send(false); }}>
+    <h2>${t("message_many")}</h2>
+    <div class="row"><label class="check"><input type="radio" name="message_to" value="picked" checked=${to === "picked"} onChange=${() => setTo("picked")} />${t("message_to_picked", { n: tables.length })}</label>
+      <label class="check"><input type="radio" name="message_to" value="all" checked=${to === "all"} onChange=${() => setTo("all")} />${t("message_to_all", { n: all.length })}</label></div>
+    <label>${t("message")}<input name="message_all" maxlength="120" value=${text} onInput=${(/** @type {FieldEvent} */ e) => setText(e.target.value)} /></label>
+    <label class="until">${t("until")}<input name="until_all" type="time" value=${until} onInput=${(/** @type {FieldEvent} */ e) => setUntil(e.target.value)} /></label>
+    <button type="submit" class="primary" disabled=${!targets.length || !text.trim()}>${t("message_send_n", { n: targets.length })}</button>
+    <button type="button" data-action="clear_messages" disabled=${!targets.length} onClick=${() => send(true)}>${t("message_clear_n", { n: targets.length })}</button>
+    <${Answers} ids=${ids} />
+  </form>`;
 }
 
 // -- tonight's results, and a match's sheet (A4, printed from the browser) ----------------------
@@ -395,7 +517,7 @@ const drawnRows = new Map();
  */
 function tableRow(tb, now) {
   const clock = tb.state && tb.state.clock;
-  const key = `${tb.version}|${picked.has(tb.name)}|${open === tb.name}|${clock && clock.running ? Math.floor(now / 1000) : ""}`;
+  const key = `${tb.version}|${picked.has(tb.name)}|${open === tb.name}|${detailOf === tb.name}|${clock && clock.running ? Math.floor(now / 1000) : ""}`;
   const kept = drawnRows.get(tb.name);
   if (kept && kept.key === key && kept.words === t) return kept.row;
   const row = html`<${TableRow} key=${tb.name} tb=${tb} now=${now} picked=${picked.has(tb.name)} open=${open === tb.name}
@@ -459,7 +581,7 @@ function App() {
           <button type="button" data-tab="results" class=${panel === "results" ? "on" : ""} onClick=${() => { panel = "results"; draw(); }}>${t("results")} (${link.results.size})</button></nav>
         ${panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />` : panel === "results" ? html`<${Results} />`
           : panel === "tonight" ? html`<${Tonight} t=${t} link=${link} night=${night} Answers=${Answers} />`
-          : html`<${StartForm} tables=${[...picked].sort()} />`}
+          : html`<${StartForm} tables=${[...picked].sort()} /><${MessageForm} tables=${[...picked].sort()} />`}
       </aside>
     </main>`;
 }

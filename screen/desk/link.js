@@ -10,6 +10,7 @@ import { Session, tableTopics } from "../shared/broker.js";
 import { emptyHistory, withLine, withLive, withSnapshot, withState } from "../shared/history.js";
 import { loadSchemas, readPayload, textOf } from "../shared/payloads.js";
 import { Store } from "../shared/store.js";
+import { isResend } from "../shared/strokes.js";
 
 /** The tables' topics the desk checks against the contract's schemas (vendor/<kind>.schema.json). */
 export const SCHEMAS = ["state", "event", "rejected", "devices", "history", "preview", "record"];
@@ -61,7 +62,10 @@ const resultKey = (/** @type {string} */ table, /** @type {RecordPayload} */ r) 
  *   state: State | null, rejected: RejectedPayload | null, input: Input | null, record: RecordPayload | null,
  *   events: Line[], message: Message | null, seen: number, fresh: boolean,
  *   next: HandedNext | null, nextSeen: boolean, history: {match_id: string | null, truncated: number} | null,
- *   since: number, version: number, kept: import("../shared/history.js").Kept}} Table
+ *   since: number, version: number, kept: import("../shared/history.js").Kept, alarm: RejectedPayload | null,
+ *   resends: number}} Table
+ *   `alarm`: the latest refusal worth the desk's attention (not a scorer's own catch-up resend:
+ *   shared/strokes.js `isResend`); `resends`: how many of those were left quiet
  * @typedef {{type: string, id?: string, sides?: (string | string[])[], action?: string, fixture?: string,
  *   [field: string]: unknown}} SentLine
  *   a line sent to a table (desk/lines.js), with its id
@@ -293,6 +297,7 @@ export class Link {
       const store = this.store, base = `${this.where.prefix}/${this.where.venue}/${name}/`;
       const at = (/** @type {string} */ kind) => /** @type {any} */ (store.get(base + kind) ?? null);
       tb = { name, events: [], seen: 0, fresh: false, nextSeen: false, history: null, since: 0, version: 0, kept: emptyHistory(),
+        alarm: null, resends: 0,
         get status() { return /** @type {string | null} */ (at("status")); },
         get devices() { return /** @type {DevicesPayload | null} */ (at("devices")); },
         get state() { return /** @type {State | null} */ (at("state")); },
@@ -359,6 +364,7 @@ export class Link {
       for (const side of (body && body.sides) || []) for (const p of side.players || [side.name]) this.names.add(p);
       tb.kept = withState(tb.kept, body); // a new match: its history starts with its first event
       this.settleMatch(name, body);
+      this.settleMessage(name, "shown", "");
       if (this.onTables) this.onTables();
     } else if (kind === "record") {
       // Tonight's results: every finished match seen, by match_id (a reprint of any), kept for
@@ -388,6 +394,11 @@ export class Link {
       this.answer(body.id, "applied", "");
     } else if (kind === "rejected" && body) {
       this.answer(body.id, "refused", body.reason || "");
+      // A scorer's phone resending after a Wi-Fi catch-up is answered "later" or "already":
+      // its outbox settles that by itself, so it is no alarm here (issue 38).
+      if (isResend(body)) tb.resends += 1;
+      else tb.alarm = body;
+      if (body.source === "message") this.settleMessage(name, "refused", body.reason || "");
     }
     this.changed();
   }
@@ -452,6 +463,51 @@ export class Link {
     });
     this.changed();
     return p;
+  }
+
+  /**
+   * A message to a table (its retained `message`; null clears it), answered like a line: *delivered*
+   * when the broker has it, *shown* when the table's state shows it (or shows none, for a
+   * clear), *refused* with the table's reason (`rejected`, source `message`), else *no answer*.
+   * @param {string} table @param {{schema: number, text: string, until: string | null} | null} body @param {string} what
+   */
+  sendMessage(table, body, what) {
+    const id = `message-${table}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    /** @type {Pending} */
+    const p = { id, table, what, line: { type: "message", text: body ? body.text : "" }, state: "sent", sentAt: Date.now() };
+    for (const other of this.pending.values()) {
+      // An older message to this table is overtaken: the table keeps one.
+      if (other.table === table && other.line.type === "message" && (other.state === "sent" || other.state === "delivered")) {
+        other.state = "replaced";
+      }
+    }
+    this.pending.set(id, p);
+    this.publishRetained(table, "message", body, (err) => {
+      if (err) { p.state = "denied"; p.reason = err.message || String(err); }
+      else if (p.state === "sent") p.state = "delivered";
+      // Already shown (the same text again, or a clear of none): the state will not change.
+      this.settleMessage(table, "shown", "");
+      this.changed();
+    });
+    setTimeout(() => {
+      if (p.state === "sent" || p.state === "delivered") {
+        p.state = "unanswered";
+        p.reason = `no answer from ${table} in ${UNANSWERED_MS / 1000} s: is it online?`;
+        this.changed();
+      }
+    }, UNANSWERED_MS);
+    return p;
+  }
+
+  /** A message waiting for its table's answer: shown on its state (applied), or refused. */
+  settleMessage(/** @type {string} */ table, /** @type {string} */ state, /** @type {string} */ reason) {
+    const tb = this.tables.get(table);
+    const shown = tb && tb.state ? tb.state.message : undefined;
+    for (const p of this.pending.values()) {
+      if (p.table !== table || p.line.type !== "message" || p.state !== "delivered") continue;
+      const text = shown && typeof shown === "object" ? shown.text : "";
+      if (state === "refused" || (text || "") === p.line.text) { p.state = state; p.reason = reason; }
+    }
   }
 
   /** Publish the desk's own retained topic for a table (`message`). */

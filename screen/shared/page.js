@@ -47,7 +47,14 @@ export async function deskWords(lang, page) {
   try {
     const english = await load("en");
     const own = lang === "en" ? english : await load(lang);
-    return translator(lang, { screen: own.desk }, { screen: english.desk });
+    // The strokes' words are the scorer's (`tap.*`, `reds_n`, `ball.free`) and the screen's
+    // (`ball.*`), so a stroke is said alike on the phone and the desk (shared/strokes.js).
+    /** @type {(c: Record<string, Record<string, import("./i18n.js").Word>>) => Record<string, import("./i18n.js").Word>} */
+    const strokes = (c) => Object.fromEntries(
+      [...Object.entries(c.scorer || {}), ...Object.entries(c.screen || {})]
+        .filter(([k]) => k.startsWith("tap.") || k.startsWith("ball.") || k === "reds_n"));
+    return translator(lang, { screen: own.desk, strokes: strokes(own) }, { screen: english.desk, strokes: strokes(english) },
+      ["screen", "strokes"]);
   } catch (e) {
     console.error(`${page} words could not be loaded: ${e}`);
     return (key) => key;

@@ -121,11 +121,11 @@ try {
   await waitFor(page, "t1's history comes from its retained list, with where each came from", () => {
     const items = [...document.querySelectorAll("section.panel .history li")].map((li) => li.textContent);
     // Where each came from as the table says it (schema/history.schema.json `source`: referee, desk).
-    return items.length === 2 && items.some((x) => x.includes("pot red") && x.includes("referee"))
-      && items.some((x) => x.includes("pot pink") && x.includes("desk"));
+    return items.length === 2 && items.some((x) => x.includes("Pot Red") && x.includes("referee"))
+      && items.some((x) => x.includes("Pot Pink") && x.includes("desk"));
   });
   await page.click('section.panel .history li[data-seq="1"] button');
-  await page.fill("section.panel input[name=amend]", '{"type":"pot","balls":["black"]}');
+  await page.click('section.panel .correction .key[data-key="pot_black"]'); // the scorer's keys (issue 38)
   await page.click('section.panel button[data-action="amend"]');
   await waitFor(page, "the correction's result is shown before it is sent", () =>
     document.querySelector("section.panel .preview")?.dataset.preview === "state"
@@ -136,6 +136,7 @@ try {
   await page.click('section.panel button[data-action="undo"]'); // redraws the panel with the made-up stroke 9
   await page.click('section.panel button[data-confirm="no"]');
   await page.click('section.panel .history li[data-seq="9"] button');
+  await page.click('section.panel .correction .key[data-key="pot_black"]');
   await page.click('section.panel button[data-action="amend"]');
   await waitFor(page, "a correction the table would refuse shows the table's reason before anything is sent", () =>
     document.querySelector("section.panel .preview")?.dataset.preview === "refused"

@@ -36,7 +36,7 @@ const row = (page, table) => page.evaluate((table) => {
   if (!r) return null;
   return { status: r.querySelector(".status").dataset.status, sides: [...r.querySelectorAll(".side")].map((s) =>
     [s.querySelector(".who").textContent, s.querySelector(".score").textContent, s.classList.contains("at-table")]),
-  rejected: r.querySelector(".rejected").textContent, devices: [...r.querySelectorAll(".dev")].map((d) => d.textContent) };
+  rejected: r.querySelector(".rejected").textContent, devices: [...r.querySelectorAll(".dev")].map((d) => d.textContent.trim()) };
 }, table);
 
 const answers = (page, scope) => page.evaluate((scope) => [...document.querySelectorAll(`${scope} .answer`)]
@@ -64,10 +64,13 @@ try {
   const order = await page.$$eval("tr.table", (rows) => rows.map((r) => r.dataset.table));
   check(JSON.stringify(order) === JSON.stringify(["t1", "t2", "t3"]), `sorted by table: ${order}`);
   const devices = (await row(page, "t1")).devices;
-  check(devices.length >= 2 && devices.every((d) => !d.includes(":")), `t1's devices healthy: ${devices}`);
-  // Each chip in words (the table's paced links, docs/mqtt.md), never a catalogue key or an object.
-  check(devices.every((d) => !d.startsWith("device.") && !d.includes("[object")) && devices.includes("commands"),
-    `t1's devices named in words: ${devices}`);
+  check(devices.join() === "✓", `t1's devices healthy, one short chip: ${devices}`);
+  // The detail on a press: each device in words (the table's paced links, docs/mqtt.md), never a catalogue key or an object.
+  await page.click('tr.table[data-table="t1"] .dev');
+  const detail = await page.$$eval('tr.table[data-table="t1"] .dev-detail li b', (b) => b.map((x) => x.textContent));
+  check(detail.length >= 2 && detail.every((d) => !d.startsWith("device.") && !d.includes("[object")) && detail.includes("commands"),
+    `t1's devices named in words: ${detail}`);
+  await page.click('tr.table[data-table="t1"] .dev');
   check(await page.evaluate(() => sessionStorage.length) === 0, "an untrusted device keeps no login");
 
   // Start the same match on two tables at once.
@@ -95,15 +98,19 @@ try {
 
   // Undo from the desk, with a confirmation first.
   await page.click('tr.table[data-table="t1"] button.name');
+  await waitFor(page, "the history shows the referee's red, in words", () =>
+    [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("Pot Red")));
   await page.click('section.panel button[data-action="undo"]');
+  check(await page.$eval("section.panel .confirm .sentence", (e) => e.textContent) === "Undo the last stroke (Pot Red) on table t1?",
+    "the undo is asked in a sentence naming the stroke");
   await page.waitForSelector("section.panel .confirm", WAIT);
   check(await page.$eval('tr.table[data-table="t1"] .side .score', (e) => e.textContent) === "1", "nothing is sent before the confirmation");
   await page.click('section.panel button[data-confirm="yes"]');
   await waitFor(page, "the undo is applied by t1", () => document.querySelector("section.panel .answer")?.dataset.state === "applied");
   await waitFor(page, "t1's score is back to 0", () =>
     document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "0");
-  await waitFor(page, "the history shows the referee's red", () =>
-    [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("pot red")));
+  await waitFor(page, "the undone red is no longer in the history (what is in effect)", () =>
+    ![...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("Pot Red")));
 
   // The shot clock: started, then held, each confirmed and answered by the table's state.
   const act = async (action, what) => {
@@ -126,19 +133,18 @@ try {
   await waitFor(page, "seven strokes on t1: 25", () =>
     document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "25");
   await page.click('section.panel .history li[data-seq="2"] button');
-  check(await page.inputValue("section.panel input[name=amend]") === '{"type":"pot","balls":["black"]}', "the stroke picked is the black of seq 2");
-  await page.fill("section.panel input[name=amend]", '{"type":"pot","balls":["pink"]}');
+  check(await page.$eval("section.panel .correction .was", (e) => e.textContent) === "Keyed as: Pot Black", "the stroke picked is the black of seq 2");
+  await page.click('section.panel .correction .key[data-key="pot_pink"]'); // the scorer's keys (issue 38)
   await act("amend", "t1 applies the correction of stroke 2");
   await waitFor(page, "t1's score is 24 after the correction", () =>
     document.querySelector('tr.table[data-table="t1"] .side .score')?.textContent === "24");
-  await waitFor(page, "the history shows the correction", () =>
-    [...document.querySelectorAll("section.panel .history li")].some((li) => li.textContent.includes("correct #2")));
-  // Once, though it comes both live (`event`) and in the table's retained `history`.
-  const corrections = await page.$$eval("section.panel .history li", (lis) => lis.filter((li) => li.textContent.includes("correct #2")).length);
+  await waitFor(page, "the history shows the stroke corrected", () =>
+    document.querySelector('section.panel .history li[data-seq="2"]')?.textContent.includes("corrected by desk, was Pot Black"));
+  // Once, though it comes both live (`event`) and in the table's retained `history`, and in its place (issue 38).
+  const corrections = await page.$$eval("section.panel .history li", (lis) => lis.filter((li) => li.textContent.includes("corrected by")).length);
   check(corrections === 1, `the correction is listed once in the history (${corrections})`);
   // The red undone at the start and keyed again is listed once: the history is what is in effect.
-  const strokes = await page.$$eval("section.panel .history li", (lis) => lis.filter((li) => !li.textContent.includes("correct"))
-    .map((li) => li.dataset.seq));
+  const strokes = await page.$$eval("section.panel .history li", (lis) => lis.map((li) => li.dataset.seq));
   check(strokes.join() === "7,6,5,4,3,2,1", `each of the seven strokes listed once: ${strokes}`);
   await page.screenshot({ path: join(plan.screenshots, "desk-table-en.png") });
 

@@ -56,7 +56,7 @@ function Standings(/** @type {{c: Competition, t: T}} */ { c, t }) {
       : players.map((name) => html`<tr data-player=${name}><th scope="row">${name}</th><td></td><td></td><td></td><td></td><td></td><td></td></tr>`)}</tbody></table>`;
 }
 
-function roundName(/** @type {T} */ t, /** @type {number} */ r, /** @type {number} */ rounds) {
+export function roundName(/** @type {T} */ t, /** @type {number} */ r, /** @type {number} */ rounds) {
   if (r === rounds) return t("round.final");
   if (r === rounds - 1) return t("round.semi");
   if (r === rounds - 2) return t("round.quarter");

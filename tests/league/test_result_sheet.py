@@ -11,7 +11,7 @@ import os
 import random
 import shutil
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ def cup_log() -> list[dict[str, Any]]:
 def test_every_correction_is_written_out_with_who_and_when() -> None:
     record = record_of(played(cup_log()))
     [c] = record["corrections"]
-    page = result_sheets([record], tz=timezone.utc)
+    page = result_sheets([record], tz=UTC)
     assert (f"Frame 1, stroke {c['seq']}: pot black corrected to pot pink (by desk at {c['at'][11:16]})"
             in page), page
     assert "correction(s)" not in page
@@ -50,7 +50,7 @@ def test_every_correction_is_written_out_with_who_and_when() -> None:
 def test_the_competition_round_fixture_venue_and_table_are_on_the_sheet() -> None:
     record = {**record_of(played(cup_log())), "venue": "riley-hall", "table": "t3"}
     from cueboard.league.result_sheet import result_sheet
-    page = result_sheet(record, tz=timezone.utc, round_name="Semi-final")
+    page = result_sheet(record, tz=UTC, round_name="Semi-final")
     for label, value in (("Competition", "Club Cup 2026"), ("Round", "Semi-final"), ("Fixture", "club-cup-R2-1"),
                          ("Venue", "riley-hall"), ("Table", "t3")):
         assert f"<dt>{label}</dt><dd>{value}</dd>" in page, label
@@ -106,7 +106,7 @@ def test_the_league_sheet_printed(tmp_path: Path) -> None:
     from cueboard.league.result_sheet import CSS, result_sheet
     html = tmp_path / "sheet.html"
     html.write_text(f'<!DOCTYPE html><html lang="fr"><head><meta charset="utf-8"><style>{CSS}</style></head>'
-                    f"<body>{result_sheet(record, tz=timezone.utc, lang='fr', round_name='Semi-final')}</body></html>",
+                    f"<body>{result_sheet(record, tz=UTC, lang='fr', round_name='Semi-final')}</body></html>",
                     encoding="utf-8")
     pdf = tmp_path / "sheet.pdf"
     print_pdf(html, pdf)

@@ -94,7 +94,8 @@ def test_the_scorer_scores_through_anything(tmp_path: Path, club: Venue) -> None
         plan = {
             "chromium": CHROMIUM, "spki": spki_hash(club.directory / "certs" / "server.crt"),
             "url": f"{pages.base}/score", "broker": f"wss://localhost:{wifi.port}", "venue": "club",
-            "direct": f"wss://localhost:{club.ports['pages']}", "desk": {"user": desk["user"], "pass": desk["password"]},
+            "direct": f"wss://localhost:{club.ports['pages']}",
+            "desk": {"user": desk["user"], "pass": desk["password"]},
             "logins": {t: {"user": f"scorer-{t}", "pass": club.password(f"scorer-{t}")} for t in ("t1", "t2")},
             **{k: {"user": v["user"], "pass": v["password"]} for k, v in
                (("second", second), ("watch", watch), ("second_t2", second_t2))},

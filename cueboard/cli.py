@@ -42,10 +42,27 @@ def _report(args: argparse.Namespace) -> int:
             print(f"cueboard report: --tz: unknown time zone {args.tz!r} (e.g. Europe/London, UTC)",
                   file=sys.stderr)
             return 2
+    venue, table, lang = args.venue, args.table, args.lang
+    if args.config:  # the table's own configuration names its venue, itself and its boards' language
+        from cueboard.common.errors import CueboardError
+        from cueboard.table.config import load_config
+
+        try:
+            config = load_config(args.config)
+        except (CueboardError, OSError) as exc:
+            print(f"cueboard report: --config {args.config}: {exc}", file=sys.stderr)
+            return 2
+        venue, table = venue or config.venue, table or config.table
+        lang = lang or next((d.language for d in config.displays), None)
+    from cueboard.common.languages import LANGUAGES
+
+    if lang is not None and lang not in LANGUAGES:
+        print(f"cueboard report: --lang: {lang!r} is not one of {', '.join(LANGUAGES)}", file=sys.stderr)
+        return 2
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")
     return run(args.logs, sys.stdout, sys.stderr, html=args.html, breaks_from=args.breaks_from,
-               title=args.title, tz=tz)
+               title=args.title, tz=tz, lang=lang or "en", venue=venue, table=table)
 
 
 def _keypad_sim(args: argparse.Namespace) -> int:
@@ -280,6 +297,12 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--title", help="the sheet's heading (default 'Match result')")
     rp.add_argument("--tz", help="the time zone of the sheet's times, e.g. Europe/London (default: this "
                     "machine's)")
+    rp.add_argument("--config", metavar="TOML", help="the table's configuration: the sheet's Venue and Table "
+                    "(and its date's language) from its [table] and [[display]] (a journal does not name them)")
+    rp.add_argument("--venue", help="the sheet's Venue when the record does not name it")
+    rp.add_argument("--table", help="the sheet's Table when the record does not name it")
+    rp.add_argument("--lang", help="the language of the sheet's date: en, fr, nl, sv or de (default: the "
+                    "--config's boards', else en)")
     rp.set_defaults(func=_report)
     from cueboard.league.archive_command import add_parser as add_archive
 

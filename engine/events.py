@@ -147,7 +147,7 @@ def _spec(cls: type[Event]) -> Spec:
             (f.name, hints[f.name], f.default is dataclasses.MISSING, _converter(hints[f.name]))
             for f in sorted(dataclasses.fields(cls), key=lambda f: f.name == "t")
         )
-        known = _SPECS[cls] = (frozenset(["type", "id", "user", *(name for name, *_ in fields)]),
+        known = _SPECS[cls] = (frozenset(["type", "id", "user", "applied", *(name for name, *_ in fields)]),
                                {name: convert for name, _, _, convert in fields},
                                tuple(name for name, _, required, _ in fields if required), fields)
     return known
@@ -246,6 +246,11 @@ def parse_event(obj: object, kinds: Mapping[str, type[Event]]) -> Event:
                                  or not user.isprintable()):
             raise IllegalEvent(f"{kind}: 'user' is who sent the line, a string of 1 to {USER_MAX} printable "
                                f"characters, not {user!r}"[:200], short="invalid")
+    if "applied" in obj:
+        applied = obj["applied"]
+        if isinstance(applied, bool) or not isinstance(applied, int | float):
+            raise IllegalEvent(f"{kind}: 'applied' is when the table applied the line, Unix seconds, "
+                               f"not {applied!r}"[:200], short="invalid")
     # The object's own keys, converted as they come: an event carries few of its class's fields
     # (a pot its balls, a no_pot none), and a dict of converters by name costs one look-up each.
     # Anything wrong and _refusal says what, checking in the order the fields are listed.
@@ -292,7 +297,7 @@ def parse_amend(obj: Mapping[str, object], parse: Callable[[object], Event]) -> 
     >>> parse_amend({"type": "amend", "seq": 3, "event": None}, lambda o: parse_event(o, COMMON_EVENTS))
     Amend(t=None, seq=3, event=None, insert=None, delete=True, user=None)
     """
-    keys = {"type", "seq", "event", "insert", "t", "id", "user"}
+    keys = {"type", "seq", "event", "insert", "t", "id", "user", "applied"}
     unknown = next((key for key in obj if key not in keys), None)
     if unknown is not None:
         raise IllegalEvent(f"amend: unknown field {unknown!r} (amend takes: seq, and event or insert, t)",

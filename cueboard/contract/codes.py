@@ -73,6 +73,8 @@ NETWORK_SHORTS: dict[str, tuple[str, str]] = {
     "started_already": ("refused", "a hand-off on ``next`` of a fixture started on this table already"),
     "bad_message": ("malformed", "a desk's ``message`` the table cannot read"),
     "bad_presence": ("malformed", "a scorer's ``presence`` the table cannot read"),
+    "too_old": ("refused", "a line whose ``t`` is older than TAP_AGE_S (cueboard.contract.lines)"),
+    "too_new": ("refused", "a line whose ``t`` is more than TAP_AHEAD_S ahead of the table's clock"),
 }
 """Short forms of the refusals of lines from the network, with their :data:`CODES`."""
 

@@ -14,7 +14,8 @@ from typing import NoReturn
 from cueboard.contract.codes import Reason
 from cueboard.engine.json_value import Json, JsonObject
 
-__all__ = ["ECHO_BYTES", "LINE_BYTES", "USER_MAX", "Unreadable", "check_user", "echo", "peek_id", "read_line"]
+__all__ = ["ECHO_BYTES", "LINE_BYTES", "TAP_AGE_S", "TAP_AHEAD_S", "USER_MAX", "Unreadable", "check_user", "echo",
+           "peek_id", "read_line", "timed"]
 
 ECHO_BYTES = 1024
 """The most of an input a ``rejected`` message echoes (docs/mqtt.md)."""
@@ -25,6 +26,16 @@ players' names and a fixture is well under 2 KiB."""
 
 USER_MAX = 64
 """The longest user name (the last level of ``<prefix>/command/<user>``) taken."""
+
+TAP_AGE_S = 12 * 3600.0
+"""The oldest ``t`` a line from the network may carry: a scorer's phone keeps a tap made offline
+until the table answers it (screen/score/outbox.js), at most a club night; older is a phone's
+clock gone wrong or a tap from another night, refused (``too_old``) rather than put into the past
+of this match."""
+
+TAP_AHEAD_S = 60.0
+"""How far ahead of the table's clock a line's ``t`` may be: a phone's clock a little fast is
+taken, clamped to the time the table applies it (a tap is never made after it is applied)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,33 @@ def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> JsonObject | Unrea
         return Unreadable(Reason("send one JSON object: an event or a match line", "not_json"))
     line: JsonObject = obj  # what json.loads gives: JSON (the one untyped value, read here)
     return line
+
+
+def timed(line: JsonObject, now: float) -> JsonObject | Reason:
+    """``line`` with its ``t`` (when it was made: a scorer's tap keeps the time it was tapped,
+    docs/events.md) bounded by the table's clock ``now``, and ``applied`` (``now``) beside it; a
+    line with no ``t`` as it is (stamped when applied), and an ``applied`` a sender wrote
+    dropped (only the table says when it applied a line). A ``t`` up to :data:`TAP_AHEAD_S`
+    ahead is clamped to ``now``; one further ahead or older than :data:`TAP_AGE_S` is refused.
+
+    >>> timed({"type": "no_pot", "t": 990.0}, 1000.0)
+    {'type': 'no_pot', 't': 990.0, 'applied': 1000.0}
+    >>> timed({"type": "no_pot", "t": 1030.0}, 1000.0)["t"]
+    1000.0
+    >>> timed({"type": "no_pot", "t": 0}, 1e9).short
+    'too_old'
+    """
+    clean = {k: v for k, v in line.items() if k != "applied"}
+    t = clean.get("t")
+    if "t" not in clean or isinstance(t, bool) or not isinstance(t, int | float):
+        return clean  # none: stamped when applied; not a number: the rules' parsing names the field
+    if t > now + TAP_AHEAD_S:
+        return Reason(f"t: {t - now:.0f} s ahead of the table's clock; a line's t (when it was made) is at most "
+                      f"{TAP_AHEAD_S:.0f} s ahead (TAP_AHEAD_S): set the phone's clock", "too_new")
+    if t < now - TAP_AGE_S:
+        return Reason(f"t: made {(now - t) / 3600:.1f} h ago; a line's t (when it was made) is at most "
+                      f"{TAP_AGE_S / 3600:.0f} h old (TAP_AGE_S): not put into this match's past", "too_old")
+    return {**clean, "t": min(float(t), now), "applied": now}
 
 
 def check_user(user: str) -> str | None:

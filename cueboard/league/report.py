@@ -71,7 +71,8 @@ def write_atomically(path: Path, text: str) -> None:
 
 def run(paths: Sequence[str], out: TextIO, err: TextIO, *, html: str | None = None,
         breaks_from: int = BREAKS_FROM, title: str | None = None, tz: tzinfo | None = None,
-        stdin: BinaryIO | None = None) -> int:
+        stdin: BinaryIO | None = None, lang: str = "en", venue: str | None = None,
+        table: str | None = None) -> int:
     """The command: 0 when done, 1 when a file cannot be read or written, 2 at a refused line."""
     if breaks_from < 1:
         err.write("cueboard report: --breaks-from must be at least 1\n")
@@ -86,7 +87,7 @@ def run(paths: Sequence[str], out: TextIO, err: TextIO, *, html: str | None = No
         return 0
     from cueboard.league.result_sheet import result_sheets
 
-    page = result_sheets(records, title=title, tz=tz)
+    page = result_sheets(records, title=title, tz=tz, lang=lang, venue=venue, table=table)
     if html == STDIN:
         out.write(page)
         return 0

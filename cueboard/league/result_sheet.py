@@ -12,7 +12,7 @@ from typing import Any
 from cueboard.games.kits import kit
 from cueboard.games.sheet_lines import PrintedSheet, escaped
 
-__all__ = ["how_text", "result_sheet", "result_sheets"]
+__all__ = ["DATE_WORDS", "correction_words", "how_text", "long_date", "result_sheet", "result_sheets"]
 
 Record = Mapping[str, Any]
 
@@ -99,6 +99,37 @@ def short_names(record: Record) -> list[str]:
 
 
 _e = escaped
+
+DATE_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
+    # language: (Monday to Sunday, January to December, the order: {weekday} {day} {month} {year})
+    "en": (("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+           ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December"), "{weekday} {day} {month} {year}"),
+    "fr": (("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
+           ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
+            "novembre", "décembre"), "{weekday} {day} {month} {year}"),
+    "nl": (("maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag"),
+           ("januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober",
+            "november", "december"), "{weekday} {day} {month} {year}"),
+    "sv": (("måndag", "tisdag", "onsdag", "torsdag", "fredag", "lördag", "söndag"),
+           ("januari", "februari", "mars", "april", "maj", "juni", "juli", "augusti", "september", "oktober",
+            "november", "december"), "{weekday} {day} {month} {year}"),
+    "de": (("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"),
+           ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
+            "November", "Dezember"), "{weekday}, {day}. {month} {year}"),
+}
+"""A date on the sheet in the venue's language (issue 38: a league reads its own, never a US
+date): written out here, not by the machine's locale, so a sheet is the same wherever it is made."""
+
+
+def long_date(when: datetime, lang: str = "en") -> str:
+    """``when``'s date in words, day before month, in ``lang`` (English for one not listed).
+
+    >>> long_date(datetime(2026, 11, 28), "fr"), long_date(datetime(2026, 11, 28), "de")
+    ('samedi 28 novembre 2026', 'Samstag, 28. November 2026')
+    """
+    days, months, order = DATE_WORDS.get(lang, DATE_WORDS["en"])
+    return order.format(weekday=days[when.weekday()], day=when.day, month=months[when.month - 1], year=when.year)
 
 
 def _printed(record: Record) -> PrintedSheet:
@@ -209,24 +240,36 @@ def _event_words(event: Record | None) -> str:
     fields = [(k, v) for k, v in event.items() if k not in ("type", "t")]
     if event.get("type") == "pot":
         return " ".join(["pot", *map(str, event.get("balls", []))])
-    said = ", ".join(k if v is True else f"{k} {v}" for k, v in fields)
-    return f"{event.get('type')} {said}" if said else str(event.get("type"))
+    said = ", ".join(k.replace("_", " ") if v is True else f"{k.replace('_', ' ')} {v}" for k, v in fields)
+    kind = str(event.get("type")).replace("_", " ")  # no_pot: "no pot", never the raw type
+    return f"{kind} {said}" if said else kind
+
+
+def correction_words(c: Record, tz: tzinfo | None = None) -> str:
+    """One correction written out: which frame and stroke, what it was and what it became, who
+    made it and when (issue 38: a league reads every correction, not a count).
+
+    >>> correction_words({"frame": 2, "seq": 14, "user": "desk", "at": None,
+    ...                   "was": {"type": "pot", "balls": ["pink"]}, "now": {"type": "pot", "balls": ["black"]}})
+    'Frame 2, stroke 14: pot pink corrected to pot black (by desk)'
+    """
+    was, now = c.get("was"), c.get("now")
+    if was is None:
+        what = f"{_event_words(now)} inserted before stroke {c['seq']}"
+    elif now is None:
+        what = f"stroke {c['seq']} ({_event_words(was)}) deleted"
+    else:
+        what = f"stroke {c['seq']}: {_event_words(was)} corrected to {_event_words(now)}"
+    by = f"by {c['user']}" if c.get("user") else ""
+    at = f"at {_clock(c['at'], tz)}" if c.get("at") else ""
+    who = " ".join(x for x in (by, at) if x)
+    return f"Frame {c.get('frame')}, {what}{f' ({who})' if who else ''}"
 
 
 def _corrections(record: Record, tz: tzinfo | None) -> str:
     """Every correction in effect, under the frames: a sheet shows that a score was corrected,
     when, by whom and how (docs/record.md)."""
-    items = []
-    for c in record.get("corrections") or ():
-        was, now = c.get("was"), c.get("now")
-        if was is None:
-            what = f"{_event_words(now)} inserted before event {c['seq']}"
-        elif now is None:
-            what = f"event {c['seq']} ({_event_words(was)}) deleted"
-        else:
-            what = f"event {c['seq']}: {_event_words(was)} corrected to {_event_words(now)}"
-        who = ", ".join(x for x in (c.get("user") or "", _clock(c.get("at"), tz) if c.get("at") else "") if x)
-        items.append(f"<li>Frame {_e(c.get('frame'))}, {_e(what)}{f' ({_e(who)})' if who else ''}</li>")
+    items = [f"<li>{_e(correction_words(c, tz))}</li>" for c in record.get("corrections") or ()]
     if not items:
         return ""
     return f'<div class="corrections"><b>Corrections made after the event</b><ul>{"".join(items)}</ul></div>'
@@ -252,13 +295,20 @@ def _frames_table(record: Record, tz: tzinfo | None) -> str:
             f'<tbody>{"".join(rows)}</tbody><tfoot>{foot}</tfoot></table>')
 
 
-def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None = None) -> str:
-    """One record as a sheet: a ``<section>`` of the page :func:`result_sheets` makes."""
+def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None = None, lang: str = "en",
+                 venue: str | None = None, table: str | None = None, round_name: str | None = None) -> str:
+    """One record as a sheet: a ``<section>`` of the page :func:`result_sheets` makes. Its
+    competition and venue and table are the record's (the feed's), else ``venue`` and ``table``
+    (a journal's, named by ``cueboard report --config``); ``round_name`` the competition's round
+    when known; the date in ``lang``, the venue's language."""
     names = [side["name"] for side in record["sides"]]
     started = _when(record["started"], tz)
-    date = "" if started is None else f"{started:%A} {started.day} {started:%B %Y}"
-    facts = [("Date", date), ("Started", _clock(record["started"], tz)), ("Finished", _clock(record["ended"], tz)),
-             ("Venue", ""), ("Table", "")]
+    date = "" if started is None else long_date(started, lang)
+    facts = [("Competition", record.get("competition") or ""), ("Round", round_name or ""),
+             ("Fixture", record.get("fixture") or ""), ("Date", date),
+             ("Started", _clock(record["started"], tz)), ("Finished", _clock(record["ended"], tz)),
+             ("Venue", record.get("venue") or venue or ""), ("Table", record.get("table") or table or "")]
+    facts = [(k, v) for k, v in facts if v or k not in ("Round", "Fixture")]  # a friendly match has neither
     facts_html = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in facts)
     sides = []
     for side, name in enumerate(names):
@@ -295,7 +345,8 @@ def result_sheet(record: Record, *, title: str | None = None, tz: tzinfo | None 
             f'<footer>{_e("; ".join(footer))}.</footer></section>')
 
 
-def result_sheets(records: Sequence[Record], *, title: str | None = None, tz: tzinfo | None = None) -> str:
+def result_sheets(records: Sequence[Record], *, title: str | None = None, tz: tzinfo | None = None, lang: str = "en",
+                  venue: str | None = None, table: str | None = None) -> str:
     """A whole HTML document: a sheet for each record, each starting a new page.
 
     Times are shown in ``tz`` (the machine's own zone by default), and the sheet says which.
@@ -308,8 +359,9 @@ def result_sheets(records: Sequence[Record], *, title: str | None = None, tz: tz
     (True, False, False)
     """
     names = " / ".join(" v ".join(side["name"] for side in r["sides"]) for r in records)
-    sheets = "\n".join(result_sheet(record, title=title, tz=tz) for record in records)
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+    sheets = "\n".join(result_sheet(record, title=title, tz=tz, lang=lang, venue=venue, table=table)
+                        for record in records)
+    return (f'<!DOCTYPE html>\n<html lang="{_e(lang)}"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{_e(title or 'Match result')}: {_e(names)}</title>"
             f"<style>{CSS}</style></head><body>\n{sheets}\n</body></html>\n")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from cueboard.contract.codes import Reason
+from cueboard.contract.lines import timed
 from cueboard.contract.notices import Notice
 from cueboard.engine import Event, IllegalEvent, Match, to_json
 from cueboard.engine.events import Amend, Redo, Undo
@@ -354,11 +355,18 @@ class Table(MatchStart):
     def _event(self, obj: JsonObject, source: str, reply: Reply | None,
                explain: Callable[[str], str] | None = None) -> None:
         """A line of the network, parsed at this edge (strictly: a bad line is refused naming
-        the field), stamped with the time it came unless it says when, then :meth:`_apply`'d."""
+        the field), stamped with the time it came unless it says when (a tap's time, bounded:
+        :func:`~cueboard.contract.lines.timed`), then :meth:`_apply`'d."""
         match = self.match
         assert match is not None
+        now = round(self._wall(), 3)
+        bounded = timed(obj, now)
+        if isinstance(bounded, Reason):
+            self._refuse(obj, bounded, source, reply)
+            return
+        obj = bounded
         try:
-            event = match.parse({**obj, "t": obj.get("t", round(self._wall(), 3))})
+            event = match.parse({**obj, "t": obj.get("t", now)})
         except IllegalEvent as exc:
             self._refuse(obj, engine_reason(str(exc) if explain is None else explain(str(exc)), exc), source, reply)
             return
@@ -394,6 +402,8 @@ class Table(MatchStart):
             record["id"] = obj["id"]  # in the journal with its event: recognised after a restart
         if isinstance(obj.get("user"), str):
             record["user"] = obj["user"]  # who sent it, kept as the id is (an amend's is in the record)
+        if isinstance(obj.get("applied"), float):
+            record["applied"] = obj["applied"]  # when applied, beside the t the line was made at
         try:
             self._journal_ready()
             self.journal.append(record)

@@ -13,6 +13,7 @@ import { deskWords, pageOptions } from "../shared/page.js";
 import { forgetLogin, keepLogin, keptLogin } from "../shared/credentials.js";
 import { OTHER_BROKER } from "../shared/venue_broker.js";
 import { Link, byEnd } from "./link.js";
+import { SheetView } from "../shared/sheet.js";
 
 /**
  * @typedef {import("./link.js").Table} Table
@@ -432,23 +433,9 @@ function MessageForm({ tables }) {
 }
 
 // -- tonight's results, and a match's sheet (A4, printed from the browser) ----------------------
-/** @param {{table: string, record: RecordPayload}} props */
+/** The sheet a league accepts (shared/sheet.js). @param {{table: string, record: RecordPayload}} props */
 function Sheet({ table, record }) {
-  const r = record;
-  const names = (r.sides || []).map((x) => x.name);
-  const when = (/** @type {string | null} */ ts) => (ts ? new Date(ts).toLocaleString(opts.lang) : "");
-  return html`<article class="sheet" data-table=${table}>
-    <h2>${t("sheet_title", { venue: opts.venue, table })}</h2>
-    <p class="sheet-match"><b>${names[0]}</b> ${(r.frames_won || [0, 0])[0]} – ${(r.frames_won || [0, 0])[1]} <b>${names[1]}</b></p>
-    <p>${t(r.game)} · ${r.best_of ? t("best_of") + " " + r.best_of : t("race_to") + " " + r.race_to} · ${when(r.started)} – ${when(r.ended)}</p>
-    <p>${t("winner", { name: r.winner !== null ? names[r.winner] : "—" })}${r.how && r.how !== "played" ? ` (${t(`how.${r.how}`)})` : ""}</p>
-    <table class="frames-table"><thead><tr><th>${t("col.frame")}</th><th>${names[0]}</th><th>${names[1]}</th><th>${t("won_by")}</th><th>${t("how")}</th><th>${t("breaks")}</th></tr></thead>
-      <tbody>${(/** @type {SheetFrame[]} */ (r.frames || [])).map((f) => html`<tr><td>${f.frame}</td><td>${f.scores ? f.scores[0] : ""}</td><td>${f.scores ? f.scores[1] : ""}</td>
-        <td>${f.winner !== null ? names[f.winner] : "—"}</td><td>${f.how}${f.rule ? ` (${f.rule})` : ""}</td>
-        <td>${(f.breaks || []).map((b) => `${b.player} ${b.points}`).join(", ")}</td></tr>`)}</tbody></table>
-    ${r.corrections && r.corrections.length ? html`<p>${t("corrections", { n: r.corrections.length })}</p>` : ""}
-    <div class="signatures">${[names[0], names[1], t("referee")].map((n) => html`<span>${n}</span>`)}</div>
-  </article>`;
+  return html`<${SheetView} t=${t} lang=${opts.lang} venue=${opts.venue} table=${table} record=${record} competition=${link.competition} />`;
 }
 
 function Results() {

@@ -62,14 +62,15 @@ export class Outbox {
     return book;
   }
 
-  // A new tap, waiting: its id is `<user>-<device>-<n>` (at most 64 characters).
+  // A new tap, waiting: its id is `<user>-<device>-<n>` (at most 64 characters), and `t` the
+  // time it was tapped (Unix seconds: docs/events.md), so a tap made offline keeps its time.
   /** @param {string} user @param {{[field: string]: unknown}} line @param {string} label @param {number} now */
   add(user, line, label, now) {
     const book = this.read();
     const id = `${user}-${book.device}-${book.next}`.slice(-64);
     book.next += 1;
     /** @type {Tap} */
-    const tap = { id, line: { ...line, id }, label, status: "waiting", made: now, reason: null, answer: null };
+    const tap = { id, line: { ...line, id, t: Math.round(now) / 1000 }, label, status: "waiting", made: now, reason: null, answer: null };
     book.taps.push(tap);
     this.write(book);
     return tap;

@@ -43,7 +43,7 @@ import { validate } from "/shared/validate.js";
  *   otherBroker: string | null,
  *   problem: {topic: string, text: string} | null, state: State | null, clock: Clock | null,
  *   status: string | null, sender: boolean, book: Book | null, last: Tap | null, foul: Foul,
- *   seen: Map<number, Line>}} Model
+ *   seen: Map<number, Line>, confirm: {line: Line, vars: Vars} | null}} Model
  *   error: the login refused or the card not taken, in words, and its code (data-code); otherBroker: the
  *   link's broker when it is not the server's (nothing is sent); problem: the last payload refused,
  *   until one on its topic is read
@@ -54,6 +54,11 @@ const RESEND_MS = 5000; // a tap sent and not answered is sent again, same id (t
 // commands.rate, or its queue full) goes again soon, not after RESEND_MS: a token is back within
 // 1/rate s (0.2 s at the default 5 a second). Doubled while the table keeps saying later.
 const LATER_MS = 500;
+// "Offline" within 5 s of a drop (issue 38). A Wi-Fi gone leaves the socket open with nothing on
+// it: no close comes, only MQTT's keepalive finds out. mqtt.js pings after `keepalive` s without
+// a packet from the broker and gives the link up half a keepalive later: 3 s says "Offline" within
+// 4.5 s (at 20 s it said "Connected" for up to 30 s). A ping every 3 s is a few bytes.
+const KEEPALIVE_S = 3;
 
 // ---- settings: the address's query (never a password), config.js, then the QR card's fragment.
 // The broker is the server's (config.js's desk_broker: the pages' listener), never the link's: a
@@ -168,7 +173,7 @@ store.subscribe(fromStore);
 /** @type {Model} */
 const model = {
   login: null, connection: "idle", error: "", code: "", otherBroker: where.other, problem: null, state: null, clock: null, status: null, sender: false,
-  book: null, last: null, foul: { miss: false, free_ball: false, before_stroke: false }, seen: new Map(),
+  book: null, last: null, foul: { miss: false, free_ball: false, before_stroke: false }, seen: new Map(), confirm: null,
 };
 try { // said once, on the form
   const said = JSON.parse(sessionStorage.getItem(REFUSED_KEY) || "null");
@@ -235,7 +240,7 @@ function connect({ user, pass }) {
   // connected, and the broker says it is gone (the last will) when the connection drops.
   const presence = `${prefix}/score/${user}/presence`;
   const link = new Session({ broker: settings.broker, who: user, user, password: pass, v5: true, reconnectMs: 2000,
-    connectTimeoutMs: 8000, keepalive: 20, stopWhenRefused: false,
+    connectTimeoutMs: 8000, keepalive: KEEPALIVE_S, stopWhenRefused: false,
     extra: { will: { topic: presence, payload: JSON.stringify({ schema: 1, online: false }), qos: 1, retain: true } } }, {
     topics: () => [`${prefix}/state`, `${prefix}/event`, `${prefix}/rejected`, `${prefix}/status`],
     message: (topic, payload, packet) => received(topic, payload, packet),
@@ -553,10 +558,45 @@ function Board() {
   </section>`;
 }
 
-/** A key that sends one line. @param {{line: Line, label: Children, cls?: string, offered?: boolean, sub?: string}} props */
-function Key({ line, label, cls = "", offered = true, sub = "" }) {
+/**
+ * A key that sends one line; with `confirm` (the question's words), only once the scorer says yes.
+ * @param {{line: Line, label: Children, cls?: string, offered?: boolean, sub?: string, confirm?: Vars | null}} props
+ */
+function Key({ line, label, cls = "", offered = true, sub = "", confirm = null }) {
+  const press = () => { if (confirm) { model.confirm = { line, vars: confirm }; draw(); } else tap(line); };
   return html`<button type="button" class=${`key ${cls}${offered ? "" : " later"}`} data-tap=${JSON.stringify(line)}
-    onClick=${() => tap(line)}>${label}${sub ? html`<small>${sub}</small>` : ""}</button>`;
+    onClick=${press}>${label}${sub ? html`<small>${sub}</small>` : ""}</button>`;
+}
+
+/**
+ * The question a frame's end asks before it is sent (issue 38: a frame of a final was conceded
+ * for the wrong player): which frame, who concedes or claims it (the striker: the rules' Concede
+ * and Claim are the striker's), and who it goes to. Named so the scorer sees a wrong striker.
+ * @param {State} s @returns {Vars}
+ */
+function ending(s) {
+  const striker = s.striker ?? 0;
+  return { frame: s.frame, name: s.sides[striker]?.name ?? "", other: s.sides[1 - striker]?.name ?? "" };
+}
+
+/** The question asked before a frame's end is sent: yes sends it, no sends nothing. */
+function Confirm() {
+  const asked = model.confirm;
+  if (!asked) return "";
+  const answer = (/** @type {boolean} */ yes) => { model.confirm = null; if (yes) tap(asked.line); else draw(); };
+  const question = t(`confirm.${asked.line.type}`, asked.vars);
+  return html`<div class="confirm" role="alertdialog" aria-label=${question} data-type=${asked.line.type}>
+    <p>${question}</p>
+    <button type="button" class="key yes" onClick=${() => answer(true)}>${t(`confirm.yes_${asked.line.type}`, asked.vars)}</button>
+    <button type="button" class="key no" onClick=${() => answer(false)}>${t("confirm.no")}</button>
+  </div>`;
+}
+
+/** The desk's message to this table (the state's `message`, as the boards show it), until its time is over. */
+function Message() {
+  const m = model.state && model.state.message;
+  if (!m || (m.until && Date.parse(m.until) <= Date.now())) return "";
+  return html`<p class="message" role="status">✉ ${m.text}</p>`;
 }
 
 /** @type {[string, number][]} the colours and their values */
@@ -609,8 +649,8 @@ function SnookerKeys({ s }) {
       <${Key} cls="plain" line=${{ type: "replace" }} label=${t("tap.replace")} offered=${afterFoul && !!lastSeen?.miss} />
     </div>
     <div class="row end">
-      <${Key} cls="plain" line=${{ type: "concede" }} label=${t("tap.concede")} offered=${!s.frame_over} />
-      <${Key} cls="plain" line=${{ type: "claim" }} label=${t("tap.claim")} offered=${!s.frame_over && s.reds === 0 && (s.colours || []).length === 1} />
+      <${Key} cls="plain" line=${{ type: "concede" }} label=${t("tap.concede")} offered=${!s.frame_over} confirm=${ending(s)} />
+      <${Key} cls="plain" line=${{ type: "claim" }} label=${t("tap.claim")} offered=${!s.frame_over && s.reds === 0 && (s.colours || []).length === 1} confirm=${ending(s)} />
       ${s.respotted_black && s.striker == null
         ? s.sides.map((side, i) => html`<${Key} cls="plain" line=${{ type: "respotted_black", striker: i }} label=${`${t("tap.respotted_black")}: ${side.name}`} />`)
         : ""}
@@ -712,7 +752,9 @@ function App() {
   const s = model.state;
   return html`<${Header} />
     <main class="scorer">
+      <${Message} />
       <${Board} />
+      <${Confirm} />
       ${model.error ? html`<p class="error" role="alert" data-code=${model.code}>${model.error}</p>` : ""}
       ${model.connection === "taken" ? html`<button type="button" class="key take-back" onClick=${() => session && session.takeBack()}>${t("take_back")}</button>` : ""}
       <${Problem} />

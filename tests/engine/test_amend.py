@@ -118,7 +118,7 @@ def test_an_amend_that_changes_who_won_a_frame_changes_the_record_and_the_sheet(
     assert record["corrections"] == [{"at": "2025-11-24T16:00:00Z", "user": "desk", "seq": 3, "frame": 1,
                                       "was": NO_POT, "now": None}]
     page = result_sheets([record])
-    assert "· corrected" in page and "event 3 (no_pot) deleted" in page and "desk" in page
+    assert "· corrected" in page and "stroke 3 (no pot) deleted (by desk at " in page and "desk" in page
     # Undo: the record as it was, no corrections.
     undo = m.parse(UNDO)
     m.apply(undo)

@@ -102,21 +102,33 @@ frame.push(await tap(page, { type: "next_frame" }));
 await settled(page);
 report("applied-frame", frame);
 
-// ---- 2. The connection cut while 20 taps are made, then restored: the 20 applied once, in order.
+// ---- 2. The Wi-Fi gone (the proxy black-holes the bytes: no close comes) while 20 taps are made,
+// then back: the badge says so within a few seconds, and the 20 are applied once, in order, each
+// with the time it was tapped.
 const startedAt = Date.now();
-await phoneCtx.setOffline(true);
+await ask("cut-wifi");
+const cutAt = Date.now();
 await page.waitForFunction(() => window.cueboardScorer.model.connection !== "online", null, { timeout: 60000 });
+const noticed = Date.now() - cutAt;
+// 4.5 s at most by the keepalive (3 s, and half of it for the answer); 10 s here, for a loaded
+// machine's late timers: the old keepalive (20 s) said "Connected" for 30 s.
+check(noticed < 10000, `the badge left "Connected" ${noticed} ms after the Wi-Fi went`);
+const badge = await page.locator(".conn").textContent();
+check(/^Offline/.test(badge), `the badge says "${badge}"`);
+report("offline-noticed-ms", noticed);
 const offline = [];
 for (let i = 0; i < 6; i += 1) offline.push(await tap(page, pot("red")), await tap(page, pot("black")));
 for (const c of ["yellow", "green", "brown", "blue", "pink", "black"]) offline.push(await tap(page, pot(c)));
 offline.push(await tap(page, { type: "next_frame" }), await tap(page, NO_POT));
 check(offline.length === 20, "20 taps made offline");
+report("made-offline", Object.fromEntries((await book(page)).taps.filter((x) => offline.includes(x.id)).map((x) => [x.id, x.made])));
 check((await statuses(page, offline)).every((s) => s === "waiting" || s === "sent"), "all 20 wait while offline");
 check((await page.locator(".pending li[data-id]").count()) === 20 && /20 taps waiting/.test(await page.locator(".pending .count").textContent()), "the page lists the 20 waiting taps");
 await page.screenshot({ path: join(plan.shots, "scorer-offline-en.png") });
 const rest = plan.offline_seconds * 1000 - (Date.now() - startedAt);
 if (rest > 0) await page.waitForTimeout(rest); // the scenario: the Wi-Fi is gone this long
-await phoneCtx.setOffline(false);
+report("restored-at", Date.now());
+await ask("restore-wifi");
 await settled(page);
 check((await statuses(page, offline)).every((s) => s === "applied"), "the 20 taps applied after the connection came back");
 report("applied-offline", offline);
@@ -145,7 +157,8 @@ await secondCtx.close();
 // ---- 4. The page loads with no connection (its service worker), and a tap refused after a
 // wait holds the later ones until the scorer decides.
 await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
-await phoneCtx.setOffline(true);
+await phoneCtx.setOffline(true); // no page loads from the network
+await ask("cut-wifi"); // and the open socket is gone
 await page.waitForFunction(() => window.cueboardScorer.model.connection !== "online", null, { timeout: 60000 });
 await page.reload();
 await page.waitForFunction(() => window.cueboardScorer && window.cueboardScorer.model.state, null, { timeout: 60000 });
@@ -156,6 +169,7 @@ const wrong = await tap(page, pot("pink")); // red is on: a pink is a foul, not 
 const after = await tap(page, NO_POT);
 const seqBefore = await page.evaluate(() => window.cueboardScorer.model.state.seq);
 await phoneCtx.setOffline(false);
+await ask("restore-wifi");
 await page.waitForSelector(".held", { timeout: 60000 });
 check((await statuses(page, [wrong, after])).join(" ") === "refused waiting", "the pink refused, the next tap held");
 const reason = await page.locator(".last").textContent();
@@ -259,6 +273,43 @@ check(await bb.page.evaluate(() => Object.keys(localStorage).concat(Object.keys(
 await bb.page.screenshot({ path: join(plan.shots, "scorer-refused-en.png") });
 await bbFr.context.close();
 await bb.context.close();
+
+// ---- 7. The desk's message on the phone; Concede asks first, naming the frame, who concedes
+// (the striker) and who wins it: "no" sends nothing, "yes" the concession.
+const desk = mqtt.connect(plan.direct, { username: plan.desk.user, password: plan.desk.pass,
+  protocolVersion: 5, clientId: "cueboard-desk-test", rejectUnauthorized: false, reconnectPeriod: 0 });
+await new Promise((resolve, reject) => { desk.once("connect", resolve); desk.once("error", reject); });
+const words = "Final next on this table at 21:00";
+await new Promise((resolve, reject) => desk.publish(`cueboard/${plan.venue}/t1/message`,
+  JSON.stringify({ schema: 1, text: words, until: null }), { qos: 1, retain: true }, (e) => (e ? reject(e) : resolve())));
+await page.waitForSelector(".message", { timeout: 60000 });
+check((await page.locator(".message").textContent()).includes(words), "the desk's message is on the phone");
+const s7 = await page.evaluate(() => window.cueboardScorer.model.state);
+check(!s7.frame_over, `a frame in play to concede (frame ${s7.frame})`);
+const striker = s7.striker ?? 0;
+const concedeKey = page.locator(`button[data-tap='${JSON.stringify({ type: "concede" })}']`);
+const nextBefore = (await book(page)).next;
+await concedeKey.tap();
+await page.waitForSelector(".confirm");
+const question = await page.locator(".confirm p").textContent();
+check(question === `Concede frame ${s7.frame} for ${s7.sides[striker].name}? ${s7.sides[1 - striker].name} wins it.`,
+  `Concede asks, naming the frame and the sides: "${question}"`);
+await page.screenshot({ path: join(plan.shots, "scorer-concede-en.png") });
+await page.locator(".confirm .no").tap();
+await page.waitForSelector(".confirm", { state: "detached" });
+check((await book(page)).next === nextBefore, "no: nothing sent, nothing in the outbox");
+await concedeKey.tap();
+check(/concedes$/.test(await page.locator(".confirm .yes").textContent()), "the yes says who concedes");
+await page.locator(".confirm .yes").tap();
+await page.waitForFunction((n) => window.cueboardScorer.outbox().read().next > n, nextBefore);
+const concede = (await book(page)).taps.find((x) => x.id.endsWith(`-${nextBefore}`)).id;
+await settled(page);
+check((await statuses(page, [concede]))[0] === "applied", "yes: the concession applied");
+const s8 = await page.evaluate(() => window.cueboardScorer.model.state);
+check(s8.frame_over && s8.frame_winner === 1 - striker, `frame ${s7.frame} to ${s7.sides[1 - striker].name}`);
+report("applied-concede", [concede]);
+await new Promise((resolve) => desk.publish(`cueboard/${plan.venue}/t1/message`, "", { qos: 1, retain: true }, resolve));
+desk.end(true);
 
 // The browser logs each WebSocket it could not open while offline: expected, not the page's error.
 const pageErrors = page.errors.filter((e) => !/^WebSocket connection to .* failed/.test(e));

@@ -477,6 +477,14 @@ def parser() -> argparse.ArgumentParser:
                         "venue's state but its bridge (docs/security.md, docs/scale.md).")
     league_arguments(lg)
     lg.set_defaults(func=_league)
+    from cueboard.venue.join import add_arguments as join_arguments
+
+    jn = sub.add_parser("join", help="make this Pi a table of a venue, from its bundle (cueboard venue add-table)",
+                        description="Write /etc/cueboard/cueboard.toml, the table's password and the venue's CA "
+                        "from the bundle cueboard venue add-table wrote for this table, then restart the service: "
+                        "the table starts idle, free for the desk (docs/install.md).")
+    join_arguments(jn)
+    jn.set_defaults(func=_join)
     return p
 
 
@@ -488,6 +496,12 @@ def _league(args: argparse.Namespace) -> int:
 
 def _venue(args: argparse.Namespace) -> int:
     from cueboard.venue.command import run
+
+    return int(run(args))
+
+
+def _join(args: argparse.Namespace) -> int:
+    from cueboard.venue.join import run
 
     return int(run(args))
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cueboard.contract.topics import TableTopics
+from cueboard.venue.bundle import GAMES, Bundle, config_text, write_bundle
 from cueboard.venue.bridges import add_bridge
 from cueboard.venue.broker_files import write_broker_files
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
@@ -61,18 +62,17 @@ def _rewrite(venue: Venue, directory: Path, now: datetime, out: TextIO) -> list[
     return gone
 
 
-def _table_section(venue: Venue, directory: Path, name: str) -> str:
-    return "\n".join([
-        f"# /etc/cueboard/cueboard.toml on table {name}'s Pi (copy {directory}/logins/{name}.password to",
-        "# /etc/cueboard/mqtt-password and ca/venue-ca.crt to /etc/cueboard/venue-ca.crt):",
-        "[mqtt]",
-        f'host = "{venue.hosts[0]}"',
-        f"port = {venue.ports.tables}",
-        f'username = "{name}"',
-        'password_file = "/etc/cueboard/mqtt-password"',
-        'tls = { ca = "/etc/cueboard/venue-ca.crt" }',
-        "command = true",
-    ])
+def _join_bundle(venue: Venue, directory: Path, name: str, password: str, game: str) -> Path:
+    """The table's join bundle (:mod:`.bundle`): what its Pi needs, in one private file."""
+    config = config_text(venue.name, name, game, host=venue.hosts[0], port=venue.ports.tables)
+    ca = (directory / "ca" / "venue-ca.crt").read_text(encoding="utf-8")
+    return write_bundle(directory, Bundle(venue.name, name, config, ca, password))
+
+
+def _join_help(path: Path) -> str:
+    return (f"on the table's Pi (copy {path.name} there; it holds the table's password, delete it after): "
+            f"sudo cueboard join {path.name}   (a Pi without cueboard yet: sudo bash systemd/install.sh "
+            f"--join {path.name})")
 
 
 def _reload(args: argparse.Namespace, out: TextIO) -> int:
@@ -113,8 +113,11 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
     make_server_cert(directory / "certs", ca, hosts)
     venue.save(directory)
     write_broker_files(venue, directory)
+    bundles = []
     for name, password in passwords.items():
         _keep_password(directory, name, password)
+        if name in names:
+            bundles.append(_join_bundle(venue, directory, name, password, args.game))
     conf = directory / "mosquitto" / "venue.conf"
     print(f"venue {venue.name}: {len(names)} tables ({', '.join(names)}), desk logins: {', '.join(args.desk)}",
           file=out)
@@ -122,7 +125,10 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
           file=out)
     print(f"passwords: {directory}/logins/<login>.password", file=out)
     print(f"next: ln -s {conf} /etc/mosquitto/conf.d/cueboard-venue.conf && systemctl restart mosquitto", file=out)
-    print(_table_section(venue, directory, names[0]) if names else "", file=out)
+    if bundles:
+        print(f"join bundles, one a table: {directory}/joins/ ({', '.join(p.name for p in bundles)})", file=out)
+        print(_join_help(bundles[0]).replace(bundles[0].name, "cueboard-join-" + venue.name + "-<table>.json"),
+              file=out)
     return 0
 
 
@@ -132,8 +138,9 @@ def _add_table(args: argparse.Namespace, out: TextIO) -> int:
     password = venue.new_table(args.name)
     _rewrite(venue, directory, _now(args), out)
     path = _keep_password(directory, args.name, password)
-    print(f"table {args.name} added at {venue.name}: its password in {path}", file=out)
-    print(_table_section(venue, directory, args.name), file=out)
+    bundle = _join_bundle(venue, directory, args.name, password, args.game)
+    print(f"table {args.name} added at {venue.name}: its password in {path}; its join bundle in {bundle}", file=out)
+    print(_join_help(bundle), file=out)
     return _reload(args, out)
 
 
@@ -257,10 +264,12 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     init.add_argument("--people-port", type=int, default=Ports.people, help="MQTT/TLS for desk and scorers (8884)")
     init.add_argument("--pages-port", type=int, default=Ports.pages, help="secure WebSockets for their pages (8885)")
     init.add_argument("--screens-port", type=int, default=Ports.screens, help="secure WebSockets for screens (9001)")
+    game_option(init)
     init.set_defaults(venue_func=_init)
     table = sub.add_parser("add-table", help="a new table's login and ACL, then reload the broker")
     common(table)
     table.add_argument("name")
+    game_option(table)
     table.set_defaults(venue_func=_add_table)
     user = sub.add_parser("add-user", help="a desk or scorer login, then reload the broker")
     common(user)
@@ -302,6 +311,11 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     for each in (table, user, revoke, card, expire, bridge):
         each.add_argument("--now", metavar="TIME", help="take TIME (ISO 8601) as now for the expiry of logins "
                           "(to see what would expire then)")
+
+
+def game_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", default="snooker", choices=sorted(GAMES), help="the game of the table's join bundle: "
+                   "its board, referee box and keypad as in examples/<game>-table.toml (default snooker)")
 
 
 def expires_option(p: argparse.ArgumentParser) -> None:

@@ -79,7 +79,7 @@ def _write(path: Path, text: str, mode: int, gid: int) -> None:
 
 
 def join(bundle_path: Path, *, root: Path = Path("/"), group: str = "cueboard", force: bool = False,
-         out: TextIO = sys.stdout) -> Bundle:
+         out: TextIO | None = None) -> Bundle:
     """Apply the bundle under ``root`` (``/``; a folder for an image being built, or a test)."""
     bundle = read_bundle(bundle_path)
     etc = root / ETC.lstrip("/")
@@ -115,7 +115,7 @@ def join(bundle_path: Path, *, root: Path = Path("/"), group: str = "cueboard", 
     _write(etc / "mqtt-password", bundle.password + "\n", 0o640, gid)
     _write(conf, bundle.config, 0o640, gid)
     print(f"this Pi is table {bundle.table} of venue {bundle.venue}: {conf}, {etc}/mqtt-password, "
-          f"{etc}/venue-ca.crt", file=out)
+          f"{etc}/venue-ca.crt", file=sys.stdout if out is None else out)
     return bundle
 
 
@@ -148,8 +148,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-restart", action="store_true", help="write the files only")
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Exit status: 0 joined, 1 written but the restart failed, 2 refused (the message says why)."""
+    out = sys.stdout if out is None else out
     try:
         join(Path(args.bundle), root=Path(args.root), group=args.group, force=args.force, out=out)
     except JoinRefused as exc:

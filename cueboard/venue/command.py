@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import TextIO
 
 from cueboard.contract.topics import TableTopics
-from cueboard.venue.bundle import GAMES, Bundle, config_text, write_bundle
 from cueboard.venue.bridges import add_bridge
 from cueboard.venue.broker_files import write_broker_files
+from cueboard.venue.bundle import GAMES, Bundle, config_text, write_bundle
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.expiry import expires_at, parse_time
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert

@@ -68,8 +68,10 @@ def idle_scene(venue: str, time: str, handed: Handed | None, width: int, height:
     line = max(8, height // 4)
     big = height - 2 * line - 2
     digits: Font = digits_at(big) if big >= 14 else LARGE
-    items: list[Item] = [_line(0, width, name, caps_at(line), "text"),
+    # Lines of 8 in the crisp 5x7 letters: smooth ones that small read blurred from afar.
+    words: Font = caps_at(line) if line >= 12 else NORMAL
+    items: list[Item] = [_line(0, width, name, words, "text"),
                          _line(line + 1, width, time, digits, "score")]
     if coming is not None:
-        items.append(_line(height - line, width, coming, caps_at(line), "notice"))
+        items.append(_line(height - line, width, coming, words, "notice"))
     return tuple(items)

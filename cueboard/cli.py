@@ -71,7 +71,7 @@ def _render(args: argparse.Namespace) -> int:
     return run(args.state, args.out, layout=args.layout, size=args.size, game=args.game, mode=args.mode,
                clock=args.clock, at=args.at, scale=args.scale, pixels=args.pixels, flash=args.flash,
                stdin=sys.stdin.buffer, stderr=sys.stderr, prompt=args.prompt, needs=args.needs,
-               lapsed=args.lapsed, refusal=args.refusal, language=args.lang)
+               lapsed=args.lapsed, refusal=args.refusal, language=args.lang, idle=args.idle, time_of_day=args.time)
 
 
 DEFAULT_CONFIG = "/etc/cueboard/cueboard.toml"
@@ -334,6 +334,9 @@ def parser() -> argparse.ArgumentParser:
     rd.add_argument("--lang", choices=LANGUAGES, default="en",
                     help="the board's words (FRAME, BREAK, REM...) in this language, as [display] language "
                     "sets them (default en)")
+    rd.add_argument("--idle", metavar="VENUE", help="the idle board of a venue's table waiting for its match "
+                    "(its [table] start = \"idle\"): the venue's name, the time and the state's next")
+    rd.add_argument("--time", default="20:15", metavar="HH:MM", help="the time on the idle board (default 20:15)")
     rd.set_defaults(func=_render)
     d = sub.add_parser("demo", help="the whole table on a laptop: keyboard as the referee box, board in "
                        "the terminal, MQTT", description="Run the real daemon with no hardware: the "

@@ -62,6 +62,20 @@ def _rewrite(venue: Venue, directory: Path, now: datetime, out: TextIO) -> list[
     return gone
 
 
+def _table_section(venue: Venue, directory: Path, name: str) -> str:
+    return "\n".join([
+        f"# or by hand: /etc/cueboard/cueboard.toml on table {name}'s Pi (copy {directory}/logins/{name}.password to",
+        "# /etc/cueboard/mqtt-password and ca/venue-ca.crt to /etc/cueboard/venue-ca.crt):",
+        "[mqtt]",
+        f'host = "{venue.hosts[0]}"',
+        f"port = {venue.ports.tables}",
+        f'username = "{name}"',
+        'password_file = "/etc/cueboard/mqtt-password"',
+        'tls = { ca = "/etc/cueboard/venue-ca.crt" }',
+        "command = true",
+    ])
+
+
 def _join_bundle(venue: Venue, directory: Path, name: str, password: str, game: str) -> Path:
     """The table's join bundle (:mod:`.bundle`): what its Pi needs, in one private file."""
     config = config_text(venue.name, name, game, host=venue.hosts[0], port=venue.ports.tables)
@@ -129,6 +143,7 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
         print(f"join bundles, one a table: {directory}/joins/ ({', '.join(p.name for p in bundles)})", file=out)
         print(_join_help(bundles[0]).replace(bundles[0].name, "cueboard-join-" + venue.name + "-<table>.json"),
               file=out)
+    print(_table_section(venue, directory, names[0]) if names else "", file=out)
     return 0
 
 
@@ -141,6 +156,7 @@ def _add_table(args: argparse.Namespace, out: TextIO) -> int:
     bundle = _join_bundle(venue, directory, args.name, password, args.game)
     print(f"table {args.name} added at {venue.name}: its password in {path}; its join bundle in {bundle}", file=out)
     print(_join_help(bundle), file=out)
+    print(_table_section(venue, directory, args.name), file=out)
     return _reload(args, out)
 
 

@@ -60,10 +60,10 @@ def idle_scene(venue: str, time: str, handed: Handed | None, width: int, height:
     if height < 32:
         # Two lines of 7: the venue above; the time below, taking turns with the next match.
         top = _line(0, width, name, NORMAL, "text")
-        clock = _line(9, width, time, NORMAL, "score")
+        below = _line(9, width, time, NORMAL, "score")
         if coming is None:
-            return (top, clock)
-        return (top, Pages("idle", ((clock,), (_line(9, width, coming, NORMAL, "notice"),)), PAGE_SECONDS))
+            return (top, below)
+        return (top, Pages("idle", ((below,), (_line(9, width, coming, NORMAL, "notice"),)), PAGE_SECONDS))
     # Three lines: the venue, the time as big as it goes, the next match.
     line = max(8, height // 4)
     big = height - 2 * line - 2

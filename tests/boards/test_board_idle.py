@@ -156,3 +156,30 @@ def test_a_venues_table_starts_idle_and_one_on_its_own_does_not(tmp_path: Path) 
     board = Recording()
     with Running(Table(table_config(tmp_path / "own"), boards=[board])):
         assert board.shown[-1].waiting is None and board.shown[-1].state.sides[0].name == "Ann"
+
+
+@pytest.mark.system  # node runs the desk's own module
+def test_the_desk_counts_a_venues_table_free_as_it_starts(tmp_path: Path) -> None:
+    """Issue 38, row 1: the state a venue's table publishes as it starts, given to the desk's
+    ``freeTables`` (screen/desk/competition.js) as the table list holds it: free."""
+    import json
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    assert node is not None, "node is needed (apt-get install nodejs)"
+    board = Recording()
+    config = table_config(tmp_path, table={"venue": "riley-hall", "name": "t1", "start": "idle"},
+                          match={"game": "snooker"})
+    with Running(Table(config, boards=[board])):
+        state = board.shown[-1].state.to_json()
+    module = Path(__file__).resolve().parents[2] / "screen" / "desk" / "competition.js"
+    script = (f"import {{ freeTables }} from {json.dumps(module.as_uri())};\n"
+              "const night = { schema: 1, id: 'n', name: 'n', kind: 'knockout', format: null, rounds: 1,\n"
+              "  matches: [] };\n"
+              f"const state = {json.dumps(state)};\n"
+              "const tables = [{ name: 't1', status: 'online', next: null, state }];\n"
+              "console.log(JSON.stringify(freeTables(night, tables)));\n")
+    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["t1"]

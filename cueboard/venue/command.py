@@ -22,7 +22,7 @@ from typing import TextIO
 from cueboard.contract.topics import TableTopics
 from cueboard.venue.bridges import add_bridge
 from cueboard.venue.broker_files import write_broker_files
-from cueboard.venue.bundle import GAMES, Bundle, config_text, write_bundle
+from cueboard.venue.bundle import GAMES, Bundle, bundle_name, config_text, write_bundle
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.expiry import expires_at, parse_time
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
@@ -224,6 +224,7 @@ def _revoke(args: argparse.Namespace, out: TextIO) -> int:
     login = venue.revoke(args.name)
     _rewrite(venue, directory, _now(args), out)
     (directory / "logins" / f"{args.name}.password").unlink(missing_ok=True)
+    (directory / "joins" / bundle_name(venue.name, args.name)).unlink(missing_ok=True)  # its password is dead
     print(f"{login.role} {login.name} revoked at {venue.name}: it can no longer log in (a device logged in "
           "with it is disconnected when the broker reloads)", file=out)
     return _reload(args, out)

@@ -48,6 +48,7 @@ def test_init_and_add_table_write_a_private_bundle_per_table_and_say_the_command
     path = joins / "cueboard-join-club-t3.json"
     assert f"its join bundle in {path}" in out and "sudo cueboard join cueboard-join-club-t3.json" in out
     assert "install.sh --join cueboard-join-club-t3.json" in out
+    assert 'username = "t3"' in out  # the [mqtt] block still, for a Pi set up by hand
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(joins.stat().st_mode) == 0o700
     bundle = json.loads(path.read_text())
     assert bundle["password"] == (joins.parent / "logins" / "t3.password").read_text().strip()
@@ -183,3 +184,10 @@ def test_table_start_is_match_or_idle(tmp_path: Path) -> None:
     assert parse_config({"table": {"name": "t1", "start": "idle"}}, path).start == "idle"
     with pytest.raises(ConfigFileError, match=r"table\.start.*'waiting' is not one of match, idle"):
         parse_config({"table": {"name": "t1", "start": "waiting"}}, path)
+
+
+@pytest.mark.system  # venue init makes its CA with openssl
+def test_revoking_a_table_deletes_its_bundle(tmp_path: Path) -> None:
+    joins = venue(tmp_path)
+    venue_cli("revoke", "t2", "--dir", str(joins.parent), "--no-reload")
+    assert sorted(p.name for p in joins.iterdir()) == ["cueboard-join-club-t1.json"]

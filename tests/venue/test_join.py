@@ -16,6 +16,9 @@ from cueboard.cli import main
 from cueboard.common.errors import ConfigFileError
 from cueboard.common.resources import examples_dir
 from cueboard.table.config import parse_config
+from tests.helpers.feed import HealthLog
+from tests.helpers.mosquitto import TIMEOUT
+from tests.helpers.venue import Venue as Club
 from tests.helpers.venue import venue_cli
 
 GROUP = grp.getgrgid(os.getgid()).gr_name  # the service's group stands in as the tester's own
@@ -191,3 +194,28 @@ def test_revoking_a_table_deletes_its_bundle(tmp_path: Path) -> None:
     joins = venue(tmp_path)
     venue_cli("revoke", "t2", "--dir", str(joins.parent), "--no-reload")
     assert sorted(p.name for p in joins.iterdir()) == ["cueboard-join-club-t1.json"]
+
+
+@pytest.mark.system
+def test_a_joined_table_logs_in_at_its_venues_broker(club: Club, tmp_path: Path) -> None:
+    """The bundle as the Pi uses it: the configuration ``cueboard join`` wrote (under a folder:
+    its /etc/cueboard/ moved with it), read as the daemon reads it, logs in at the venue's real
+    broker over TLS with the table's login and takes the desk's commands."""
+    import tomllib
+
+    from cueboard.table.mqtt.feed import Feed
+
+    root = tmp_path / "pi"
+    assert join(club.directory / "joins" / "cueboard-join-club-t1.json", root) == 0
+    text = (root / "etc/cueboard/cueboard.toml").read_text().replace("/etc/cueboard/", f"{root}/etc/cueboard/")
+    config = parse_config(tomllib.loads(text), root / "etc/cueboard/cueboard.toml")
+    assert config.mqtt is not None and config.start == "idle"
+    health = HealthLog()
+    feed = Feed(config.mqtt, table=config.table, on_health=health, on_command=lambda payload, retained, user: None)
+    feed.start()
+    try:
+        health.wait_for("ok")
+        assert feed.flush(TIMEOUT)
+    finally:
+        feed.stop()
+    assert "failed" not in " ".join(health.history)

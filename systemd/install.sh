@@ -205,7 +205,7 @@ install -D -m 0644 "$REPO/docs/hardware.md" "$PREFIX/hardware.md"
 install -d -m 0750 -o root -g "$SERVICE_USER" "$CONF_DIR"
 if [ -n "$JOIN_BUNDLE" ]; then
     say "joining the venue: cueboard join $JOIN_BUNDLE"
-    # The keymaps below go in first only where missing; cueboard join writes those it names itself.
+    # cueboard join writes the keymaps its configuration names (where missing); step 4's loop the rest.
     "$VENV/bin/cueboard" join --no-restart "$JOIN_BUNDLE" \
         || die "cueboard join refused the bundle (above): cueboard is installed, the service not restarted; run sudo cueboard join FILE with the right bundle"
 elif [ ! -e "$CONF" ]; then

@@ -40,7 +40,7 @@ T = TypeVar("T")
 
 
 START = ("match", "idle")
-"""``[table] start``: what a table shows until its first stroke (docs/venue.md, "Tables that join")."""
+"""``[table] start``: what a table shows until its first stroke (docs/install.md, "A table of a venue")."""
 
 DEFAULT_MATCH: dict[str, Any] = {"game": "snooker", "sides": ["Player 1", "Player 2"]}
 

@@ -88,7 +88,7 @@ def _render(args: argparse.Namespace) -> int:
     return run(args.state, args.out, layout=args.layout, size=args.size, game=args.game, mode=args.mode,
                clock=args.clock, at=args.at, scale=args.scale, pixels=args.pixels, flash=args.flash,
                stdin=sys.stdin.buffer, stderr=sys.stderr, prompt=args.prompt, needs=args.needs,
-               lapsed=args.lapsed, refusal=args.refusal, language=args.lang)
+               lapsed=args.lapsed, refusal=args.refusal, language=args.lang, idle=args.idle, time_of_day=args.time)
 
 
 DEFAULT_CONFIG = "/etc/cueboard/cueboard.toml"
@@ -357,6 +357,9 @@ def parser() -> argparse.ArgumentParser:
     rd.add_argument("--lang", choices=LANGUAGES, default="en",
                     help="the board's words (FRAME, BREAK, REM...) in this language, as [display] language "
                     "sets them (default en)")
+    rd.add_argument("--idle", metavar="VENUE", help="the idle board of a venue's table waiting for its match "
+                    "(its [table] start = \"idle\"): the venue's name, the time and the state's next")
+    rd.add_argument("--time", default="20:15", metavar="HH:MM", help="the time on the idle board (default 20:15)")
     rd.set_defaults(func=_render)
     d = sub.add_parser("demo", help="the whole table on a laptop: keyboard as the referee box, board in "
                        "the terminal, MQTT", description="Run the real daemon with no hardware: the "
@@ -500,6 +503,14 @@ def parser() -> argparse.ArgumentParser:
                         "venue's state but its bridge (docs/security.md, docs/scale.md).")
     league_arguments(lg)
     lg.set_defaults(func=_league)
+    from cueboard.venue.join import add_arguments as join_arguments
+
+    jn = sub.add_parser("join", help="make this Pi a table of a venue, from its bundle (cueboard venue add-table)",
+                        description="Write /etc/cueboard/cueboard.toml, the table's password and the venue's CA "
+                        "from the bundle cueboard venue add-table wrote for this table, then restart the service: "
+                        "the table starts idle, free for the desk (docs/install.md).")
+    join_arguments(jn)
+    jn.set_defaults(func=_join)
     return p
 
 
@@ -511,6 +522,12 @@ def _league(args: argparse.Namespace) -> int:
 
 def _venue(args: argparse.Namespace) -> int:
     from cueboard.venue.command import run
+
+    return int(run(args))
+
+
+def _join(args: argparse.Namespace) -> int:
+    from cueboard.venue.join import run
 
     return int(run(args))
 

@@ -6,6 +6,9 @@
 #   sudo bash systemd/install.sh              install or update, enable and (re)start
 #   sudo bash systemd/install.sh --uninstall  stop and remove the service and the code;
 #                                             keeps the config, the journal and the user
+#   sudo bash systemd/install.sh --join FILE  install, and make this Pi the table of FILE, the
+#                                             venue's join bundle (cueboard venue add-table):
+#                                             cueboard join writes /etc/cueboard from it
 #   sudo bash systemd/install.sh --hub75      install, and the library for a HUB75 board:
 #                                             rpi-rgb-led-matrix built from source on a Pi 2-4,
 #                                             piomatter's wheel on a Pi 5 (docs/boards.md)
@@ -17,6 +20,9 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# --join's bundle, named from where the installer was started (it cds to / below).
+JOIN_BUNDLE=
+if [ "${1:-}" = --join ] && [ -n "${2:-}" ]; then JOIN_BUNDLE=$(realpath -m -- "$2"); fi
 # Every Python below runs from / and isolated (-I: no current directory or script folder
 # on sys.path, no PYTHON* variables, no user site): run from the clone, `import cueboard`
 # would otherwise find the checkout's cueboard/ (which has no hw/: package-dir maps it)
@@ -104,7 +110,14 @@ case "${1:-}" in
     "") ;;
     --uninstall) uninstall; exit 0 ;;
     --hub75) hub75=yes ;;
-    *) die "unknown option '$1' (use --uninstall, --hub75, or nothing to install)" ;;
+    --join)
+        [ -n "$JOIN_BUNDLE" ] || die "--join: name the table's bundle: --join cueboard-join-<venue>-<table>.json (cueboard venue add-table writes it). Nothing was changed."
+        # Only that it is a JSON object here: the venue, the table and the rest are checked by
+        # cueboard join, once cueboard is installed.
+        /usr/bin/python3 -I -c 'import json, sys; sys.exit(not isinstance(json.load(open(sys.argv[1])), dict))' \
+            "$JOIN_BUNDLE" 2>/dev/null \
+            || die "--join: $JOIN_BUNDLE is not a readable join bundle (a JSON file from cueboard venue add-table). Nothing was changed." ;;
+    *) die "unknown option '$1' (use --uninstall, --hub75, --join FILE, or nothing to install)" ;;
 esac
 pi_model=$(pi_generation)
 if [ "$hub75" = yes ] && [ -z "$pi_model" ]; then
@@ -190,7 +203,12 @@ install -D -m 0644 "$REPO/docs/hardware.md" "$PREFIX/hardware.md"
 # 4. The configuration and its keymaps: root's to edit, readable by the service
 #    (and group cueboard) only.
 install -d -m 0750 -o root -g "$SERVICE_USER" "$CONF_DIR"
-if [ ! -e "$CONF" ]; then
+if [ -n "$JOIN_BUNDLE" ]; then
+    say "joining the venue: cueboard join $JOIN_BUNDLE"
+    # cueboard join writes the keymaps its configuration names (where missing); step 4's loop the rest.
+    "$VENV/bin/cueboard" join --no-restart "$JOIN_BUNDLE" \
+        || die "cueboard join refused the bundle (above): cueboard is installed, the service not restarted; run sudo cueboard join FILE with the right bundle"
+elif [ ! -e "$CONF" ]; then
     [ -f "$EXAMPLE_CONF" ] || die "no $CONF and no example to start from ($EXAMPLE_CONF)"
     say "writing $CONF from $(basename "$EXAMPLE_CONF"): edit it for this table"
     install -m 0640 -o root -g "$SERVICE_USER" "$EXAMPLE_CONF" "$CONF"

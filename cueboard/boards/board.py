@@ -10,6 +10,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from luma.core.render import canvas  # type: ignore[import-untyped]  # luma ships no type hints (no py.typed, no stubs)
@@ -144,8 +145,10 @@ class Board:
     """
 
     def __init__(self, config: DisplayConfig, *, device_factory: DeviceFactory, time_source: Clock | None = None,
-                 schedule: bool | None = None) -> None:
+                 schedule: bool | None = None, wall: Callable[[], datetime] | None = None) -> None:
         self.config = config
+        # The time of day on the idle board: the table's clock, in its time zone.
+        self._wall: Callable[[], datetime] = wall or (lambda: datetime.now().astimezone())
         self._clock = time_source
         self._time: Callable[[], float] = time.monotonic if time_source is None else time_source.now
         self._factory = device_factory
@@ -318,8 +321,10 @@ class Board:
         sent = False
         try:
             self._renderer.expire(now)
+            if self._renderer.waiting:
+                self._renderer.time_of_day(self._wall().strftime("%H:%M"), now)
         except Exception:
-            log.exception("%s: cannot draw the end of a message", self.config.label)
+            log.exception("%s: cannot draw the end of a message or the time", self.config.label)
         if self._gate is None and self._retry_at is not None and now >= self._retry_at:
             self._open(now)
         gate = self._gate
@@ -399,6 +404,10 @@ class Board:
             moving = self._renderer.next_change(now)
             if moving is not None:
                 times.append(moving)
+            if self._renderer.waiting:
+                # The idle board's minute turns over (a hair after, never before: see _flash_next).
+                wall = self._wall()
+                times.append(now + 60 - wall.second - wall.microsecond / 1e6 + 0.001)
         return min(times) if times else None
 
     def _schedule(self, now: float) -> None:

@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 
 from cueboard.boards.bar import Talk, bar_item, reading_seconds
 from cueboard.boards.catalogue import LAYOUTS, find_layout
+from cueboard.boards.idle import idle_scene
 from cueboard.boards.layout import Layout, LayoutOptions, Say, TinyLayout
 from cueboard.boards.notices import notice_words, refusal_forms, standing_words
 from cueboard.boards.scene import Item, Motion, Pages, Palette, draw_scene, moves, next_change, phase
@@ -81,6 +82,7 @@ class Renderer:
         self._message: _Message | None = None
         self._until: float | None = None
         self._serial = 0
+        self._time_of_day = ""
 
     @property
     def shown(self) -> Shown | None:
@@ -112,6 +114,19 @@ class Renderer:
             self.layout = layout
             self._place()
         return self._compose(now)
+
+    @property
+    def waiting(self) -> bool:
+        """The idle board is up (:mod:`.idle`): the time of day is on it."""
+        return self._shown is not None and self._shown.waiting is not None
+
+    def time_of_day(self, text: str, now: float) -> bool:
+        """The time the idle board shows (``"20:15"``: the board's owner keeps it); True if the
+        scene changed. A refusal or a call in the bar stays: the table has not moved on."""
+        if text == self._time_of_day:
+            return False
+        self._time_of_day = text
+        return self.waiting and self._compose(now)
 
     # -- the conversation bar (see .bar) ---------------------------------------------------
 
@@ -188,6 +203,7 @@ class Renderer:
         other.update(self._shown, self._seconds_left, now)
         other._call, other._call_key, other._serial = self._call, self._call_key, self._serial
         other._message, other._until = self._message, self._until
+        other._time_of_day = self._time_of_day
         other._compose(now)
         return other
 
@@ -203,8 +219,11 @@ class Renderer:
             return self._message.talk, ("bar", self._message.key)
         if self._call is not None:
             return Talk("call", tuple(self._call.keys), self._call.needs), ("bar", self._call_key)
-        # The desk's message, the next match.
-        standing = None if self._shown is None else standing_words(self._shown, self._layout_words())
+        # The desk's message, the next match (which the idle board shows itself).
+        shown = self._shown
+        if shown is not None and shown.waiting is not None and shown.message is None:
+            return None
+        standing = None if shown is None else standing_words(shown, self._layout_words())
         if standing is not None:
             head, forms = standing
             return Talk("notice", (head,), forms[0], forms), ("standing", head, forms)
@@ -222,11 +241,16 @@ class Renderer:
         shown = self._shown
         colour = self._palette.colour
         talk = self._talk()
-        if talk is None:
+        if talk is None and shown is not None and shown.waiting is not None:
+            w, h = (self.width, self.height) if isinstance(self.layout, TinyLayout) else (
+                self.layout.width, self.layout.height)  # where _place put the layout
+            scene = idle_scene(shown.waiting.venue, self._time_of_day, shown.handed, w, h, self._layout_words())
+        elif talk is None:
             scene = self.layout.scene(shown.state, self._shot, colour) if shown is not None else ()
         else:
-            kept, box = ((), (0, 0, self.width, self.height)) if shown is None else self.layout.with_bar(
-                shown.state, self._shot, colour)
+            # Over the idle board the bar takes the whole board, as before the first state.
+            kept, box = ((), (0, 0, self.width, self.height)) if shown is None or shown.waiting is not None else (
+                self.layout.with_bar(shown.state, self._shot, colour))
             bar = bar_item(talk[1], talk[0], box, self.motion)
             scene = (*kept, bar)
             if self._message is not None:
@@ -289,12 +313,13 @@ class Renderer:
 def render(shown: Shown | None, width: int, height: int, *, mode: str = "RGB",
            clock: float | None = None, at: float = 0.0, size: tuple[int, int] | None = None,
            options: LayoutOptions | None = None, inverted: bool = False, prompt: Prompt | None = None,
-           refusal: str | None = None, notice: Notice | None = None) -> Image.Image:
+           refusal: str | None = None, notice: Notice | None = None, time_of_day: str = "") -> Image.Image:
     """One picture of ``shown`` on a ``width`` x ``height`` board, ``at`` seconds after it
     appeared, drawn on luma's ``dummy`` device (what the golden tests and ``cueboard render``
     use). ``prompt``: a call being keyed in (or lapsed), and ``refusal``: a refused key's
     reason (a :class:`~cueboard.contract.codes.Reason`: its short form), both appearing with the state (a
-    refusal over the call); ``notice``: an undo or a redo acknowledged.
+    refusal over the call); ``notice``: an undo or a redo acknowledged; ``time_of_day``: what the
+    idle board (``shown.waiting``) says the time is.
 
     >>> from cueboard.boards.shown import Shown
     >>> from cueboard.engine import Match
@@ -305,6 +330,7 @@ def render(shown: Shown | None, width: int, height: int, *, mode: str = "RGB",
     """
     device = dummy(width=width, height=height, mode=mode)
     renderer = Renderer(width, height, mode, size=size, options=options)
+    renderer.time_of_day(time_of_day, 0.0)
     renderer.update(shown, clock, 0.0)
     renderer.prompt(prompt, 0.0)
     if refusal is not None:

@@ -24,7 +24,7 @@ from cueboard.engine.json_value import Fields
 from cueboard.engine.shot_clock import ShotTime
 from cueboard.engine.state import BlackballState, State, state_from_json
 
-__all__ = ["ClockShown", "Handed", "Shown", "clock_shown", "next_shot"]
+__all__ = ["ClockShown", "Handed", "Shown", "Waiting", "clock_shown", "next_shot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,15 @@ class Handed:
 
     names: tuple[str, str]
     competition: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A venue's table waiting for its match (``[table] start = "idle"``, nothing played yet):
+    its boards show the idle board, the venue's name, the time and the match handed to it
+    (:mod:`.idle`), instead of a placeholder match at 0-0."""
+
+    venue: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +58,8 @@ class Shown:
     """The shot being timed, or the next one: its length and when the referee calls the time."""
     held: bool = False
     """The referee holds the shot clock (blackball rule 8a)."""
+    waiting: Waiting | None = None
+    """The idle board instead of the state (None: the state, as always)."""
 
     @property
     def idle(self) -> bool:

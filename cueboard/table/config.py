@@ -39,6 +39,9 @@ from cueboard.table.mqtt.feed import MqttConfig, parse_mqtt
 T = TypeVar("T")
 
 
+START = ("match", "idle")
+"""``[table] start``: what a table shows until its first stroke (docs/install.md, "A table of a venue")."""
+
 DEFAULT_MATCH: dict[str, Any] = {"game": "snooker", "sides": ["Player 1", "Player 2"]}
 
 
@@ -64,6 +67,10 @@ class Config:
     """How much the network (the command topic, the control socket) may ask of the table."""
     home_assistant: HomeAssistantConfig | None = None
     """Home Assistant's discovery, or None: not asked for."""
+    start: str = "match"
+    """``[table] start``: ``"match"`` (a table on its own: its ``[match]`` default, ready to
+    score) or ``"idle"`` (a venue's table, from ``cueboard join``: it waits for the desk's
+    match, and its boards show the idle board while no stroke is played)."""
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:
         """The default match, with ``overrides`` (a match line's fields) on top."""
@@ -90,6 +97,9 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
     venue = _topic_part(table, "venue", table.getstr("venue", "venue"))
     name = _topic_part(table, "name", table.getstr("name", Required("the table's name, e.g. \"table-1\": "
                                                                      "its MQTT topics")))
+    start = table.getstr("start", "match")
+    if start not in START:
+        raise table.fail("start", f"{start!r} is not one of {', '.join(START)}")
 
     match_section = root.getsection("match", {})
     if "type" in match_section:
@@ -175,7 +185,7 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
                     referee_boxes=boxes, referee_keymap=referee_keymap, keypad_port=keypad_port,
                     keypad_keymap=keypad_keymap, displays=displays, commands=commands,
-                    home_assistant=home_assistant)
+                    home_assistant=home_assistant, start=start)
     game = match["game"]
     if referee_keymap is not None:
         # A keymap that cannot be read or used is a KeymapError naming its file.

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cueboard.boards.shown import Handed, Shown
+from cueboard.boards.shown import Handed, Shown, Waiting
 from cueboard.contract.codes import Reason
 from cueboard.contract.lines import check_user
 from cueboard.contract.notices import Prompt
@@ -206,7 +206,17 @@ class TableTopics:
         :meth:`dress` adds to the JSON, as typed values."""
         handoff, message = self.handed.handoff, self.message
         return Shown(state, None if handoff is None else Handed(handoff.names, handoff.competition),
-                     None if message is None else message.text)
+                     None if message is None else message.text, waiting=self._waiting(state))
+
+    def _waiting(self, state: State) -> Waiting | None:
+        """The idle board, on a venue's table (``[table] start = "idle"``) while the match is the
+        table's own default at its start: nothing played and no names of the desk's (a match
+        handed on and begun has its players' names; one played on shows as it is)."""
+        config = self.table.config
+        if config.start != "idle" or state.seq != 0:
+            return None
+        default = config.match_setup().players
+        return Waiting(config.venue) if tuple(tuple(s.players) for s in state.sides) == default else None
 
     def hand_on(self, payload: bytes) -> None:
         """``<prefix>/next`` from the desk: held (shown while the table is idle), cleared, or

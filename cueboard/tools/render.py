@@ -6,6 +6,7 @@ docs/boards.md ("Preview any state") and ``cueboard render --help``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -13,7 +14,7 @@ from PIL import Image
 
 from cueboard.boards import SIZES, LayoutOptions, parse_size, render
 from cueboard.boards.preview import leds
-from cueboard.boards.shown import Shown
+from cueboard.boards.shown import Shown, Waiting
 from cueboard.boards.words import words_for
 from cueboard.common.errors import RenderError
 from cueboard.contract.notices import Prompt
@@ -90,7 +91,8 @@ def read_prompt(keys: str | None, needs: str | None, lapsed: bool) -> Prompt | N
 def run(source: str, out: str, *, layout: str, size: str | None, game: str | None, mode: str,
         clock: float | None, at: float, scale: int, pixels: bool, flash: bool,
         stdin: BinaryIO, stderr: TextIO, prompt: str | None = None, needs: str | None = None,
-        lapsed: bool = False, refusal: str | None = None, language: str = "en") -> int:
+        lapsed: bool = False, refusal: str | None = None, language: str = "en", idle: str | None = None,
+        time_of_day: str = "20:15") -> int:
     """The command: 0 with the picture written, 1 when the input or output fails."""
     try:
         call = read_prompt(prompt, needs, lapsed)
@@ -111,10 +113,12 @@ def run(source: str, out: str, *, layout: str, size: str | None, game: str | Non
     except (RenderError, ValueError) as exc:
         print(f"cueboard render: {exc}", file=stderr)
         return 1
+    if idle is not None:
+        shown = replace(shown, waiting=Waiting(idle))
     forced = layout_size if layout_size in SIZES else None
     options = LayoutOptions(words=words_for(language))
     image = render(shown, *board_size, mode=mode, clock=clock, at=at, size=forced, inverted=flash, prompt=call,
-                   refusal=refusal, options=options)
+                   refusal=refusal, options=options, time_of_day=time_of_day)
     picture = image.convert("RGB") if pixels else leds(image, scale=scale)
     if pixels and scale > 1:
         picture = picture.resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)

@@ -22,6 +22,7 @@ from typing import TextIO
 from cueboard.contract.topics import TableTopics
 from cueboard.venue.bridges import add_bridge
 from cueboard.venue.broker_files import write_broker_files
+from cueboard.venue.bundle import GAMES, Bundle, bundle_name, config_text, write_bundle
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.expiry import expires_at, parse_time
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
@@ -63,7 +64,7 @@ def _rewrite(venue: Venue, directory: Path, now: datetime, out: TextIO) -> list[
 
 def _table_section(venue: Venue, directory: Path, name: str) -> str:
     return "\n".join([
-        f"# /etc/cueboard/cueboard.toml on table {name}'s Pi (copy {directory}/logins/{name}.password to",
+        f"# or by hand: /etc/cueboard/cueboard.toml on table {name}'s Pi (copy {directory}/logins/{name}.password to",
         "# /etc/cueboard/mqtt-password and ca/venue-ca.crt to /etc/cueboard/venue-ca.crt):",
         "[mqtt]",
         f'host = "{venue.hosts[0]}"',
@@ -73,6 +74,19 @@ def _table_section(venue: Venue, directory: Path, name: str) -> str:
         'tls = { ca = "/etc/cueboard/venue-ca.crt" }',
         "command = true",
     ])
+
+
+def _join_bundle(venue: Venue, directory: Path, name: str, password: str, game: str) -> Path:
+    """The table's join bundle (:mod:`.bundle`): what its Pi needs, in one private file."""
+    config = config_text(venue.name, name, game, host=venue.hosts[0], port=venue.ports.tables)
+    ca = (directory / "ca" / "venue-ca.crt").read_text(encoding="utf-8")
+    return write_bundle(directory, Bundle(venue.name, name, config, ca, password))
+
+
+def _join_help(path: Path) -> str:
+    return (f"on the table's Pi (copy {path.name} there; it holds the table's password, delete it after): "
+            f"sudo cueboard join {path.name}   (a Pi without cueboard yet: sudo bash systemd/install.sh "
+            f"--join {path.name})")
 
 
 def _reload(args: argparse.Namespace, out: TextIO) -> int:
@@ -113,8 +127,11 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
     make_server_cert(directory / "certs", ca, hosts)
     venue.save(directory)
     write_broker_files(venue, directory)
+    bundles = []
     for name, password in passwords.items():
         _keep_password(directory, name, password)
+        if name in names:
+            bundles.append(_join_bundle(venue, directory, name, password, args.game))
     conf = directory / "mosquitto" / "venue.conf"
     print(f"venue {venue.name}: {len(names)} tables ({', '.join(names)}), desk logins: {', '.join(args.desk)}",
           file=out)
@@ -122,6 +139,10 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
           file=out)
     print(f"passwords: {directory}/logins/<login>.password", file=out)
     print(f"next: ln -s {conf} /etc/mosquitto/conf.d/cueboard-venue.conf && systemctl restart mosquitto", file=out)
+    if bundles:
+        print(f"join bundles, one a table: {directory}/joins/ ({', '.join(p.name for p in bundles)})", file=out)
+        print(_join_help(bundles[0]).replace(bundles[0].name, "cueboard-join-" + venue.name + "-<table>.json"),
+              file=out)
     print(_table_section(venue, directory, names[0]) if names else "", file=out)
     return 0
 
@@ -132,7 +153,9 @@ def _add_table(args: argparse.Namespace, out: TextIO) -> int:
     password = venue.new_table(args.name)
     _rewrite(venue, directory, _now(args), out)
     path = _keep_password(directory, args.name, password)
-    print(f"table {args.name} added at {venue.name}: its password in {path}", file=out)
+    bundle = _join_bundle(venue, directory, args.name, password, args.game)
+    print(f"table {args.name} added at {venue.name}: its password in {path}; its join bundle in {bundle}", file=out)
+    print(_join_help(bundle), file=out)
     print(_table_section(venue, directory, args.name), file=out)
     return _reload(args, out)
 
@@ -217,6 +240,7 @@ def _revoke(args: argparse.Namespace, out: TextIO) -> int:
     login = venue.revoke(args.name)
     _rewrite(venue, directory, _now(args), out)
     (directory / "logins" / f"{args.name}.password").unlink(missing_ok=True)
+    (directory / "joins" / bundle_name(venue.name, args.name)).unlink(missing_ok=True)  # its password is dead
     print(f"{login.role} {login.name} revoked at {venue.name}: it can no longer log in (a device logged in "
           "with it is disconnected when the broker reloads)", file=out)
     return _reload(args, out)
@@ -273,10 +297,12 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     init.add_argument("--people-port", type=int, default=Ports.people, help="MQTT/TLS for desk and scorers (8884)")
     init.add_argument("--pages-port", type=int, default=Ports.pages, help="secure WebSockets for their pages (8885)")
     init.add_argument("--screens-port", type=int, default=Ports.screens, help="secure WebSockets for screens (9001)")
+    game_option(init)
     init.set_defaults(venue_func=_init)
     table = sub.add_parser("add-table", help="a new table's login and ACL, then reload the broker")
     common(table)
     table.add_argument("name")
+    game_option(table)
     table.set_defaults(venue_func=_add_table)
     user = sub.add_parser("add-user", help="a desk, scorer or archive login, then reload the broker")
     common(user)
@@ -318,6 +344,11 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     for each in (table, user, revoke, card, expire, bridge):
         each.add_argument("--now", metavar="TIME", help="take TIME (ISO 8601) as now for the expiry of logins "
                           "(to see what would expire then)")
+
+
+def game_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", default="snooker", choices=sorted(GAMES), help="the game of the table's join bundle: "
+                   "its board, referee box and keypad as in examples/<game>-table.toml (default snooker)")
 
 
 def expires_option(p: argparse.ArgumentParser) -> None:

@@ -34,6 +34,7 @@ Debian's archive and PyPI, and ``mmdebstrap`` (scripts/lib.sh installs it).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -365,6 +366,56 @@ def test_install_on_a_fresh_lite_then_again_then_uninstall(pi: Pi) -> None:
     assert "READY=1 from cueboard" in pi.calls("/var/log/systemctl-calls")
     fifth = pi.install(env="CUEBOARD_DEVICE_TREE=/etc/fake-device-tree")
     assert pi.read("/boot/firmware/config.txt") == config_txt and "REBOOT NEEDED" not in fifth
+
+
+def _bundles(tmp_path: Path) -> Path:
+    """A venue's folder made by ``cueboard venue init`` here (two tables, the broker on
+    127.0.0.1: no name to resolve in the root), with a join bundle for each."""
+    from cueboard.cli import main
+
+    venue = tmp_path / "venue"
+    assert main(["venue", "init", "--venue", "club", "--tables", "2", "--host", "127.0.0.1",
+                 "--dir", str(venue)]) == 0
+    return venue / "joins"
+
+
+def test_install_join_makes_a_table_of_the_venue_that_starts(pi: Pi, tmp_path: Path) -> None:
+    """issue 38: a fresh Pi becomes table t1 of the venue with one command, and its service
+    reaches READY=1 on the configuration the bundle brought."""
+    joins = _bundles(tmp_path)
+    bundle = json.loads((joins / "cueboard-join-club-t1.json").read_text())
+    shutil.copy(joins / "cueboard-join-club-t1.json", pi.path("/root/cueboard-join-club-t1.json"))
+    # As a club runs it: from the clone, the bundle copied next to it (a relative path).
+    out = pi.run(f"cd {SOURCE} && bash systemd/install.sh --join ../cueboard-join-club-t1.json")
+    said = out.stdout + out.stderr
+    assert "this Pi is table t1 of venue club" in said, said
+    assert pi.read("/etc/cueboard/cueboard.toml") == bundle["config"]
+    assert 'start = "idle"' in bundle["config"] and "/etc/cueboard/keymaps/referee-box-12.toml" in bundle["config"]
+    assert pi.read("/etc/cueboard/mqtt-password") == bundle["password"] + "\n"
+    assert pi.read("/etc/cueboard/venue-ca.crt").strip() == bundle["ca"].strip()
+    group = pi.run("getent group cueboard").stdout.split(":")[2]
+    for name, mode, gid in (("cueboard.toml", 0o640, int(group)), ("mqtt-password", 0o640, int(group)),
+                            ("venue-ca.crt", 0o644, None)):
+        st = pi.path(f"/etc/cueboard/{name}").stat()
+        assert (st.st_mode & 0o777, st.st_uid) == (mode, 0), name
+        assert gid is None or st.st_gid == gid, name
+    assert pi.path("/etc/cueboard/keymaps/referee-box-12.toml").is_file()
+    calls = pi.calls("/var/log/systemctl-calls")
+    assert calls[:4] == ["daemon-reload", "enable cueboard.service", "restart cueboard.service",
+                         "READY=1 from cueboard"], calls
+    started = pi.read("/var/log/cueboard-start.log")
+    assert "cueboard serving" in started and "Traceback" not in started, started
+
+    # Another venue's bundle for this Pi: refused by name, nothing changed.
+    other = dict(bundle, venue="other", table="t9", config=bundle["config"].replace('venue = "club"', 'venue = "other"')
+                 .replace('name = "t1"', 'name = "t9"').replace('username = "t1"', 'username = "t9"'))
+    pi.path("/root/cueboard-join-other-t9.json").write_text(json.dumps(other))
+    before = pi.snapshot()
+    refused = pi.run("cueboard join /root/cueboard-join-other-t9.json", check=False)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "refused (joined_elsewhere)" in refused.stderr and "table t1 of venue club already" in refused.stderr
+    assert pi.snapshot() == before
+    assert "restart cueboard.service" not in pi.calls("/var/log/systemctl-calls")
 
 
 def _pi_generation(tmp_path: Path, names: bytes) -> str:

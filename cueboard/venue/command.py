@@ -21,7 +21,7 @@ from typing import TextIO
 
 from cueboard.contract.topics import TableTopics
 from cueboard.venue.bridges import add_bridge
-from cueboard.venue.broker_files import write_broker_files
+from cueboard.venue.broker_files import desks, write_broker_files
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.expiry import expires_at, parse_time
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
@@ -31,6 +31,8 @@ __all__ = ["DEFAULT_DIR", "add_arguments", "run"]
 
 DEFAULT_DIR = "/etc/cueboard/venue"
 DEFAULT_RELOAD = "systemctl reload mosquitto"
+VENUE_SERVICE = "venue"
+"""The venue service's login (a desk's role), written by ``init``: ``<dir>/logins/venue.password``."""
 
 
 def _keep_password(directory: Path, name: str, password: str) -> Path:
@@ -72,6 +74,8 @@ def _table_section(venue: Venue, directory: Path, name: str) -> str:
         'password_file = "/etc/cueboard/mqtt-password"',
         'tls = { ca = "/etc/cueboard/venue-ca.crt" }',
         "command = true",
+        "# The desk logins, each read on a link of its own (a desk added later is found by its first command)",
+        "desks = [" + ", ".join(f'"{desk}"' for desk in desks(venue)) + "]",
     ])
 
 
@@ -107,6 +111,8 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
     passwords = {name: venue.new_table(name) for name in names}
     for desk in args.desk:
         passwords[desk] = venue.new_user(desk, "desk")
+    if VENUE_SERVICE not in venue.logins:  # the venue service's own desk login (cueboard venue serve)
+        passwords[VENUE_SERVICE] = venue.new_user(VENUE_SERVICE, "desk")
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o755)
     ca = make_ca(directory / "ca", f"cueboard {venue.name}")
@@ -116,7 +122,8 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
     for name, password in passwords.items():
         _keep_password(directory, name, password)
     conf = directory / "mosquitto" / "venue.conf"
-    print(f"venue {venue.name}: {len(names)} tables ({', '.join(names)}), desk logins: {', '.join(args.desk)}",
+    print(f"venue {venue.name}: {len(names)} tables ({', '.join(names)}), desk logins: {', '.join(args.desk)}"
+          f" (and {VENUE_SERVICE}, the venue service's)",
           file=out)
     print(f"broker: {conf} (ACL, password files beside it); CA: {ca[0]}; certificate for {', '.join(hosts)}",
           file=out)

@@ -117,13 +117,16 @@ def test_a_desk_added_while_the_table_runs_gets_its_own_link_and_a_revoked_ones_
         assert command(late, sub, "late-1").get("event", {}).get("type") == "no_pot"
         assert links.wait_until(lambda: links.live("late"), TIMEOUT)
         link = links.links["late"]
-        taken = link.taken
+        # The next comes on both links (the handover: taken once, from whichever brings it first);
+        # from then on its lines are its own link's.
         assert command(late, sub, "late-2").get("event", {}).get("type") == "no_pot"
+        taken = link.taken
+        assert command(late, sub, "late-3").get("event", {}).get("type") == "no_pot"
         assert link.wait_until(lambda: link.taken > taken, TIMEOUT)  # read on its own link
         feed = t1.table.feed
         assert feed is not None and feed.flush(TIMEOUT)
-        assert [len(answers(sub, ident)) for ident in ("late-1", "late-2")] == [1, 1]
-        assert t1.state()["seq"] == 2
+        assert [len(answers(sub, ident)) for ident in ("late-1", "late-2", "late-3")] == [1, 1, 1]
+        assert t1.state()["seq"] == 3
         late.close()
         # Revoked: the reload drops its link's session, whose login is gone; the table closes it.
         hall.change("revoke", "late")
@@ -145,24 +148,35 @@ def test_a_link_for_a_login_the_venue_did_not_write_is_refused_and_opens_nothing
 
 
 def test_a_line_on_both_links_during_the_handover_is_taken_once() -> None:
-    """The matching of the two links' lines, without a broker: the same lines in the same order on
-    each (repeats too), whichever link brings them first, each taken once; a line only on the shared
-    link (sent before the desk's own subscription) taken once as well."""
+    """The matching of the two links' lines, without a broker: the lines sent after the desk's own
+    subscription come on each link in the same order (repeats too), whichever link brings them
+    first; each is taken once. A line only on the shared link (sent before that subscription) is
+    taken there once; after the handover the desk's lines are its own link's only."""
     from cueboard.table.mqtt.config import MqttConfig
-
-    clock = [100.0]
-    links = DeskLinks(MqttConfig(prefix="cueboard/club/t1"), feed=None, on_line=lambda *a: None,  # type: ignore[arg-type]
-                      now=lambda: clock[0])
-    links._started = True
     from cueboard.table.mqtt.desk_links import _Desk
 
-    links._desks["desk"] = _Desk(link=None, live_since=None)  # type: ignore[arg-type]
-    assert links.admit_shared("desk", b"before")  # before its own link: the shared link takes it
+    def fresh() -> DeskLinks:
+        links = DeskLinks(MqttConfig(prefix="cueboard/club/t1"), feed=None,  # type: ignore[arg-type]
+                          on_line=lambda *a: None)
+        links._started = True
+        links._desks["desk"] = _Desk(link=None)  # type: ignore[arg-type]
+        return links
+
+    # The shared link ahead: it brings "before" (sent before the subscription) and the first lines.
+    links = fresh()
+    assert links.admit_shared("desk", b"before")  # no link of its own yet: the shared link's
     links._subscribed("desk")
-    taken = [("shared", p) for p in (b"undo", b"undo", b"pot") if links.admit_shared("desk", p)]
+    taken = [("shared", p) for p in (b"before2", b"undo", b"undo") if links.admit_shared("desk", p)]
     taken += [("own", p) for p in (b"undo", b"undo", b"pot", b"miss") if links._admit_own("desk", p)]
-    taken += [("shared", p) for p in (b"miss",) if links.admit_shared("desk", p)]
-    assert taken == [("shared", b"undo"), ("shared", b"undo"), ("shared", b"pot"), ("own", b"miss")]
-    clock[0] += 60  # the handover over: the desk's lines from its own link only
-    assert not links.admit_shared("desk", b"undo") and links._admit_own("desk", b"undo")
+    taken += [("shared", p) for p in (b"pot", b"miss", b"next") if links.admit_shared("desk", p)]
+    taken += [("own", p) for p in (b"next", b"undo") if links._admit_own("desk", p)]
+    assert taken == [("shared", b"before2"), ("shared", b"undo"), ("shared", b"undo"), ("own", b"pot"),
+                     ("own", b"miss"), ("own", b"next"), ("own", b"undo")]
+    # Its own link ahead: the shared link's first twin ends the handover.
+    links = fresh()
+    links._subscribed("desk")
+    taken = [("own", p) for p in (b"undo", b"pot") if links._admit_own("desk", p)]
+    taken += [("shared", p) for p in (b"before", b"undo", b"pot", b"undo") if links.admit_shared("desk", p)]
+    taken += [("own", p) for p in (b"undo",) if links._admit_own("desk", p)]
+    assert taken == [("own", b"undo"), ("own", b"pot"), ("shared", b"before"), ("own", b"undo")]
     assert links.admit_shared(None, b"bare")  # the bare topic of older tools: the shared link's

@@ -10,11 +10,13 @@ for a login the venue tool did not write is refused, the desk's commands stay on
 connection (the reload drops it) and closed.
 
 One command, one line: the shared link stays subscribed to ``command/+`` (the fallback), so a
-desk's line comes on both links once the desk's own is subscribed. For :data:`HANDOVER` seconds
-from then each payload is taken once, from whichever link brings it first (the two links get the
-same lines in the same order, so a count of each payload seen on one and not yet on the other
-matches them exactly, repeats included); after that the desk's lines are taken from its own link
-only. Why and the limits: docs/mqtt.md, "A link per desk login".
+desk's line comes on both links once the desk's own is subscribed. The broker sends each session
+the lines in the order they were sent, so the first line seen on both links marks the handover:
+the lines the shared link took before it that its own link never brings were sent before that
+subscription (taken once, on the shared link); from then on the desk's lines are its own link's
+only, the shared link's drop them, and a line the shared link took ahead of its own link's copy
+is matched, in order, and not taken again. A line's twin is its exact payload. Why and the
+limits: docs/mqtt.md, "A link per desk login".
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections import Counter
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -32,13 +34,13 @@ from cueboard.table.mqtt.config import COMMANDS_LOGIN, DESK_LOGIN, MAX_DESKS, de
 from cueboard.table.mqtt.feed import Feed, MqttConfig
 from cueboard.table.mqtt.paced_link import LineKind, PacedLink
 
-__all__ = ["HANDOVER", "RETRY", "DeskLinks", "desk_kind"]
+__all__ = ["FORGET", "RETRY", "DeskLinks", "desk_kind"]
 
 log = logging.getLogger(__name__)
 
-HANDOVER = 10.0
-"""Seconds from a desk's own link being subscribed during which a line may still come first on the
-shared link (sent before that subscription): each payload is matched across the two."""
+FORGET = 10.0
+"""Seconds after the handover when the shared link's lines still unmatched are forgotten (their
+twin was dropped by the broker from the desk link's session: it is not coming)."""
 
 RETRY = 60.0
 """Seconds before the table tries again a desk link the broker refused (a desk added meanwhile)."""
@@ -47,9 +49,8 @@ SAY_SHARED_EVERY = 60.0
 """Seconds between two warnings that a desk's commands come on the shared link."""
 
 MATCH_MAX = 10_000
-"""Payloads waiting for their twin during a handover, at most a desk and link (memory bounded under
-a flood; a line over it is taken uncounted: a line with an ``id`` is still applied once, by its
-id: cueboard.table.answers)."""
+"""Payloads waiting for their twin, at most a desk and link: memory bounded under a flood (the
+oldest forgotten; a line with an ``id`` is applied once whatever comes: cueboard.table.answers)."""
 
 
 def desk_kind(desk: str) -> LineKind:
@@ -67,8 +68,14 @@ def _digest(payload: bytes) -> bytes:
 class _Desk:
     link: PacedLink
     live_since: float | None = None  # its lines' subscription acknowledged (monotonic), None: not live
-    on_shared: Counter[bytes] = field(default_factory=Counter)  # taken from the shared link, twin not seen
-    on_own: Counter[bytes] = field(default_factory=Counter)  # taken from its own link, twin not seen
+    settled_at: float | None = None  # the first line seen on both links (the handover's end), None: not yet
+    on_shared: deque[bytes] = field(default_factory=deque)  # taken from the shared link, twin not seen, in order
+    on_own: deque[bytes] = field(default_factory=deque)  # taken from its own link before the handover, in order
+
+    def restart(self, live_since: float | None) -> None:
+        self.live_since, self.settled_at = live_since, None
+        self.on_shared.clear()
+        self.on_own.clear()
 
 
 class DeskLinks:
@@ -153,9 +160,7 @@ class DeskLinks:
         with self._lock:
             d = self._desks.get(desk)
             if d is not None:
-                d.live_since = self._now()
-                d.on_shared.clear()
-                d.on_own.clear()
+                d.restart(self._now())
                 self._changed.notify_all()
 
     def _health(self, desk: str, health: str) -> None:
@@ -164,7 +169,7 @@ class DeskLinks:
         with self._lock:
             d = self._desks.get(desk)
             if d is not None:
-                d.live_since = None  # its lines come on the shared link meanwhile
+                d.restart(None)  # its lines come on the shared link meanwhile
                 self._changed.notify_all()
 
     def _refused_link(self, desk: str, why: str) -> None:
@@ -191,13 +196,8 @@ class DeskLinks:
             if not self._started:
                 return True  # stopping: the shared link takes what still comes, as before
             d = self._desks.get(user)
-            live = None if d is None else d.live_since
-            if d is not None and live is not None:
-                if self._now() - live >= HANDOVER:
-                    d.on_shared.clear()
-                    d.on_own.clear()
-                    return False
-                return self._match(d.on_own, d.on_shared, payload)
+            if d is not None and d.live_since is not None:
+                return self._shared_line(d, _digest(payload))
             now = self._now()
             say = now - self._said.get(user, -SAY_SHARED_EVERY) >= SAY_SHARED_EVERY and DESK_LOGIN.fullmatch(user)
             if say:
@@ -214,23 +214,51 @@ class DeskLinks:
     def _admit_own(self, desk: str, payload: bytes) -> bool:
         with self._lock:
             d = self._desks.get(desk)
-            if d is None or d.live_since is None or self._now() - d.live_since >= HANDOVER:
-                if d is not None:
-                    d.on_shared.clear()
-                    d.on_own.clear()
+            if d is None or d.live_since is None:
                 return True
-            return self._match(d.on_shared, d.on_own, payload)
+            key = _digest(payload)
+            twin = _find(d.on_shared, key)
+            if twin is not None:
+                # The shared link took it first: every line it took before, never seen here, was
+                # sent before this link's subscription (the broker keeps each session's order).
+                for _ in range(twin + 1):
+                    d.on_shared.popleft()
+                self._settle(d)
+                return False
+            if d.settled_at is None:
+                _keep(d.on_own, key)
+            elif d.on_shared and self._now() - d.settled_at >= FORGET:
+                d.on_shared.clear()  # their twins were dropped by the broker: not coming
+            return True
 
-    @staticmethod
-    def _match(other: Counter[bytes], mine: Counter[bytes], payload: bytes) -> bool:
-        """Under the lock: a payload the other link took already is its twin (False); else taken
-        here and counted, to be matched when its twin comes on the other link."""
-        key = _digest(payload)
-        if other[key] > 0:
-            other[key] -= 1
-            if not other[key]:
-                del other[key]
+    def _shared_line(self, d: _Desk, key: bytes) -> bool:
+        """Under the lock: whether the shared link takes a line of a desk whose link is live."""
+        if d.settled_at is not None:
+            return False  # handed over: its own link's
+        if _find(d.on_own, key) is not None:
+            # Its own link took it first: everything the shared link took before was sent before
+            # that link's subscription, and everything from now on is the own link's.
+            d.on_shared.clear()
+            self._settle(d)
             return False
-        if len(mine) < MATCH_MAX:
-            mine[key] += 1
+        _keep(d.on_shared, key)
         return True
+
+    def _settle(self, d: _Desk) -> None:
+        if d.settled_at is None:
+            d.settled_at = self._now()
+            d.on_own.clear()
+
+
+def _find(lines: deque[bytes], key: bytes) -> int | None:
+    """The index of ``key`` in ``lines``, first from the left, or None."""
+    for index, line in enumerate(lines):
+        if line == key:
+            return index
+    return None
+
+
+def _keep(lines: deque[bytes], key: bytes) -> None:
+    lines.append(key)
+    if len(lines) > MATCH_MAX:
+        lines.popleft()

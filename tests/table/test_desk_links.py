@@ -67,8 +67,9 @@ def answers(sub: Subscriber, ident: str) -> list[dict[str, Any]]:
 def command(desk: Person, sub: Subscriber, ident: str) -> dict[str, Any]:
     """A desk's ``no_pot`` with ``ident`` and its answer (the event: applied)."""
     assert desk.publish(f"{T1}/command/{desk.login}", {"type": "no_pot", "id": ident}) in (0, 16)
-    return sub.wait_for(lambda m: m.topic in (f"{T1}/event", f"{T1}/rejected") and bool(m.payload)
-                        and m.json().get("id") == ident).json()
+    got: dict[str, Any] = sub.wait_for(lambda m: m.topic in (f"{T1}/event", f"{T1}/rejected") and bool(m.payload)
+                                       and m.json().get("id") == ident).json()
+    return got
 
 
 def test_a_desk_logins_flood_never_costs_another_desks_commands(hall: Club) -> None:

@@ -111,6 +111,9 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
     passwords = {name: venue.new_table(name) for name in names}
     for desk in args.desk:
         passwords[desk] = venue.new_user(desk, "desk")
+    if VENUE_SERVICE in names:
+        raise VenueError(f"--table: {VENUE_SERVICE!r} is the venue service's login (a desk's role); name the table "
+                         "otherwise")
     if VENUE_SERVICE not in venue.logins:  # the venue service's own desk login (cueboard venue serve)
         passwords[VENUE_SERVICE] = venue.new_user(VENUE_SERVICE, "desk")
     directory.mkdir(parents=True, exist_ok=True)

@@ -157,7 +157,7 @@ def test_a_line_on_both_links_during_the_handover_is_taken_once() -> None:
     from cueboard.table.mqtt.desk_links import _Desk
 
     def fresh() -> DeskLinks:
-        links = DeskLinks(MqttConfig(prefix="cueboard/club/t1"), feed=None,  # type: ignore[arg-type]
+        links = DeskLinks(MqttConfig(prefix="cueboard/club/t1", username="t1"), feed=None,  # type: ignore[arg-type]
                           on_line=lambda *a: None)
         links._started = True
         links._desks["desk"] = _Desk(link=None)  # type: ignore[arg-type]

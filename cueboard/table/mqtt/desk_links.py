@@ -34,7 +34,7 @@ from cueboard.table.mqtt.config import COMMANDS_LOGIN, DESK_LOGIN, MAX_DESKS, de
 from cueboard.table.mqtt.feed import Feed, MqttConfig
 from cueboard.table.mqtt.paced_link import LineKind, PacedLink
 
-__all__ = ["FORGET", "RETRY", "DeskLinks", "desk_kind"]
+__all__ = ["FORGET", "RETRY", "RETRY_MAX", "DeskLinks", "desk_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,9 @@ FORGET = 10.0
 twin was dropped by the broker from the desk link's session: it is not coming)."""
 
 RETRY = 60.0
-"""Seconds before the table tries again a desk link the broker refused (a desk added meanwhile)."""
+"""Seconds before the table tries again a desk link the broker refused (a desk added meanwhile),
+doubled at each refusal up to :data:`RETRY_MAX` (an older venue's files have no such logins)."""
+RETRY_MAX = 3600.0
 
 SAY_SHARED_EVERY = 60.0
 """Seconds between two warnings that a desk's commands come on the shared link."""
@@ -94,7 +96,7 @@ class DeskLinks:
         self._lock = threading.RLock()  # done() of wait_until may ask links() or live()
         self._changed = threading.Condition(self._lock)  # a link opened, live, down or closed
         self._desks: dict[str, _Desk] = {}
-        self._refused: dict[str, float] = {}  # desk -> when its link was refused
+        self._refused: dict[str, tuple[float, float]] = {}  # desk -> when its link was refused, the wait then
         self._said: dict[str, float] = {}  # desk -> when its lines on the shared link were last said
         self._started = False
         self._initial = tuple(desks)
@@ -140,7 +142,7 @@ class DeskLinks:
         with self._lock:
             refused = self._refused.get(desk)
             if (not self._started or desk in self._desks or len(self._desks) >= MAX_DESKS
-                    or (refused is not None and self._now() - refused < RETRY)):
+                    or (refused is not None and self._now() - refused[0] < refused[1])):
                 return False
             link = PacedLink(self.config, self.feed, desk_kind(desk), self._on_line,
                              on_refused=lambda why: self._refused_link(desk, why),
@@ -177,7 +179,8 @@ class DeskLinks:
         still come) on the shared link."""
         with self._lock:
             d = self._desks.pop(desk, None)
-            self._refused[desk] = self._now()
+            wait = self._refused.get(desk, (0.0, RETRY / 2))[1]
+            self._refused[desk] = (self._now(), min(wait * 2, RETRY_MAX))
             self._changed.notify_all()
         log.warning("MQTT: desk %s's link %s: %s: closed; its commands, if any, come on the shared link %s",
                     desk, desk_link_login(self.config.username or "", desk), why,
@@ -190,8 +193,8 @@ class DeskLinks:
     def admit_shared(self, user: str | None, payload: bytes) -> bool:
         """The shared link's filter: whether it takes ``user``'s line (False: the desk's own link
         takes it). A desk without a live link of its own is warned about and its link opened."""
-        if user is None:
-            return True
+        if user is None or self.config.username is None:
+            return True  # the bare topic of older tools; a table without a login opens no link
         with self._lock:
             if not self._started:
                 return True  # stopping: the shared link takes what still comes, as before

@@ -83,7 +83,10 @@ WATCHER, COUNTER = "desk-watch", "desk-count"
 each a device of its own (the broker knows a session by its login: two clients of one login
 would take the session from each other)."""
 LINKS = {"command": "mqtt_commands", "score": "mqtt_scorers"}
-"""The paced link that reads each line lane (the values go to cueboard.table.latest_inputs)."""
+"""The paced link that reads each line lane (the values go to cueboard.table.latest_inputs); a
+desk login's commands come on a link of its own, ``t1.commands.<desk>`` (cueboard.table.mqtt.desk_links)."""
+DESKS = ["desk", "flood", WATCHER, COUNTER, "venue"]
+"""The venue's desk logins, as ``cueboard venue`` writes them into the table's ``mqtt.desks``."""
 
 
 def lane_topic(lane: str) -> str:
@@ -411,7 +414,8 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                "match": {"game": "snooker", "sides": ["Ann", "Bob"], "best_of": 3},
                "journal": {"dir": str(tmp / "journal")},
                "mqtt": {"host": "localhost", "port": venue.ports["tables"], "username": "t1",
-                        "password": venue.password("t1"), "command": True, "tls": {"ca": str(venue.ca)}},
+                        "password": venue.password("t1"), "command": True, "tls": {"ca": str(venue.ca)},
+                        "desks": [d for d in DESKS if d != "flood" or ROLE[lane] == "desk"]},
                "referee_box": [{"pins": PINS, "keymap": str(KEYMAP)}]}
         config = parse_config(raw, tmp / "cueboard.toml")
         devices: list[TimedDevice] = []
@@ -434,11 +438,19 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                 steps = Steps(table, pins, devices[-1], listener, desk)
                 read: dict[str, int] = {}  # the flood's ids the table read, and how often
                 desk_read: set[str] = set()  # the desk's ids the commands' link read (command lane)
+                desks = table.desk_links
+                assert desks is not None
+                # Each desk login's link subscribed before the steps (they then read its commands).
+                assert desks.wait_until(lambda: all(desks.live(d) for d in ("desk", "flood") if d != "flood"
+                                                    or ROLE[lane] == "desk"), WAIT * 6), "a desk's link is not up"
                 link = table.links[link_name] if link_name is not None else None
-                if link is not None:
-                    on_line = link._on_line
+                if lane == "command":
+                    link = desks.links["flood"]  # the flood's own link (the shared one takes nobody's here)
+                for reader in list(desks.links.values()) if lane == "command" else [link] if link else []:
+                    on_line = reader._on_line
 
-                    def reading(payload: bytes, retained: bool, user: str | None) -> None:
+                    def reading(payload: bytes, retained: bool, user: str | None,
+                                on_line: Any = on_line) -> None:
                         if user == "flood":
                             ident = peek_id(payload) or "?"
                             read[ident] = read.get(ident, 0) + 1
@@ -446,7 +458,7 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                             desk_read.add(peek_id(payload) or "?")
                         on_line(payload, retained, user)
 
-                    link._on_line = reading
+                    reader._on_line = reading
                 rss_before = rss_kib()
                 quiet = steps.run(quiet_seconds)
                 rss_quiet = rss_kib()

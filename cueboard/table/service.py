@@ -29,6 +29,7 @@ from cueboard.table.config import Config
 from cueboard.table.daemon import ControlServer, Table
 from cueboard.table.devices import open_board
 from cueboard.table.inputs import Command, KeyInput
+from cueboard.table.mqtt.desk_links import DeskLinks
 from cueboard.table.mqtt.feed import Feed
 from cueboard.table.mqtt.paced_link import COMMANDS, SCORES, PacedLink
 from cueboard.table.referee_boxes import RefereeBoxes
@@ -155,17 +156,24 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
             stack.callback(feed.stop)
             if config.mqtt is not None and config.mqtt.command:
                 # The scorers' lines and the commands, each on a connection of its own, read no faster
-                # than answered (cueboard.table.mqtt.paced_link); their health on <prefix>/devices.
+                # than answered (cueboard.table.mqtt.paced_link); their health on <prefix>/devices. Each
+                # desk login's commands on a link of their own too (cueboard.table.mqtt.desk_links), the
+                # shared commands link taking those of a desk without one.
+                desks = DeskLinks(config.mqtt, feed, partial(_command_payload, table), desks=config.mqtt.desks)
+                table.desk_links = desks
                 for kind, on_line, on_refused in ((SCORES, partial(score_payload, table), None),
                                                   (COMMANDS, partial(_command_payload, table), feed.take_commands)):
                     device = f"mqtt_{kind.name}"
                     values = VALUES_OF[kind.name]
                     link = PacedLink(config.mqtt, feed, kind, on_line, on_refused=on_refused,
                                      on_health=partial(_link_health, table, device), on_value=table.topics.on_value,
-                                     on_values_refused=partial(table.topics.values_refused, values))
+                                     on_values_refused=partial(table.topics.values_refused, values),
+                                     admit=desks.admit_shared if kind is COMMANDS else None)
                     table.links[device] = link
                     link.start()
                     stack.callback(link.stop)
+                desks.start()
+                stack.callback(desks.stop)
         table.start()
         if keypad is not None:
             keypad.start()

@@ -28,6 +28,7 @@ from cueboard.table.seams import Healthy, KeypadLike, Output, Publisher
 from cueboard.table.unarchived import Unarchived
 
 if TYPE_CHECKING:
+    from cueboard.table.mqtt.desk_links import DeskLinks
     from cueboard.table.topics import TableTopics
 
 __all__ = ["TableBase"]
@@ -77,6 +78,8 @@ class TableBase:
         self.links: dict[str, Healthy] = {}
         """The paced links' health by device name (``mqtt_commands``: cueboard.table.mqtt.paced_link), read
         when the devices are published; a link calls :meth:`health_changed` when it changes."""
+        self.desk_links: DeskLinks | None = None
+        """The desk logins' own commands links (cueboard.table.mqtt.desk_links), with ``[mqtt]`` commands."""
 
 
     @property

@@ -32,7 +32,7 @@ from cueboard.contract.topics import (
     history_slot,
     match_record,
 )
-from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS
+from cueboard.table.mqtt.config import COMMANDS_LOGIN, SCORERS, desk_link_login
 from cueboard.venue.plan import Venue
 
 __all__ = ["BRIDGES", "MESSAGE_SIZE_LIMIT", "TABLE_TOPICS", "broker_folder", "write_broker_files"]
@@ -162,6 +162,10 @@ def acl(venue: Venue) -> str:
             lines += [f"topic read {own.under(t)}" for t in DESK_TOPICS]
             lines += ["", f"user {login.name}{COMMANDS_LOGIN}", f"topic read {own.command(ANY)}",
                       f"topic read {own.unnamed_command}"]
+            # A link for each desk login's commands (cueboard.table.mqtt.desk_links): one login's flood
+            # fills only its own session's queue (issue 38 row 11; docs/security.md, "A session per desk")
+            for desk in desks(venue):
+                lines += ["", f"user {desk_link_login(login.name, desk)}", f"topic read {own.command(desk)}"]
         elif login.role == "desk":
             lines += [f"topic read {v.everything}", f"topic write {every.command(login.name)}"]
             lines += [f"topic write {every.under(t)}" for t in DESK_TOPICS]
@@ -178,6 +182,11 @@ def acl(venue: Venue) -> str:
             lines += [f"topic read {scored.under(ALL)}", f"topic write {scored.score(login.name)}",
                       f"topic write {scored.presence(login.name)}"]
     return "\n".join(lines) + "\n"
+
+
+def desks(venue: Venue) -> list[str]:
+    """The venue's desk logins, whose commands each table reads on a link of its own."""
+    return [login.name for login in venue.logins.values() if login.role == "desk"]
 
 
 def _write(path: Path, text: str, mode: int) -> None:
@@ -229,6 +238,9 @@ def write_broker_files(venue: Venue, directory: Path) -> list[Path]:
     # the table's own.
     tables += [f"{lg.name}{suffix}:{lg.hash.split(':', 1)[1]}" for suffix in (SCORERS, COMMANDS_LOGIN)
                for lg in venue.logins.values() if lg.role == "table"]
+    # ... and <table>.commands.<desk> for each desk login, the same password (cueboard.table.mqtt.desk_links)
+    tables += [f"{desk_link_login(lg.name, desk)}:{lg.hash.split(':', 1)[1]}" for lg in venue.logins.values()
+               if lg.role == "table" for desk in desks(venue)]
     people = [lg.hash for lg in venue.logins.values() if lg.role != "table"]
     # venue.conf too is the broker's group's only: it carries the bridges' passwords, and mosquitto
     # reads it again as its own user on a reload.

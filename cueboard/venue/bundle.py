@@ -79,10 +79,11 @@ def _toml(doc: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
-def config_text(venue: str, table: str, game: str, *, host: str, port: int) -> str:
+def config_text(venue: str, table: str, game: str, *, host: str, port: int, desks: list[str] | None = None) -> str:
     """The table's cueboard.toml: the game's example (its board, referee box and keypad) as a
     table of ``venue``: its login on the venue's broker, idle at start (no default match of
-    "Home v Away" to concede: docs/venue.md), every path absolute."""
+    "Home v Away" to concede: docs/venue.md), every path absolute; ``desks``: the venue's desk
+    logins, each read on a link of its own."""
     example = tomllib.loads((examples_dir() / GAMES[game]).read_text(encoding="utf-8"))
     doc: dict[str, Any] = {
         # A venue's table waits for the desk's match: idle at start, free to be handed one.
@@ -92,6 +93,8 @@ def config_text(venue: str, table: str, game: str, *, host: str, port: int) -> s
         "mqtt": {"host": host, "port": port, "username": table, "password_file": f"{ETC}/mqtt-password",
                  "tls": {"ca": f"{ETC}/venue-ca.crt"}, "command": True},
     }
+    if desks:  # each desk login read on a link of its own (docs/mqtt.md "A link per desk login")
+        doc["mqtt"]["desks"] = list(desks)
     for key in ("referee_box", "keypad"):
         for row in doc.get(key, []) if isinstance(doc.get(key), list) else [doc.get(key, {})]:
             if "keymap" in row:

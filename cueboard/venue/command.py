@@ -21,7 +21,7 @@ from typing import TextIO
 
 from cueboard.contract.topics import TableTopics
 from cueboard.venue.bridges import add_bridge
-from cueboard.venue.broker_files import write_broker_files
+from cueboard.venue.broker_files import desks, write_broker_files
 from cueboard.venue.bundle import GAMES, Bundle, bundle_name, config_text, write_bundle
 from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.expiry import expires_at, parse_time
@@ -32,6 +32,8 @@ __all__ = ["DEFAULT_DIR", "add_arguments", "run"]
 
 DEFAULT_DIR = "/etc/cueboard/venue"
 DEFAULT_RELOAD = "systemctl reload mosquitto"
+VENUE_SERVICE = "venue"
+"""The venue service's login (a desk's role), written by ``init``: ``<dir>/logins/venue.password``."""
 
 
 def _keep_password(directory: Path, name: str, password: str) -> Path:
@@ -73,12 +75,14 @@ def _table_section(venue: Venue, directory: Path, name: str) -> str:
         'password_file = "/etc/cueboard/mqtt-password"',
         'tls = { ca = "/etc/cueboard/venue-ca.crt" }',
         "command = true",
+        "# The desk logins, each read on a link of its own (a desk added later is found by its first command)",
+        "desks = [" + ", ".join(f'"{desk}"' for desk in desks(venue)) + "]",
     ])
 
 
 def _join_bundle(venue: Venue, directory: Path, name: str, password: str, game: str) -> Path:
     """The table's join bundle (:mod:`.bundle`): what its Pi needs, in one private file."""
-    config = config_text(venue.name, name, game, host=venue.hosts[0], port=venue.ports.tables)
+    config = config_text(venue.name, name, game, host=venue.hosts[0], port=venue.ports.tables, desks=desks(venue))
     ca = (directory / "ca" / "venue-ca.crt").read_text(encoding="utf-8")
     return write_bundle(directory, Bundle(venue.name, name, config, ca, password))
 
@@ -121,6 +125,11 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
     passwords = {name: venue.new_table(name) for name in names}
     for desk in args.desk:
         passwords[desk] = venue.new_user(desk, "desk")
+    if VENUE_SERVICE in names:
+        raise VenueError(f"--table: {VENUE_SERVICE!r} is the venue service's login (a desk's role); name the table "
+                         "otherwise")
+    if VENUE_SERVICE not in venue.logins:  # the venue service's own desk login (cueboard venue serve)
+        passwords[VENUE_SERVICE] = venue.new_user(VENUE_SERVICE, "desk")
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o755)
     ca = make_ca(directory / "ca", f"cueboard {venue.name}")
@@ -133,7 +142,8 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
         if name in names:
             bundles.append(_join_bundle(venue, directory, name, password, args.game))
     conf = directory / "mosquitto" / "venue.conf"
-    print(f"venue {venue.name}: {len(names)} tables ({', '.join(names)}), desk logins: {', '.join(args.desk)}",
+    print(f"venue {venue.name}: {len(names)} tables ({', '.join(names)}), desk logins: {', '.join(args.desk)}"
+          f" (and {VENUE_SERVICE}, the venue service's)",
           file=out)
     print(f"broker: {conf} (ACL, password files beside it); CA: {ca[0]}; certificate for {', '.join(hosts)}",
           file=out)

@@ -68,6 +68,8 @@ def test_init_and_add_table_write_a_private_bundle_per_table_and_say_the_command
     config = parse_config(raw, root / "etc/cueboard/cueboard.toml")
     assert (config.venue, config.table, config.start, config.match["game"]) == ("club", "t3", "idle", "blackball")
     assert config.mqtt is not None and (config.mqtt.host, config.mqtt.port) == ("hall.lan", 8883)
+    # Each desk login on a link of its own at the table (docs/mqtt.md "A link per desk login").
+    assert "venue" in config.mqtt.desks
     assert config.keypad_keymap == root / "etc/cueboard/keymaps/keypad-4x5-blackball.toml"
 
 

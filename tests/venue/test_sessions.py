@@ -1,12 +1,13 @@
 """One session a device that nobody else can take (issue 37, row 4; docs/security.md, "One login a
 device"), on a real mosquitto with TLS running the files ``cueboard venue`` wrote.
 
-Every kind of device holds a persistent session (a table, its scorers' link, a desk laptop, a
-scorer card's phone, a scorer's login): then a login of every role (another table and its link,
-a second desk, another table's scorer, a second card of the same table, and anonymous) tries to
-take each one over on every listener it can reach, with the victim's login as its client id and
-with the id the victim chose. Each try is refused, or connects under the thief's own id, with no
-session present; no victim is dropped, and each still gets its messages afterwards.
+Every kind of device holds a persistent session (a table, its scorers' link, a desk login's link
+at a table, a desk laptop, a scorer card's phone, a scorer's login): then a login of every role
+(another table and its links, a second desk, another table's scorer, a second card of the same
+table, and anonymous) tries to take each one over on every listener it can reach, with the
+victim's login as its client id and with the id the victim chose. Each try is refused, or
+connects under the thief's own id, with no session present; no victim is dropped, and each still
+gets its messages afterwards.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ pytestmark = [pytest.mark.system, pytest.mark.club(tables=2, scorers=["t1", "t2"
 VICTIMS = [  # listener, login, the table whose password a link uses, the client id it chooses
     ("tables", "t1", None, "cueboard-club-t1"),
     ("tables", "t1.scorers", "t1", "cueboard-club-t1-scorers"),
+    ("tables", "t1.commands.desk", "t1", "cueboard-club-t1-commands.desk"),  # a desk login's link at t1
     ("people", "desk", None, "cueboard-desk-laptop1"),
     ("pages", "card-t1-1", None, "cueboard-score-t1-4f2a9c1e"),
     ("people", "scorer-t1", None, "cueboard-scorer-t1-phone"),
 ]
 
 THIEVES = [  # listener, login (None: anonymous), the table whose password a link uses
-    ("tables", "t2", None), ("tables", "t2.commands", "t2"),
+    ("tables", "t2", None), ("tables", "t2.commands", "t2"), ("tables", "t2.commands.desk", "t2"),
     ("people", "desk-2", None), ("pages", "desk-2", None),
     ("people", "scorer-t2", None), ("pages", "scorer-t2", None),
     ("people", "card-t1-2", None), ("pages", "card-t1-2", None),
@@ -54,6 +56,7 @@ def test_no_login_of_any_role_takes_another_devices_session(club: Venue) -> None
             assert given_id(club.broker, victim) == login  # its session is known by its login
             victims[login] = victim
         for login, topic in [("t1", "cueboard/club/t1/message"), ("t1.scorers", "cueboard/club/t1/score/+"),
+                             ("t1.commands.desk", "cueboard/club/t1/command/desk"),
                              ("desk", "cueboard/club/t1/message"), ("card-t1-1", "cueboard/club/t1/message"),
                              ("scorer-t1", "cueboard/club/t1/message")]:
             victims[login].subscribe(topic)
@@ -85,6 +88,8 @@ def test_no_login_of_any_role_takes_another_devices_session(club: Venue) -> None
         for login in ("t1", "desk", "card-t1-1", "scorer-t1"):
             assert victims[login].next_message() == ("cueboard/club/t1/message", b'{"schema": 1, "text": "still here"}')
         assert victims["t1.scorers"].next_message() == ("cueboard/club/t1/score/scorer-t1", b'{"type": "no_pot"}')
+        victims["desk"].publish("cueboard/club/t1/command/desk", b'{"type": "undo"}')
+        assert victims["t1.commands.desk"].next_message() == ("cueboard/club/t1/command/desk", b'{"type": "undo"}')
         for login, victim in victims.items():
             assert not victim.dropped.is_set(), login
 

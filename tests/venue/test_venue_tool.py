@@ -148,12 +148,12 @@ def tables(club: Club) -> Iterator[Callable[[str], Table]]:
 def test_one_command_writes_a_venue_whose_secrets_only_their_owner_reads(club: Club) -> None:
     d = club.directory
     for secret in ("ca/venue-ca.key", "certs/server.key", "logins/t1.password", "logins/desk.password",
-                   "venue.json"):
+                   "logins/venue.password", "venue.json"):
         mode = stat.S_IMODE((d / secret).stat().st_mode)
         assert mode & 0o007 == 0, f"{secret}: {oct(mode)}"  # nobody but the owner (and the broker's group)
     record = json.loads((d / "venue.json").read_text())
     assert {name: login["role"] for name, login in record["logins"].items()} == {
-        "t1": "table", "t2": "table", "desk": "desk"}
+        "t1": "table", "t2": "table", "desk": "desk", "venue": "desk"}  # venue: the venue service's login
     assert "password" not in (d / "venue.json").read_text()  # hashes only
     status, _ = venue_run("init", "--dir", str(d), "--venue", "club")
     assert status == 2  # a venue is never overwritten

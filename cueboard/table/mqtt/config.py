@@ -7,6 +7,7 @@ password file it names (``docs/mqtt.md``, ``docs/security.md``). The feed's clie
 from __future__ import annotations
 
 import os
+import re
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -77,6 +78,15 @@ venue login can be named so (names take no '.')."""
 COMMANDS_LOGIN = ".commands"
 """What the table's commands' link adds to its login (``t1.commands``: cueboard.table.mqtt.paced_link)."""
 
+DESK_LOGIN = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+"""A desk login's name as ``cueboard venue`` makes them: a link of its own is opened only for such a
+name (``t1.commands.<desk>``: cueboard.table.mqtt.desk_links)."""
+
+
+def desk_link_login(table_login: str, desk: str) -> str:
+    """The login of the table's link for one desk login's commands: ``t1.commands.desk``."""
+    return f"{table_login}{COMMANDS_LOGIN}.{desk}"
+
 
 @dataclass(frozen=True, kw_only=True)
 class MqttConfig:
@@ -94,7 +104,9 @@ class MqttConfig:
     ``queue`` bounds the event/rejected messages waiting for the broker, per lane
     (:class:`Feed`). ``client_id`` ``None`` lets the broker choose one. ``reconnect_max``: the
     longest wait between connection attempts. ``protocol``: MQTT 5 with commands, else 3.1.1
-    unless given.
+    unless given. ``desks``: the venue's desk logins, each read on a link of its own
+    (``<username>.commands.<desk>``: cueboard.table.mqtt.desk_links; ``cueboard venue`` writes the
+    list and the logins).
     """
 
     prefix: str
@@ -113,6 +125,7 @@ class MqttConfig:
     # A try every second: a broker that comes back has the retained state again within about a
     # second, however long it was away (tests/table/test_reliability.py).
     reconnect_max: int = 1
+    desks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.port == 0 and not isinstance(self.port, bool):
@@ -186,12 +199,32 @@ def _read(s: Section) -> dict[str, Any]:
         "client_id": s.getstr("client_id", None),
         "protocol": s.getchoice("protocol", ("3.1.1", "5"), None),
         "reconnect_max": s.getint("reconnect_max", None, minval=RECONNECT_MIN, maxval=3600),
+        "desks": _desks(s),
     }
     prefix = values["prefix"]
     if isinstance(prefix, str) and (any(c in prefix for c in "+#\0") or prefix.startswith("/")
                                     or prefix.endswith("/") or "//" in prefix):
         raise s.fail("prefix", "must be topic levels joined by '/', without '+', '#' or empty levels")
     return {key: value for key, value in values.items() if value is not None}
+
+
+MAX_DESKS = 64
+"""Desk logins a table opens a link of its own for, at most (each a connection and a backlog)."""
+
+
+def _desks(s: Section) -> tuple[str, ...] | None:
+    """``mqtt.desks``: desk login names, each once, at most :data:`MAX_DESKS`."""
+    desks = s.getlist("desks", None, of="desk login names")
+    if desks is None:
+        return None
+    for n, desk in enumerate(desks):
+        if not isinstance(desk, str) or not DESK_LOGIN.fullmatch(desk):
+            raise _fail(f"desks[{n}]", f"{desk!r} is not a desk login's name (1 to 32 of a-z, 0-9, '-' and '_')")
+    if len(set(desks)) != len(desks):
+        raise _fail("desks", "names a login twice")
+    if len(desks) > MAX_DESKS:
+        raise _fail("desks", f"{len(desks)} desk logins: at most {MAX_DESKS}")
+    return tuple(desks)
 
 
 def parse_mqtt(section: Mapping[str, Any], *, venue: str, table: str) -> MqttConfig:

@@ -53,6 +53,8 @@ class LineKind:
     topics: tuple[str, ...]
     source: str
     values: tuple[str, ...] = ()
+    writer: str = "cueboard venue add-table"  # what writes its login, for a refusal's words
+    refused_then: str = "taken on the table's own connection, not paced, until the daemon restarts"
 
 
 SCORES = LineKind("scorers", SCORERS, (score(ANY),), "scorer", (presence(ANY), MESSAGE, NEXT))
@@ -89,7 +91,9 @@ class PacedLink:
                  on_refused: Callable[[str], None] | None = None,
                  on_health: Callable[[str], None] | None = None,
                  on_value: Callable[[str, bytes], None] | None = None,
-                 on_values_refused: Callable[[str], None] | None = None) -> None:
+                 on_values_refused: Callable[[str], None] | None = None,
+                 admit: Callable[[str | None, bytes], bool] | None = None,
+                 on_subscribed: Callable[[], None] | None = None, login: str | None = None) -> None:
         self.config = config
         self.feed = feed
         self.kind = kind
@@ -98,6 +102,10 @@ class PacedLink:
         self._on_health = on_health
         self._on_value = on_value
         self._on_values_refused = on_values_refused
+        self._admit = admit
+        """Asked first of every line (its user, its payload): False, the line is another link's
+        (cueboard.table.mqtt.desk_links: a desk's line on the shared link and on its own)."""
+        self._on_subscribed = on_subscribed
         self._values_mid: int | None = None  # the values' SUBSCRIBE, refused on its own
         self._values_refused = False
         self._health = "down: not started"
@@ -121,7 +129,7 @@ class PacedLink:
         self.taken = 0
         """Lines read and handed on (each answered once by the table)."""
         self._pacer: threading.Thread | None = None
-        self._login = link_login(config.username, kind)
+        self._login = login if login is not None else link_login(config.username, kind)
         client_id = "" if config.client_id is None else f"{config.client_id}-{kind.name}"
         client = open_client(config, client_id=client_id, protocol=mqtt.MQTTv5, username=self._login)
         client.on_connect = self._on_connect
@@ -205,16 +213,16 @@ class PacedLink:
         login = self._login or "(no login)"
         if self.kind.values and self._on_value is not None:
             self._values_subscribed_refused(why)  # no link: its values go to the table's own connection
+        writes = f"(login {login}: {self.kind.writer} writes it)"
         if self._on_refused is None:
-            self._set_health(f"down: {why} (login {login}: cueboard venue add-table writes it)")
+            self._set_health(f"down: {why} {writes}")
             return
         with self._cond:
             first = not self._refused
             self._refused = True
         if not first:
             return
-        elsewhere = f"{self.kind.name} taken on the table's own connection, not paced, until the daemon restarts"
-        self._set_health(f"down: {why} (login {login}: cueboard venue add-table writes it): {elsewhere}")
+        self._set_health(f"down: {why} {writes}: {self.kind.name} {self.kind.refused_then}")
         client.disconnect()  # paho's loop ends: no reconnect
         try:
             self._on_refused(why)
@@ -243,6 +251,11 @@ class PacedLink:
         failed = [f"{topic}: {code}" for topic, code in zip(self.kind.topics, reasons, strict=False) if code.is_failure]
         if failed:  # mosquitto refuses a subscription the ACL gives no read on
             self._refuse(client, f"subscription refused by the broker ({', '.join(failed)})")
+        elif self._on_subscribed is not None:
+            try:
+                self._on_subscribed()  # before any of its lines: paho calls back in the stream's order
+            except Exception:
+                log.exception("on_subscribed failed")
 
     def _values_subscribed(self, reasons: list[ReasonCode]) -> None:
         failed = [f"{topic}: {code}" for topic, code in zip(self.kind.values, reasons, strict=False)
@@ -285,6 +298,8 @@ class PacedLink:
         topic = message.topic
         user = topic.rsplit("/", 1)[1] if topic.count("/") > self.config.prefix.count("/") + 1 else None
         payload, retained = bytes(message.payload), bool(message.retain)
+        if self._admit is not None and not self._admit(user, payload):
+            return
         with self._cond:
             lines = self._backlog.get(user)
             if lines is None and user not in self._busy and self.feed.has_room(user or ""):

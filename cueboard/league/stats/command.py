@@ -41,7 +41,7 @@ def stats(records: Sequence[Mapping[str, Any]], args: argparse.Namespace, out: T
         return _refuse(err, "unrated_player", f"no frame rated for {', '.join(map(repr, missing))} "
                        "in the matches chosen")
     league_fit = fit(ratings)
-    if league_fit.points_per_mu is None:
+    if not league_fit.figures:
         return _refuse(err, "too_few_frames", f"{league_fit.frames} scored frames in the matches chosen; "
                        f"a handicap needs {MIN_FRAMES} (handicap.MIN_FRAMES)")
     rows = [s.as_dict() for s in suggest(ratings, players, league_fit)]

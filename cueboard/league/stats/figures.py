@@ -25,7 +25,7 @@ RESTS_ON: dict[str, str] = {
     "breaks_100": "the breaks the record lists",
     "average_break": "the breaks the record lists only (50 and over by default), not every visit",
     "average_frame_seconds": "the frames' start and end times (frames without times are left out)",
-    "deciding_frames_won": "frames played at race_to - 1 each (best-of matches only)",
+    "deciding_frames_won": "frames begun at race_to - 1 frames each (best-of matches of 3 frames or more)",
     "average_shot_seconds": "not in the archive: needs each stroke's time (the events), which the record "
                             "does not carry",
     "fouls_conceded": "not in the archive: needs the events",
@@ -97,7 +97,7 @@ def _count_match(record: Mapping[str, Any], rows: dict[tuple[str, str], PlayerSt
     race_to = record.get("race_to")
     won_before = [0, 0]
     for frame in record.get("frames", []):
-        deciding = isinstance(race_to, int) and won_before == [race_to - 1, race_to - 1]
+        deciding = isinstance(race_to, int) and race_to > 1 and won_before == [race_to - 1, race_to - 1]
         seconds = _seconds(frame.get("started"), frame.get("ended"))
         scores = frame.get("scores")
         high = frame.get("high_break")

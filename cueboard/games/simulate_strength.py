@@ -15,9 +15,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-
-
-from cueboard.engine.json_value import JsonObject
+from typing import Any
 
 FOUL_CHANCE = 0.1
 FOUL_POINTS = 4
@@ -85,11 +83,11 @@ def play_frame(rng: random.Random, strengths: tuple[float, float], *, starts: tu
 
 def match_record(rng: random.Random, players: tuple[str, str], strengths: tuple[float, float], *,
                  best_of: int, start: float, starts: tuple[int, int] = (0, 0), competition: str | None = None,
-                 match_id: str | None = None) -> JsonObject:
+                 match_id: str | None = None) -> dict[str, Any]:
     """A best-of match played out, as the record the table would publish (docs/record.md)."""
     race_to = best_of // 2 + 1
     won = [0, 0]
-    frames: list[JsonObject] = []
+    frames: list[dict[str, Any]] = []
     t = start
     while max(won) < race_to:
         number = len(frames) + 1
@@ -102,13 +100,13 @@ def match_record(rng: random.Random, players: tuple[str, str], strengths: tuple[
                        "high_break": list(f.high_break), "started": _iso(t), "ended": _iso(ended),
                        "strokes": f.strokes, "reracks": 0})
         t = ended + 120
-    all_breaks = [{**b, "frame": fr["frame"]} for fr in frames for b in fr["breaks"]]  # type: ignore[union-attr]
-    top = max((b["points"] for b in all_breaks), default=0)  # type: ignore[type-var]
+    all_breaks = [{**b, "frame": fr["frame"]} for fr in frames for b in fr["breaks"]]
+    top = max((b["points"] for b in all_breaks), default=0)
     return {"schema": 1, "game": "snooker",
             "sides": [{"name": players[0], "players": [players[0]]}, {"name": players[1], "players": [players[1]]}],
             "best_of": best_of, "race_to": race_to, "aggregate": False, "reds": 15, "handicap": list(starts),
             "breaks_from": BREAKS_FROM, "started": _iso(start), "ended": frames[-1]["ended"], "frames": frames,
-            "frames_won": won, "totals": [sum(f["scores"][s] for f in frames) for s in (0, 1)],  # type: ignore[index]
+            "frames_won": won, "totals": [sum(f["scores"][s] for f in frames) for s in (0, 1)],
             "high_break": [b for b in all_breaks if b["points"] == top],
             "winner": 0 if won[0] > won[1] else 1, "how": "played", "corrections": [],
             "match_id": match_id or f"sim/{players[0]}-{players[1]}/{_iso(start)}", "venue": "sim",
@@ -120,13 +118,13 @@ StartsFn = Callable[[str, str], tuple[int, int]]
 
 def season(rng: random.Random, strengths: dict[str, float], *, frames_a_player: int, best_of: int = 5,
            competition: str = "Simulated", epoch: float = 1_795_000_000.0,
-           starts: StartsFn | None = None) -> list[JsonObject]:
+           starts: StartsFn | None = None) -> list[dict[str, Any]]:
     """Rounds of random pairings (everyone plays a match a round; with an odd number one sits
     out) until every player has played ``frames_a_player`` frames or more; ``starts(home,
     away)`` the points each receives (none by default)."""
     players = sorted(strengths)
     played = dict.fromkeys(players, 0)
-    records: list[JsonObject] = []
+    records: list[dict[str, Any]] = []
     day = 0
     while min(played.values()) < frames_a_player:
         order = players[:]
@@ -139,7 +137,7 @@ def season(rng: random.Random, strengths: dict[str, float], *, frames_a_player: 
                                match_id=f"sim/{day}/{k}")
             records.append(rec)
             for p in (home, away):
-                played[p] += len(rec["frames"])  # type: ignore[arg-type]
+                played[p] += len(rec["frames"])
         day += 1
     return records
 

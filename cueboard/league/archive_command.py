@@ -336,7 +336,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from cueboard.league.stats.command import stats
+    from cueboard.league.stats_command import stats
 
     def body() -> int:
         with _open(args) as archive:

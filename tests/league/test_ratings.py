@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from cueboard.games.simulate_strength import match_record, season, strengths_of, win_rate
+from cueboard.league.handicap import fit, suggest
+from cueboard.league.ratings import Ratings, frame_results
 from cueboard.league.records import checked
-from cueboard.league.stats.handicap import fit, suggest
-from cueboard.league.stats.ratings import Ratings, frame_results
 from cueboard.league.store import Archive
 
 NAMES = [f"P{i}" for i in range(8)]

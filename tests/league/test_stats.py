@@ -15,8 +15,8 @@ import pytest
 from cueboard.common.resources import examples_dir
 from cueboard.league.importer import read_log
 from cueboard.league.records import checked
-from cueboard.league.stats.command import stats
-from cueboard.league.stats.figures import FIELDS, RESTS_ON, player_stats
+from cueboard.league.stats_command import stats
+from cueboard.league.stats_figures import FIELDS, RESTS_ON, player_stats
 from cueboard.league.store import Archive
 
 

@@ -7,7 +7,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cueboard.league.stats.figures import FIELDS, RESTS_ON, PlayerStats
+from cueboard.league.stats_figures import FIELDS, RESTS_ON, PlayerStats
 
 SHORT = {"competition": "competition", "player": "player", "matches_played": "M", "matches_won": "MW",
          "frames_played": "F", "frames_won": "FW", "frame_win_rate": "F%", "points_per_frame": "pts/F",

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from cueboard.league.stats.ratings import FrameResult, Ratings
+from cueboard.league.ratings import FrameResult, Ratings
 
 MAX_START = 147
 MIN_FRAMES = 20

@@ -9,10 +9,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from cueboard.league.stats.figures import FIELDS, RESTS_ON, player_stats
-from cueboard.league.stats.handicap import MIN_FRAMES, fit, suggest
-from cueboard.league.stats.ratings import Ratings, frame_results
-from cueboard.league.stats.show import stats_text, table_text, to_csv
+from cueboard.league.handicap import MIN_FRAMES, fit, suggest
+from cueboard.league.ratings import Ratings, frame_results
+from cueboard.league.stats_figures import FIELDS, RESTS_ON, player_stats
+from cueboard.league.stats_show import stats_text, table_text, to_csv
 
 RATING_FIELDS = ("rank", "player", "mu", "sigma", "ordinal", "frames")
 HISTORY_FIELDS = ("match_id", "frame", "date", "mu", "sigma", "ordinal")

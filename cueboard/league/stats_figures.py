@@ -101,7 +101,7 @@ def _count_match(record: Mapping[str, Any], rows: dict[tuple[str, str], PlayerSt
         seconds = _seconds(frame.get("started"), frame.get("ended"))
         scores = frame.get("scores")
         high = frame.get("high_break")
-        for (side, player), row in mine.items():
+        for (side, _), row in mine.items():
             row.frames_played += 1
             row.frames_won += frame.get("winner") == side
             if deciding:
@@ -114,11 +114,11 @@ def _count_match(record: Mapping[str, Any], rows: dict[tuple[str, str], PlayerSt
             if isinstance(high, list) and len(sides[side]) == 1 and isinstance(high[side], int) and high[side] > 0:
                 row.high_break = max(row.high_break or 0, high[side])
         for b in frame.get("breaks", []):
-            row = mine.get((b["side"], b["player"]))
-            if row is None:
+            maker = mine.get((b["side"], b["player"]))
+            if maker is None:
                 continue  # a break by a name not among the side's players: a malformed record's
-            row._breaks.append(b["points"])
-            row.high_break = max(row.high_break or 0, b["points"])
+            maker._breaks.append(b["points"])
+            maker.high_break = max(maker.high_break or 0, b["points"])
         if frame.get("winner") in (0, 1):
             won_before[frame["winner"]] += 1
 

@@ -18,7 +18,9 @@ MU = 25.0
 SIGMA = MU / 3
 BETA = SIGMA / 2
 TAU = MU / 3000
-"""openskill's defaults, written out so that docs/league.md and the ratings say the same."""
+"""openskill's defaults, but ``tau`` (the uncertainty added before each frame) a tenth of its
+25/300: with the default a rating forgets all but the last fifty-odd frames, and a season's
+2,000 frames placed the players no better than 500 (docs/league.md, "Ratings")."""
 
 
 @dataclass(frozen=True)

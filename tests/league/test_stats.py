@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from cueboard.cli import main
 from cueboard.common.resources import examples_dir
 from cueboard.league.importer import read_log
 from cueboard.league.records import checked
@@ -164,3 +165,19 @@ def test_a_player_never_rated_or_too_few_frames_is_a_clear_refusal(tmp_path: Pat
     assert (status, out) == (2, "") and "'Nobody'" in err and "[unrated_player]" in err
     status, out, err = _run(url, handicaps=["Ronnie", "Judd"])
     assert (status, out) == (2, "") and "needs 20" in err and "[too_few_frames]" in err
+
+
+def test_cueboard_archive_stats_runs_from_the_command_line(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path}/a.db"
+    fill(url)
+    assert main(["archive", "stats", "--db", url, "--competition", "Doubles", "--json"]) == 0
+    assert {p["player"] for p in json.loads(capsys.readouterr().out)["players"]} == {"Cat", "Dan", "Eve", "Fay"}
+    assert main(["archive", "stats", "--db", url, "--ratings", "--csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "rank,player,mu,sigma,ordinal,frames" and len(rows) == 9
+    assert main(["archive", "stats", "--db", url, "--history", "Judd"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1 + 7  # the header, a line a frame he played
+    with pytest.raises(SystemExit) as exit_:
+        main(["archive", "stats", "--db", url, "--until", "yesterday"])
+    assert exit_.value.code == 2 and "'yesterday' is not a day (YYYY-MM-DD)" in capsys.readouterr().err

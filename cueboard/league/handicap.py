@@ -22,7 +22,7 @@ from cueboard.league.ratings import FrameResult, Ratings
 
 MAX_START = 147
 MIN_FRAMES = 20
-"""Scored frames the line needs before it suggests anything."""
+"""Scored frames the figures need before anything is suggested."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Fit:
 
     figures: dict[str, float]  # a player's margin figure, points; empty below MIN_FRAMES
     frames: int
-    spread: float | None  # standard deviation of a frame's margin about the line, points
+    spread: float | None  # standard deviation of a frame's margin about the figures, points
     started_frames: int
     receiver_won: float | None  # share of frames with a start the receiver won
     receiver_level_chance: float | None  # the ratings' chance for the receivers, level

@@ -1,6 +1,6 @@
 """``cueboard archive stats``: the records in, one of four tables out (docs/league.md,
-"Statistics, ratings and handicaps"). Exit status 0, or 2 with a message naming the player
-when a player asked for was never rated."""
+"Statistics, ratings and handicaps"). Exit status 0, or 2 with a message and a code: a player
+asked for who was never rated, or has no scored frame for a start, or too few frames."""
 
 from __future__ import annotations
 
@@ -35,15 +35,15 @@ def stats(records: Sequence[Mapping[str, Any]], args: argparse.Namespace, out: T
         rows = [{"match_id": p.match_id, "frame": p.frame, "date": p.date, "mu": round(p.mu, 3),
                  "sigma": round(p.sigma, 3), "ordinal": round(p.ordinal, 3)} for p in ratings.history[args.history]]
         return _emit(out, args, rows, HISTORY_FIELDS, rows, table_text(rows, HISTORY_FIELDS))
-    players = list(args.handicaps) or [r["player"] for r in ratings.table()]
-    missing = [p for p in players if p not in ratings.history]
-    if missing:
-        return _refuse(err, "unrated_player", f"no frame rated for {', '.join(map(repr, missing))} "
-                       "in the matches chosen")
     league_fit = fit(ratings)
     if not league_fit.figures:
         return _refuse(err, "too_few_frames", f"{league_fit.frames} scored frames in the matches chosen; "
                        f"a handicap needs {MIN_FRAMES} (handicap.MIN_FRAMES)")
+    players = list(args.handicaps) or [r["player"] for r in ratings.table() if r["player"] in league_fit.figures]
+    missing = [p for p in players if p not in league_fit.figures]
+    if missing:
+        return _refuse(err, "no_scored_frames", f"no snooker frame with scores for {', '.join(map(repr, missing))} "
+                       "in the matches chosen: a start is in points")
     rows = [s.as_dict() for s in suggest(ratings, players, league_fit)]
     text = "".join(f"{r['weaker']} receives {r['start']} from {r['stronger']}\n  {r['reason']}\n" for r in rows)
     return _emit(out, args, rows, HANDICAP_FIELDS, rows, text)

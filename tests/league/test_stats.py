@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 from cueboard.cli import main
 from cueboard.common.resources import examples_dir
+from cueboard.games.simulate_strength import match_record
 from cueboard.league.importer import read_log
 from cueboard.league.records import checked
 from cueboard.league.stats_command import stats
@@ -181,3 +183,18 @@ def test_cueboard_archive_stats_runs_from_the_command_line(tmp_path: Path,
     with pytest.raises(SystemExit) as exit_:
         main(["archive", "stats", "--db", url, "--until", "yesterday"])
     assert exit_.value.code == 2 and "'yesterday' is not a day (YYYY-MM-DD)" in capsys.readouterr().err
+
+
+def test_handicaps_from_the_command_and_a_player_with_no_points_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/a.db"
+    fill(url)
+    with Archive.open(url) as archive:
+        archive.put_many([(checked(match_record(random.Random(i), ("Ron", "Jim"), (0.75, 0.6), best_of=5,
+                                                start=1_795_000_000 + 9000 * i, match_id=f"m{i}")), "sim")
+                          for i in range(10)])
+    status, out, _ = _run(url, handicaps=["Ron", "Jim"], json=True)
+    [row] = json.loads(out)
+    assert status == 0 and (row["stronger"], row["weaker"]) == ("Ron", "Jim") and row["start"] > 0
+    assert f"a start of {row['start']} for Jim makes the frame even" in row["reason"]
+    status, out, err = _run(url, handicaps=["Ron", "Ann"])  # Ann has played blackball only
+    assert (status, out) == (2, "") and "'Ann'" in err and "[no_scored_frames]" in err

@@ -1,5 +1,5 @@
 """``cueboard archive ...``: the results archive's commands (run, import, fixtures, standings,
-breaks, matches, export, site, serve) and their exit statuses. docs/league.md; ``cueboard archive --help``.
+breaks, matches, export, site, serve, stats) and their exit statuses. docs/league.md; ``cueboard archive --help``.
 """
 
 from __future__ import annotations
@@ -93,6 +93,18 @@ def add_parser(sub: Any) -> None:
                     help="the same as --format cuescore")
     ex.set_defaults(func=_export)
 
+    sx = action("stats", "print each player's figures, the ratings, a player's rating history or handicap "
+                "suggestions (docs/league.md, \"Statistics, ratings and handicaps\")")
+    _filters(sx)
+    sx.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="only matches started on or after this day")
+    sx.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="only matches started on or before this day")
+    what = sx.add_mutually_exclusive_group()
+    what.add_argument("--ratings", action="store_true", help="the players' ratings, best first")
+    what.add_argument("--history", metavar="PLAYER", help="this player's rating after each frame rated")
+    what.add_argument("--handicaps", nargs="*", metavar="PLAYER",
+                      help="the start for each pair of these players (none named: every player rated)")
+    sx.set_defaults(func=_stats)
+
     si = action("site", "write the league's web site (static HTML, no script) into a folder")
     si.add_argument("--out", required=True, metavar="DIR",
                     help="the folder to write (new, empty, or a site written here before: replaced whole)")
@@ -110,6 +122,15 @@ def _filters(p: argparse.ArgumentParser) -> None:
     out = p.add_mutually_exclusive_group()
     out.add_argument("--csv", action="store_true", help="CSV: a header row, then a row each")
     out.add_argument("--json", action="store_true", help="JSON")
+
+
+def _date(text: str) -> str:
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day (YYYY-MM-DD)") from None
 
 
 def _fail(err: TextIO, message: str, status: int = 1) -> int:
@@ -311,5 +332,16 @@ def _serve(args: argparse.Namespace) -> int:
             pass
         serve(args.db, args.host, args.port)
         return 0
+
+    return _guarded(args, body)
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from cueboard.league.stats_command import stats
+
+    def body() -> int:
+        with _open(args) as archive:
+            records = archive.records(competition=args.competition)
+        return stats(records, args, sys.stdout, sys.stderr)
 
     return _guarded(args, body)

@@ -23,6 +23,7 @@ do between presses: the figure the feed's own part is judged against) and back t
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -64,6 +65,11 @@ GIVE_UP = 10
 """Presses in a row without a frame or a state after which a run stops (the rest counted failed)."""
 PACE = 0.025
 """Seconds between presses (after the release), and between the paced floor's messages."""
+PRESS_TO_JOURNAL = 1.5
+"""Issue 41's target: press to pixels p99 at most this many times the journal write's p99 in
+the same presses (the disk is the floor: nothing is shown before it is on disk)."""
+FLOOD_P99_MS = 10.0
+"""Issue 16's and 41's target: press to pixels p99 under the command flood, every press answered."""
 
 
 def summary_ms(ns: list[int]) -> dict[str, Any]:
@@ -98,6 +104,25 @@ class TimedDevice:
 
     def cleanup(self) -> None:
         self._device.cleanup()
+
+
+class Collections:
+    """The garbage collector's collections, as ``(start, end)`` of ``perf_counter_ns`` (a
+    ``gc.callbacks`` entry: it runs in whichever thread collects)."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[int, int]] = []
+        self._start = 0
+
+    def callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter_ns()
+        else:
+            self.spans.append((self._start, time.perf_counter_ns()))
+
+    def inside(self, t0: int, t1: int) -> int:
+        """Nanoseconds of collection between ``t0`` and ``t1``."""
+        return sum(min(end, t1) - max(start, t0) for start, end in self.spans if start < t1 and end > t0)
 
 
 class _Refusals(logging.Handler):
@@ -237,6 +262,8 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 engine.start()
                 device = devices[-1]
                 stamps: dict[str, list[int]] = {"submit": [], "fsync_start": [], "fsync_end": []}
+                collections = Collections()
+                gc.callbacks.append(collections.callback)
                 submit, append = table.submit, table.journal.append
 
                 def timed_submit(item: Any) -> None:
@@ -264,6 +291,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 stages: dict[str, list[int]] = {"edge_to_submit": [], "submit_to_journal": [],
                                                 "journal_write_fsync": [], "journal_to_frame": []}
                 pixels: list[int] = []
+                collected: list[int] = []  # per press with a collection inside it: the pause (ns)
                 venue: list[int] = []
                 feed: list[int] = []  # frame handed over to state received: the feed's own part
                 scores: list[list[int]] = []
@@ -314,6 +342,9 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                         continue
                     if i >= warm:
                         pixels.append(t_pix - t0)
+                        paused = collections.inside(t0, t_pix)
+                        if paused:
+                            collected.append(paused)
                         if all(len(v) == 1 for v in stamps.values()):
                             (ts,), (tj,), (te,) = stamps["submit"], stamps["fsync_start"], stamps["fsync_end"]
                             for name, value in (("edge_to_submit", ts - t0), ("submit_to_journal", tj - ts),
@@ -328,6 +359,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 if flooder is not None:
                     os.killpg(flooder.pid, signal.SIGTERM)
                     flooder.wait(WAIT)
+                gc.callbacks.remove(collections.callback)
                 table.stop()
                 engine.join(WAIT)
                 accepted = table.accepted
@@ -342,6 +374,9 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
             "first_scores_published": scores,
             "press_to_pixels": summary_ms(pixels), "press_to_venue": summary_ms(venue),
             "frame_to_venue": summary_ms(feed),
+            # Python's cyclic garbage collector, in any thread of the process, inside press to pixels
+            # (issue 41: a pause it holds the interpreter lock for is a press's tail).
+            "presses_with_a_garbage_collection": {"presses": len(collected), **summary_ms(collected)},
             "press_to_pixels_stages": {k: summary_ms(v) for k, v in stages.items() if v}}
 
 
@@ -357,14 +392,21 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
     venue_p50 = max(v["press_to_venue"]["p50_ms"] for v in layouts.values())
     feed_p99 = max(v["frame_to_venue"]["p99_ms"] for v in layouts.values())
     journal_p99 = max(v["press_to_pixels_stages"]["journal_write_fsync"]["p99_ms"] for v in layouts.values())
+    ratios = {name: press_to_journal(v) for name, v in layouts.items()}
+    flood_p99 = flood["press_to_pixels"]["p99_ms"]
     return {
         "layouts": layouts,
         # The HUB75 board apart: its frame is drawn anti-aliased at 128x64 and handed on by the
-        # emulator (numpy), so it is not one of the luma layouts the 2 ms target was set for.
+        # emulator (numpy), so it is not one of the luma layouts the targets were set for.
         "hub75": hall,
+        "hub75_press_to_journal_ratio_p99": press_to_journal(hall),
         "mqtt_floor": floor,
         "mqtt_floor_back_to_back": floor_warm,
         "press_to_pixels_p99_ms_worst_layout": pixels_p99,
+        # Issue 41: the journal's write is the floor (nothing is shown before it is on disk), and
+        # this machine's disk moves run to run: each layout's press to pixels p99 is judged
+        # against the journal's p99 in the same presses.
+        "press_to_journal_ratio_p99": ratios,
         "press_to_venue_p99_ms_worst_layout": venue_p99,
         "venue_to_floor_ratio_p99": round(venue_p99 / floor["p99_ms"], 2),
         "venue_to_floor_ratio_p50": round(venue_p50 / floor["p50_ms"], 2),
@@ -376,15 +418,39 @@ def latency_figures(presses: int, floor_count: int, journal_root: Path) -> dict[
         "journal_p99_ms_worst_layout": journal_p99,
         # Issue 16: a referee's press while the network floods the table (64x16).
         "under_flood": flood,
-        "press_to_pixels_p99_ms_under_flood": flood["press_to_pixels"]["p99_ms"],
-        "meets_flood_target": flood["press_to_pixels"]["p99_ms"] < 10.0
+        "press_to_pixels_p99_ms_under_flood": flood_p99,
+        "targets": {"press_to_journal_ratio_p99": PRESS_TO_JOURNAL, "frame_to_venue_to_floor_ratio_p99": 2.0,
+                    "press_to_pixels_p99_ms_under_flood": FLOOD_P99_MS},
+        "meets_pixels_target": all(r is not None and r <= PRESS_TO_JOURNAL for r in ratios.values())
+        and not any(v["presses_without_frame_or_state"] for v in layouts.values()),
+        "meets_flood_target": flood_p99 is not None and flood_p99 <= FLOOD_P99_MS
         and not flood["presses_without_frame_or_state"],
-        "targets": {"press_to_pixels_p99_ms": 2.0, "journal_p99_ms": 0.5, "frame_to_venue_to_floor_ratio_p99": 2.0,
-                    "press_to_pixels_p99_ms_under_flood": 10.0},
-        "meets_pixels_target": pixels_p99 <= 2.0,
-        "meets_journal_target": journal_p99 < 0.5,
         "meets_venue_target": feed_p99 <= 2 * floor["p99_ms"],
     }
+
+
+def press_to_journal(run: dict[str, Any]) -> float | None:
+    """Press to pixels p99 over the journal write's p99 in the same presses (None: no presses measured)."""
+    px, journal = run["press_to_pixels"]["p99_ms"], run["press_to_pixels_stages"].get("journal_write_fsync", {})
+    if px is None or not journal.get("p99_ms"):
+        return None
+    return round(px / journal["p99_ms"], 2)
+
+
+def verdicts(figures: dict[str, Any]) -> list[str]:
+    """The press targets, each said met or missed with its figures (printed by the run itself)."""
+    yes = {True: "met", False: "MISSED"}
+    out = [f"press to pixels p99 <= {PRESS_TO_JOURNAL:g}x the journal write's p99, every layout: "
+           f"{yes[figures['meets_pixels_target']]} ("
+           + ", ".join(f"{name} {v['press_to_pixels']['p99_ms']} / "
+                       f"{v['press_to_pixels_stages'].get('journal_write_fsync', {}).get('p99_ms')} ms = "
+                       f"{figures['press_to_journal_ratio_p99'][name]}x"
+                       for name, v in figures["layouts"].items()) + ")"]
+    fl = figures["under_flood"]
+    out.append(f"press to pixels p99 under a {FLOOD_RATE:,} lines/s command flood <= {FLOOD_P99_MS:g} ms, every press "
+               f"answered: {yes[figures['meets_flood_target']]} ({fl['press_to_pixels']['p99_ms']} ms, "
+               f"{len(fl['presses_without_frame_or_state'])} of {fl['presses']} without a frame or a state)")
+    return out
 
 
 def hub75_figures(presses: int, journal_root: Path) -> dict[str, Any]:
@@ -403,4 +469,6 @@ if __name__ == "__main__":
     if args[:1] == ["hub75"]:
         print(json.dumps(hub75_figures(int(args[1]) if len(args) > 1 else 200, Path("/var/tmp")), indent=2))
     else:
-        print(json.dumps(latency_figures(int(args[0]) if args else 200, 300, Path("/var/tmp")), indent=2))
+        figures = latency_figures(int(args[0]) if args else 200, 300, Path("/var/tmp"))
+        print(json.dumps(figures, indent=2))
+        print("\n".join(verdicts(figures)), file=sys.stderr)

@@ -165,8 +165,10 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
     lat = result["latency"]
     result["targets"] = {
         "engine_events_per_second >= 50000": result["engine"]["meets_target"],
-        "press_to_pixels_p99 <= 2 ms (every layout)": lat["meets_pixels_target"],
-        "journal p99 inside the press run < 0.5 ms": lat["meets_journal_target"],
+        f"press_to_pixels_p99 <= {latency.PRESS_TO_JOURNAL:g}x the journal write's p99 (every layout)":
+        lat["meets_pixels_target"],
+        f"press_to_pixels_p99 under the command flood <= {latency.FLOOD_P99_MS:g} ms, every press answered":
+        lat["meets_flood_target"],
         "frame_to_venue_p99 <= 2x floor_p99": lat["meets_venue_target"],
         "idle_cpu < 1 %": d["idle"]["cpu_percent_of_one_core"] < 1.0,
         "rss < 60 MB": d["rss_mb"] < 60,
@@ -185,6 +187,10 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
         result["targets"]["league, 1,024 tables at 0.2 strokes/s: none lost"] = result["league"]["meets_target"]
     result["load_average_at_end"] = list(os.getloadavg())
     result["seconds"] = round(time.time() - started, 1)
+    # The run says by itself what it met (issue 41): each target on stderr, the press's with its figures.
+    print("\n".join(latency.verdicts(lat)), file=sys.stderr)
+    for target, met in result["targets"].items():
+        print(f"{'met' if met else 'MISSED'}: {target}", file=sys.stderr)
     return result
 
 
@@ -206,13 +212,21 @@ def figures_markdown(r: dict[str, Any]) -> str:
            f"p50 {jw['warm']['p50_ms']} / {jw['cold']['p50_ms']} ms, p99 {jw['warm']['p99_ms']} / "
            f"{jw['cold']['p99_ms']} ms (append + fsync, as before: p50 {jo['warm']['p50_ms']} / "
            f"{jo['cold']['p50_ms']} ms, p99 {jo['warm']['p99_ms']} / {jo['cold']['p99_ms']} ms) | | |",
-           "| journal inside the press run (`Journal.append`, worst layout) | "
-           f"p99 {lat['journal_p99_ms_worst_layout']} ms | < 0.5 ms | {yes[lat['meets_journal_target']]} |"]
+           "| journal inside the press run (`Journal.append`, worst layout: the floor of a press) | "
+           f"p99 {lat['journal_p99_ms_worst_layout']} ms | | |"]
     for name, v in lat["layouts"].items():
-        px = v["press_to_pixels"]
+        px, jp = v["press_to_pixels"], v["press_to_pixels_stages"].get("journal_write_fsync", {})
+        ratio = lat["press_to_journal_ratio_p99"][name]
+        ok = ratio is not None and ratio <= latency.PRESS_TO_JOURNAL and not v["presses_without_frame_or_state"]
         out.append(f"| press to pixels, {name} ({px['n']} presses; "
                    f"{len(v['presses_without_frame_or_state'])} without a frame) | p50 {px['p50_ms']} ms, "
-                   f"p99 {px['p99_ms']} ms (max {px['max_ms']}) | p99 <= 2 ms | {yes[px['p99_ms'] <= 2.0]} |")
+                   f"p99 {px['p99_ms']} ms (max {px['max_ms']}); journal write p99 {jp.get('p99_ms')} ms: "
+                   f"**{ratio}x** | p99 <= {latency.PRESS_TO_JOURNAL:g}x the journal's | {yes[ok]} |")
+    fv = lat["under_flood"]
+    out.append(f"| press to pixels, {fv['layout']}, the command topic flooded at {latency.FLOOD_RATE:,} lines/s "
+               f"({fv['presses']} presses; {len(fv['presses_without_frame_or_state'])} without a frame or a state) "
+               f"| p50 {fv['press_to_pixels']['p50_ms']} ms, p99 {fv['press_to_pixels']['p99_ms']} ms | "
+               f"p99 <= {latency.FLOOD_P99_MS:g} ms, every press answered | {yes[lat['meets_flood_target']]} |")
     if "hub75" in lat:
         hv = lat["hub75"]
         px, jf = hv["press_to_pixels"], hv["press_to_pixels_stages"].get("journal_to_frame", {})

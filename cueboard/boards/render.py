@@ -72,6 +72,7 @@ class Renderer:
         self._shot: ClockShown | None = None
         self._seconds_left: float | None = None
         self.layout: Layout = layout_for(None, width, height, size, self.options)
+        self._layout_game: str | None = None  # the game self.layout was looked up for (None: no state)
         self.scene: tuple[Item, ...] = ()
         self._moving: list[tuple[int, Hashable]] = []
         self._epochs: dict[Hashable, float] = {}
@@ -109,10 +110,15 @@ class Renderer:
         if not state_changed and shot == self._shot:
             return False
         self._shot = shot
-        layout = layout_for(shown, self.width, self.height, self.size, self.options)
-        if type(layout) is not type(self.layout) or layout.name != self.layout.name:
-            self.layout = layout
-            self._place()
+        game = None if shown is None else shown.state.game
+        if game != self._layout_game:
+            # The layout depends on the board and the game only: looked up again when the game
+            # changes, not at every state (a press's frame waits for this, issue 41).
+            self._layout_game = game
+            layout = layout_for(shown, self.width, self.height, self.size, self.options)
+            if type(layout) is not type(self.layout) or layout.name != self.layout.name:
+                self.layout = layout
+                self._place()
         return self._compose(now)
 
     @property

@@ -38,9 +38,18 @@ from typing import Any
 from tests.install import debian_root
 
 HA_VERSION = "2026.2.3"
-# What its MQTT integration and its frontend pin (homeassistant/components/*/manifest.json):
-# installed with it, so Home Assistant installs nothing when it starts (it runs with --skip-pip).
-REQUIREMENTS = (f"homeassistant=={HA_VERSION}", "paho-mqtt==2.1.0", "home-assistant-frontend==20260128.6")
+# What its MQTT integration and its frontend pin (homeassistant/components/*/manifest.json),
+# installed with it, so Home Assistant installs nothing when it starts (it runs with --skip-pip);
+# the frontend's services list imports the base platforms (helpers/service.py), which import
+# conversation, camera and stream: their pins too, or the page never leaves "Loading data".
+REQUIREMENTS = (f"homeassistant=={HA_VERSION}", "paho-mqtt==2.1.0", "home-assistant-frontend==20260128.6",
+                "hassil==3.5.0", "home-assistant-intents==2026.1.28", "PyTurboJPEG==1.8.0", "av==16.0.1",
+                "numpy==2.3.2", "mutagen==1.47.0", "pymicro-vad==1.0.1", "pyspeex-noise==1.0.2",
+                "ha-ffmpeg==3.2.2")
+# The development root and what Home Assistant needs besides: g++ for pymicro-vad
+# (assist_pipeline's, on that import path; no wheel for 3.13), libturbojpeg for camera's import.
+# A root of its own, built once and kept as the others are (debian_root.root_tarball).
+PACKAGES = (*debian_root.DEV_PACKAGES, "g++", "libturbojpeg0")
 CACHE = Path.home() / ".cache" / "cueboard-ha"
 VENV_INSIDE = "/opt/cueboard-ha"
 CONFIG_INSIDE = "/config"
@@ -200,7 +209,7 @@ def home_assistant(workdir: Path) -> Iterator[Hass]:
     if why is not None:
         raise HassError(why)
     try:
-        tarball = debian_root.root_tarball("trixie", debian_root.DEV_PACKAGES)
+        tarball = debian_root.root_tarball("trixie", PACKAGES)
     except debian_root.RootError as error:
         raise HassError(str(error)) from error
     _venv().mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,7 @@ class HassSocket:
         self._session: aiohttp.ClientSession | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> HassSocket:
         self._session = aiohttp.ClientSession()
@@ -96,7 +97,9 @@ class HassSocket:
                         self.states[new["entity_id"]] = new
                 else:
                     # A registry changed: read it again (its events carry ids only).
-                    asyncio.create_task(self._registries_then_notify())
+                    task = asyncio.create_task(self._registries_then_notify())
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
                     continue
                 async with self._changed:
                     self._changed.notify_all()

@@ -171,8 +171,8 @@ async def _scenario(hass: ha_run.Hass, table: Path, sock: Path, proc: subprocess
             await follows()
         live = await follows()
         assert (live["side0_score"], live["break"]) == ("9", "9")
-        for obj in ({"type": "no_pot"}, {"type": "pot", "balls": ["red"]}):
-            assert (await asyncio.to_thread(ask_daemon, sock, obj))["ok"]
+        for shot in ({"type": "no_pot"}, {"type": "pot", "balls": ["red"]}):
+            assert (await asyncio.to_thread(ask_daemon, sock, shot))["ok"]
         live = await follows()
         assert (live["side1_score"], live["at_table"], live["break"]) == ("1", "Bob", "1")
 

@@ -18,6 +18,7 @@ test skips on that reason unless ``CI=true`` makes it a failure.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -91,7 +92,7 @@ def _binds(config: Path) -> tuple[tuple[Path, str], ...]:
 
 INSTALL = f"""set -e
 python3 -c 'import sys; assert sys.version_info >= (3, 13, 2), sys.version'
-marker={VENV_INSIDE}/.installed-{"-".join(REQUIREMENTS).replace("=", "")}
+marker={VENV_INSIDE}/.installed-{hashlib.sha256(" ".join(REQUIREMENTS).encode()).hexdigest()[:16]}
 [ -f $marker ] && exit 0
 [ -x {VENV_INSIDE}/bin/python ] || python3 -m venv {VENV_INSIDE}
 {VENV_INSIDE}/bin/python -m pip install --quiet --disable-pip-version-check {" ".join(REQUIREMENTS)}

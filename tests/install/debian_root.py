@@ -75,7 +75,15 @@ def trust_this_machine(root: Path) -> None:
 
 def chroot(root: Path, command: str, *, binds: Sequence[tuple[Path, str]] = (), env: Sequence[str] = (),
            timeout: float = 1800, capture: bool = True) -> subprocess.CompletedProcess[str]:
-    """``command`` (bash) in ``root``, with each (outside, inside) of ``binds`` bind-mounted.
+    """``command`` (bash) in ``root``, run to its end: see :func:`chroot_argv`."""
+    return subprocess.run(chroot_argv(root, command, binds=binds, env=env),
+                          capture_output=capture, text=True, timeout=timeout, check=False)
+
+
+def chroot_argv(root: Path, command: str, *, binds: Sequence[tuple[Path, str]] = (),
+                env: Sequence[str] = ()) -> list[str]:
+    """The command line that runs ``command`` (bash) in ``root``, with each (outside, inside) of
+    ``binds`` bind-mounted (a server started with Popen, as tests/ha/hass.py does).
 
     ``/dev`` is a tmpfs with null, zero, full, random, urandom and tty, a pty instance of its
     own (``/dev/pts``, ``/dev/ptmx``) and ``/dev/shm``; ``/tmp`` is a fresh tmpfs."""
@@ -100,8 +108,7 @@ mount -t tmpfs -o mode=1777 tmpfs {root}/tmp
 {chr(10).join(mounts)}
 exec chroot {root} /usr/bin/env -i PATH={CHROOT_PATH} HOME=/root LANG=C.UTF-8 {PIP_CERT} {' '.join(env)} bash -c "$1"
 """
-    return subprocess.run([need("unshare", "util-linux"), "-m", "sh", "-c", setup, "sh", command],
-                          capture_output=capture, text=True, timeout=timeout, check=False)
+    return [need("unshare", "util-linux"), "-m", "sh", "-c", setup, "sh", command]
 
 
 # Raspberry Pi OS takes lgpio from Raspberry Pi's own archive (archive.raspberrypi.com):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["ALL", "ANY", "COMMAND", "COMPETITION", "DESK", "DEVICES", "EVENT", "EVERYTHING", "HA_PREFIX", "HISTORY",
-           "INPUT", "MESSAGE", "NEXT", "PREVIEW", "RECORD", "RECORDS", "REJECTED", "ROOT", "SCORE", "STATE", "STATUS",
+           "INPUT", "MESSAGE", "NEXT", "PREVIEW", "RECORD", "RECORDS", "REJECTED", "ROOT", "SCORE", "SERVICE", "STATE", "STATUS",
            "TableTopics", "VenueTopics", "bridge_state", "command", "ha_config", "ha_status", "history_slot",
            "presence", "score"]
 
@@ -143,6 +143,7 @@ class TableTopics:
 # The venue's own first levels: no table may be named so (cueboard venue add-table refuses them).
 COMPETITION = "competition"
 DESK = "desk"
+SERVICE = "service"
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,11 @@ class VenueTopics:
     @property
     def results(self) -> str:
         return f"{self.prefix}/{DESK}/results"
+
+    @property
+    def service(self) -> str:
+        """The venue service's presence and what it does (``cueboard venue serve``; its last will)."""
+        return f"{self.prefix}/{SERVICE}"
 
     @property
     def everything(self) -> str:

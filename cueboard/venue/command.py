@@ -229,6 +229,12 @@ def _add_bridge(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    from cueboard.venue.serve import run as serve
+
+    return serve(args, out)
+
+
 def add_arguments(venue: argparse.ArgumentParser) -> None:
     sub = venue.add_subparsers(dest="venue_command", metavar="ACTION")
 
@@ -299,6 +305,13 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     common(bridge, reload=False)
     bridge.add_argument("file", help="the bridge's lines: logins/venue-<venue>.bridge.conf from the league")
     bridge.set_defaults(venue_func=_add_bridge)
+    from cueboard.venue.serve import add_arguments as serve_arguments
+
+    serve = sub.add_parser("serve", help="the venue's service: the pages, the competition runner and the archive",
+                           description="Serve the pages over HTTPS, run tonight's competition from the server "
+                           "(hand-offs go on with no desk open) and the archive (docs/venue-service.md).")
+    serve_arguments(serve)
+    serve.set_defaults(venue_func=_serve)
     for each in (table, user, revoke, card, expire, bridge):
         each.add_argument("--now", metavar="TIME", help="take TIME (ISO 8601) as now for the expiry of logins "
                           "(to see what would expire then)")
@@ -321,7 +334,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Exit status: 0 done, 1 the broker could not be reloaded, 2 refused (the message says why)."""
     func = getattr(args, "venue_func", None)
     if func is None:
-        print("cueboard venue: say what: init, add-table, add-user, revoke, card, expire or add-bridge (--help)",
+        print("cueboard venue: say what: init, add-table, add-user, revoke, card, expire, add-bridge or serve "
+              "(--help)",
               file=sys.stderr)
         return 2
     if getattr(args, "desk", "unset") is None:

@@ -16,10 +16,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "ANY", "COMMAND", "COMPETITION", "DESK", "DEVICES", "EVENT", "EVERYTHING", "HA_PREFIX", "HISTORY",
-           "INPUT", "MESSAGE", "NEXT", "PREVIEW", "RECORD", "RECORDS", "REJECTED", "ROOT", "SCORE", "SERVICE", "STATE", "STATUS",
-           "TableTopics", "VenueTopics", "bridge_state", "command", "ha_config", "ha_status", "history_slot",
-           "presence", "score"]
+__all__ = [
+    "ALL",
+    "ANY",
+    "COMMAND",
+    "COMPETITION",
+    "DESK",
+    "DEVICES",
+    "EVENT",
+    "EVERYTHING",
+    "HA_PREFIX",
+    "HISTORY",
+    "INPUT",
+    "MESSAGE",
+    "NEXT",
+    "PREVIEW",
+    "RECORD",
+    "RECORDS",
+    "REJECTED",
+    "ROOT",
+    "SCORE",
+    "SERVICE",
+    "STATE",
+    "STATUS",
+    "TableTopics",
+    "VenueTopics",
+    "bridge_state",
+    "command",
+    "ha_config",
+    "ha_status",
+    "history_slot",
+    "presence",
+    "score",
+]
 
 ROOT = "cueboard"
 ANY = "+"

@@ -26,6 +26,7 @@ from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.expiry import expires_at, parse_time
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
 from cueboard.venue.plan import Login, Ports, Venue, VenueError, check_name
+from cueboard.venue.serve_unit import write_unit
 
 __all__ = ["DEFAULT_DIR", "add_arguments", "run"]
 
@@ -122,6 +123,8 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
           file=out)
     print(f"passwords: {directory}/logins/<login>.password", file=out)
     print(f"next: ln -s {conf} /etc/mosquitto/conf.d/cueboard-venue.conf && systemctl restart mosquitto", file=out)
+    unit = write_unit(directory)  # the venue service: the pages, tonight's competition, the archive
+    print(f"then: systemctl enable --now {unit}  (cueboard venue serve: docs/venue-service.md)", file=out)
     print(_table_section(venue, directory, names[0]) if names else "", file=out)
     return 0
 

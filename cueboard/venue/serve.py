@@ -93,7 +93,8 @@ def start_archive(p: Plan, done: threading.Event) -> Callable[[], None]:
 
     a = p.archive
     archive = Archive.open(p.db)
-    service = ArchiveService(archive, Connection(host=a.host, port=a.port, username=a.username, password=a.password, ca=a.ca))
+    connection = Connection(host=a.host, port=a.port, username=a.username, password=a.password, ca=a.ca)
+    service = ArchiveService(archive, connection)
     thread = threading.Thread(target=service.serve, args=(done,), name="venue-archive", daemon=True)
     thread.start()
 
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         return 2
     runner = Runner(p.venue.name, p.runner)
     runner.start()
-    stop_archive = start_archive(p, threading.Event())
+    stop_archive = start_archive(p, threading.Event())  # its own: it stops after the runner
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
     print(f"cueboard venue serve: https://{shown}:{server.server_address[1]}/desk  (venue {p.venue.name}, "
           f"broker {p.runner.host}:{p.runner.port} as {p.runner.username}; archive "

@@ -78,7 +78,7 @@ try {
         return s && s.sides && !s.match_over && (window.cueboardDesk.competition.matches.find((m) => m.fixture === f) || {}).started;
       }, [fixture, table]);
       if (fixture === plan.final) await shot(page, "5-final-playing");
-      await ask(`play ${table}`);  // the referee's buttons: a red, a black, the match conceded
+      await ask(`play ${table}`);  // the referee's buttons: a break of 8, then the match conceded
     }
     await waitFor(page, `step ${step}: the matches played are settled`, (fs) => fs.every((f) =>
       (window.cueboardDesk.competition.matches.find((m) => m.fixture === f) || {}).winner != null),
@@ -93,11 +93,13 @@ try {
   await waitFor(page, "tonight's results: the 7 matches", () => document.querySelectorAll(".results tbody tr").length >= 7
     || document.querySelectorAll(".results button[data-sheet]").length >= 4);
   await shot(page, "7-results");
-  await page.click(`.results button[data-sheet="${plan.sheet}"]`);
-  await page.waitForSelector(`.sheet[data-table="${plan.sheet}"]`, WAIT);
-  const sheet = await page.$eval(`.sheet[data-table="${plan.sheet}"]`, (e) => e.textContent);
-  check(sheet.includes("club") && sheet.includes(plan.sheet) && /Winner: /.test(sheet), `${plan.sheet}'s sheet names the venue, the table and the winner`);
-  await page.locator(`.sheet[data-table="${plan.sheet}"]`).screenshot({ path: join(plan.shots, "club-night-8-sheet.png") });
+  // The final's sheet: the last of tonight's results.
+  await page.locator(".results button[data-sheet]").last().click();
+  await page.waitForSelector(".sheet", WAIT);
+  const sheet = await page.$eval(".sheet", (e) => e.textContent);
+  check(sheet.includes("Club Cup") && sheet.includes("Final") && sheet.includes("club") && /Winner: /.test(sheet),
+    `the final's sheet names the competition, the round, the venue and the winner`);
+  await page.locator(".sheet").screenshot({ path: join(plan.shots, "club-night-8-sheet.png") });
   check(page.errors.length === 0, `no errors on the desk's page: ${page.errors.join(" | ")}`);
 } finally {
   await browser.close();

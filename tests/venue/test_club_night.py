@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from PIL import Image
 
 from cueboard.boards import render
 from cueboard.boards.preview import leds
@@ -36,10 +37,10 @@ from cueboard.contract.notices import Notice, Prompt
 from cueboard.hw.clock import ManualClock
 from cueboard.table.config import parse_config
 from tests.helpers.mosquitto import Mosquitto, free_port, port_taken, require_mosquitto
+from tests.helpers.venue_service import VenueService
 from tests.screen.node_e2e import run_e2e
 from tests.screen.test_screen import CHROMIUM, _require_browser
 from tests.table.test_reliability import Daemon
-from tests.helpers.venue_service import VenueService
 
 pytestmark = [pytest.mark.system]
 
@@ -97,9 +98,20 @@ class Lamp:
         pass
 
     def picture(self, path: Path) -> None:
-        # A fixed time of day: the picture must not change with the hour the test runs.
-        image = render(self.shown, 64, 16, mode="1", time_of_day="19:30")
-        leds(image, scale=10).save(path)
+        """The board's first pages in turn (one every 2.5 s, repeats left out: the time, then the
+        match handed to it moving past), one under another. A fixed time of day: the picture
+        must not change with the hour the test runs."""
+        pages: list[Image.Image] = []
+        for k in range(4):
+            page = render(self.shown, 64, 16, mode="1", at=k * 2.5, time_of_day="19:30")
+            if all(page.tobytes() != p.tobytes() for p in pages):
+                pages.append(page)
+        drawn = [leds(p, scale=10) for p in pages]
+        gap = 12
+        sheet = Image.new("RGB", (drawn[0].width, len(drawn) * (drawn[0].height + gap) - gap), (60, 60, 60))
+        for i, image in enumerate(drawn):
+            sheet.paste(image, (0, i * (image.height + gap)))
+        sheet.save(path)
 
 
 class JoinedTable:
@@ -205,14 +217,14 @@ def test_a_club_night_from_venue_init_to_the_champion(hall: dict[str, Any], tmp_
     def play(args: list[str]) -> None:
         (name,) = args
         played.append(name)
-        # A red and the black by the breaker, then SHIFT PINK (MATCH), SHIFT NO POT (CONCEDE):
-        # the striker concedes the match.
-        tables[name].press(RED, BLACK, SHIFT, PINK, SHIFT, NO_POT)
+        # The breaker's red and black, then a miss (NO POT); the other player, at the table
+        # now, concedes the match: SHIFT PINK (MATCH), SHIFT NO POT (CONCEDE).
+        tables[name].press(RED, BLACK, NO_POT, SHIFT, PINK, SHIFT, NO_POT)
 
     password = (directory / "logins" / "desk.password").read_text().strip()
     plan = {"url": hall["service"].url.replace("127.0.0.1", "localhost"), "chromium": CHROMIUM,
             "desk": {"user": "desk", "password": password}, "players": PLAYERS, "shots": str(shots),
-            "final": "club-cup-R3-1", "sheet": "t1"}
+            "final": "club-cup-R3-1"}
     run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600, handlers={"board": board, "play": play})
     assert len(played) == 7 and set(played) <= set(TABLES), played
     # The archive stores each record as it arrives: asked until it has the final's (a bounded count of asks).

@@ -225,7 +225,8 @@ def test_a_club_night_from_venue_init_to_the_champion(hall: dict[str, Any], tmp_
     plan = {"url": hall["service"].url.replace("127.0.0.1", "localhost"), "chromium": CHROMIUM,
             "desk": {"user": "desk", "password": password}, "players": PLAYERS, "shots": str(shots),
             "final": "club-cup-R3-1"}
-    run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600, handlers={"board": board, "play": play})
+    said = run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600, handlers={"board": board, "play": play})
+    (champion,) = [line.split(": ", 1)[1].strip() for line in said if line.startswith("champion: ")]
     assert len(played) == 7 and set(played) <= set(TABLES), played
     # The archive stores each record as it arrives: asked until it has the final's (a bounded count of asks).
     matches = stored(directory, hall["db"])
@@ -237,4 +238,10 @@ def test_a_club_night_from_venue_init_to_the_champion(hall: dict[str, Any], tmp_
     assert len(matches) == 7 and len({m["match_id"] for m in matches}) == 7, matches
     assert {m.get("fixture") for m in matches} == {f"club-cup-R{r}-{n}" for r, k in ((1, 4), (2, 2), (3, 1))
                                                    for n in range(1, k + 1)}
+    # The league's table of the night from the same archive: the champion first with 3 wins,
+    # the finalist 2, the semi-finalists 1, the rest none; the 8 players each once.
+    url = hall["db"] or f"sqlite:///{directory / 'archive.db'}"
+    rows = json.loads(cli("archive", "standings", "--db", url, "--competition", "Club Cup", "--json"))
+    assert rows[0]["name"] == champion and sorted(r["name"] for r in rows) == sorted(PLAYERS), rows
+    assert [r["won"] for r in rows] == [3, 2, 1, 1, 0, 0, 0, 0], rows
     print(f"the club night took {time.monotonic() - began:.0f} s ({hall['db'] or 'sqlite'})")

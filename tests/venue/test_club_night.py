@@ -244,4 +244,8 @@ def test_a_club_night_from_venue_init_to_the_champion(hall: dict[str, Any], tmp_
     rows = json.loads(cli("archive", "standings", "--db", url, "--competition", "Club Cup", "--json"))
     assert rows[0]["name"] == champion and sorted(r["name"] for r in rows) == sorted(PLAYERS), rows
     assert [r["won"] for r in rows] == [3, 2, 1, 1, 0, 0, 0, 0], rows
+    # The service ran the whole night through, and says nothing went wrong.
+    service: VenueService = hall["service"]
+    assert service.process.poll() is None, "".join(service.log)
+    assert not any("Traceback" in line or " ERROR " in line for line in service.log), "".join(service.log)
     print(f"the club night took {time.monotonic() - began:.0f} s ({hall['db'] or 'sqlite'})")

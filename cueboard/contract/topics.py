@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 __all__ = ["ALL", "ANY", "ARCHIVED", "COMMAND", "COMPETITION", "DESK", "DEVICES", "EVENT", "EVERYTHING", "HA_PREFIX",
            "HISTORY", "INPUT", "MATCH_RECORDS", "MESSAGE", "NEXT", "PREVIEW", "RECORD", "RECORDS", "REJECTED", "ROOT",
-           "SCORE", "STATE", "STATUS", "TableTopics", "VenueTopics", "archived", "bridge_state", "command", "ha_config",
-           "ha_status", "history_slot", "match_record", "presence", "score"]
+           "SCORE", "SERVICE", "STATE", "STATUS", "TableTopics", "VenueTopics", "archived", "bridge_state", "command",
+           "ha_config", "ha_status", "history_slot", "match_record", "presence", "score"]
 
 ROOT = "cueboard"
 ANY = "+"
@@ -161,6 +161,7 @@ class TableTopics:
 # The venue's own first levels: no table may be named so (cueboard venue add-table refuses them).
 COMPETITION = "competition"
 DESK = "desk"
+SERVICE = "service"
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,11 @@ class VenueTopics:
     @property
     def results(self) -> str:
         return f"{self.prefix}/{DESK}/results"
+
+    @property
+    def service(self) -> str:
+        """The venue service's presence and what it does (``cueboard venue serve``; its last will)."""
+        return f"{self.prefix}/{SERVICE}"
 
     @property
     def everything(self) -> str:

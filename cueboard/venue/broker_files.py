@@ -59,7 +59,7 @@ DESK_TOPICS = (NEXT, MESSAGE)
 
 def venue_topics(v: VenueTopics) -> tuple[str, ...]:
     """What the desk publishes for the whole venue, read by every desk and screen (docs/mqtt.md)."""
-    return (v.competition,)
+    return (v.competition, v.service)
 
 
 def desk_kept(v: VenueTopics) -> tuple[str, ...]:

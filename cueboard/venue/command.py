@@ -27,6 +27,7 @@ from cueboard.venue.card import PAPER, card_for, check_card_options, write_card
 from cueboard.venue.expiry import expires_at, parse_time
 from cueboard.venue.pki import PkiError, make_ca, make_server_cert
 from cueboard.venue.plan import Login, Ports, Venue, VenueError, check_name
+from cueboard.venue.serve_unit import write_unit
 
 __all__ = ["DEFAULT_DIR", "add_arguments", "run"]
 
@@ -153,6 +154,8 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
         print(f"join bundles, one a table: {directory}/joins/ ({', '.join(p.name for p in bundles)})", file=out)
         print(_join_help(bundles[0]).replace(bundles[0].name, "cueboard-join-" + venue.name + "-<table>.json"),
               file=out)
+    unit = write_unit(directory)  # the venue service: the pages, tonight's competition, the archive
+    print(f"then: systemctl enable --now {unit}  (cueboard venue serve: docs/venue-service.md)", file=out)
     print(_table_section(venue, directory, names[0]) if names else "", file=out)
     return 0
 
@@ -279,6 +282,12 @@ def _add_bridge(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    from cueboard.venue.serve import run as serve
+
+    return serve(args, out)
+
+
 def add_arguments(venue: argparse.ArgumentParser) -> None:
     sub = venue.add_subparsers(dest="venue_command", metavar="ACTION")
 
@@ -351,6 +360,13 @@ def add_arguments(venue: argparse.ArgumentParser) -> None:
     common(bridge, reload=False)
     bridge.add_argument("file", help="the bridge's lines: logins/venue-<venue>.bridge.conf from the league")
     bridge.set_defaults(venue_func=_add_bridge)
+    from cueboard.venue.serve import add_arguments as serve_arguments
+
+    serve = sub.add_parser("serve", help="the venue's service: the pages, the competition runner and the archive",
+                           description="Serve the pages over HTTPS, run tonight's competition from the server "
+                           "(hand-offs go on with no desk open) and the archive (docs/venue-service.md).")
+    serve_arguments(serve)
+    serve.set_defaults(venue_func=_serve)
     for each in (table, user, revoke, card, expire, bridge):
         each.add_argument("--now", metavar="TIME", help="take TIME (ISO 8601) as now for the expiry of logins "
                           "(to see what would expire then)")
@@ -378,7 +394,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Exit status: 0 done, 1 the broker could not be reloaded, 2 refused (the message says why)."""
     func = getattr(args, "venue_func", None)
     if func is None:
-        print("cueboard venue: say what: init, add-table, add-user, revoke, card, expire or add-bridge (--help)",
+        print("cueboard venue: say what: init, add-table, add-user, revoke, card, expire, add-bridge or serve "
+              "(--help)",
               file=sys.stderr)
         return 2
     if getattr(args, "desk", "unset") is None:

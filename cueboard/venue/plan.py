@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cueboard.common.errors import VenueError
-from cueboard.contract.topics import COMPETITION, DESK
+from cueboard.contract.topics import COMPETITION, DESK, SERVICE
 from cueboard.venue.expiry import expired
 from cueboard.venue.passwords import hashed, new_password
 
@@ -47,7 +47,7 @@ def check_name(option: str, name: str) -> str:
 
 
 
-VENUE_TOPIC_NAMES = frozenset({COMPETITION, DESK})
+VENUE_TOPIC_NAMES = frozenset({COMPETITION, DESK, SERVICE})
 """Names a table cannot have: the venue's own topics sit where a table's would (docs/mqtt.md)."""
 
 @dataclass

@@ -130,6 +130,7 @@ export function hand(c, fixture, table, user) {
   const st = status(m);
   if (st === "playing" || st === "done" || st === "bye") return { competition: c, refused: `${m.label}: already ${st === "playing" ? `begun on ${m.table}` : "played"}` };
   if (st === "waiting") return { competition: c, refused: `${m.label}: a player is still to come from an earlier match` };
+  if (table && m.reserved && table !== m.reserved) return { competition: c, refused: `${m.label}: reserved for ${m.reserved}` };
   const busy = busyPlayers(c, fixture);
   const player = table ? playersOf(m).find((p) => busy.has(p)) : undefined;
   if (player) {
@@ -186,6 +187,32 @@ export function readyMatches(/** @type {Competition} */ c) {
   const busy = busyPlayers(c);
   return c.matches.filter((m) => status(m) === "ready" && !playersOf(m).some((p) => busy.has(p)))
     .sort((a, b) => a.round - b.round);
+}
+
+/**
+ * Which ready match goes to which free table now, in the draw's order (cueboard/venue/runner_rules.py
+ * `plan_hand`, which the venue service runs): a match reserved for a table waits for that table; an
+ * unreserved one may play there until the reserved match is ready, and from then on never takes it.
+ * @param {Competition} c @param {Omit<TableSeen, "record">[]} tables sorted
+ * @returns {[string, string][]} [fixture, table] pairs
+ */
+export function planHand(c, tables) {
+  const kept = new Set(c.matches.filter((m) => m.reserved && status(m) === "ready").map((m) => m.reserved));
+  const free = freeTables(c, tables);
+  /** @type {[string, string][]} */
+  const plan = [];
+  const taken = new Set();
+  const busy = new Set();
+  for (const m of readyMatches(c)) {
+    if (playersOf(m).some((p) => busy.has(p))) continue;
+    const table = m.reserved ? (free.includes(m.reserved) && !taken.has(m.reserved) ? m.reserved : undefined)
+      : free.find((t) => !taken.has(t) && !kept.has(t));
+    if (!table) continue;
+    plan.push([m.fixture, table]);
+    taken.add(table);
+    for (const p of playersOf(m)) busy.add(p);
+  }
+  return plan;
 }
 
 /**

@@ -103,6 +103,7 @@ export class Link {
     this.session = null;
     /** The venue's own retained topics (docs/mqtt.md): tonight's competition, the desks' presets and players. */
     this.competition = /** @type {Competition | null} */ (null);
+    this.service = /** @type {{online?: unknown, since?: unknown} | null} */ (null); // the venue service's presence (docs/venue-service.md)
     this.presets = /** @type {Preset[]} */ ([]);
     this.players = /** @type {string[]} */ ([]);
     this.venueSeen = false; // the retained venue topics have been read once (or are empty)
@@ -181,6 +182,7 @@ export class Link {
     this.store.clear();
     this.pending.clear();
     this.competition = null;
+    this.service = null;
     this.presets = [];
     this.players = [];
     this.venueSeen = false;
@@ -194,7 +196,7 @@ export class Link {
   venueTopics() {
     const v = `${this.where.prefix}/${this.where.venue}`;
     return { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players",
-      [`${v}/desk/results`]: "results" };
+      [`${v}/desk/results`]: "results", [`${v}/service`]: "service" };
   }
 
   /** Publish one of the venue's topics (retained; null clears it), kept here at once. */
@@ -215,6 +217,7 @@ export class Link {
       if (c && kept && c.id === kept.id && (c.rev || 0) < (kept.rev || 0)) return;
       this.competition = c;
     }
+    else if (kind === "service") this.service = body && typeof body === "object" ? /** @type {{online?: unknown, since?: unknown}} */ (body) : null;
     else if (kind === "presets") this.presets = body && Array.isArray(body.presets) ? body.presets : [];
     else if (kind === "results") this.keepResults(body);
     else if (kind === "players") this.players = body && Array.isArray(body.names) ? body.names.filter((/** @type {unknown} */ n) => typeof n === "string") : [];

@@ -3,9 +3,11 @@
 // up to date with what the tables say (a match begun, a winner), hands a match to a table (its
 // retained `next`) or, when asked, each ready match to the next free table, and asks a table
 // to start its next match (`start_next`). The tables decide: a table that has begun a fixture
-// never begins it again, and the desk never hands again a fixture a table has begun.
+// never begins it again, and the desk never hands again a fixture a table has begun. With the
+// venue service running (docs/venue-service.md) the service does the handing and the moving on,
+// and the desk shows it and switches it (`auto`, kept in the competition).
 
-import { observe, hand, freeTables, readyMatches, nextPayload, sideName } from "./competition.js";
+import { observe, hand, freeTables, planHand, nextPayload, sideName } from "./competition.js";
 import { newId } from "./lines.js";
 
 /** @typedef {import("./competition.js").Competition} Competition */
@@ -14,9 +16,38 @@ export class Night {
   /** @param {import("./link.js").Link} link */
   constructor(link) {
     this.link = link;
-    this.auto = false; // this desk hands ready matches to free tables by itself
     this._queued = false;
     link.onTables = () => this.soon();
+  }
+
+  /** Whether the night's ready matches are handed to free tables by themselves: the
+   * competition's `auto`, kept by the broker (a reload or a sleeping laptop forgets nothing). */
+  get auto() {
+    return Boolean(this.link.competition?.auto);
+  }
+
+  /** The venue service (`cueboard venue serve`, its retained presence) is up: it hands the
+   * matches and moves the winners on, and this desk only shows and switches (docs/venue-service.md). */
+  get serviceOnline() {
+    const s = this.link.service;
+    return Boolean(s && s.online === true);
+  }
+
+  /** Who hands the ready matches now: "service", this desk ("here"), another desk's login, or "" (nobody:
+   * `auto` is off). With no service running, the desk that switched it on hands while it stays open. */
+  get hander() {
+    const c = this.link.competition;
+    if (!c || !c.auto) return "";
+    if (this.serviceOnline) return "service";
+    return !c.auto_by || c.auto_by === this.link.user ? "here" : c.auto_by;
+  }
+
+  /** Switch handing by itself on or off for every desk and the service (the competition's `auto`). */
+  setAuto(/** @type {boolean} */ on) {
+    const c = this.link.competition;
+    if (!c) return;
+    this.publish({ ...c, auto: on, auto_by: this.link.user });
+    this.sync();
   }
 
   soon() {
@@ -42,10 +73,14 @@ export class Night {
         changed = true;
       }
     }
-    const seen = observe(c, link.tables.values());
-    if (seen.changed) { c = seen.competition; changed = true; }
+    // With the venue service up, it keeps the competition: two writers of one retained topic
+    // would only cross each other. Without it, this desk moves the winners on.
+    if (!this.serviceOnline) {
+      const seen = observe(c, link.tables.values());
+      if (seen.changed) { c = seen.competition; changed = true; }
+    }
     if (changed) this.publish(c);
-    if (this.auto) this.feed();
+    if (this.hander === "here") this.feed();
   }
 
   publish(/** @type {Competition} */ c) {
@@ -59,18 +94,16 @@ export class Night {
     return c ? freeTables(c, this.link.sorted())[0] || "" : "";
   }
 
-  /** Each ready match to the next free table, in the draw's order. @returns {string[]} what was handed */
+  /** Each ready match to the next free table (its reserved one), in the draw's order. @returns {string[]} what was handed */
   feed() {
     const link = this.link;
     const done = [];
     for (;;) {
       const c = link.competition;
       if (!c) break;
-      const free = freeTables(c, link.sorted());
-      const ready = readyMatches(c);
-      if (!free.length || !ready.length) break;
-      if (this.hand(ready[0].fixture, free[0])) break;
-      done.push(`${ready[0].fixture} ${free[0]}`);
+      const [step] = planHand(c, link.sorted());
+      if (!step || this.hand(step[0], step[1])) break;
+      done.push(`${step[0]} ${step[1]}`);
     }
     return done;
   }
@@ -139,8 +172,7 @@ export class Night {
         if (m.table && !m.started && link.tables.get(m.table)?.next?.fixture === m.fixture) link.publishRetained(m.table, "next", null, () => {});
       }
     }
-    link.publishVenue("competition", null);
-    this.auto = false; // the next competition hands nothing by itself until the manager says so
+    link.publishVenue("competition", null); // the next competition hands nothing by itself until the manager says so
   }
 }
 

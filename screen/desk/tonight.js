@@ -114,6 +114,13 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
   return null;
 }
 
+/** Who hands the night's matches, in words (the venue service, this desk, another, nobody). */
+function serviceText(/** @type {T} */ t, /** @type {Night} */ night) {
+  const who = night.hander;
+  if (night.serviceOnline) return t(who ? "comp.service_hands" : "comp.service_idle");
+  return who === "here" ? t("comp.no_service_here") : who ? t("comp.no_service_other", { desk: who }) : t("comp.no_service");
+}
+
 export function Tonight(/** @type {{t: T, link: Link, night: Night, Answers: AnswersView}} */ { t, link, night, Answers }) {
   const [said, say] = useState("");
   const [asking, setAsking] = useState(/** @type {Match | null} */ (null));
@@ -128,7 +135,8 @@ export function Tonight(/** @type {{t: T, link: Link, night: Night, Answers: Ans
     <h2>${c.name} <small>${t(`comp.${c.kind}`)} · ${t("comp.counts", { done: (counts.done || 0), playing: (counts.playing || 0), of: c.matches.filter((m) => !(m.bye && (m.bye[0] || m.bye[1]))).length })}</small></h2>
     <div class="row comp-bar">
       <label class="check"><input type="checkbox" name="auto" checked=${night.auto}
-        onChange=${(/** @type {FieldEvent} */ e) => { night.auto = e.target.checked; night.sync(); link.changed(); }} />${t("comp.auto")}</label>
+        onChange=${(/** @type {FieldEvent} */ e) => { night.setAuto(e.target.checked); link.changed(); }} />${t("comp.auto")}</label>
+      <span class="service" role="status" data-service=${night.serviceOnline ? "online" : "offline"} data-hander=${night.hander}>${serviceText(t, night)}</span>
       <button type="button" data-action="feed" onClick=${() => { const d = night.feed(); say(d.length ? t("comp.handed", { n: d.length }) : t("comp.no_free")); }}>${t("comp.feed")}</button>
       ${ending ? html`<span class="confirm" role="alertdialog">${t("comp.end_sure")}
           <button type="button" data-confirm="yes" onClick=${() => { night.end(); setEnding(false); }}>${t("yes")}</button>

@@ -11,10 +11,10 @@
  * @typedef {{fixture: string, label: string, round: number, sides: (Side | null)[], handicap: number[],
  *   bye: boolean[], winner: number | null, next: {fixture: string, side: number} | null, format?: Format | null,
  *   table?: string | null, started?: boolean, frames?: number[] | null, handed_by?: string | null,
- *   competition?: string, home_team?: string | null, away_team?: string | null}} Match
+ *   competition?: string, home_team?: string | null, away_team?: string | null, reserved?: string | null}} Match
  * @typedef {{schema: number, id: string, name: string, kind: string, format: Format, rounds: number,
  *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean | null, matches: Match[],
- *   rev?: number, by?: string, ts?: string, created?: string}} Competition
+ *   rev?: number, by?: string, ts?: string, created?: string, auto?: boolean, auto_by?: string}} Competition
  */
 
 /** A side's name as the table shows it ("Cat Lee & Dan Ross" for a pair). */

@@ -232,11 +232,6 @@ class Runner:
         self.competition = c
         self._publish(self.topics.competition, c)
 
-    def set_auto(self, on: bool) -> None:
-        """Switch handing by itself (the desk does the same by writing the competition)."""
-        if self.competition is not None:
-            self.publish({**self.competition, "auto": on})
-
     def _publish(self, topic: str, body: dict[str, Any] | None) -> None:
         self._client.publish(topic, b"" if body is None else json.dumps(body).encode(), qos=1, retain=True)
 

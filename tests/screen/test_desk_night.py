@@ -24,7 +24,7 @@ from tests.screen.desk_standin import StandIn
 from tests.screen.node_e2e import run_e2e
 from tests.screen.test_desk import desk_shots, login
 from tests.screen.test_screen import CHROMIUM, _require_browser
-from tests.venue.test_serve_night import Service, Watch
+from tests.venue.test_serve_night import LOGINS, Service, Watch
 
 pytestmark = pytest.mark.system
 
@@ -36,9 +36,7 @@ TABLES = ("t1", "t2")
 def night(tmp_path: Path) -> Iterator[dict[str, Any]]:
     _require_browser()
     with ExitStack() as stack:
-        venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES)))
-        for user in ("venue", "archive", "referee"):
-            venue.add_user(user)
+        venue = stack.enter_context(running_venue(tmp_path, tables=len(TABLES), desks=LOGINS))
         tables = {name: StandIn(name, venue.directory, venue.ports["tables"]) for name in TABLES}
         for table in tables.values():
             stack.callback(table.close)

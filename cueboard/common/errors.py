@@ -17,12 +17,14 @@ __all__ = [
     "FixtureError",
     "HandoffRefused",
     "HomeAssistantConfigError",
+    "JoinRefused",
     "KeymapError",
     "LogError",
     "MessageRefused",
     "MissingLibrary",
     "MqttConfigError",
     "NameRefused",
+    "NotYet",
     "PkiError",
     "PresenceRefused",
     "RecordError",
@@ -128,6 +130,14 @@ class VenueError(ConfigError):
     """A change the venue's record refuses; the message names the option and the rule."""
 
 
+class JoinRefused(VenueError):
+    """A bundle ``cueboard join`` does not apply; ``short``: the machine's code."""
+
+    def __init__(self, message: str, short: str) -> None:
+        super().__init__(message)
+        self.short = short
+
+
 # -- logs and the commands that read them ---------------------------------------------------
 
 
@@ -216,6 +226,12 @@ class DrawError(CueboardError, ValueError):
 
 class RecordError(CueboardError, ValueError):
     """A record the archive refuses: which one and why."""
+
+
+class NotYet(RecordError):
+    """A match just begun: no frame ended and no first event's time. Not an error: the table
+    publishes its current match's record when a match begins (record.md, "On the feed"); there
+    is nothing to archive until it is played."""
 
 
 class LogError(CueboardError):

@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from cueboard.common.errors import RecordError
+from cueboard.common.errors import NotYet, RecordError
 from cueboard.contract.payloads import archived_payload
 from cueboard.contract.times import timestamp
 from cueboard.contract.topics import MATCH_RECORDS, RECORD, RECORDS, TableTopics
 from cueboard.contract.wire import encode
-from cueboard.league.records import NotYet, Record, parse_payload
+from cueboard.league.records import Record, parse_payload
 from cueboard.league.store import Archive, Stored
 
 log = logging.getLogger(__name__)

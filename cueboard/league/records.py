@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from cueboard.common.errors import RecordError
+from cueboard.common.errors import NotYet, RecordError
 
 MAX_RECORD = 1024 * 1024
 """Bytes a record payload may have: a best-of-35 final's is some 30 KB."""
@@ -28,12 +28,6 @@ MAX_ID = 200
 FEED_FIELDS = ("ts",)
 """Fields the feed adds that do not change the match: left out of the digest, so the same
 record published again later is known as the same."""
-
-
-class NotYet(RecordError):
-    """A match just begun: no frame ended and no first event's time. Not an error: the table
-    publishes its current match's record when a match begins (record.md, "On the feed"); there
-    is nothing to archive until it is played."""
 
 
 @dataclass(frozen=True)

@@ -23,21 +23,13 @@ import tomllib
 from pathlib import Path
 from typing import TextIO
 
-from cueboard.common.errors import VenueError
+from cueboard.common.errors import JoinRefused, VenueError
 from cueboard.common.resources import examples_dir
 from cueboard.venue.bundle import ETC, Bundle, read_bundle
 
 __all__ = ["JoinRefused", "add_arguments", "join", "run"]
 
 DEFAULT_RESTART = "systemctl restart cueboard.service"
-
-
-class JoinRefused(VenueError):
-    """A bundle ``cueboard join`` does not apply; ``short``: the machine's code."""
-
-    def __init__(self, message: str, short: str) -> None:
-        super().__init__(message)
-        self.short = short
 
 
 def _joined_to(conf: Path) -> tuple[str, str] | None:

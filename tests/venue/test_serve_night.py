@@ -79,10 +79,10 @@ class Watch:
     def send(self, table: str, line: dict[str, Any]) -> None:
         self.n += 1
         body = {**line, "id": f"{self.user}-{self.n}"}
-        self.client.publish(self.topics.table(table).command(self.user), json.dumps(body), qos=1).wait_for_publish(10)
+        self.client.publish(self.topics.table(table).command(self.user), json.dumps(body), qos=1).wait_for_publish(WAIT)
 
     def publish(self, topic: str, body: Any) -> None:
-        self.client.publish(topic, json.dumps(body), qos=1, retain=True).wait_for_publish(10)
+        self.client.publish(topic, json.dumps(body), qos=1, retain=True).wait_for_publish(WAIT)
 
     def close(self) -> None:
         self.client.disconnect()
@@ -236,6 +236,6 @@ def test_the_archive_on_postgresql_by_db(club: Venue, postgres_url: str, tmp_pat
             records = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
             if any(r.get("winner") is not None for r in records):
                 break
-            threading.Event().wait(0.2)  # a pause between asks, not a limit
+            threading.Event().wait(0.2)  # not a wall-clock limit: a pause between asks
         assert service.stop() == 0, "".join(service.log)
     assert [r["fixture"] for r in records if r.get("winner") is not None] == [fixture], records

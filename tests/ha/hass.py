@@ -167,7 +167,8 @@ def _wait_http(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
         if proc.poll() is not None:
             raise HassError(f"Home Assistant exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
         try:
-            with urllib.request.urlopen(base + "/api/onboarding", timeout=10) as reply:  # not a wall-clock limit: one poll
+            poll = base + "/api/onboarding"
+            with urllib.request.urlopen(poll, timeout=10) as reply:  # not a wall-clock limit: one poll
                 if reply.status == 200:
                     return
         except (OSError, urllib.error.URLError):

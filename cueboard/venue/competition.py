@@ -24,11 +24,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from cueboard.common.errors import DrawError
-from cueboard.contract.names import NameRefused, distinct, nickname
+from cueboard.contract.names import NameRefused, distinct, nickname, same_player
 from cueboard.league.match_day import Fixture
 from cueboard.venue.pairings import Entrant, knockout, round_robin
 
-__all__ = ["MAX_PLAYERS", "advance", "from_draw", "from_fixtures", "group_table", "slug", "withdraw"]
+__all__ = ["MAX_PLAYERS", "advance", "checked", "from_draw", "from_fixtures", "group_table", "slug", "withdraw"]
 
 MAX_PLAYERS = 256
 """A night's draw: a club's knockout is 8 to 64; 256 is a big open."""
@@ -331,12 +331,54 @@ def withdraw(competition: Mapping[str, Any], player: str) -> dict[str, Any]:
     """The competition with ``player`` withdrawn: each of their matches not yet started becomes
     a walkover for the opponent (in a knockout, their next one, once the opponent is known; in a
     round robin or a group, all the rest). A match a table has started is left to the table (the
-    desk concedes it there). Raises :class:`DrawError` for a name not in the competition."""
+    desk concedes it there). The name is matched as a player is (RFC 8266, case folded). Raises
+    :class:`DrawError` for a name not in the competition."""
     names = {s for m in competition.get("matches", []) for s in m.get("sides", []) if isinstance(s, str)}
     names |= set(competition.get("handicaps", {}))
-    if player not in names:
+    found = next((n for n in sorted(names) if same_player(n, player)), None)  # "hal" is Hal
+    if found is None:
         raise DrawError(f"withdraw: {player!r} is not a player of this competition")
+    player = found
     withdrawn = list(competition.get("withdrawn", []))
     if player not in withdrawn:
         withdrawn.append(player)
     return advance({**competition, "withdrawn": withdrawn})
+
+
+def checked(competition: Any) -> dict[str, Any]:
+    """A competition sent back by a page, checked for the fields :func:`advance` reads (a page's
+    own payload may be anything). Raises :class:`DrawError` naming the field."""
+    if not isinstance(competition, dict) or not isinstance(competition.get("matches"), list):
+        raise DrawError("competition: an object with its \"matches\", as the draw made it")
+    if not isinstance(competition.get("withdrawn", []), list) or not all(
+            isinstance(n, str) for n in competition.get("withdrawn", [])):
+        raise DrawError("competition: withdrawn: a list of names")
+    groups = competition.get("groups", {})
+    if not isinstance(groups, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v)
+                                               for v in groups.values()):
+        raise DrawError("competition: groups: {\"A\": [names], ...}")
+    if not isinstance(competition.get("handicaps", {}), dict):
+        raise DrawError("competition: handicaps: {name: points}")
+    for n, m in enumerate(competition["matches"], start=1):
+        where = f"competition: match {n}"
+        if not isinstance(m, dict) or not isinstance(m.get("fixture"), str):
+            raise DrawError(f"{where}: an object with its \"fixture\"")
+        sides = m.get("sides")
+        if not isinstance(sides, list) or len(sides) != 2:
+            raise DrawError(f"{where}: sides: two sides (a name, or null while to come)")
+        if m.get("winner") not in (None, 0, 1) or isinstance(m.get("winner"), bool):
+            raise DrawError(f"{where}: winner: 0, 1 or null")
+        frames = m.get("frames")
+        if frames is not None and not (isinstance(frames, list) and len(frames) == 2 and all(
+                isinstance(f, int) and not isinstance(f, bool) and 0 <= f <= 1000 for f in frames)):
+            raise DrawError(f"{where}: frames: two whole numbers from 0 to 1000, or null")
+        nxt = m.get("next")
+        if nxt is not None and not (isinstance(nxt, dict) and isinstance(nxt.get("fixture"), str)
+                                    and nxt.get("side") in (0, 1)):
+            raise DrawError(f"{where}: next: {{\"fixture\", \"side\": 0 | 1}} or null")
+        came = m.get("from")
+        if came is not None and not (isinstance(came, list) and len(came) == 2 and all(
+                c is None or (isinstance(c, dict) and isinstance(c.get("group"), str)
+                              and isinstance(c.get("place"), int) and c["place"] >= 1) for c in came)):
+            raise DrawError(f"{where}: from: two of {{\"group\", \"place\"}} or null")
+    return competition

@@ -232,8 +232,9 @@ def group_table(competition: Mapping[str, Any], group: str) -> list[dict[str, An
     frames_against, withdrawn."""
     members: list[str] = list(competition.get("groups", {}).get(group, []))
     out = set(competition.get("withdrawn", []))
-    rows = {n: {"name": n, "played": 0, "won": 0, "lost": 0, "frames_for": 0, "frames_against": 0,
-                "withdrawn": n in out} for n in members}
+    rows: dict[str, dict[str, Any]] = {
+        n: {"name": n, "played": 0, "won": 0, "lost": 0, "frames_for": 0, "frames_against": 0, "withdrawn": n in out}
+        for n in members}
     mine = [m for m in competition.get("matches", []) if m.get("group") == group and _done(m)]
     for m in mine:
         for i, side in enumerate(m["sides"]):

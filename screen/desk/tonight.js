@@ -20,6 +20,7 @@ import { status, parsePlayers } from "./competition.js";
 
 const MAX_FILE = 1024 * 1024; // cueboard/league/match_day.py MAX_BYTES: refused before it is sent
 const MAX_LIST = 5000; // the venue's player list (docs/mqtt.md `desk/players`)
+const PICK_SHOWN = 60; // names of the list shown at once in the draw form
 
 /**
  * The venue's player list as the desks keep it (the retained `desk/players`): its names and the
@@ -157,10 +158,18 @@ function withPicked(/** @type {string} */ text, /** @type {string[]} */ picked, 
 /** The venue's player list to tick players from, each with the handicap kept for them. */
 function Pick(/** @type {{t: T, link: Link, picked: string[], setPicked: (x: string[]) => void, add: () => void}} */ { t, link, picked, setPicked, add }) {
   const { names, handicaps } = venuePlayers(link);
+  const [find, setFind] = useState("");
+  // A list of up to 5,000: a page of it at a time, narrowed by typing (the ticked stay shown).
+  const wanted = find.trim().toLowerCase();
+  const found = names.filter((n) => picked.includes(n) || !wanted || n.toLowerCase().includes(wanted));
+  const shown = found.slice(0, PICK_SHOWN);
   return html`<fieldset class="pick" aria-label=${t("comp.pick")}><legend>${t("comp.pick")}</legend>
-    <div class="pick-list">${names.map((n) => html`<label class="check" data-player=${n}><input type="checkbox" name="pick" value=${n}
+    ${names.length > PICK_SHOWN / 4 ? html`<input type="search" name="pick_find" placeholder=${t("comp.pick_find")} value=${find}
+      onInput=${(/** @type {FieldEvent} */ e) => setFind(e.target.value)} />` : ""}
+    <div class="pick-list">${shown.map((n) => html`<label class="check" data-player=${n}><input type="checkbox" name="pick" value=${n}
       checked=${picked.includes(n)} onChange=${(/** @type {FieldEvent} */ e) => setPicked(e.target.checked ? [...picked, n] : picked.filter((x) => x !== n))} />
-      ${n}${handicaps[n] ? html` <small class="hc">${handicaps[n] > 0 ? "+" : ""}${handicaps[n]}</small>` : ""}</label>`)}</div>
+      ${n}${handicaps[n] ? html` <small class="hc">${handicaps[n] > 0 ? "+" : ""}${handicaps[n]}</small>` : ""}</label>`)}
+      ${found.length > shown.length ? html`<small class="more">${t("comp.pick_more", { n: found.length - shown.length })}</small>` : ""}</div>
     <button type="button" data-action="add-picked" disabled=${!picked.length} onClick=${add}>${t("comp.add_picked")}</button></fieldset>`;
 }
 

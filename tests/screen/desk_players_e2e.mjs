@@ -33,10 +33,15 @@ try {
   await page.click("form.signin button[type=submit]");
   await page.click('nav.tabs button[data-tab="tonight"]');
   await page.selectOption("select[name=kind]", "groups");
-  await waitFor(page, "the draw form offers the venue's 8 players, with their kept handicaps", () =>
-    document.querySelectorAll("fieldset.pick input[name=pick]").length === 8
-    && document.querySelector('fieldset.pick label[data-player="Gus Park"] .hc')?.textContent === "+21");
-  for (const box of await page.$$("fieldset.pick input[name=pick]")) await box.check();
+  await waitFor(page, "the draw form offers a page of the venue's list, the rest on typing, with the kept handicaps", (listed) =>
+    document.querySelectorAll("fieldset.pick input[name=pick]").length === 60
+    && (document.querySelector("fieldset.pick .more")?.textContent || "").startsWith(`${listed - 60} more`)
+    && document.querySelector('fieldset.pick label[data-player="Gus Park"] .hc')?.textContent === "+21", plan.listed);
+  for (const name of plan.tonight) await page.check(`fieldset.pick label[data-player="${name}"] input`);
+  await page.fill("fieldset.pick input[name=pick_find]", "zed member 6");
+  const narrowed = await page.$$eval("fieldset.pick input[name=pick]", (b) => b.map((x) => x.value));
+  check(narrowed.length === 8 + 10 && narrowed.filter((n) => n.startsWith("Zed")).length === 10,
+    `typing narrows the list (the ticked stay): ${narrowed.length} shown`);
   await page.click('fieldset.pick button[data-action="add-picked"]');
   const lines = (await page.inputValue("textarea[name=players]")).split("\n");
   check(lines.length === 8 && lines.includes("Bob Jones, 7") && lines.includes("Ann Smith"),

@@ -1,11 +1,12 @@
 """The venue's player list with handicaps and a groups night with a withdrawal, at the desk in
 real Chromium (tests/screen/desk_players_e2e.mjs) against the venue broker of ``cueboard venue
 init`` (TLS, the ACL: the desk's login writes ``desk/players`` and ``competition``). The list
-retained from an earlier night (names and handicaps) is offered in the draw form; the players
-ticked come with their kept handicaps, a new one typed with his; "Groups, then a knockout" is
-drawn by the server; a player withdrawn (confirmed in a sentence) gives his group matches
-as walkovers (his group has 5: four). Read back from the broker: the competition as the desk published it (walkovers,
-frames null) and the list with every handicap kept for the next night."""
+retained from an earlier night (78 names, some with handicaps) is offered in the draw form, a
+page of it at a time narrowed by typing; the players ticked come with their kept handicaps, a
+new one typed with his; "Groups, then a knockout" is drawn by the server; a player withdrawn
+(confirmed in a sentence) gives his group matches as walkovers (his group has 5: four). Read
+back from the broker: the competition as the desk published it (walkovers, frames null) and the
+list with every handicap kept for the next night."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ from tests.screen.test_screen import CHROMIUM, _require_browser
 pytestmark = pytest.mark.system
 
 E2E = Path(__file__).with_name("desk_players_e2e.mjs")
-KEPT = {"schema": 1, "names": ["Ann Smith", "Bob Jones", "Cat Lee", "Dan Ross", "Eve Hart", "Fay Moss", "Gus Park",
-                               "Hal Wood"],
+TONIGHT = ["Ann Smith", "Bob Jones", "Cat Lee", "Dan Ross", "Eve Hart", "Fay Moss", "Gus Park", "Hal Wood"]
+KEPT = {"schema": 1, "names": sorted([*TONIGHT, *(f"Zed Member {n:02}" for n in range(70))]),
         "handicaps": {"Bob Jones": 7, "Dan Ross": 14, "Gus Park": 21}}
 
 
@@ -72,7 +73,7 @@ def test_the_player_list_feeds_a_groups_draw_and_a_withdrawal_gives_walkovers(
         desk: tuple[Venue, Pages], tmp_path: Path) -> None:
     venue, pages = desk
     plan = {"base": pages.base, "chromium": CHROMIUM, "desk": login(venue.directory, "desk"),
-            "screenshots": desk_shots(tmp_path)}
+            "screenshots": desk_shots(tmp_path), "tonight": TONIGHT, "listed": len(KEPT["names"])}
     out = run_e2e(E2E, plan, tmp_path / "plan.json", timeout=300)
     assert any(line.startswith("ok: the withdrawal is said") for line in out)
     got = read_retained(venue, ["cueboard/club/competition", "cueboard/club/desk/players"])

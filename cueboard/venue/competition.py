@@ -254,7 +254,8 @@ def group_table(competition: Mapping[str, Any], group: str) -> list[dict[str, An
     def h2h(level: list[str]) -> dict[str, int]:
         wins = dict.fromkeys(level, 0)
         for m in mine:
-            if m["sides"][0] in wins and m["sides"][1] in wins and m.get("winner") is not None:
+            a, b = m["sides"]
+            if isinstance(a, str) and isinstance(b, str) and a in wins and b in wins and m.get("winner") is not None:
                 wins[m["sides"][m["winner"]]] += 1
         return wins
 
@@ -314,8 +315,8 @@ def advance(competition: Mapping[str, Any]) -> dict[str, Any]:
                     target["handicap"] = _handicap(c, target["sides"])
                     changed = True
             if (not _done(m) and not m.get("started") and None not in m["sides"]
-                    and any(s in out for s in m["sides"])):
-                gone = [s in out for s in m["sides"]]
+                    and any(isinstance(s, str) and s in out for s in m["sides"])):
+                gone = [isinstance(s, str) and s in out for s in m["sides"]]
                 m["walkover"] = True
                 m["frames"] = None
                 if gone[0] and gone[1]:
@@ -358,15 +359,21 @@ def checked(competition: Any) -> dict[str, Any]:
     if not isinstance(groups, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v)
                                                for v in groups.values()):
         raise DrawError("competition: groups: {\"A\": [names], ...}")
-    if not isinstance(competition.get("handicaps", {}), dict):
-        raise DrawError("competition: handicaps: {name: points}")
+    handicaps = competition.get("handicaps", {})
+    if not isinstance(handicaps, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and -200 <= v <= 200
+                                                  for v in handicaps.values()):
+        raise DrawError("competition: handicaps: {name: whole points from -200 to 200}")
     for n, m in enumerate(competition["matches"], start=1):
         where = f"competition: match {n}"
         if not isinstance(m, dict) or not isinstance(m.get("fixture"), str):
             raise DrawError(f"{where}: an object with its \"fixture\"")
         sides = m.get("sides")
-        if not isinstance(sides, list) or len(sides) != 2:
-            raise DrawError(f"{where}: sides: two sides (a name, or null while to come)")
+        if not isinstance(sides, list) or len(sides) != 2 or not all(
+                s is None or isinstance(s, str) or (isinstance(s, list) and all(isinstance(p, str) for p in s))
+                for s in sides):
+            raise DrawError(f"{where}: sides: two sides (a name, a pair of names, or null while to come)")
+        if not isinstance(m.get("group", ""), str):
+            raise DrawError(f"{where}: group: the group's name")
         if m.get("winner") not in (None, 0, 1) or isinstance(m.get("winner"), bool):
             raise DrawError(f"{where}: winner: 0, 1 or null")
         frames = m.get("frames")

@@ -76,11 +76,21 @@ def test_finished_groups_fill_the_knockout_with_handicaps(base: str) -> None:
      "'Zed' is not a player"),
     ({"competition": {"matches": []}, "withdraw": "A\u200bnn"}, "withdraw"),
     ([1], "a JSON object"),
+    ({"competition": {"matches": [{"fixture": "x", "sides": [{"a": 1}, "b"]}]}}, "match 1: sides"),
+    ({"competition": {"handicaps": {"a": "7"}, "matches": []}}, "handicaps"),
+    ({"competition": {"matches": [{"fixture": "x", "sides": ["a", "b"], "group": ["A"]}]}}, "group"),
 ])
 def test_a_bad_advance_request_says_why(base: str, body: Any, reason: str) -> None:
     status, answer = post(f"{base}/desk/api/advance", json.dumps(body).encode())
     assert status == 422
     assert reason in answer["error"]["reason"]
+
+
+def test_a_league_night_of_pairs_advances_with_nothing_to_do(base: str) -> None:
+    pairs = {"matches": [{"fixture": "D1-1", "sides": [["Cat Lee", "Dan Ross"], ["Eve Hart", "Fay Moss"]],
+                          "winner": None, "next": None}], "withdrawn": ["Cat Lee"]}
+    status, body = post(f"{base}/desk/api/advance", json.dumps({"competition": pairs}).encode())
+    assert status == 200 and body["competition"]["matches"] == pairs["matches"]
 
 
 def test_an_advance_request_that_is_not_json_is_refused(base: str) -> None:

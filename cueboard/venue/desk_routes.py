@@ -17,7 +17,7 @@ from cueboard.common.web_server import WebServer
 from cueboard.contract.names import NameRefused, distinct, nickname
 from cueboard.league import match_day
 from cueboard.league.standings import Result, rank
-from cueboard.venue.competition import MAX_PLAYERS, from_draw, from_fixtures
+from cueboard.venue.competition import MAX_PLAYERS, advance, checked, from_draw, from_fixtures, group_table, withdraw
 
 __all__ = ["add_desk_routes"]
 
@@ -163,8 +163,37 @@ async def _standings(request: web.Request) -> web.Response:
     return _json(status, body)
 
 
+def _advanced(data: bytes) -> tuple[int, dict[str, Any]]:
+    """``{"competition", "withdraw"?: name}`` -> the competition advanced (and the player withdrawn),
+    with each group's table: what the desk then publishes (docs/desk.md, "Walkovers and withdrawals")."""
+    try:
+        body = json.loads(data.decode("utf-8"))
+        if not isinstance(body, dict):
+            raise DrawError("an advance request is a JSON object: {\"competition\": {...}, \"withdraw\"?: name}")
+        c = checked(body.get("competition"))
+        who = body.get("withdraw")
+        if who is not None:
+            if not isinstance(who, str):
+                raise DrawError("withdraw: a player's name")
+            c = withdraw(c, nickname(who, "withdraw"))
+        else:
+            c = advance(c)
+    except (UnicodeDecodeError, ValueError) as exc:  # DrawError and NameRefused are ValueErrors
+        return 422, {"error": {"reason": str(exc)[:300], **_short(exc)}}
+    return 200, {"competition": c, "groups": {g: group_table(c, g) for g in c.get("groups", {})}}
+
+
+async def _advance(request: web.Request) -> web.Response:
+    data = await _read(request, MAX_STANDINGS_BYTES)
+    if len(data) > MAX_STANDINGS_BYTES:
+        return _json(413, {"error": {"reason": f"an advance request is at most {MAX_STANDINGS_BYTES:,} bytes"}})
+    status, body = await asyncio.to_thread(_advanced, data)  # a big night off the event loop
+    return _json(status, body)
+
+
 def add_desk_routes(server: WebServer) -> None:
     """The routes, added before the page's own catch-all (aiohttp matches in order)."""
     server.add_post("/desk/api/fixtures", _fixtures, own_body_cap=True)
     server.add_post("/desk/api/draw", _draw, own_body_cap=True)
     server.add_post("/desk/api/standings", _standings, own_body_cap=True)
+    server.add_post("/desk/api/advance", _advance, own_body_cap=True)

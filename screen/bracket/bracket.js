@@ -65,6 +65,8 @@ async function connect() {
 }
 
 async function start() {
+  // The static "…" of index.html goes: render() adds beside what is there, and the TV would scroll.
+  document.querySelector("#bracket > .loading")?.remove();
   document.documentElement.lang = opts.lang;
   t = await deskWords(opts.lang, "the page's");
   document.title = t("bracket_title");

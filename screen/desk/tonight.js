@@ -4,7 +4,7 @@
 // the bracket or the table of the night. What the tables answer is shown as the desk shows any
 // answer; a fixture file's or a draw's refusal with its line and reason.
 
-import { html, useState } from "../shared/ui.js";
+import { html, useEffect, useState } from "../shared/ui.js";
 import { BracketView } from "../shared/bracket_view.js";
 import { status, parsePlayers } from "./competition.js";
 
@@ -19,6 +19,52 @@ import { status, parsePlayers } from "./competition.js";
  */
 
 const MAX_FILE = 1024 * 1024; // cueboard/league/match_day.py MAX_BYTES: refused before it is sent
+const MAX_LIST = 5000; // the venue's player list (docs/mqtt.md `desk/players`)
+const PICK_SHOWN = 60; // names of the list shown at once in the draw form
+
+/**
+ * The venue's player list as the desks keep it (the retained `desk/players`): its names and the
+ * handicaps kept between nights (docs/desk.md "The venue's players"). A desk that wrote names
+ * only (before issue 38) leaves the handicaps empty.
+ * @param {Link} link @returns {{names: string[], handicaps: Record<string, number>}}
+ */
+function venuePlayers(link) {
+  const body = /** @type {{handicaps?: unknown} | null | undefined} */ (link.store.get(`${link.where.prefix}/${link.where.venue}/desk/players`));
+  /** @type {Record<string, number>} */
+  const handicaps = {};
+  if (body && body.handicaps && typeof body.handicaps === "object") {
+    for (const [k, v] of Object.entries(body.handicaps)) if (Number.isInteger(v)) handicaps[k] = /** @type {number} */ (v);
+  }
+  return { names: link.players, handicaps };
+}
+
+/**
+ * The player list with tonight's draw in it: names added, each drawn player's handicap kept
+ * as the draw checked it (cueboard/venue/competition.py: RFC 8266 names, -200 to 200).
+ * @param {Link} link @param {Record<string, number>} drawn
+ */
+function keepPlayers(link, drawn) {
+  if (!link.venueSeen) return; // never write over a list not read yet
+  const kept = venuePlayers(link);
+  const names = [...new Set([...kept.names, ...Object.keys(drawn)])].sort((a, b) => a.localeCompare(b)).slice(0, MAX_LIST);
+  const all = { ...kept.handicaps, ...drawn };
+  /** @type {Record<string, number>} */
+  const handicaps = {};
+  for (const n of names) if (n in all) handicaps[n] = all[n];
+  link.publishVenue("players", { schema: 1, names, handicaps });
+}
+
+/**
+ * Whether the competition has something `advance` would fill: a finished group's place, or a
+ * match a withdrawn player is in, not started, both sides known (docs/desk.md "Walkovers").
+ * @param {import("./competition.js").Competition} c
+ */
+export function needsAdvance(c) {
+  const out = new Set(c.withdrawn || []);
+  const over = (/** @type {string} */ g) => c.matches.every((m) => m.group !== g || m.walkover || (m.winner !== null && m.winner !== undefined));
+  return c.matches.some((m) => (m.from || []).some((f, i) => f && m.sides[i] === null && over(f.group))
+    || (status(m) === "ready" && !m.started && m.sides.some((x) => typeof x === "string" && out.has(x))));
+}
 
 async function ask(/** @type {string} */ path, /** @type {BodyInit} */ body) {
   const answer = await fetch(path, { method: "POST", body });
@@ -28,8 +74,10 @@ async function ask(/** @type {string} */ path, /** @type {BodyInit} */ body) {
 }
 
 /** A new competition: a match day's file, or a draw of players. */
-function Begin(/** @type {{t: T, night: Night, presets: Preset[]}} */ { t, night, presets }) {
-  const [f, setF] = useState({ kind: "knockout", name: "", players: "", seeded: true, twice: false, game: "snooker", best_of: 3, preset: "" });
+function Begin(/** @type {{t: T, night: Night, presets: Preset[], link: Link}} */ { t, night, presets, link }) {
+  const [f, setF] = useState({ kind: "knockout", name: "", players: "", seeded: true, twice: false, game: "snooker", best_of: 3, preset: "",
+    groups: 2, advance: 2 });
+  const [picked, setPicked] = useState(/** @type {string[]} */ ([]));
   const [file, setFile] = useState(/** @type {File | null} */ (null));
   const [errors, setErrors] = useState(/** @type {string[]} */ ([]));
   const [busy, setBusy] = useState(false);
@@ -61,8 +109,11 @@ function Begin(/** @type {{t: T, night: Night, presets: Preset[]}} */ { t, night
         night.begin(name, "league", fmt, { rounds: 1, matches: made.matches });
       } else {
         const seed = f.seeded ? null : window.crypto.getRandomValues(new Uint32Array(1))[0];
-        const made = await ask("desk/api/draw", JSON.stringify({ kind: f.kind, name, players: parsed.players, seeded: f.seeded, seed, twice: f.twice }));
+        const made = await ask("desk/api/draw", JSON.stringify({ kind: f.kind, name, players: parsed.players, seeded: f.seeded, seed, twice: f.twice,
+          ...(f.kind === "groups" ? { groups: Number(f.groups), advance: Number(f.advance) } : {}) }));
         night.begin(name, f.kind, fmt, made);
+        if (f.kind === "groups") night.publish({ ...(/** @type {import("./competition.js").Competition} */ (link.competition)), groups: made.groups, advance: made.advance });
+        keepPlayers(link, made.handicaps || {});
       }
     } catch (err) {
       setErrors([err instanceof Error ? err.message : String(err)]);
@@ -74,14 +125,19 @@ function Begin(/** @type {{t: T, night: Night, presets: Preset[]}} */ { t, night
     <h2>${t("comp.begin")}</h2>
     <div class="row"><label>${t("comp.kind")}<select name="kind" value=${f.kind} onChange=${set("kind")}>
       <option value="knockout">${t("comp.knockout")}</option><option value="round_robin">${t("comp.round_robin")}</option>
+      <option value="groups">${t("comp.groups")}</option>
       <option value="league">${t("comp.league")}</option></select></label>
       <label>${t("comp.name")}<input name="comp_name" value=${f.name} onInput=${set("name")} placeholder=${t("comp.name_hint")} /></label></div>
     ${f.kind === "league" ? html`<div class="row"><label>${t("comp.file")}<input name="fixtures" type="file" accept=".csv,.json,text/csv,application/json"
         onChange=${(/** @type {FieldEvent} */ e) => setFile((e.target.files && e.target.files[0]) || null)} /></label></div>`
       : html`<div class="row"><label class="wide">${t("comp.players")}<textarea name="players" rows="6" value=${f.players}
-          onInput=${set("players")} placeholder=${t("comp.players_hint")}></textarea></label></div>
+          onInput=${set("players")} placeholder=${t("comp.players_hint")}></textarea></label>
+          ${venuePlayers(link).names.length ? html`<${Pick} t=${t} link=${link} picked=${picked} setPicked=${setPicked}
+            add=${() => { setF({ ...f, players: withPicked(f.players, picked, venuePlayers(link).handicaps) }); setPicked([]); }} />` : ""}</div>
         <div class="row">${f.kind === "knockout" ? html`<label class="check"><input type="checkbox" name="seeded" checked=${f.seeded} onChange=${set("seeded")} />${t("comp.seeded")}</label>`
-          : html`<label class="check"><input type="checkbox" name="twice" checked=${f.twice} onChange=${set("twice")} />${t("comp.twice")}</label>`}</div>`}
+          : html`<label class="check"><input type="checkbox" name="twice" checked=${f.twice} onChange=${set("twice")} />${t("comp.twice")}</label>`}
+          ${f.kind === "groups" ? html`<label>${t("comp.group_count")}<input name="groups" type="number" min="1" max="32" value=${f.groups} onInput=${set("groups")} /></label>
+            <label>${t("comp.advance")}<input name="advance" type="number" min="1" max="16" value=${f.advance} onInput=${set("advance")} /></label>` : ""}</div>`}
     <div class="row"><label>${t("preset")}<select name="comp_preset" value=${f.preset} onChange=${set("preset")}>
         <option value="">—</option>${presets.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
       ${f.preset ? "" : html`<label>${t("game")}<select name="comp_game" value=${f.game} onChange=${set("game")}>
@@ -90,6 +146,59 @@ function Begin(/** @type {{t: T, night: Night, presets: Preset[]}} */ { t, night
     ${errors.length ? html`<ul class="errors comp-errors" role="alert">${errors.map((/** @type {string} */ x) => html`<li>${x}</li>`)}</ul>` : ""}
     <button type="submit" class="primary" disabled=${busy}>${t("comp.make")}</button>
   </form>`;
+}
+
+/** The lines of the players' field with the ticked players of the venue's list added (each once, with its kept handicap). */
+function withPicked(/** @type {string} */ text, /** @type {string[]} */ picked, /** @type {Record<string, number>} */ handicaps) {
+  const have = new Set(parsePlayers(text).players.map((p) => p.name.toLowerCase()));
+  const add = picked.filter((n) => !have.has(n.toLowerCase())).map((n) => (handicaps[n] ? `${n}, ${handicaps[n]}` : n));
+  return [...text.split("\n").filter((x) => x.trim()), ...add].join("\n");
+}
+
+/** The venue's player list to tick players from, each with the handicap kept for them. */
+function Pick(/** @type {{t: T, link: Link, picked: string[], setPicked: (x: string[]) => void, add: () => void}} */ { t, link, picked, setPicked, add }) {
+  const { names, handicaps } = venuePlayers(link);
+  const [find, setFind] = useState("");
+  // A list of up to 5,000: a page of it at a time, narrowed by typing (the ticked stay shown).
+  const wanted = find.trim().toLowerCase();
+  const found = names.filter((n) => picked.includes(n) || !wanted || n.toLowerCase().includes(wanted));
+  const shown = found.slice(0, PICK_SHOWN);
+  return html`<fieldset class="pick" aria-label=${t("comp.pick")}><legend>${t("comp.pick")}</legend>
+    ${names.length > PICK_SHOWN / 4 ? html`<input type="search" name="pick_find" placeholder=${t("comp.pick_find")} value=${find}
+      onInput=${(/** @type {FieldEvent} */ e) => setFind(e.target.value)} />` : ""}
+    <div class="pick-list">${shown.map((n) => html`<label class="check" data-player=${n}><input type="checkbox" name="pick" value=${n}
+      checked=${picked.includes(n)} onChange=${(/** @type {FieldEvent} */ e) => setPicked(e.target.checked ? [...picked, n] : picked.filter((x) => x !== n))} />
+      ${n}${handicaps[n] ? html` <small class="hc">${handicaps[n] > 0 ? "+" : ""}${handicaps[n]}</small>` : ""}</label>`)}
+      ${found.length > shown.length ? html`<small class="more">${t("comp.pick_more", { n: found.length - shown.length })}</small>` : ""}</div>
+    <button type="button" data-action="add-picked" disabled=${!picked.length} onClick=${add}>${t("comp.add_picked")}</button></fieldset>`;
+}
+
+/** Withdraw a player (confirmed in a sentence): their matches not yet started become walkovers, by the server's `advance`. */
+function Withdraw(/** @type {{t: T, night: Night, c: import("./competition.js").Competition, say: (x: string) => void}} */ { t, night, c, say }) {
+  const [who, setWho] = useState("");
+  const [sure, setSure] = useState(false);
+  const out = new Set(c.withdrawn || []);
+  const players = [...new Set(c.matches.flatMap((m) => m.sides.filter((x) => typeof x === "string")))]
+    .filter((n) => !out.has(/** @type {string} */ (n))).sort();
+  const go = async () => {
+    setSure(false);
+    try {
+      const made = await ask("desk/api/advance", JSON.stringify({ competition: c, withdraw: who }));
+      const before = c.matches.filter((m) => m.walkover).length;
+      night.publish(made.competition);
+      say(t("comp.withdrew", { name: who, n: made.competition.matches.filter((/** @type {Match} */ m) => m.walkover).length - before }));
+      setWho("");
+    } catch (err) {
+      say(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return html`<span class="withdraw"><select name="withdraw" aria-label=${t("comp.withdraw_who")} value=${who}
+      onChange=${(/** @type {FieldEvent} */ e) => { setWho(e.target.value); setSure(false); }}>
+      <option value="">${t("comp.withdraw_who")}</option>${players.map((n) => html`<option value=${n}>${n}</option>`)}</select>
+    ${sure ? html`<span class="confirm" role="alertdialog">${t("comp.withdraw_sure", { name: who })}
+        <button type="button" data-confirm="yes" onClick=${go}>${t("yes")}</button>
+        <button type="button" data-confirm="no" onClick=${() => setSure(false)}>${t("no")}</button></span>`
+      : html`<button type="button" data-action="withdraw" disabled=${!who} onClick=${() => setSure(true)}>${t("comp.withdraw")}</button>`}</span>`;
 }
 
 /** A match's controls on the desk: hand it to a table, start it, take it back. */
@@ -127,7 +236,18 @@ export function Tonight(/** @type {{t: T, link: Link, night: Night, Answers: Ans
   const [ids, setIds] = useState(/** @type {string[]} */ ([]));
   const [ending, setEnding] = useState(false);
   const c = link.competition;
-  if (!c) return html`<section class="tonight"><${Begin} t=${t} night=${night} presets=${link.presets} /></section>`;
+  // A group over, or a withdrawn player's opponent known: the server's `advance` fills it in
+  // (cueboard/venue/competition.py), and the desk publishes the result as any change.
+  const waiting = c && needsAdvance(c) ? JSON.stringify({ competition: c }) : "";
+  useEffect(() => {
+    if (!waiting) return;
+    let live = true;
+    ask("desk/api/advance", waiting).then((made) => {
+      if (live && JSON.stringify(made.competition.matches) !== JSON.stringify(JSON.parse(waiting).competition.matches)) night.publish(made.competition);
+    }, (err) => { if (live) say(err instanceof Error ? err.message : String(err)); });
+    return () => { live = false; };
+  }, [waiting]);
+  if (!c) return html`<section class="tonight"><${Begin} t=${t} night=${night} presets=${link.presets} link=${link} /></section>`;
   const tables = link.sorted().map((tb) => tb.name);
   const counts = c.matches.reduce((/** @type {Record<string, number>} */ a, m) => { const s = status(m); a[s] = (a[s] || 0) + 1; return a; }, {});
   const live = (/** @type {string} */ name) => link.tables.get(name)?.state;
@@ -137,6 +257,7 @@ export function Tonight(/** @type {{t: T, link: Link, night: Night, Answers: Ans
       <label class="check"><input type="checkbox" name="auto" checked=${night.auto}
         onChange=${(/** @type {FieldEvent} */ e) => { night.setAuto(e.target.checked); link.changed(); }} />${t("comp.auto")}</label>
       <span class="service" role="status" data-service=${night.serviceOnline ? "online" : "offline"} data-hander=${night.hander}>${serviceText(t, night)}</span>
+      ${c.kind !== "league" ? html`<${Withdraw} t=${t} night=${night} c=${c} say=${say} />` : ""}
       <button type="button" data-action="feed" onClick=${() => { const d = night.feed(); say(d.length ? t("comp.handed", { n: d.length }) : t("comp.no_free")); }}>${t("comp.feed")}</button>
       ${ending ? html`<span class="confirm" role="alertdialog">${t("comp.end_sure")}
           <button type="button" data-confirm="yes" onClick=${() => { night.end(); setEnding(false); }}>${t("yes")}</button>

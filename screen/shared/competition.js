@@ -11,10 +11,14 @@
  * @typedef {{fixture: string, label: string, round: number, sides: (Side | null)[], handicap: number[],
  *   bye: boolean[], winner: number | null, next: {fixture: string, side: number} | null, format?: Format | null,
  *   table?: string | null, started?: boolean, frames?: number[] | null, handed_by?: string | null,
- *   competition?: string, home_team?: string | null, away_team?: string | null, reserved?: string | null}} Match
+ *   competition?: string, home_team?: string | null, away_team?: string | null, reserved?: string | null,
+ *   walkover?: boolean, group?: string, from?: ({group: string, place: number} | null)[]}} Match
+ *   (`walkover`: won without being played, `frames` null; `group`: a groups night's group match;
+ *   `from`: a knockout side still to come from a group's place; docs/desk.md "Groups into a knockout")
  * @typedef {{schema: number, id: string, name: string, kind: string, format: Format, rounds: number,
  *   handicaps?: Record<string, number>, seed?: number | null, seeded?: boolean | null, matches: Match[],
- *   rev?: number, by?: string, ts?: string, created?: string, auto?: boolean, auto_by?: string}} Competition
+ *   rev?: number, by?: string, ts?: string, created?: string, auto?: boolean, auto_by?: string,
+ *   groups?: Record<string, string[]>, advance?: number, withdrawn?: string[]}} Competition
  */
 
 /** A side's name as the table shows it ("Cat Lee & Dan Ross" for a pair). */
@@ -29,6 +33,7 @@ export function sideName(/** @type {Side | null} */ side) {
  * @param {Match} m
  */
 export function status(m) {
+  if (m.walkover) return "done"; // never handed to a table (two withdrawn players' group match has no winner)
   if (m.winner !== null && m.winner !== undefined) return m.bye && (m.bye[0] || m.bye[1]) ? "bye" : "done";
   if (m.table && m.started) return "playing";
   if (m.table) return "handed";
@@ -38,7 +43,7 @@ export function status(m) {
 
 /** The champion of a knockout (the final's winner), or null. */
 export function champion(/** @type {Competition} */ c) {
-  if (c.kind !== "knockout" || !c.matches.length) return null;
+  if ((c.kind !== "knockout" && c.kind !== "groups") || !c.matches.length) return null; // a groups night ends in its knockout's final
   const final = c.matches[c.matches.length - 1];
   return final.winner === null || final.winner === undefined ? null : sideName(final.sides[final.winner]);
 }

@@ -26,6 +26,7 @@ from typing import Any
 
 from cueboard.contract.topics import ANY, COMPETITION, DESK, NEXT, RECORD, SERVICE, STATE, STATUS, VenueTopics
 from cueboard.venue import runner_rules as rules
+from cueboard.venue.competition import advance
 from cueboard.venue.runner_rules import Seen
 
 log = logging.getLogger(__name__)
@@ -196,6 +197,11 @@ class Runner:
         c, changed = self._adopt(c)
         c, seen = rules.observe(c, self.sorted_tables())
         changed = changed or seen
+        # What the results decide: a finished group's places into the knockout, walkovers for a
+        # withdrawn player's matches (docs/desk.md "Groups into a knockout", "Walkovers").
+        advanced = advance(c)
+        if advanced != c:
+            c, changed = advanced, True
         if c.get("auto"):
             for fixture, table in rules.plan_hand(c, self.sorted_tables()):
                 c, refused, before = rules.hand(c, fixture, table, self.user)

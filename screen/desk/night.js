@@ -146,7 +146,10 @@ export class Night {
     const fresh = names.map((n) => n.trim()).filter((n) => n && !have.has(n));
     if (!fresh.length || !link.venueSeen) return;
     const all = [...new Set([...link.players, ...fresh])].sort((a, b) => a.localeCompare(b)).slice(0, 5000);
-    link.publishVenue("players", { schema: 1, names: all });
+    // The handicaps kept between nights go back as they were (docs/desk.md "The venue's players").
+    const kept = /** @type {{handicaps?: unknown} | null | undefined} */ (link.store.get(`${link.where.prefix}/${link.where.venue}/desk/players`));
+    const handicaps = kept && kept.handicaps && typeof kept.handicaps === "object" ? kept.handicaps : undefined;
+    link.publishVenue("players", handicaps ? { schema: 1, names: all, handicaps } : { schema: 1, names: all });
   }
 
   /**
@@ -157,7 +160,9 @@ export class Night {
   begin(name, kind, format, made) {
     /** @type {Competition} */
     const c = { schema: 1, id: `${kind}-${Date.now().toString(36)}`, name, kind, format, created: new Date().toISOString(), rounds: made.rounds || 1,
-      handicaps: made.handicaps || {}, seed: made.seed ?? null, seeded: made.seeded ?? null, matches: made.matches };
+      handicaps: made.handicaps || {}, seed: made.seed ?? null, seeded: made.seeded ?? null, matches: made.matches,
+      // a groups night's groups and how many go through; a round robin's home and away (docs/mqtt.md)
+      ...Object.fromEntries(["groups", "advance", "twice", "withdrawn"].filter((k) => k in made).map((k) => [k, /** @type {Record<string, unknown>} */ (made)[k]])) };
     this.publish(c);
     this.addPlayers(c.matches.flatMap((m) => m.sides.flatMap((s) => (Array.isArray(s) ? s : s ? [s] : []))));
     this.sync();

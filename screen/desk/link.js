@@ -81,6 +81,8 @@ export class Link {
     this.where = where;
     /** @type {Map<string, Table>} */
     this.tables = new Map();
+    /** @type {Table[] | null} the tables in the venue's order (`sorted`) */
+    this._sorted = null;
     /** @type {Map<string, Pending>} */
     this.pending = new Map();
     /** @type {Set<string>} */
@@ -178,6 +180,7 @@ export class Link {
     this.session = null;
     this.connection = "signed-out";
     this.tables.clear();
+    this._sorted = null;
     this.store.clear();
     this.pending.clear();
     this.competition = null;
@@ -307,13 +310,18 @@ export class Link {
         get input() { const b = at("input"); return /** @type {Input | null} */ (b && b.keys && b.keys.length ? b : null); },
         get next() { const b = at("next"); return /** @type {HandedNext | null} */ (b && b.fixture ? b : null); } };
       this.tables.set(name, tb);
+      this._sorted = null;
     }
     return tb;
   }
 
-  /** The tables, in the venue's order. */
+  /** The tables, in the venue's order: sorted again only when a table came or went (the page asks
+   * every frame; shared by every caller, so not to be changed). @returns {Table[]} */
   sorted() {
-    return [...this.tables.values()].sort((a, b) => byTable(a.name, b.name));
+    if (!this._sorted) {
+      this._sorted = [...this.tables.values()].sort((a, b) => byTable(a.name, b.name));
+    }
+    return this._sorted;
   }
 
   received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload, /** @type {{retain?: boolean}} */ packet = {}) {

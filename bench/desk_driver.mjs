@@ -17,7 +17,7 @@
 // form.signin), one row a table (tr.table[data-table] with .match .side and .score), and the
 // store the page exposes for tests and benches (window.cueboardDesk.tables: name -> {state}).
 // tests/bench/test_bench_pages.py runs this tiny, so a change there that breaks it is seen at once.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { check, chromium } from "../tests/screen/screen_lib.mjs";
 
@@ -138,6 +138,9 @@ try {
   const cdp = await context.newCDPSession(page);
   await cdp.send("Performance.enable");
   const metric = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  // --trace FILE (bench/desk.py): Chrome's timeline of the measured part, to see where the main thread's time goes.
+  if (plan.trace) await browser.startTracing(page, { path: plan.trace, categories: ["devtools.timeline", "v8.execute"] });
+  if (plan.profile) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.start"); }
   const m0 = await metric();
   const began = Date.now();
   console.log(`ready ${JSON.stringify({ opened, signed_in: signedIn, complete })}`);
@@ -158,6 +161,8 @@ try {
     await sleep(250);
   }
   const m1 = await metric();
+  if (plan.trace) await browser.stopTracing();
+  if (plan.profile) writeFileSync(plan.profile, JSON.stringify((await cdp.send("Profiler.stop")).profile));
   const wall = (Date.now() - began) / 1000;
   const desk = await page.evaluate(() => ({ credits: window.__bench.credits, mismatches: window.__bench.mismatches,
     renders: window.__bench.renders }));
@@ -166,6 +171,8 @@ try {
     credits: desk.credits, floor: heard, mismatches: desk.mismatches, renders: desk.renders,
     caught_up_ms: caughtUp, main_thread_busy_percent: Math.round(1000 * (m1.TaskDuration - m0.TaskDuration) / wall) / 10,
     script_percent: Math.round(1000 * (m1.ScriptDuration - m0.ScriptDuration) / wall) / 10,
+    style_percent: Math.round(1000 * (m1.RecalcStyleDuration - m0.RecalcStyleDuration) / wall) / 10,
+    layout_percent: Math.round(1000 * (m1.LayoutDuration - m0.LayoutDuration) / wall) / 10,
     js_heap_mb: Math.round(m1.JSHeapUsedSize / 1e5) / 10, dom_nodes: m1.Nodes, errors: errors.slice(0, 5),
   })}`);
 } finally {

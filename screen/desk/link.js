@@ -83,6 +83,8 @@ export class Link {
     this.tables = new Map();
     /** @type {Table[] | null} the tables in the venue's order (`sorted`) */
     this._sorted = null;
+    /** @type {{of: string, kinds: Record<string, string>} | null} `venueTopics` for the venue `of` */
+    this._venueTopics = null;
     /** @type {Map<string, Pending>} */
     this.pending = new Map();
     /** @type {Set<string>} */
@@ -196,8 +198,13 @@ export class Link {
   /** The venue's topics the desk reads and writes, by topic: what each is kept as. */
   venueTopics() {
     const v = `${this.where.prefix}/${this.where.venue}`;
-    return { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players",
+    // Made once for the venue: every message asks (some 1,000 a second at 256 tables).
+    if (this._venueTopics && this._venueTopics.of === v) return this._venueTopics.kinds;
+    /** @type {Record<string, string>} */
+    const kinds = { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players",
       [`${v}/desk/results`]: "results" };
+    this._venueTopics = { of: v, kinds };
+    return kinds;
   }
 
   /** Publish one of the venue's topics (retained; null clears it), kept here at once. */

@@ -10,14 +10,14 @@
 // - the desk (/desk), signed in through its form. An init script records, for every table, when
 //   the desk drew each of its states: a MutationObserver sees each render's changes; a table is
 //   credited with the state in the desk's store at that render when its row changed in it (or,
-//   for a state nothing in the row shows differently, at the next render); the time is taken
+//   for a state nothing in the row shows differently, at the next render or within 100 ms); the time is taken
 //   after that frame was painted (a message posted from the render runs after the paint).
 //   Each credit is [table, the state's ts in ms, drawn at in ms].
 // What it reads of the desk (screen/desk/): the sign-in form (input[name=user|password],
 // form.signin), one row a table (tr.table[data-table] with .match .side and .score), and the
 // store the page exposes for tests and benches (window.cueboardDesk.tables: name -> {state}).
 // tests/bench/test_bench_pages.py runs this tiny, so a change there that breaks it is seen at once.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { check, chromium } from "../tests/screen/screen_lib.mjs";
 
@@ -42,9 +42,11 @@ function instrument(tables) {
     const el = node.nodeType === 1 ? node : node.parentElement;
     return el && el.closest ? el.closest("tr.table") : null;
   };
-  // Credited on each mutation of the page (the rows just drawn), and on every animation frame
-  // besides: a state that changes nothing a row shows makes no mutation, and the last one a table
-  // sends would otherwise wait for another table's to be credited (or never be).
+  // Credited on each mutation of the page (the rows just drawn), and 10 times a second besides: a
+  // state that changes nothing a row shows makes no mutation, and the last one a table sends would
+  // otherwise wait for another table's to be credited (or never be). A timer, not every animation
+  // frame: a loop of frames kept the page drawing 60 frames a second and looking at every table in
+  // each, time counted as the desk's own (issue 38: some 7 % of its main thread at 256 tables).
   const pass = (records) => {
     const link = window.cueboardDesk;
     if (!link) return;
@@ -88,8 +90,7 @@ function instrument(tables) {
     channel.port2.postMessage(0);
   };
   const observer = new MutationObserver(pass);
-  const frame = () => { pass([]); requestAnimationFrame(frame); };
-  requestAnimationFrame(frame);
+  setInterval(() => pass([]), 100);
   const watch = () => observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   if (document.body) watch(); else document.addEventListener("DOMContentLoaded", watch);
 }
@@ -138,6 +139,9 @@ try {
   const cdp = await context.newCDPSession(page);
   await cdp.send("Performance.enable");
   const metric = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  // --trace FILE (bench/desk.py): Chrome's timeline of the measured part, to see where the main thread's time goes.
+  if (plan.trace) await browser.startTracing(page, { path: plan.trace, categories: ["devtools.timeline", "v8.execute"] });
+  if (plan.profile) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.start"); }
   const m0 = await metric();
   const began = Date.now();
   console.log(`ready ${JSON.stringify({ opened, signed_in: signedIn, complete })}`);
@@ -158,6 +162,8 @@ try {
     await sleep(250);
   }
   const m1 = await metric();
+  if (plan.trace) await browser.stopTracing();
+  if (plan.profile) writeFileSync(plan.profile, JSON.stringify((await cdp.send("Profiler.stop")).profile));
   const wall = (Date.now() - began) / 1000;
   const desk = await page.evaluate(() => ({ credits: window.__bench.credits, mismatches: window.__bench.mismatches,
     renders: window.__bench.renders }));
@@ -166,6 +172,8 @@ try {
     credits: desk.credits, floor: heard, mismatches: desk.mismatches, renders: desk.renders,
     caught_up_ms: caughtUp, main_thread_busy_percent: Math.round(1000 * (m1.TaskDuration - m0.TaskDuration) / wall) / 10,
     script_percent: Math.round(1000 * (m1.ScriptDuration - m0.ScriptDuration) / wall) / 10,
+    style_percent: Math.round(1000 * (m1.RecalcStyleDuration - m0.RecalcStyleDuration) / wall) / 10,
+    layout_percent: Math.round(1000 * (m1.LayoutDuration - m0.LayoutDuration) / wall) / 10,
     js_heap_mb: Math.round(m1.JSHeapUsedSize / 1e5) / 10, dom_nodes: m1.Nodes, errors: errors.slice(0, 5),
   })}`);
 } finally {

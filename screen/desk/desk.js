@@ -140,7 +140,7 @@ function TableRow(/** @type {{tb: Table, picked: boolean, open: boolean, now: nu
   const message = s && s.message && s.message.text ? s.message : null;
   // One line a table (issue 38: 16 and more on a laptop): the match on one line, the rest in a
   // chip whose whole text is its title.
-  return html`<tr class=${`table ${online ? "online" : "offline"}${p.open ? " open" : ""}`} data-table=${tb.name}>
+  return html`<tr class=${`table ${online ? "online" : "offline"}${p.open ? " open" : ""}${detailOf === tb.name ? " detail" : ""}`} data-table=${tb.name}>
     <td><input type="checkbox" aria-label=${t("pick", { table: tb.name })} checked=${p.picked} onChange=${p.toggle} /></td>
     <th scope="row"><button class="name" onClick=${p.show}>${tb.name}</button></th>
     <td class="status" data-status=${tb.status || "unknown"}>${online ? t("online") : tb.status === "offline" ? t("offline") : t("unknown")}

@@ -97,9 +97,13 @@ export function amendLine(seq, event) {
   return { type: "amend", seq, event: clean };
 }
 
+// One collator for every comparison: localeCompare with options builds one per call, which was
+// the desk's largest cost at 256 tables (bench/desk.py, docs/performance.md).
+const tableOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
 /** Table names in the venue's order: "t2" before "t10". */
 export function byTable(/** @type {string} */ a, /** @type {string} */ b) {
-  return a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" });
+  return tableOrder.compare(a, b);
 }
 
 /**

@@ -81,6 +81,10 @@ export class Link {
     this.where = where;
     /** @type {Map<string, Table>} */
     this.tables = new Map();
+    /** @type {Table[] | null} the tables in the venue's order (`sorted`) */
+    this._sorted = null;
+    /** @type {{of: string, kinds: Record<string, string>} | null} `venueTopics` for the venue `of` */
+    this._venueTopics = null;
     /** @type {Map<string, Pending>} */
     this.pending = new Map();
     /** @type {Set<string>} */
@@ -179,6 +183,7 @@ export class Link {
     this.session = null;
     this.connection = "signed-out";
     this.tables.clear();
+    this._sorted = null;
     this.store.clear();
     this.pending.clear();
     this.competition = null;
@@ -195,8 +200,13 @@ export class Link {
   /** The venue's topics the desk reads and writes, by topic: what each is kept as. */
   venueTopics() {
     const v = `${this.where.prefix}/${this.where.venue}`;
-    return { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players",
+    // Made once for the venue: every message asks (some 1,000 a second at 256 tables).
+    if (this._venueTopics && this._venueTopics.of === v) return this._venueTopics.kinds;
+    /** @type {Record<string, string>} */
+    const kinds = { [`${v}/competition`]: "competition", [`${v}/desk/presets`]: "presets", [`${v}/desk/players`]: "players",
       [`${v}/desk/results`]: "results", [`${v}/service`]: "service" };
+    this._venueTopics = { of: v, kinds };
+    return kinds;
   }
 
   /** Publish one of the venue's topics (retained; null clears it), kept here at once. */
@@ -310,13 +320,18 @@ export class Link {
         get input() { const b = at("input"); return /** @type {Input | null} */ (b && b.keys && b.keys.length ? b : null); },
         get next() { const b = at("next"); return /** @type {HandedNext | null} */ (b && b.fixture ? b : null); } };
       this.tables.set(name, tb);
+      this._sorted = null;
     }
     return tb;
   }
 
-  /** The tables, in the venue's order. */
+  /** The tables, in the venue's order: sorted again only when a table came or went (the page asks
+   * every frame; shared by every caller, so not to be changed). @returns {Table[]} */
   sorted() {
-    return [...this.tables.values()].sort((a, b) => byTable(a.name, b.name));
+    if (!this._sorted) {
+      this._sorted = [...this.tables.values()].sort((a, b) => byTable(a.name, b.name));
+    }
+    return this._sorted;
   }
 
   received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload, /** @type {{retain?: boolean}} */ packet = {}) {

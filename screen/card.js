@@ -272,7 +272,7 @@ export class Card {
     this.flag("has-state", this.root, "has-state", Boolean(s));
     // The next match, while the table is idle: no match yet, or the last one over. A table that
     // publishes `next` on its state is the one to say (it may have started it already).
-    const idle = !s || Boolean(s.match_over);
+    const idle = !s || Boolean(s.match_over) || Boolean(s.waiting);
     const pending = s && "next" in s ? s.next ?? null : tb.next;
     const next = idle && pending ? nextMatch(pending, t, tb.next) : null;
     this.hide("next-h", this.next, !next);

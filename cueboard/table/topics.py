@@ -196,10 +196,12 @@ class TableTopics:
         the one ``cueboard replay`` gives. For the edges (the feed, a preview, the state question);
         the boards get :meth:`shown`."""
         handoff, message = self.handed.handoff, self.message
-        if handoff is None and message is None:
+        waiting = self._waiting_json(state)
+        if handoff is None and message is None and not waiting:
             return state
         return {**state, **({"next": handoff.state()} if handoff is not None else {}),
-                **({"message": message.state()} if message is not None else {})}
+                **({"message": message.state()} if message is not None else {}),
+                **({"waiting": True} if waiting else {})}
 
     def shown(self, state: State) -> Shown:
         """The state as the boards draw it, with the match handed on and the message: what
@@ -207,6 +209,15 @@ class TableTopics:
         handoff, message = self.handed.handoff, self.message
         return Shown(state, None if handoff is None else Handed(handoff.names, handoff.competition),
                      None if message is None else message.text, waiting=self._waiting(state))
+
+    def _waiting_json(self, state: JsonObject) -> bool:
+        """:meth:`_waiting` read from the state's JSON: the desk and the cards say "free"."""
+        config = self.table.config
+        if config.start != "idle" or state.get("seq") != 0:
+            return False
+        sides = state.get("sides")
+        names = tuple(tuple(s.get("players") or ()) for s in sides) if isinstance(sides, list) else ()
+        return names == config.match_setup().players
 
     def _waiting(self, state: State) -> Waiting | None:
         """The idle board, on a venue's table (``[table] start = "idle"``) while the match is the

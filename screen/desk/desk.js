@@ -147,11 +147,11 @@ function TableRow(/** @type {{tb: Table, picked: boolean, open: boolean, now: nu
       ${tb.since && tb.status === "offline" ? html` <small class="since">${t("since", { time: new Date(tb.since).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })}</small>` : ""}
       ${tb.next ? html` <small class="next" title=${tb.next.competition || ""}>${t("next_is", { match: (tb.next.sides || []).map((x) => (Array.isArray(x) ? x.join(" & ") : x)).join(" v ") })}</small>` : ""}</td>
     <td class="dev-cell"><${Devices} devices=${tb.devices} table=${tb.name} /></td>
-    <td class="match">${sides.length ? sides.map((side, /** @type {number} */ i) => html`${i ? html`<span class="vs">–</span>` : ""}<span class=${`side${s && s.striker === i && !s.frame_over ? " at-table" : ""}`}>
+    <td class="match">${s && s.waiting ? html`<span class="none waiting" data-waiting="yes">${t("waiting")}</span>` : sides.length ? sides.map((side, /** @type {number} */ i) => html`${i ? html`<span class="vs">–</span>` : ""}<span class=${`side${s && s.striker === i && !s.frame_over ? " at-table" : ""}`}>
         <span class="who">${side.name}</span> <b class="score" title=${t("col.points")}>${side.score}</b> <span class="frames" title=${t("frames")}>(${side.frames})</span></span>`)
       : html`<span class="none">${t("no_match")}</span>`}
       ${message ? html` <small class="msg" data-message=${message.text} title=${message.text}>✉ ${message.text}</small>` : ""}</td>
-    <td class="frame">${s && s.sides ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
+    <td class="frame">${s && s.sides && !s.waiting ? (s.match_over ? t("match_over") : t("frame_of", { n: s.frame, of: s.best_of ?? "" })) : ""}</td>
     <td class="clock">${clock ? html`<span class=${clock.how}>${clock.s}s</span>` : ""}</td>
     <td class="input">${tb.input ? tb.input.keys.join(" ") : ""}</td>
     <td class="rejected" title=${alarm ? alarm.reason : ""}><div>${alarm ? `${alarm.user ? `${alarm.user}: ` : ""}${alarm.reason}` : ""}</div></td>

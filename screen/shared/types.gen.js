@@ -160,6 +160,7 @@
  *   sides: StateSnookerSide[] | StateBlackballSide[],
  *   next?: null | ({fixture: string, competition: string | null, names: string[]}),
  *   message?: null | ({text: string, until: string | null}),
+ *   waiting?: true,
  *   break?: number,
  *   reds?: number,
  *   colours?: ("yellow" | "green" | "brown" | "blue" | "pink" | "black")[],

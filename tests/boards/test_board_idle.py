@@ -138,12 +138,16 @@ def test_a_venues_table_starts_idle_and_one_on_its_own_does_not(tmp_path: Path) 
     board = Recording()
     config = table_config(tmp_path / "venue", table={"venue": "riley-hall", "name": "t1", "start": "idle"},
                           match={"game": "snooker"})
-    with Running(Table(config, boards=[board])) as running:
+    table = Table(config, boards=[board])
+    with Running(table) as running:
         assert board.shown[-1].waiting == Waiting("riley-hall")
         assert board.shown[-1].state.seq == 0  # idle by the contract: the desk sees it free
+        # The published state says so too (docs/state.md `waiting`): the desk's row reads "free".
+        assert table.topics.dress(board.shown[-1].state.to_json()).get("waiting") is True
         # A match begun with the desk's names: the board shows it, 0-0 and all.
         assert running.send({"type": "match", "game": "snooker", "sides": ["Ann", "Bob"]})["ok"]
         assert board.shown[-1].waiting is None and board.shown[-1].state.sides[0].name == "Ann"
+        assert "waiting" not in table.topics.dress(board.shown[-1].state.to_json())
     # The same table after a restart with its default again: idle again; a stroke played on it: not.
     config2 = table_config(tmp_path / "again", table={"venue": "riley-hall", "name": "t1", "start": "idle"},
                            match={"game": "snooker"})

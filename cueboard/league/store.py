@@ -89,6 +89,7 @@ class Archive:
         existed = set(known)
         written: dict[str, tuple[Record, str, int]] = {}  # match -> the version to write, its source, revision
         published_only: dict[str, str] = {}  # match -> the ts of the table's own copy of an imported record
+        # (set after the rows are written, as put one by one would: the row keeps the import's record)
         outcomes: list[Outcome] = []
         for record, source in items:
             row = known.get(record.match_id)
@@ -102,11 +103,7 @@ class Archive:
                 # The table's own record of what a log's import brought: now it is known to
                 # come from the table (a later import no longer replaces it).
                 known[record.match_id] = row._replace(published=record.published)
-                if record.match_id in written:
-                    _, first_source, revision = written[record.match_id]
-                    written[record.match_id] = (record, first_source, revision)
-                else:
-                    published_only[record.match_id] = record.published
+                published_only[record.match_id] = record.published
         self._write(written, existed)
         if published_only:
             self.db.executemany("UPDATE matches SET published = ? WHERE match_id = ?",

@@ -126,9 +126,11 @@ class Archive:
         """Each match's version to write: a new row, or the old one's children deleted and
         its row updated; then every child row of the batch."""
         db = self.db
-        replaced = [(match_id,) for match_id in written if match_id in existed]
-        for child in ("match_players", "frames", "breaks", "corrections"):
-            db.executemany(f"DELETE FROM {child} WHERE match_id = ?", replaced)
+        replaced = [match_id for match_id in written if match_id in existed]
+        for at in range(0, len(replaced), _IN_LIMIT):
+            chunk = replaced[at:at + _IN_LIMIT]
+            for child in ("match_players", "frames", "breaks", "corrections"):
+                db.execute(f"DELETE FROM {child} WHERE match_id IN ({', '.join('?' for _ in chunk)})", chunk)
         db.executemany(f"UPDATE matches SET {', '.join(f'{c} = ?' for c in _COLUMNS)} WHERE match_id = ?",
                        [(*_match_row(record, revision, source), match_id)
                         for match_id, (record, source, revision) in written.items() if match_id in existed])

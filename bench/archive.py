@@ -324,7 +324,7 @@ def service_rate(result: dict[str, Any]) -> float | None:
     the same work's bare part of. Not writes over the burst's span: that is capped by the
     rate the tables offer, however fast the archive."""
     busy = result.get("service_busy_s")
-    total = sum(busy.values()) if busy else 0.0
+    total = sum(busy.get(stage, 0.0) for stage in ("read", "store", "acknowledge")) if busy else 0.0
     return result["writes"] / total if total > 0 else None
 
 

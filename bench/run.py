@@ -322,7 +322,8 @@ def archive_markdown(a: dict[str, Any]) -> list[str]:
     yes = {True: "met", False: "**missed**"}
     out = ["", "The results archive (bench/archive.py, PostgreSQL with fsync on; issue 41):", "",
            "| run | matches in the archive | lost | doubled | stored/s end to end "
-           "| per second of the service's work (floor) | the service's work: read / store / acknowledge | last event to standings p50 / p99 |",
+           "| per second of the service's work (floor) | the service's work: read / store / acknowledge "
+           "| last event to standings p50 / p99 |",
            "|---|---|---|---|---|---|---|---|"]
     for name in ("paced", "burst"):
         b = a[name]

@@ -21,6 +21,9 @@
   without exactly one answer, fails the target;
 - ``league``: 16 venue brokers of 64 tables bridged to one league broker with 70
   subscribers, then a ramp of faster strokes (bench/league.py, two minutes at most);
+- ``archive`` (``--no-archive`` leaves it out): the league's results archive (bench/archive.py,
+  issue 41): 3,072 match ends at the tables' pace (quick: 192) for last event -> standings, then
+  the 3,072 in 10 s, a burst, for lost/doubled and the service's rate against its floor;
 - ``reliability``: the reliability tests (``RELIABILITY`` below) run by pytest with
   ``--findings-json``: what each did and found, in its own words and figures;
 - ``desk`` and ``scorer`` (``--no-pages`` leaves them out): the desk under 256 tables (quick:
@@ -53,6 +56,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))  # tests.helpers
 
+import archive  # noqa: E402
 import desk  # noqa: E402
 import flood  # noqa: E402
 import footprint  # noqa: E402
@@ -112,7 +116,7 @@ def engine_figures() -> dict[str, Any]:
 
 
 def run(quick: bool, reliability: bool = True, league_bench: bool = True,
-        venue_screen: bool = False, pages: bool = True) -> dict[str, Any]:
+        venue_screen: bool = False, pages: bool = True, archive_bench: bool = True) -> dict[str, Any]:
     presses = 300 if quick else 1000
     idle = 10.0 if quick else 30.0
     table_seconds = 15.0 if quick else 60.0
@@ -148,6 +152,9 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
         print(f"league ({league.VENUES} venues x {league.TABLES} tables, {seconds:.0f} s at {league.RATE:g} "
               f"strokes/s, then {', '.join(f'{r:g}' for r, _ in ramp)}) ...", file=sys.stderr)
         result["league"] = league.league_figures(seconds, league.RATE, ramp)
+    if archive_bench:
+        print("archive (paced, then a burst of 3,072 match ends in 10 s) ...", file=sys.stderr)
+        result["archive"] = archive.archive_figures(quick)
     if reliability:
         print("reliability tests ...", file=sys.stderr)
         result["reliability"] = reliability_findings()
@@ -185,6 +192,12 @@ def run(quick: bool, reliability: bool = True, league_bench: bool = True,
         result["targets"]["scorer: every tap answered and drawn"] = result["scorer"]["ok"]
     if "league" in result:
         result["targets"]["league, 1,024 tables at 0.2 strokes/s: none lost"] = result["league"]["meets_target"]
+    if "archive" in result:
+        met = result["archive"]["meets"]
+        result["targets"][f"archive: stored/s in the burst >= {archive.RATE_TARGET:g}x its floor's (or the "
+                          "tables' offer, when less)"] = met["rate"]
+        result["targets"][f"archive: last event -> standings p99 <= {archive.STANDINGS_P99_MS:g} ms"] = met["standings"]
+        result["targets"]["archive: a burst of 3,072 match ends, 0 lost and 0 doubled"] = met["burst"]
     result["load_average_at_end"] = list(os.getloadavg())
     result["seconds"] = round(time.time() - started, 1)
     # The run says by itself what it met (issue 41): each target on stderr, the press's with its figures.
@@ -277,6 +290,8 @@ def figures_markdown(r: dict[str, Any]) -> str:
         out += flood_markdown(r["flood_by_desk"])
     if "league" in r:
         out += league_markdown(r["league"])
+    if "archive" in r:
+        out += archive_markdown(r["archive"])
     out += ["", "Estimates for the Pis (**not measured**: this machine's CPU-bound figures multiplied by a "
             "stated factor; fsync on an SD card does not scale this way and is left out):", "",
             "| board | factor | engine events/s | press to pixels p50 without fsync |", "|---|---|---|---|"]
@@ -313,6 +328,37 @@ def flood_markdown(f: dict[str, Any]) -> list[str]:
         q, d = f["without_flood"][name], f["during_flood"][name]
         out.append(f"| {name.replace('_', ' ')} | {q['p50_ms']} / {q['p99_ms']} ms | {d['p50_ms']} / {d['p99_ms']} ms "
                    f"| {f['p99_during_to_without_ratio'][name]} |")
+    return out
+
+
+def archive_markdown(a: dict[str, Any]) -> list[str]:
+    """The archive's figures (bench/archive.py, issue 41): the paced run and the burst."""
+    yes = {True: "met", False: "**missed**"}
+    out = ["", "The results archive (bench/archive.py, PostgreSQL with fsync on; issue 41):", "",
+           "| run | matches in the archive | lost | doubled | stored/s end to end "
+           "| per second of the service's work (floor) | the service's work: read / store / acknowledge "
+           "| last event to standings p50 / p99 |",
+           "|---|---|---|---|---|---|---|---|"]
+    for name in ("paced", "burst"):
+        b = a[name]
+        busy = b["service_busy_s"] or {}
+        lat = b["last_event_to_standings_ms"] or {}
+        rate = archive.service_rate(b)
+        out.append(f"| `{b['command']}` (load {b['load_average'][0]:.1f}) | {b['matches_finished_in_archive']:,} of "
+                   f"{b['matches']:,} | {b['lost']} | {b['doubled']} | {b['stored_per_s']} | "
+                   f"{rate and round(rate, 1)} ({b['floor_bare_writes_per_s']}) | "
+                   f"{busy.get('read')} / {busy.get('store')} / {busy.get('acknowledge')} s "
+                   f"({busy.get('batches')} transactions) | "
+                   f"{lat.get('p50')} / {lat.get('p99')} ms |")
+    m = a["meets"]
+    b = a["burst"]
+    out += ["", f"In the burst the archive stored {b['stored_per_s']} records a second end to end, the tables offered "
+            f"{b['offered_per_s']} and the floor is {b['floor_bare_writes_per_s']}: "
+            f"{a['stored_to_floor_or_offer']}x the lesser (target >= {archive.RATE_TARGET:g}; "
+            f"{a['stored_to_floor']}x the floor itself): {yes[m['rate']]}; last event to standings at the "
+            f"tables' pace p99 <= "
+            f"{archive.STANDINGS_P99_MS:g} ms: {yes[m['standings']]}; the burst with 0 lost and 0 doubled: "
+            f"{yes[m['burst']]}."]
     return out
 
 
@@ -381,13 +427,14 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="with --quick: write the docs all the same")
     parser.add_argument("--no-reliability", action="store_true", help="do not run the reliability tests")
     parser.add_argument("--no-league", action="store_true", help="do not run the league (bench/league.py)")
+    parser.add_argument("--no-archive", action="store_true", help="do not run the archive (bench/archive.py)")
     parser.add_argument("--no-pages", action="store_true",
                         help="do not run the desk's and the scorer's benches (bench/desk.py, bench/scorer.py)")
     parser.add_argument("--screen", action="store_true",
                         help="the venue screen under many tables too (bench/screen.py)")
     args = parser.parse_args()
     result = run(args.quick, reliability=not args.no_reliability, league_bench=not args.no_league,
-                 venue_screen=args.screen, pages=not args.no_pages)
+                 venue_screen=args.screen, pages=not args.no_pages, archive_bench=not args.no_archive)
     print(json.dumps(result, indent=2))
     if not args.quick or args.write:
         write_docs(result)

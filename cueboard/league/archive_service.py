@@ -108,6 +108,11 @@ class ArchiveService:
         self.connection = connection
         self.on_stored = on_stored
         self.counts: Counter[str] = Counter()
+        self.busy: dict[str, float] = {"read": 0.0, "store": 0.0, "acknowledge": 0.0}
+        """Seconds the writer spent in each stage (``read``: parsing and checking the messages,
+        ``store``: the transactions, ``acknowledge``: the acknowledgements): where the archive's
+        time goes, logged at the end and read by bench/archive.py (issue 41)."""
+        self.batches = 0  # transactions committed
         self.connected = threading.Event()
         self.subscribed = threading.Event()
         self._stopping = False
@@ -180,15 +185,19 @@ class ArchiveService:
             if self._broken.is_set():
                 continue  # the connection is given up: these come again on the next one
             if self.store(batch):
+                started = time.perf_counter()
                 for item in batch:
                     self._archived(item)
                     item.client.ack(item.mid, item.qos)
+                self.busy["acknowledge"] += time.perf_counter() - started
+                self.batches += 1
             else:
                 self._broken.set()
 
     def store(self, batch: list[_Item]) -> bool:
         """Store the records of a batch of messages in one transaction; False when the
         database failed (the batch is to come again)."""
+        started = time.perf_counter()
         records: list[tuple[Record, str]] = []
         for item in batch:
             if not item.payload:
@@ -207,12 +216,16 @@ class ArchiveService:
                 log.warning("%s: record refused, not stored: %s", item.topic, exc)
         for record, topic in records:
             log.debug("storing %s from %s", record.match_id, topic)
+        writing = time.perf_counter()
+        self.busy["read"] += writing - started
         try:
             results = self.archive.put_many(records)
         except Exception as exc:  # the database is down or failing: keep the messages
             self.counts["failed"] += 1
             log.error("the database failed storing %d records (%s); they will come again", len(records), exc)
             return False
+        finally:
+            self.busy["store"] += time.perf_counter() - writing
         self._pause = 1.0
         for stored, (_, topic) in zip(results, records, strict=True):
             self.counts[stored.outcome] += 1
@@ -316,6 +329,8 @@ class ArchiveService:
         finally:
             self.stop()
             log.info("stopped: %s", dict(self.counts))
+            log.info("busy seconds: %s", json.dumps({**{k: round(v, 3) for k, v in self.busy.items()},
+                                                     "batches": self.batches}))
 
 
 def serve_archive(db: str, connection: Connection, done: threading.Event,

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from cueboard.common.errors import VenueError
-from cueboard.contract.topics import ANY, EVENT, RECORD, ROOT, STATE, STATUS
+from cueboard.contract.topics import ANY, ARCHIVED, EVENT, RECORD, ROOT, STATE, STATUS
 from cueboard.venue.broker_files import BRIDGES, _write, broker_folder
 
 __all__ = ["BRIDGE_OPTIONS", "LEAGUE_SHOWS", "add_bridge", "check_bridge"]
@@ -71,16 +71,27 @@ def check_bridge(text: str, source: str) -> list[str]:
 
 def _check_topic(words: list[str], where: str) -> None:
     """``topic <pattern> out [qos]``: out only (the league never writes the venue), no prefixes
-    (the topic keeps its name), and the pattern one of a table's topics a league shows."""
+    (the topic keeps its name), and the pattern one of a table's topics a league shows (or each
+    match's record kept until archived, ``record/+``). The one exception, in: a league archive's
+    word that it stored a record (``archived/<its login>``), which a table takes only to clear
+    that record, never to change a score (docs/league.md, "Never a match missed")."""
     levels = words[1].split("/") if len(words) > 1 else []
-    shown = (len(levels) == 4 and levels[0] == ROOT and levels[3] in LEAGUE_SHOWS
-             and all(level == ANY or ("+" not in level and "#" not in level) for level in levels[1:3]))
+    plain = all(level == ANY or ("+" not in level and "#" not in level) for level in levels[1:3])
+    if (len(words) in (3, 4) and words[2] == "in" and len(levels) == 5 and levels[0] == ROOT and plain
+            and levels[3] == ARCHIVED and levels[4] not in ("", ANY, "#") and "+" not in levels[4]
+            and "#" not in levels[4] and (len(words) == 3 or words[3] in ("0", "1", "2"))):
+        return
+    shown = (len(levels) == 4 and levels[0] == ROOT and levels[3] in LEAGUE_SHOWS and plain) or (
+        len(levels) == 5 and levels[0] == ROOT and levels[3] == RECORD and levels[4] == ANY and plain)
     if not shown:
         raise VenueError(f"{where}: topic {words[1] if len(words) > 1 else ''!r}: a bridge carries a table's "
-                         f"{', '.join(LEAGUE_SHOWS)} only ({ROOT}/<venue>/+/state, ...): what a league shows")
+                         f"{', '.join(LEAGUE_SHOWS)} only ({ROOT}/<venue>/+/state, ...; each match's "
+                         f"{RECORD}/+ out, and in only a league archive's {ARCHIVED}/<its login>): what a "
+                         "league shows")
     if len(words) < 3 or words[2] != "out" or len(words) > 4 or (len(words) == 4 and words[3] not in ("0", "1", "2")):
         raise VenueError(f"{where}: topic {words[1]}: 'out' and a QoS (0, 1 or 2) only: a bridge carries the "
-                         "venue's topics out, never the league's in, and keeps their names (no prefixes)")
+                         "venue's topics out, never the league's in (but an archive's word), and keeps their names "
+                         "(no prefixes)")
 
 
 def _connections(path: Path) -> set[str]:

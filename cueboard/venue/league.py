@@ -24,6 +24,8 @@ __all__ = ["add_arguments", "run"]
 
 DEFAULT_DIR = "/etc/cueboard/league"
 LEAGUE_RECORD = "league.json"
+RESULTS = "results"
+"""The league's results service's login (``cueboard archive run --username results``)."""
 
 
 def league_topics(venue: str) -> list[str]:
@@ -108,10 +110,14 @@ def league_acl(league: League) -> str:
             lines += [f"topic write {topic}" for topic in league_topics(login["venue"])]
             lines += [f"topic write {bridge_state(name)}"]
         elif login["role"] == "records":
-            lines += [f"topic write {TableTopics.of(login['venue'], ANY).record}",
-                      f"topic write {bridge_state(name)}"]
+            # Each match's record kept until archived too, and the archive's word back to the
+            # venue's tables, which then clear it (docs/league.md, "Never a match missed").
+            tables = TableTopics.of(login["venue"], ANY)
+            lines += [f"topic write {tables.record}", f"topic write {tables.match_record(ANY)}",
+                      f"topic read {tables.archived(ANY)}", f"topic write {bridge_state(name)}"]
         else:
-            lines += [f"topic read {EVERYTHING}", f"topic read {bridge_state(ANY)}"]
+            lines += [f"topic read {EVERYTHING}", f"topic read {bridge_state(ANY)}",
+                      f"topic write {TableTopics.of(ANY, ANY).archived(name)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -127,9 +133,11 @@ def write_league_files(league: League, directory: Path) -> None:
 
 
 def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/league-ca.crt", *,
-                 connection: str = "league", topics: list[str] | None = None) -> str:
+                 connection: str = "league", topics: list[str] | None = None,
+                 topics_in: list[str] | None = None) -> str:
     """What the venue's broker adds to bridge to the league (its password in the password line):
-    ``topics`` (default: everything) out at QoS 1 on a persistent session logged in as ``login``."""
+    ``topics`` (default: everything) out at QoS 1 on a persistent session logged in as ``login``,
+    and ``topics_in`` (default: none) in."""
     return "\n".join([
         f"connection {connection}",
         f"address {league.hosts[0]}:{league.bridges_port}",
@@ -141,6 +149,7 @@ def bridge_lines(league: League, login: str, ca: str = "/etc/mosquitto/certs/lea
         f"notification_topic {bridge_state(login)}",
         "cleansession false",
         *(f"topic {topic} out 1" for topic in (topics or [EVERYTHING])),
+        *(f"topic {topic} in 1" for topic in (topics_in or [])),
     ])
 
 
@@ -155,13 +164,13 @@ def _init(args: argparse.Namespace, out: TextIO) -> int:
     check_name("--league", args.league)
     hosts = args.host or ["localhost", "127.0.0.1"]
     league = League(args.league, hosts, args.bind, args.bridges_port, args.readers_port)
-    password = league.new_login("results", "results", None)
+    password = league.new_login(RESULTS, "results", None)
     directory.mkdir(parents=True, exist_ok=True)
     ca = make_ca(directory / "ca", f"cueboard league {league.name}")
     make_server_cert(directory / "certs", ca, hosts)
     league.save(directory)
     write_league_files(league, directory)
-    _keep_password(directory, "results", password)
+    _keep_password(directory, RESULTS, password)
     conf = directory / "mosquitto" / "league.conf"
     print(f"league {league.name}: broker {conf}; CA {ca[0]} (each venue's bridge_cafile); the results service's "
           f"password in {directory}/logins/results.password", file=out)
@@ -188,9 +197,13 @@ def _add_venue(args: argparse.Namespace, out: TextIO) -> int:
              bridge_lines(league, login, topics=league_topics(args.venue)).replace(
                  "THE-PASSWORD-IN-THE-LOGIN-FILE", passwords[login]),
              "",
-             "# The match records on a bridge of their own (docs/league.md): its queue holds only records.",
+             "# The match records on a bridge of their own (docs/league.md): its queue holds only records;",
+             "# each match's kept until archived, and the league's archive's word back in, which the table",
+             "# takes to clear that record (nothing else comes in, and it changes no score).",
              bridge_lines(league, records, connection="league-results",
-                          topics=[TableTopics.of(args.venue, ANY).record]).replace(
+                          topics=[TableTopics.of(args.venue, ANY).record,
+                                  TableTopics.of(args.venue, ANY).match_record(ANY)],
+                          topics_in=[TableTopics.of(args.venue, ANY).archived(RESULTS)]).replace(
                  "THE-PASSWORD-IN-THE-LOGIN-FILE", passwords[records])]
     bridge = directory / "logins" / f"{login}.bridge.conf"
     bridge.unlink(missing_ok=True)

@@ -227,3 +227,45 @@ def test_import_stores_each_log_once_and_refuses_a_bad_log_storing_nothing(
     assert lines[0].split(",")[:7] == ["position", "name", "played", "won", "lost", "frames_for", "frames_against"]
     assert {line.split(",")[1] for line in lines[1:]} == {"Ann", "Bob"}
     assert sum(int(line.split(",")[2]) for line in lines[1:]) == 6  # 3 matches, 2 sides each
+
+
+def _rows(archive: Archive) -> dict[str, Any]:
+    """Every row the archive holds, but the times it took them (the only thing that differs)."""
+    return {"matches": archive.db.query("SELECT match_id, digest, published, revision, finished, record "
+                                        "FROM matches ORDER BY match_id"),
+            **{t: archive.db.query(f"SELECT * FROM {t} ORDER BY 1, 2, 3") for t in
+               ("match_players", "frames", "breaks", "corrections")}}
+
+
+def test_a_batch_gives_each_record_the_outcome_and_rows_of_putting_them_one_by_one(db_url: str) -> None:
+    """put_many writes a batch in a few statements (issue 41); each record's outcome, and the
+    rows left, are still those of the records put one at a time in the batch's order: a
+    match's two versions in one batch, a stale copy after them, the same record twice, an
+    import's record the table's own copy then names."""
+    log = match_log("Ann", "Bob", seed=11, best_of=3)
+    first_frame_end = next(i for i in range(1, len(log)) if record(log[:i + 1])["frames"])
+    early = record(log[:first_frame_end + 1], venue="club", table="t1", ts="2026-11-18T19:30:00.000Z")
+    final = record(log, venue="club", table="t1", ts="2026-11-18T20:00:00.000Z")
+    other = record(match_log("Cat", "Dan", seed=3), venue="club", table="t2")  # imported: no ts
+    other_by_table = {**other, "ts": "2026-11-18T21:00:00.000Z"}
+    before = record(match_log("Eve", "Ann", seed=5), venue="club", table="t3", ts="2026-11-18T18:00:00.000Z")
+    batch = [early, early, final, early, other, other_by_table, before]
+    with Archive.open(db_url) as archive:  # one already stored, then the batch
+        archive.put(checked(before), source="t")
+        batched = archive.put_many([(checked(r), "t") for r in batch])
+        batched_rows = _rows(archive)
+    one_by_one_url = db_url.replace("archive.db", "one.db") if db_url.startswith("sqlite") else db_url
+    if not db_url.startswith("sqlite"):  # the same server: start again from an empty archive
+        with Archive.open(db_url) as archive, archive.db.transaction():
+            for t in ("match_players", "frames", "breaks", "corrections", "matches"):
+                archive.db.execute(f"DELETE FROM {t}")
+    with Archive.open(one_by_one_url) as archive:
+        archive.put(checked(before), source="t")
+        single = [archive.put(checked(r), source="t") for r in batch]
+        single_rows = _rows(archive)
+    assert [s.outcome for s in batched] == ["stored", "same", "replaced", "older", "stored", "same", "same"]
+    assert batched == single
+    assert batched_rows == single_rows
+    assert [(m[0], m[2], m[3]) for m in batched_rows["matches"]] == [
+        (checked(final).match_id, final["ts"], 2), (checked(other).match_id, other_by_table["ts"], 1),
+        (checked(before).match_id, before["ts"], 1)]

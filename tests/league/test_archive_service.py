@@ -462,3 +462,44 @@ def test_a_venue_link_down_for_an_evening_brings_every_match_with_the_results_br
             f"handled {dict(service.counts)}", matches=len(revisions))
     assert set(revisions) == {f"club/t1/{r['started']}" for r in finals}
     assert set(revisions.values()) == {1}
+
+
+def test_each_matchs_kept_record_reaches_the_leagues_archive_and_its_word_comes_back_to_clear_it(
+        league_with_results_bridge: League, tmp_path: Path, finding: Finding) -> None:
+    """A table keeps each match's record on ``record/<key>`` until an archive says it stored it
+    (cueboard/table/unarchived.py). Through the venue's records bridge (results-bridge.conf, the
+    league's ACL as shipped) the league's archive gets those records and its word
+    (``archived/results``) comes back in to the venue, where the table clears them: the keeping
+    holds for a league's archive too (issue 41). Without the bridge's two topics the league had
+    none of them and the table kept them for ever."""
+    from cueboard.table.unarchived import Unarchived
+
+    venue_league = league_with_results_bridge
+    feed = venue_league.table("t1")
+    kept = Unarchived(feed, "cueboard/club/t1", "t1", time.time)
+    feed.on_every_connect(kept.listen)
+    records = [record(match_log(f"Home{k}", f"Away{k}", seed=400 + k, best_of=1, start=EPOCH + 3600 * k))
+               for k in range(2)]
+    records = [{**r, "match_id": f"club/t1/{r['started']}"} for r in records]
+    with Archive.open(f"sqlite:///{tmp_path}/league.db") as archive:
+        service = ArchiveService(archive, Connection(host=venue_league.league.host, port=venue_league.league.port,
+                                                     client_id="cueboard-archive-kept", username="results",
+                                                     password="results-pw", ca=str(venue_league.tls.ca)))
+        service.start()
+        feed.start()
+        try:
+            assert service.subscribed.wait(WAIT)
+            for rec in records:
+                kept.keep(rec)
+            assert feed.flush(WAIT)
+            wait_until(lambda: archive.counts()["matches"] == 2, "both matches at the league")
+            wait_until(lambda: kept.cleared == 2, "both cleared at the table on the archive's word")
+        finally:
+            feed.stop()
+            service.stop()
+        revisions = archive.revisions()
+    finding(f"2 matches kept on record/<key> at the venue: the league's archive stored {len(revisions)}, the table "
+            f"cleared {kept.cleared} on the archive's word through the bridge; handled {dict(service.counts)}",
+            matches=len(revisions), cleared=kept.cleared)
+    assert set(revisions) == {r["match_id"] for r in records} and set(revisions.values()) == {1}
+    assert kept.held == {}

@@ -132,6 +132,11 @@ def test_a_file_that_is_not_a_bridge_of_what_a_league_shows_is_refused_and_nothi
              "connection league\ntopic cueboard/club/+/command/+ out 1\n": "topic 'cueboard/club/+/command/+'",
              "connection league\ntopic cueboard/club/desk/players out 1\n": "a bridge carries",
              "connection league\ntopic cueboard/club/+/state in 1\n": "'out' and a QoS",
+             # In, only a league archive's word that it stored a record, in one login's name (issue 41).
+             "connection league\ntopic cueboard/club/+/archived/+ in 1\n": "a bridge carries",
+             "connection league\ntopic cueboard/club/+/archived/results out 1\n": "a bridge carries",
+             "connection league\ntopic cueboard/club/+/record/+ in 1\n": "'out' and a QoS",
+             "connection league\ntopic cueboard/club/+/record/x/y out 1\n": "a bridge carries",
              "connection league\ntopic cueboard/club/+/state both 1\n": "'out' and a QoS",
              "connection league\ntopic cueboard/club/+/state out 1 \"\" league/\n": "no prefixes",
              "connection league\ntopic cueboard/club/+/state out 12\n": "'out' and a QoS"}

@@ -183,6 +183,34 @@ def test_the_records_bridge_logs_in_as_its_own_login_and_carries_a_record(setup:
         assert records.publish("cueboard/club/t2/record", b"{}") in ("Success", "No matching subscribers")
 
 
+def test_the_records_bridge_carries_each_kept_record_out_and_the_archives_word_back_in(setup: Setup) -> None:
+    """Each match's record a table keeps until archived (``record/<key>``) crosses on the
+    records' bridge, and the league's archive's word that it stored it (``archived/results``)
+    comes back to the venue, where the table reads it and clears the record (issue 41;
+    docs/league.md, "Never a match missed"). Nothing else comes in: a word in another login's
+    name stays at the league."""
+    key = "2026-11-26T20:00:00Z"
+    kept = f'{{"schema": 1, "match_id": "club/t1/{key}"}}'.encode()
+    with setup.reader("$SYS/broker/connection/+/state") as states, \
+            setup.reader("cueboard/club/t1/record/+") as league_records:
+        states.wait_for(lambda m: m.topic.endswith("venue-club-results/state") and m.payload == b"1")
+        with Client(setup.club, "tables", "t1", client_id="cueboard-club-t1") as table:
+            assert table.publish(f"cueboard/club/t1/record/{key}", kept, retain=True) == "Success"
+        assert league_records.wait_for(lambda m: m.payload == kept).topic == f"cueboard/club/t1/record/{key}"
+    venue_ports = setup.club.ports
+    password = (setup.directory / "logins" / "results.password").read_text().strip()
+    with Subscriber("cueboard/club/t1/archived/+", port=venue_ports["tables"], username="t1",
+                    password=setup.club.password("t1"), ca=setup.club.ca,
+                    client_id="cueboard-club-t1").wait_subscribed() as at_the_table, \
+            _login(setup, "results", password) as archive:
+        assert archive.reason == "Success"
+        word = b'{"schema": 1, "record": "2026-11-26T20:00:00Z", "digest": "00"}'
+        assert archive.publish("cueboard/club/t1/archived/someone", b"{}") == "Not authorized"
+        assert archive.publish("cueboard/club/t1/archived/results", word) in ("Success", "No matching subscribers")
+        assert at_the_table.wait_for(lambda m: m.payload == word).topic == "cueboard/club/t1/archived/results"
+    assert not any(m.topic.endswith("/archived/someone") for m in at_the_table.seen)
+
+
 def test_a_venue_whose_records_login_is_taken_is_refused_and_nothing_changes(
         setup: Setup, capsys: pytest.CaptureFixture[str]) -> None:
     """Venue ``club-results`` would log in as ``venue-club-results``, club's records login."""

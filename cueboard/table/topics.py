@@ -216,8 +216,13 @@ class TableTopics:
         if config.start != "idle" or state.get("seq") != 0:
             return False
         sides = state.get("sides")
-        names = tuple(tuple(s.get("players") or ()) for s in sides) if isinstance(sides, list) else ()
-        return names == config.match_setup().players
+        if not isinstance(sides, list):
+            return False
+        names: list[tuple[object, ...]] = []
+        for side in sides:
+            players = side.get("players") if isinstance(side, dict) else None
+            names.append(tuple(players) if isinstance(players, list) else ())
+        return tuple(names) == config.match_setup().players
 
     def _waiting(self, state: State) -> Waiting | None:
         """The idle board, on a venue's table (``[table] start = "idle"``) while the match is the

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+from cueboard.common import systemd
 from cueboard.contract.codes import Reason
 from cueboard.contract.lines import timed
 from cueboard.contract.notices import Notice
@@ -20,7 +21,6 @@ from cueboard.engine.events import Amend, Redo, Undo
 from cueboard.engine.json_value import JsonObject
 from cueboard.engine.record import Recorder
 from cueboard.games.key_sequences import ClockCommand, NewMatch
-from cueboard.table import systemd
 from cueboard.table.answers import check_id
 from cueboard.table.config import Config
 from cueboard.table.control_server import ControlServer, ask_daemon

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TextIO
 
 from cueboard.common.errors import VenueError
+from cueboard.common.systemd import notify
 from cueboard.common.web_server import WebServer, tls_context
 from cueboard.venue.pages import make_server, serve_in_thread
 from cueboard.venue.plan import Venue
 from cueboard.venue.runner import Broker, Runner
-from cueboard.venue.serve_systemd import notify
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The systemd service: the unit file, its installer, and ``cueboard.table.systemd`` (sd_notify).
+"""The systemd service: the unit file, its installer, and ``cueboard.common.systemd`` (sd_notify).
 
 The unit is checked with systemd's own tools: ``systemd-analyze verify`` must print
 nothing, and ``systemd-analyze security --offline=true`` must rate the exposure 4.0 or
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from cueboard.table import systemd
+from cueboard.common import systemd
 
 REPO = Path(__file__).resolve().parents[2]
 UNIT = REPO / "systemd" / "cueboard.service"

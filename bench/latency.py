@@ -265,6 +265,12 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 collections = Collections()
                 gc.callbacks.append(collections.callback)
                 submit, append = table.submit, table.journal.append
+                show = board.show
+                shows: list[int] = []  # Board.show entered: splits journal_to_frame (the board's part)
+
+                def timed_show(*args: Any, **kwargs: Any) -> bool:
+                    shows.append(time.perf_counter_ns())
+                    return show(*args, **kwargs)
 
                 def timed_submit(item: Any) -> None:
                     stamps["submit"].append(time.perf_counter_ns())
@@ -277,6 +283,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
 
                 # open_table's button callback looks up table.submit at each press: these see every press.
                 table.submit, table.journal.append = timed_submit, timed_append  # type: ignore[method-assign]
+                board.show = timed_show  # type: ignore[method-assign]  # the table calls boards[i].show each time
                 listener.next(topic)  # the retained state of the start
                 flooder = None
                 received_before = table.refused
@@ -289,7 +296,10 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                 time.sleep(0.3)
                 listener.drain()
                 stages: dict[str, list[int]] = {"edge_to_submit": [], "submit_to_journal": [],
-                                                "journal_write_fsync": [], "journal_to_frame": []}
+                                                "journal_write_fsync": [], "journal_to_frame": [],
+                                                # journal_to_frame in two: the engine thread back from the
+                                                # write to Board.show (apply, the state), and the board's own
+                                                "journal_to_show": [], "show_to_frame": []}
                 pixels: list[int] = []
                 collected: list[int] = []  # per press with a collection inside it: the pause (ns)
                 venue: list[int] = []
@@ -303,6 +313,7 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                     device.shown.clear()
                     for v in stamps.values():
                         v.clear()
+                    shows.clear()
                     before = len(device.times)
                     listener.drain()
                     refused = len(refusals)
@@ -350,6 +361,10 @@ def press_run(broker: Mosquitto, size: tuple[int, int], presses: int, journal_ro
                             for name, value in (("edge_to_submit", ts - t0), ("submit_to_journal", tj - ts),
                                                 ("journal_write_fsync", te - tj), ("journal_to_frame", t_pix - te)):
                                 stages[name].append(value)
+                            shown_at = next((t for t in shows if t >= te), None)
+                            if shown_at is not None:
+                                stages["journal_to_show"].append(shown_at - te)
+                                stages["show_to_frame"].append(t_pix - shown_at)
                         venue.append(t_mqtt - t0)
                         feed.append(t_mqtt - t_pix)
                         if len(scores) < 4:

@@ -240,11 +240,17 @@ def _offset(item: Text, ms: int, motion: Motion) -> int:
     return max(0, min(_marquee(item), (ms - motion.hold_ms) // _step_ms(item, motion)))
 
 
-def _page_durations(item: Pages, motion: Motion) -> list[int]:
+# An item is a frozen value and its motion depends on it and the board's Motion only, while a
+# board asks again for the same items (the names, the labels) at every state, every tick and
+# every phase: worked out once, not at each press (issue 41: this was a fifth of Board.show).
+# Bounded: a few scenes' items; a long night's scrolling names do not pile up.
+@lru_cache(maxsize=1024)
+def _page_durations(item: Pages, motion: Motion) -> tuple[int, ...]:
     seconds = round(item.seconds * 1000)
-    return [max([seconds] + [duration(i, motion) for i in page]) for page in item.pages]
+    return tuple(max([seconds] + [duration(i, motion) for i in page]) for page in item.pages)
 
 
+@lru_cache(maxsize=4096)
 def duration(item: Item, motion: Motion) -> int:
     """Milliseconds ``item``'s animation takes before it repeats (0: it does not move)."""
     if isinstance(item, Text):

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from .blackball.events import Foul as BlackballFoul
 from .blackball.events import Loss
+from .blackball.events import NoPot as BlackballNoPot
 from .blackball.events import Rerack as BlackballRerack
 from .errors import IllegalEvent
 from .events import Amend, Award, Concede, Event, Pot, Redo, Undo, to_json
 from .json_value import Json, JsonObject
 from .match_setup import MatchSetup
-from .blackball.events import NoPot as BlackballNoPot
 from .snooker.events import Claim, Rerack
 from .snooker.events import Foul as SnookerFoul
 from .snooker.events import NoPot as SnookerNoPot
@@ -344,7 +344,7 @@ class Recorder:
         self._head = head
         self._sides = tuple((side.name, side.players) for side in state.sides)
         """Each side's name and players: the head's ``sides``, as a new list for each record."""
-        self._players = tuple((n, player) for n, side in enumerate(state.sides) for player in side.players)
+        self._players = tuple((n, player) for n, (_, players) in enumerate(self._sides) for player in players)
         """Every player as (side, name), in the order of the frames' ``counts``."""
         self._no_counts = tuple(Count() for _ in self._players)
         first = _Progress(

@@ -123,9 +123,9 @@ def _count_match(record: Mapping[str, Any], rows: dict[tuple[str, str], PlayerSt
             if isinstance(high, list) and len(sides[side]) == 1 and isinstance(high[side], int) and high[side] > 0:
                 row.high_break = max(row.high_break or 0, high[side])
         for count in _counts(frame):
-            row = mine.get((count["side"], count["player"]))
-            if row is not None:
-                _add_count(row, count)
+            counted = mine.get((count["side"], count["player"]))
+            if counted is not None:
+                _add_count(counted, count)
         for b in frame.get("breaks", []):
             maker = mine.get((b["side"], b["player"]))
             if maker is None:

@@ -50,8 +50,8 @@ SNOOKER = {"game": "snooker", "sides": ["Ann", "Bob"], "reds": 6}
 
 
 def test_each_stroke_goes_to_its_player_with_the_time_since_the_event_before() -> None:
-    # t:  0 next to nothing (the match's first event: no time before it)
-    # Ann  0 red (untimed), 12 black (12 s), 30 no_pot safety (18 s)
+    # Times in seconds from T0. Ann: 0 red (the match's first event: nothing before it, so
+    # untimed), 12 black (12 s), 30 no_pot keyed safety (18 s)
     # Bob 55 foul 4 and a miss (25 s); 56 replace (not a stroke); 80 foul 4 and a miss (24 s
     # from the replace); 81 replace again; 110 no_pot, a missed pot (29 s)
     # Ann 111 red (1 s), then concedes at 200 (not a stroke).

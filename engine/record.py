@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from .blackball.events import Foul as BlackballFoul
 from .blackball.events import Loss
+from .blackball.events import NoPot as BlackballNoPot
 from .blackball.events import Rerack as BlackballRerack
 from .errors import IllegalEvent
 from .events import Amend, Award, Concede, Event, Pot, Redo, Undo, to_json
 from .json_value import Json, JsonObject
 from .match_setup import MatchSetup
 from .snooker.events import Claim, Rerack
+from .snooker.events import Foul as SnookerFoul
+from .snooker.events import NoPot as SnookerNoPot
 from .state import BlackballState, SnookerState, State
 
 if TYPE_CHECKING:
@@ -47,7 +50,7 @@ SPARES = 4
 STROKES = ("pot", "no_pot", "foul")
 """The events that are strokes played (``frames[i].strokes``)."""
 
-__all__ = ["BREAKS_FROM", "Break", "FrameRecord", "Recorder", "iso", "match_id", "record_of"]
+__all__ = ["BREAKS_FROM", "Break", "Count", "FrameRecord", "Recorder", "iso", "match_id", "record_of"]
 
 
 def iso(t: float | None) -> str | None:
@@ -83,6 +86,29 @@ class Break(NamedTuple):
     frame: int
 
 
+class Count(NamedTuple):
+    """One player's strokes in one frame (the frame's ``counts``, docs/record.md, "Counts")."""
+
+    strokes: int = 0
+    pots: int = 0
+    safeties: int = 0
+    fouls: int = 0
+    misses: int = 0
+    seconds: float = 0.0
+    """His strokes' times added up: each the time from the event before it to the stroke."""
+    timed: int = 0
+    """His strokes with a time (both it and the event before it have a ``t``)."""
+
+
+class Stroke(NamedTuple):
+    """What one stroke counts, as the game's sheet reads it: pots, safeties, fouls, misses."""
+
+    pots: int = 0
+    safeties: int = 0
+    fouls: int = 0
+    misses: int = 0
+
+
 class FrameRecord(NamedTuple):
     """A frame that has ended, as the record lists it."""
 
@@ -100,6 +126,10 @@ class FrameRecord(NamedTuple):
     strokes: int
     reracks: int
     balls_left: tuple[int | None, int | None] | None
+    counts: tuple[Count, ...] = ()
+    """Each player's strokes, the match's players in order (side 0's, then side 1's)."""
+    safety_keyed: bool = False
+    """A ``no_pot`` of the frame said ``safety`` (true or false): its safeties are known."""
 
 
 class _Progress(NamedTuple):
@@ -130,6 +160,10 @@ class _Progress(NamedTuple):
     respotted_black: bool
     break_shot: bool
     frame_over: bool
+    # The frame in play's counts, and the time this event carried (the next stroke's is from it).
+    counts: tuple[Count, ...]
+    safety_keyed: bool
+    event_t: float | None
 
 
 class _Ending(NamedTuple):
@@ -162,9 +196,20 @@ class Sheet:
         """``event`` re-racked the frame: its scores, breaks and strokes so far are void."""
         raise NotImplementedError
 
+    keys_misses: ClassVar[bool] = False
+    """The game has a miss (and a keyed safety) to count: snooker's; else ``counts`` says null."""
+
     def head(self, setup: MatchSetup) -> JsonObject:
         """The game's own fields at the top of the record."""
         return {}
+
+    def stroke(self, event: Event) -> Stroke:
+        """What a stroke (:data:`STROKES`) counts for the player who played it."""
+        raise NotImplementedError
+
+    def offender(self, event: Event) -> str | None:
+        """The player a foul is charged to when not the striker (his name), else None."""
+        return None
 
     def frame_extra(self, frame: FrameRecord) -> JsonObject:
         return {}
@@ -207,6 +252,23 @@ class SnookerSheet(Sheet):
     def restarts(self, event: Event, before: _Progress, state: State) -> bool:
         return isinstance(event, Rerack)  # Section 3 Rule 16: the scores nullified
 
+    keys_misses = True
+
+    def stroke(self, event: Event) -> Stroke:
+        if isinstance(event, Pot):
+            return Stroke(pots=1)
+        if isinstance(event, SnookerFoul):
+            return Stroke(fouls=1, misses=int(event.miss))  # Section 3 Rule 14: a foul and a miss
+        if isinstance(event, SnookerNoPot) and event.safety:
+            return Stroke(safeties=1)
+        return Stroke()  # a no_pot keyed as a missed pot, or not keyed
+
+    def offender(self, event: Event) -> str | None:
+        # Section 3 Rule 2(b)(ii), 14(h): the non-striker's foul; Rule 10(a)(iv): out of turn.
+        if isinstance(event, SnookerFoul):
+            return event.non_striker or event.out_of_turn
+        return None
+
     def head(self, setup: MatchSetup) -> JsonObject:
         return {"aggregate": setup.option_bool("aggregate", False), "reds": setup.option_int("reds", 15),
                 "handicap": list(setup.option_pair("handicap", (0, 0)))}
@@ -235,6 +297,15 @@ class BlackballSheet(Sheet):
         # Rule 4d: the black potted on the break re-racks, the same player breaking.
         balls: tuple[str, ...] = getattr(event, "balls", ())
         return before.break_shot and "black" in balls and not state.frame_over
+
+    def stroke(self, event: Event) -> Stroke:
+        if isinstance(event, Pot):
+            return Stroke(pots=1)
+        if isinstance(event, BlackballFoul):
+            return Stroke(fouls=1)
+        if isinstance(event, BlackballNoPot) and not event.legal:
+            return Stroke(fouls=1)  # a break that was not valid is treated as a foul (4b(b), 5q)
+        return Stroke()
 
     def frame_extra(self, frame: FrameRecord) -> JsonObject:
         left = frame.balls_left
@@ -273,13 +344,16 @@ class Recorder:
         self._head = head
         self._sides = tuple((side.name, side.players) for side in state.sides)
         """Each side's name and players: the head's ``sides``, as a new list for each record."""
+        self._players = tuple((n, player) for n, (_, players) in enumerate(self._sides) for player in players)
+        """Every player as (side, name), in the order of the frames' ``counts``."""
+        self._no_counts = tuple(Count() for _ in self._players)
         first = _Progress(
             frames=(), frames_won=(state.sides[0].frames, state.sides[1].frames),
             totals=self.sheet.totals(state), winner=state.match_winner, how=None, started=None, ended=None,
             last_t=None, frame_started=None, frame_last_t=None, strokes=0, reracks=0, breaks=(), visit=None,
             striker=state.striker, player=state.player, scores=self.sheet.scores(state),
             respotted_black=_respotted_black(state), break_shot=_break_shot(state),
-            frame_over=state.frame_over,
+            frame_over=state.frame_over, counts=self._no_counts, safety_keyed=False, event_t=None,
         )
         self._steps: list[tuple[Event | None, _Progress]] = [(None, first)]
         self._redo: list[tuple[Event | None, _Progress]] = []
@@ -413,16 +487,21 @@ class Recorder:
         # with every field named.
         frames, frame_started, frame_last_t = p.frames, p.frame_started, p.frame_last_t
         strokes, reracks, breaks, visit = p.strokes, p.reracks, p.breaks, p.visit
+        counts, keyed = p.counts, p.safety_keyed
         if p.frame_over:
             # Between frames (next_frame, or the match awarded once the frame is over): the
             # interval belongs to neither frame.
             pass
         elif sheet.restarts(event, p, state):
             frame_started, frame_last_t, strokes, reracks, breaks, visit = None, None, 0, reracks + 1, (), None
+            counts, keyed = self._no_counts, False
         else:
             frame_started = frame_started if frame_started is not None else t
             frame_last_t = frame_last_t if t is None else t
-            strokes += event.TYPE in STROKES
+            if event.TYPE in STROKES:
+                strokes += 1
+                counts = self._counted(counts, event, p)
+                keyed = keyed or getattr(event, "safety", None) is not None
             if isinstance(event, Pot) and sheet.points and p.striker is not None and p.player is not None:
                 assert scores is not None and p.scores is not None
                 points = scores[p.striker] - p.scores[p.striker]
@@ -436,15 +515,49 @@ class Recorder:
                 breaks, visit = _close(breaks, visit), None  # any other event ends the turn
             if state.frame_over:
                 frames = (*frames, self._frame_record(event, p, state, scores, breaks, frame_started,
-                                                      frame_last_t, strokes))
+                                                      frame_last_t, strokes)._replace(counts=counts,
+                                                                                      safety_keyed=keyed))
                 frame_started, frame_last_t, strokes, reracks, breaks, visit = None, None, 0, 0, (), None
+                counts, keyed = self._no_counts, False
         return _Progress(
             frames=frames, frames_won=frames_won, totals=totals, winner=state.match_winner, how=how,
             started=p.started if p.started is not None else t, ended=ended, last_t=last_t,
             frame_started=frame_started, frame_last_t=frame_last_t, strokes=strokes, reracks=reracks,
             breaks=breaks, visit=visit, striker=state.striker, player=state.player, scores=scores,
             respotted_black=_respotted_black(state), break_shot=_break_shot(state), frame_over=state.frame_over,
+            counts=counts, safety_keyed=keyed, event_t=t,
         )
+
+    def _counted(self, counts: tuple[Count, ...], event: Event, p: _Progress) -> tuple[Count, ...]:
+        """``counts`` with the stroke ``event`` added to the player who played it: the player at
+        the table (``p``, the state before it), or the one the game charges a foul to. Its time:
+        from the event before it (``p.event_t``) to its own, when both have one."""
+        who = self._index(self.sheet.offender(event), p)
+        if who is None:
+            return counts  # no player at the table: not a stroke the rules allow, so not counted
+        add = self.sheet.stroke(event)
+        c = counts[who]
+        took = None if event.t is None or p.event_t is None else event.t - p.event_t
+        timed = took is not None and took >= 0  # a clock set back between two events: no time
+        c = Count(strokes=c.strokes + 1, pots=c.pots + add.pots, safeties=c.safeties + add.safeties,
+                  fouls=c.fouls + add.fouls, misses=c.misses + add.misses,
+                  seconds=c.seconds + took if timed and took is not None else c.seconds,
+                  timed=c.timed + timed)
+        return (*counts[:who], c, *counts[who + 1:])
+
+    def _index(self, name: str | None, p: _Progress) -> int | None:
+        """Which of :attr:`_players` played the stroke: ``name`` if he is one, else the player at
+        the table (his side's first player when the state names none)."""
+        players = self._players
+        for n, (_, player) in enumerate(players):
+            if player == name:
+                return n
+        if p.striker is None:
+            return None
+        for n, (side, player) in enumerate(players):
+            if side == p.striker and (p.player is None or player == p.player):
+                return n
+        return next((n for n, (side, _) in enumerate(players) if side == p.striker), None)
 
     def _frame_record(self, event: Event, p: _Progress, state: State, scores: tuple[int, int] | None,
                       breaks: tuple[Break, ...], started: float | None, ended: float | None,
@@ -499,9 +612,18 @@ class Recorder:
             "breaks": [_break(b) for b in f.breaks if b.points >= self.breaks_from] if points else [],
             "high_break": high if points else None,
             "started": iso(f.started), "ended": iso(f.ended), "strokes": f.strokes, "reracks": f.reracks,
+            "counts": [self._count(side, player, c, f.safety_keyed)
+                       for (side, player), c in zip(self._players, f.counts, strict=True)],
         }
         out.update(self.sheet.frame_extra(f))
         return out
+
+
+    def _count(self, side: int, player: str, c: Count, keyed: bool) -> JsonObject:
+        misses = self.sheet.keys_misses
+        return {"side": side, "player": player, "strokes": c.strokes, "pots": c.pots,
+                "safeties": c.safeties if misses and keyed else None, "fouls": c.fouls,
+                "misses": c.misses if misses else None, "seconds": round(c.seconds, 3), "timed": c.timed}
 
 
 def record_of(match: Match, *, breaks_from: int = BREAKS_FROM) -> JsonObject:

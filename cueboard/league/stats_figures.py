@@ -2,10 +2,12 @@
 season): a pure function of the records (docs/record.md), so SQLite and PostgreSQL agree.
 
 What the archive holds is the record, not the events: the frames' scores, winners, times and
-the breaks of ``breaks_from`` points or more (50 by default). So every figure here rests on
-the record, and the ones that would need each stroke (shot times, fouls and misses conceded,
-pots and safeties) are ``None`` with the reason in :data:`RESTS_ON` (docs/league.md,
-"Statistics, ratings and handicaps": what the record would have to carry)."""
+the breaks of ``breaks_from`` points or more (50 by default), and, in records made since it
+was added, each frame's ``counts`` (docs/record.md, "Counts": every player's strokes, pots,
+safeties, fouls, misses and seconds at the table). The figures from the counts (shot time,
+fouls and misses conceded, pots and safeties) add up the frames that carry them only: a frame
+or a match without them is not known, never 0, and ``frames_counted`` says how many frames a
+player's rest on (``None`` when none). What each figure rests on: :data:`RESTS_ON`."""
 
 from __future__ import annotations
 
@@ -26,12 +28,15 @@ RESTS_ON: dict[str, str] = {
     "average_break": "the breaks the record lists only (50 and over by default), not every visit",
     "average_frame_seconds": "the frames' start and end times (frames without times are left out)",
     "deciding_frames_won": "frames begun at race_to - 1 frames each (best-of matches of 3 frames or more)",
-    "average_shot_seconds": "not in the archive: needs each stroke's time (the events), which the record "
-                            "does not carry",
-    "fouls_conceded": "not in the archive: needs the events",
-    "misses_conceded": "not in the archive: needs the events (a foul's \"miss\": true)",
-    "pots": "not in the archive: needs the events",
-    "safeties": "not in the archive: needs the events, and only where the club keys \"safety\" on a no_pot",
+    "frames_counted": "frames whose record carries counts (records made before them have none: not known)",
+    "average_shot_seconds": "the frames' counts: his strokes' times (each from the event before it to the "
+                            "stroke, by the events' own times) over his strokes with a time",
+    "fouls_conceded": "the frames' counts: fouls charged to him (blackball: an invalid break too)",
+    "misses_conceded": "the frames' counts: snooker fouls keyed with \"miss\": true (blackball has no miss)",
+    "pots": "the frames' counts: his strokes that potted",
+    "safeties": "what was keyed: snooker no_pots keyed \"safety\": true, in frames where the scorer keyed "
+                "safety at all (frames_safety_keyed); not known elsewhere",
+    "frames_safety_keyed": "frames of his with counts in which a no_pot was keyed safety or missed pot",
 }
 """Figure -> what it rests on: printed with ``--json`` and under the table."""
 
@@ -60,6 +65,10 @@ class PlayerStats:
     safeties: int | None = None
     deciding_frames_played: int = 0
     deciding_frames_won: int = 0
+    frames_counted: int | None = None
+    frames_safety_keyed: int | None = None
+    _seconds_at_table: float = field(default=0.0, repr=False)
+    _timed: int = field(default=0, repr=False)
     _points: list[int] = field(default_factory=list, repr=False)
     _breaks: list[int] = field(default_factory=list, repr=False)
     _seconds: list[float] = field(default_factory=list, repr=False)
@@ -113,6 +122,10 @@ def _count_match(record: Mapping[str, Any], rows: dict[tuple[str, str], PlayerSt
                 row._points.append(scores[side] - int(starts[side] or 0))
             if isinstance(high, list) and len(sides[side]) == 1 and isinstance(high[side], int) and high[side] > 0:
                 row.high_break = max(row.high_break or 0, high[side])
+        for count in _counts(frame):
+            counted = mine.get((count["side"], count["player"]))
+            if counted is not None:
+                _add_count(counted, count)
         for b in frame.get("breaks", []):
             maker = mine.get((b["side"], b["player"]))
             if maker is None:
@@ -121,6 +134,39 @@ def _count_match(record: Mapping[str, Any], rows: dict[tuple[str, str], PlayerSt
             maker.high_break = max(maker.high_break or 0, b["points"])
         if frame.get("winner") in (0, 1):
             won_before[frame["winner"]] += 1
+
+
+def _counts(frame: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The frame's ``counts`` whose entries are well formed (a record from the feed is checked
+    loosely: an entry that is not is left out, so not known, rather than miscounted)."""
+    counts = frame.get("counts")
+    if not isinstance(counts, list):
+        return []
+    return [c for c in counts if isinstance(c, dict) and _well_formed(c)]
+
+
+def _well_formed(c: Mapping[str, Any]) -> bool:
+    def count(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    return (c.get("side") in (0, 1) and isinstance(c.get("player"), str)
+            and all(count(c.get(k)) for k in ("strokes", "pots", "fouls", "timed"))
+            and all(c.get(k) is None or count(c.get(k)) for k in ("safeties", "misses"))
+            and isinstance(c.get("seconds"), int | float) and not isinstance(c.get("seconds"), bool)
+            and c["seconds"] >= 0)
+
+
+def _add_count(row: PlayerStats, c: Mapping[str, Any]) -> None:
+    row.frames_counted = (row.frames_counted or 0) + 1
+    row.pots = (row.pots or 0) + c["pots"]
+    row.fouls_conceded = (row.fouls_conceded or 0) + c["fouls"]
+    if c.get("misses") is not None:
+        row.misses_conceded = (row.misses_conceded or 0) + c["misses"]
+    if c.get("safeties") is not None:
+        row.safeties = (row.safeties or 0) + c["safeties"]
+        row.frames_safety_keyed = (row.frames_safety_keyed or 0) + 1
+    row._seconds_at_table += c["seconds"]
+    row._timed += c["timed"]
 
 
 def _finish(row: PlayerStats) -> None:
@@ -134,6 +180,8 @@ def _finish(row: PlayerStats) -> None:
         row.average_break = round(sum(row._breaks) / len(row._breaks), 2)
     if row._seconds:
         row.average_frame_seconds = round(sum(row._seconds) / len(row._seconds), 1)
+    if row._timed:
+        row.average_shot_seconds = round(row._seconds_at_table / row._timed, 1)
 
 
 def _seconds(started: Any, ended: Any) -> float | None:

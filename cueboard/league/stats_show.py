@@ -12,8 +12,10 @@ from cueboard.league.stats_figures import FIELDS, RESTS_ON, PlayerStats
 SHORT = {"competition": "competition", "player": "player", "matches_played": "M", "matches_won": "MW",
          "frames_played": "F", "frames_won": "FW", "frame_win_rate": "F%", "points_per_frame": "pts/F",
          "high_break": "HB", "breaks_50": "50+", "breaks_100": "100+", "average_break": "avgB",
-         "average_frame_seconds": "F min", "deciding_frames_played": "dec", "deciding_frames_won": "decW"}
-"""The columns the text table shows (the rest are ``None`` from the archive: see the notes)."""
+         "average_frame_seconds": "F min", "deciding_frames_played": "dec", "deciding_frames_won": "decW",
+         "average_shot_seconds": "shot s", "pots": "pots", "safeties": "safe", "fouls_conceded": "fouls",
+         "misses_conceded": "miss"}
+"""The columns the text table shows (the rest, with what each rests on, in the notes)."""
 
 
 def to_csv(rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> str:

@@ -101,7 +101,8 @@
  *   started: string | null,
  *   ended: string | null,
  *   strokes: number,
- *   reracks?: number
+ *   reracks?: number,
+ *   counts?: ({side: 0 | 1, player: string, strokes: number, pots: number, safeties: number | null, fouls: number, misses: number | null, seconds: number, timed: number})[]
  * }} RecordFrame
  * @typedef {{
  *   aggregate?: boolean,

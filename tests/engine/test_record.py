@@ -87,6 +87,12 @@ def test_a_frame_played_out_with_its_breaks_and_times() -> None:
         "frame": 1, "breaker": 0, "scores": [0, 75], "winner": 1, "how": "potted", "rule": "Section 2 Rule 1(c)",
         "breaks": [{"side": 1, "player": "Bob", "points": 75}], "high_break": [0, 75],
         "started": iso(T0 + 30), "ended": iso(T0 + 30 * 19), "strokes": 19, "reracks": 0,
+        # Ann's break-off is the match's first event: nothing before it, so no time; Bob's 18
+        # strokes 30 s each. No no_pot said "safety": safeties not known.
+        "counts": [{"side": 0, "player": "Ann", "strokes": 1, "pots": 0, "safeties": None, "fouls": 0,
+                    "misses": 0, "seconds": 0.0, "timed": 0},
+                   {"side": 1, "player": "Bob", "strokes": 18, "pots": 18, "safeties": None, "fouls": 0,
+                    "misses": 0, "seconds": 540.0, "timed": 18}],
     }
     assert record["high_break"] == [{"side": 1, "player": "Bob", "points": 75, "frame": 1}]
     assert record["started"] == "2026-11-22T19:02:41Z" and record["ended"] == iso(T0 + 570)
@@ -295,7 +301,12 @@ def test_blackball_won_on_the_black() -> None:
     (frame,) = record["frames"]
     assert frame == {"frame": 1, "breaker": 0, "scores": None, "winner": 1, "how": "black", "rule": "rule 3",
                      "breaks": [], "high_break": None, "started": iso(T0 + 30), "ended": iso(T0 + 120),
-                     "strokes": 4, "reracks": 0, "reason": None, "balls_left": [7, 0]}
+                     "strokes": 4, "reracks": 0, "reason": None, "balls_left": [7, 0],
+                     # Blackball has no miss and no keyed safety: null; a pot stroke counts once.
+                     "counts": [{"side": 0, "player": "Ann", "strokes": 1, "pots": 0, "safeties": None, "fouls": 0,
+                                 "misses": None, "seconds": 0.0, "timed": 0},
+                                {"side": 1, "player": "Bob", "strokes": 3, "pots": 3, "safeties": None, "fouls": 0,
+                                 "misses": None, "seconds": 90.0, "timed": 3}]}
     assert record["totals"] is None and record["high_break"] == [] and "breaks_from" not in record
 
 

@@ -85,9 +85,8 @@ def _check_topic(words: list[str], where: str) -> None:
         len(levels) == 5 and levels[0] == ROOT and levels[3] == RECORD and levels[4] == ANY and plain)
     if not shown:
         raise VenueError(f"{where}: topic {words[1] if len(words) > 1 else ''!r}: a bridge carries a table's "
-                         f"{', '.join(LEAGUE_SHOWS)} only ({ROOT}/<venue>/+/state, ...; each match's "
-                         f"{RECORD}/+ out, and in only a league archive's {ARCHIVED}/<its login>): what a "
-                         "league shows")
+                         f"{', '.join(LEAGUE_SHOWS)} only (and each match's kept record out, and in only a league "
+                         "archive's acknowledgement under its own login): what a league shows")
     if len(words) < 3 or words[2] != "out" or len(words) > 4 or (len(words) == 4 and words[3] not in ("0", "1", "2")):
         raise VenueError(f"{where}: topic {words[1]}: 'out' and a QoS (0, 1 or 2) only: a bridge carries the "
                          "venue's topics out, never the league's in (but an archive's word), and keeps their names "

@@ -21,11 +21,17 @@ bench/scorer_driver.mjs runs the page in Debian's headless Chromium as a phone (
   client signed in as the scorer of t64 publishes a ping on its scorer topic; an echo on t64's
   own session (this process, beside the daemon) publishes it back on t64's ``event``; from
   publish to receipt;
-- where a tap's time goes (mqtt.js's client wrapped by the driver as the page loads it): from
-  the touch until its line is handed to the socket (the page, its outbox and Web Lock), from
-  there until the table's answer arrives (the broker, the table's engine and journal, the
-  broker), and from then until it is drawn;
-- the ratio of the taps' p50 and p99 to the floor's; the machine's load average before and after.
+- where a tap's time goes (``tap_stages``; mqtt.js's client and the Web Locks wrapped by the
+  driver as the page loads them): the finger down to up, up to the click, the click until the
+  line is handed to the socket (the page, its outbox and its Web Lock: the tap's own turn of the
+  lock apart), from there until the table's state and its answer arrive (the broker, the table's
+  engine and journal, the broker), and from the answer until it is drawn;
+- the ratio of the taps' p50 and p99 to the floor's, and issue 41's target, judged by the run
+  itself (``meets_target``): the taps' p99 at most 2x the floor's, every tap answered; the
+  machine's load average before and after.
+
+Taps go at a fast marker's pace (``--gap``, 250 ms from tap to tap at least), under the table's
+``commands.rate``: a "later" from the table is its pacing, not the tap's path (counted all the same).
 """
 
 from __future__ import annotations
@@ -154,7 +160,13 @@ def run(taps: int = 200, rate: float = 2.0, timeout: float = 10.0, gap_ms: int =
               "sent_to_answer_received": stage(done, "sent", "received"),
               "answer_received_to_drawn": stage(done, "received", "answered")}
     # The page's part of "click to line sent": the book's Web Lock, asked to granted (every turn).
-    stages["book_lock_asked_to_granted"] = summary([float(x) for x in out.get("lockWaits", [])])
+    turns = sorted(out.get("lockWaits", []))
+    stages["book_lock_asked_to_granted"] = summary([float(wait) for _, wait in turns])
+    # The tap's own turn: the first asked after its click (it keeps the tap and sends it).
+    own = [(t["clicked"], *turn) for t in done if t.get("clicked") is not None
+           for turn in [next((x for x in turns if x[0] >= t["clicked"] - 1), None)] if turn is not None]
+    stages["click_to_lock_asked"] = summary([float(asked - clicked) for clicked, asked, _ in own])
+    stages["tap_lock_asked_to_granted"] = summary([float(wait) for _, _, wait in own])
     later = [t["id"] for t in out["taps"] if "later" in t.get("codes", [])]
     met = bool(ratio["p99_ms"] is not None and ratio["p99_ms"] <= TAP_OVER_FLOOR_P99 and failures == 0)
     return {

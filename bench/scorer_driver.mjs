@@ -58,7 +58,7 @@ function instrument() {
       const fn = rest.pop();
       const asked = performance.now();
       return request(name, ...rest, (lock) => {
-        if (String(name).startsWith("cueboard-score-book:")) B.lockWaits.push(performance.now() - asked);
+        if (String(name).startsWith("cueboard-score-book:")) B.lockWaits.push([performance.timeOrigin + asked, performance.now() - asked]);
         return fn(lock);
       });
     };

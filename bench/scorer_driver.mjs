@@ -19,7 +19,7 @@ import { check, chromium } from "../tests/screen/screen_lib.mjs";
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 
 function instrument() {
-  const B = { touches: [], answers: [], seen: new Set(), sent: {}, received: {} };
+  const B = { touches: [], lifts: [], clicks: [], answers: [], seen: new Set(), sent: {}, received: {}, codes: {}, seqs: {}, states: [] };
   window.__bench = B;
   // Where the time goes: mqtt.js's client (vendor/mqtt.min.js, set as window.mqtt) wrapped as it
   // arrives, to note when a tap's line was handed to the socket and when its answer came in.
@@ -34,16 +34,43 @@ function instrument() {
       };
       const emit = client.emit.bind(client);
       client.emit = (name, ...rest) => {
-        if (name === "message" && /\/(event|rejected)$/.test(rest[0])) {
-          try { const id = JSON.parse(new TextDecoder().decode(rest[1])).id; if (id && !(id in B.received)) B.received[id] = Date.now(); } catch { /* not JSON */ }
+        if (name === "message" && /\/(event|rejected|state)$/.test(rest[0])) {
+          const at = Date.now();
+          try {
+            const body = JSON.parse(new TextDecoder().decode(rest[1]));
+            if (rest[0].endsWith("/state")) B.states.push([body.seq, at]);
+            else if (body.id) {
+              if (!(body.id in B.received)) { B.received[body.id] = at; B.seqs[body.id] = body.seq ?? null; }
+              (B.codes[body.id] ||= []).push(rest[0].endsWith("/event") ? "applied" : String(body.code));
+            }
+          } catch { /* not JSON */ }
         }
         return emit(name, ...rest);
       };
       return client;
     } };
   } });
+  // The book's Web Lock (a round trip to the browser's process): from asked to granted, each time.
+  B.lockWaits = [];
+  if (navigator.locks) {
+    const request = navigator.locks.request.bind(navigator.locks);
+    navigator.locks.request = (name, ...rest) => {
+      const fn = rest.pop();
+      const asked = performance.now();
+      return request(name, ...rest, (lock) => {
+        if (String(name).startsWith("cueboard-score-book:")) B.lockWaits.push([performance.timeOrigin + asked, performance.now() - asked]);
+        return fn(lock);
+      });
+    };
+  }
   document.addEventListener("pointerdown", (e) => {
     if (e.target.closest && e.target.closest("button.key")) B.touches.push(Date.now());
+  }, true);
+  document.addEventListener("pointerup", (e) => {
+    if (e.target.closest && e.target.closest("button.key")) B.lifts.push(Date.now());
+  }, true);
+  document.addEventListener("click", (e) => {
+    if (e.target.closest && e.target.closest("button.key")) B.clicks.push(Date.now());
   }, true);
   const observer = new MutationObserver(() => {
     const last = document.querySelector(".last");
@@ -121,12 +148,28 @@ try {
       answer = null;
     }
     const touched = await page.evaluate((n) => window.__bench.touches[n] ?? null, before[0]);
-    const [sent, received] = await page.evaluate((id) => [window.__bench.sent[id] ?? null, window.__bench.received[id] ?? null], id);
-    taps.push({ line: line.type, id, touched, sent, received, answered: answer ? answer[2] : null, status: answer ? answer[1] : null });
+    const [lifted, clicked, sent, received, codes, state] = await page.evaluate(([id, n]) => {
+      const B = window.__bench;
+      const got = B.received[id] ?? null;
+      const seq = B.seqs[id];
+      // The state the table published with its answer: the last one of that seq before the answer
+      // came (it publishes the state, then the event), or the first after.
+      const mine = B.states.filter(([s]) => s === seq);
+      const before = mine.filter(([, at]) => got !== null && at <= got).pop();
+      return [B.lifts[n] ?? null, B.clicks[n] ?? null, B.sent[id] ?? null, got, B.codes[id] ?? [], (before || mine[0] || [null, null])[1]];
+    }, [id, before[0]]);
+    taps.push({ line: line.type, id, touched, lifted, clicked, sent, received, state, codes, answered: answer ? answer[2] : null,
+      status: answer ? answer[1] : null });
     floor.push(await ping(i, plan.timeout * 1000));
+    // A marker's pace, not a flood's: the table takes one source's lines at commands.rate (5 a
+    // second after a burst of 10) and answers the rest "later", which the page sends again in
+    // 0.5 s; that is the table's pacing, not the tap's path, so the next tap waits its turn.
+    const next = Date.now() + plan.gap_ms;
     if (!answer) await page.waitForTimeout(100); // a tap with no answer: the next one goes on all the same
+    await page.waitForTimeout(Math.max(0, next - Date.now()));
   }
-  console.log(`result ${JSON.stringify({ taps, floor, errors: errors.slice(0, 5) })}`);
+  const lockWaits = await page.evaluate(() => window.__bench.lockWaits);
+  console.log(`result ${JSON.stringify({ taps, floor, lockWaits, errors: errors.slice(0, 5) })}`);
 } finally {
   await browser.close();
 }

@@ -100,16 +100,8 @@ export class Outbox {
    */
   answer(id, verdict, reason, answer = null) {
     const book = this.read();
-    const tap = book.taps.find((t) => t.id === id);
-    if (!tap || tap.status === "applied" || tap.status === "refused" || tap.status === "dropped") return null;
-    tap.status = verdict;
-    tap.reason = reason;
-    tap.answer = answer;
-    if (verdict === "refused" && book.taps.some((t) => t.status === "waiting" || t.status === "sent")) {
-      book.held = true;
-      tap.held = true;
-    }
-    this.write(book);
+    const tap = answerIn(book, id, verdict, reason, answer);
+    if (tap) this.write(book);
     return tap;
   }
 
@@ -128,6 +120,26 @@ export class Outbox {
   pending(book = this.read()) {
     return book.taps.filter((t) => t.status === "waiting" || t.status === "sent");
   }
+}
+
+/**
+ * The table's answer to `id` written into `book` (changed in place), as `Outbox.answer` keeps it;
+ * the tap, or null when `id` is not waiting for an answer in it. The page draws an answer from its
+ * copy of the book at once with this, before the book in storage has it.
+ * @param {Book} book @param {string} id @param {"applied" | "refused"} verdict @param {string | null} reason
+ * @param {string | null} [answer]
+ */
+export function answerIn(book, id, verdict, reason, answer = null) {
+  const tap = book.taps.find((t) => t.id === id);
+  if (!tap || tap.status === "applied" || tap.status === "refused" || tap.status === "dropped") return null;
+  tap.status = verdict;
+  tap.reason = reason;
+  tap.answer = answer;
+  if (verdict === "refused" && book.taps.some((t) => t.status === "waiting" || t.status === "sent")) {
+    book.held = true;
+    tap.held = true;
+  }
+  return tap;
 }
 
 // What a `rejected` answer to one of our ids means, read off its machine `code` only (docs/mqtt.md,

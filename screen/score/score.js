@@ -8,7 +8,7 @@
 // words (i18n.js). The table's answers (`event`, `rejected`) are each taken as they come too: every
 // one answers a tap, and the outbox (outbox.js) decides on each.
 import { html, render } from "/score/ui.js";
-import { Outbox, verdictOf } from "/score/outbox.js";
+import { Outbox, answerIn, verdictOf } from "/score/outbox.js";
 import { Session } from "/shared/broker.js";
 import { forgetLogin, keepLogin as keepInBrowser, keptLogin } from "/shared/credentials.js";
 import { OTHER_BROKER, venueBroker } from "/shared/venue_broker.js";
@@ -397,10 +397,22 @@ function onRejected(msg) {
  * @param {string} id @param {"applied" | "refused"} verdict @param {string | null} reason @param {string | null} tookBack
  */
 function answered(id, verdict, reason, tookBack) {
+  // Drawn at once, not at the next frame: the answer is what the scorer waits for, and one comes
+  // per tap (the store's frame is for the flood of states). The state the table sent before its
+  // answer (cueboard/table/daemon.py publishes the state, then the event) is taken from the store
+  // with it. The book (shared with this login's other tabs) keeps the answer under its lock just after.
+  if (inflight && inflight.id === id) inflight = null;
+  const book = model.book && structuredClone(model.book);
+  const tap = book && answerIn(book, id, verdict, reason, tookBack);
+  if (tap) {
+    model.book = book;
+    model.last = tap;
+    store.touch();
+    store.flush();
+  }
   changeBook((box) => {
     const tap = box.answer(id, verdict, reason, tookBack);
     if (tap) model.last = tap;
-    if (inflight && inflight.id === id) inflight = null;
   });
   laterInARow = 0;
 }
@@ -414,19 +426,23 @@ function scheduleResend(ms = RESEND_MS) {
 // One tab sends (the one holding the sender lock); the others show and add taps to the book.
 async function pump() {
   if (!model.sender || !session || !session.online || inflight) return;
-  const { login, outbox: box } = signedIn();
-  await withLock(bookLock(), () => {
-    const head = box.head();
-    if (!head || inflight || !session) return;
-    inflight = { id: head.id, at: Date.now() };
-    box.mark(head.id, "sent");
-    // A scorer's own topic: the broker lets its login write only this one, and the table takes
-    // from it what a marker keys (docs/mqtt.md, Roles).
-    session.publish(`${prefix}/score/${login.user}`, JSON.stringify(head.line), { qos: 1 });
-    scheduleResend();
-  });
+  const box = signedIn().outbox;
+  await withLock(bookLock(), () => sendHead(box));
   model.book = box.read();
   draw();
+}
+
+/** The book's next tap sent, if this tab sends and none is in flight: called under the book's lock. @param {Outbox} box */
+function sendHead(box) {
+  if (!model.sender || !session || !session.online || inflight || !model.login) return;
+  const head = box.head();
+  if (!head) return;
+  inflight = { id: head.id, at: Date.now() };
+  box.mark(head.id, "sent");
+  // A scorer's own topic: the broker lets its login write only this one, and the table takes
+  // from it what a marker keys (docs/mqtt.md, Roles).
+  session.publish(`${prefix}/score/${model.login.user}`, JSON.stringify(head.line), { qos: 1 });
+  scheduleResend();
 }
 
 /** @type {(() => void) | null} */
@@ -457,7 +473,9 @@ async function tap(line) {
   if (navigator.vibrate) navigator.vibrate(15);
   // A foul's calls (miss, free ball, before the stroke) are for that foul only.
   if (line.type === "foul") { model.foul = { miss: false, free_ball: false, before_stroke: false }; sendCall(); }
-  await changeBook((box) => { box.add(login.user, line, describe(line), Date.now()); });
+  // Kept and sent under one turn of the book's lock (a Web Lock is a round trip to the browser):
+  // the tap is in storage before it goes, as ever.
+  await changeBook((box) => { box.add(login.user, line, describe(line), Date.now()); sendHead(box); });
 }
 
 // ---- the call being keyed: shown on the table's boards and its `input` as a keypad's is

@@ -44,6 +44,14 @@ def test_the_scorer_bench_answers_every_tap() -> None:
     figures = bench("bench/scorer.py", "--taps", "4")
     assert figures["taps"] == figures["taps_answered_and_drawn"] == 4
     assert figures["floor_pings_unanswered"] == 0 and figures["ok"] is True
+    # Where each tap's time went, stage by stage, and the target judged by the run itself
+    # (met or not on a loaded CI machine: only that it is said).
+    stages = figures["tap_stages"]
+    assert isinstance(stages, dict)
+    for name in ("up_to_click", "click_to_line_sent", "sent_to_state_received", "sent_to_answer_received",
+                 "answer_received_to_drawn"):
+        assert stages[name]["n"] == 4, name
+    assert isinstance(figures["meets_target"], bool) and "2x" in str(figures["target"])
 
 
 def test_an_event_never_drawn_is_counted() -> None:

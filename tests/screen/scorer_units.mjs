@@ -1,7 +1,7 @@
 // The scorer's outbox under node, without a browser (tests/screen/test_scorer.py, test_outbox_units):
 // ids, order, a refusal holding the taps after it, the scorer's send or drop, the table's
 // repeated answers read as what they mean.
-import { Outbox, verdictOf, KEEP_ANSWERED } from "../../screen/score/outbox.js";
+import { Outbox, answerIn, verdictOf, KEEP_ANSWERED } from "../../screen/score/outbox.js";
 
 let failures = 0;
 function check(ok, what) {
@@ -46,5 +46,21 @@ check(verdictOf({ code: "later", reason: "Zu schnell: später nochmal" }).verdic
 check(verdictOf({ code: "refused", reason: "send it again later (words that say later: not the code)" }).verdict === "refused", "a refusal whose words say later: refused");
 check(verdictOf({ code: "refused", reason: "id 'x' was applied already" }).verdict === "refused", "a refusal whose words say applied: refused");
 check(verdictOf({ reason: "no code at all" }).verdict === "refused", "no code: a refusal, shown, never resent");
+
+// The page draws an answer from its copy of the book at once (answerIn), then keeps it in storage
+// (Outbox.answer): both say the same, and the copy leaves storage as it was.
+const drawn = new Outbox(new Store(), "drawn");
+const first = drawn.add("scorer-t1", { type: "pot", balls: ["red"] }, "Pot Red", 1);
+const second = drawn.add("scorer-t1", { type: "no_pot" }, "No pot", 2);
+const copy = structuredClone(drawn.read());
+const shown = answerIn(copy, first.id, "refused", "red is not on");
+check(shown !== null && shown.status === "refused" && copy.held && drawn.read().taps[0].status === "waiting",
+  "an answer in the page's copy: refused and the next held there, storage not changed yet");
+const kept = drawn.answer(first.id, "refused", "red is not on");
+check(JSON.stringify(kept) === JSON.stringify(shown) && drawn.read().held && drawn.head() === null,
+  "kept in storage: the same tap, the same hold");
+check(answerIn(copy, first.id, "applied", null) === null && answerIn(copy, "nobody-0", "applied", null) === null,
+  "answerIn: an answered id or an unknown one changes nothing");
+check(second.id !== first.id, "two taps, two ids");
 
 if (failures) { console.log(`${failures} failed`); process.exit(1); }

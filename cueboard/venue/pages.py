@@ -295,7 +295,9 @@ def mount(server: WebServer, prefix: str, app: web.Application, policy: str) -> 
         response.headers["Content-Security-Policy"] = policy
 
     async def to_folder(request: web.Request) -> web.StreamResponse:
-        raise web.HTTPPermanentRedirect(prefix + "/" + (f"?{request.query_string}" if request.query_string else ""))
+        # Returned, not raised: the server answers a raised HTTP error with its own text, no Location.
+        target = prefix + "/" + (f"?{request.query_string}" if request.query_string else "")
+        return web.Response(status=301, text=f"301: {target}\n", headers={"Location": target})
 
     app.on_response_prepare.append(set_policy)
     server.app.router.add_get(prefix, to_folder)

@@ -207,14 +207,15 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
   const st = status(m);
   const [to, setTo] = useState("");
   // A table kept for the match (the final on the table with the cameras): any match not begun.
-  const keep = ["ready", "waiting", "handed"].includes(st) ? html`<label class="reserve">${t("comp.reserve")}
-      <select name="reserve" data-reserve=${m.fixture} aria-label=${t("comp.reserve_for", { match: m.label })} value=${m.reserved || ""}
+  // Not once handed: its table is chosen (take it back to reserve another).
+  const keep = ["ready", "waiting"].includes(st) ? html`<select name="reserve" class="reserve" data-reserve=${m.fixture}
+        title=${t("comp.reserve")} aria-label=${t("comp.reserve_for", { match: m.label })} value=${m.reserved || ""}
         onChange=${(/** @type {FieldEvent} */ e) => {
           const table = e.target.value;
           const refused = night.reserve(m.fixture, table);
           p.say(refused || (table ? t("comp.reserved_now", { match: m.label, table }) : t("comp.unreserved_now", { match: m.label })));
         }}><option value="">${t("comp.no_reserve")}</option>
-        ${[...new Set([...tables, ...(m.reserved ? [m.reserved] : [])])].map((/** @type {string} */ x) => html`<option value=${x}>${x}</option>`)}</select></label>` : "";
+        ${[...new Set([...tables, ...(m.reserved ? [m.reserved] : [])])].map((/** @type {string} */ x) => html`<option value=${x}>${t("comp.reserve_to", { table: x })}</option>`)}</select>` : "";
   if (st === "waiting") return html`<div class="ctl">${keep}</div>`;
   if (st === "ready") {
     return html`<div class="ctl"><select name="hand_to" aria-label=${t("comp.table_for", { match: m.label })} value=${to}
@@ -228,7 +229,7 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
   if (st === "handed") {
     return html`<div class="ctl">
       <button type="button" class="primary" data-start=${m.fixture} onClick=${() => p.setAsking(m)}>${t("comp.start")}</button>
-      <button type="button" data-take-back=${m.fixture} onClick=${() => p.say(night.hand(m.fixture, null))}>${t("comp.take_back")}</button>${keep}</div>`;
+      <button type="button" data-take-back=${m.fixture} onClick=${() => p.say(night.hand(m.fixture, null))}>${t("comp.take_back")}</button></div>`;
   }
   return null;
 }

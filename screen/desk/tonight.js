@@ -206,8 +206,8 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
   const { m, t, night, tables } = p;
   const st = status(m);
   const [to, setTo] = useState("");
-  // A table kept for the match (the final on the table with the cameras): any match not begun.
-  // Not once handed: its table is chosen (take it back to reserve another).
+  // A table kept for the match (the final on the table with the cameras), for a match not handed
+  // yet: once handed its table is chosen (take it back to reserve another).
   const keep = ["ready", "waiting"].includes(st) ? html`<select name="reserve" class="reserve" data-reserve=${m.fixture}
         title=${t("comp.reserve")} aria-label=${t("comp.reserve_for", { match: m.label })} value=${m.reserved || ""}
         onChange=${(/** @type {FieldEvent} */ e) => {
@@ -241,7 +241,8 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
  */
 export function ResultsPage(/** @type {{t: T, c: import("./competition.js").Competition | null | undefined}} */ { t, c }) {
   const config = /** @type {Window & {CUEBOARD_SCREEN?: {results?: unknown}}} */ (window).CUEBOARD_SCREEN || {};
-  if (typeof config.results !== "string" || !config.results.startsWith("/")) return "";
+  // A path of this server only ("//host" would be another's).
+  if (typeof config.results !== "string" || !/^\/[a-z]/.test(config.results)) return "";
   const href = c && c.name ? `${config.results}?competition=${encodeURIComponent(c.name)}` : config.results;
   return html`<p class="results-page"><a href=${href} target="_blank" rel="noopener" data-link="results-page">${t("results_page")}</a></p>`;
 }

@@ -96,8 +96,8 @@ try {
   console.log(`champion: ${await page.$eval(".champion-name", (e) => e.textContent)}`);
   await shot(page, "6-champion");
   await page.click('nav.tabs button[data-tab="results"]');
-  await waitFor(page, "tonight's results: the 7 matches", () => document.querySelectorAll(".results tbody tr").length >= 7
-    || document.querySelectorAll(".results button[data-sheet]").length >= 4);
+  // All 7 listed before the last is taken as the final's (the final's record may come last of all).
+  await waitFor(page, "tonight's results: the 7 matches", () => document.querySelectorAll(".results button[data-sheet]").length >= 7);
   await shot(page, "7-results");
   // The final's sheet: the last of tonight's results.
   await page.locator(".results button[data-sheet]").last().click();

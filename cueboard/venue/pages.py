@@ -260,11 +260,14 @@ def _send(content: bytes, content_type: str, *, cache: str) -> web.Response:
 def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | None = None, venue: str | None = None,
                 table: str | None = None, directory: Path = SCREEN_DIR,
                 page: dict[str, str | int | float] | None = None, tls: ssl.SSLContext | None = None,
-                limits: Limits | None = None, venue_ca: Path | None = None) -> WebServer:
+                limits: Limits | None = None, venue_ca: Path | None = None,
+                mounted: dict[str, tuple[web.Application, str]] | None = None) -> WebServer:
     """A web server for the page (:mod:`cueboard.venue.web_server`: bounded, HTTPS with ``tls``),
     bound at once (``port`` 0: a free one, see ``server.server_address``). ``page``: more of the
     page's defaults (``tables``, ``view``, ``per_page``, ``rotate``, ``lang``: docs/screen.md).
-    ``venue_ca``: the venue's CA certificate, served at ``/venue-ca.crt``."""
+    ``venue_ca``: the venue's CA certificate, served at ``/venue-ca.crt``. ``mounted``: other
+    applications by prefix (``/results``: the archive's pages, :func:`mount`), each with its own
+    content policy."""
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no screen page in {directory}")
     settings: dict[str, str | int | float] = {
@@ -276,9 +279,29 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, broker_ws: str | N
     ca = None if venue_ca is None else venue_ca.read_bytes()
     server.app.on_response_prepare.append(_policy_setter(settings))
     add_desk_routes(server)  # the desk's fixtures and draws (cueboard/venue/desk_routes.py), before the files
+    for prefix, (app, policy) in (mounted or {}).items():
+        mount(server, prefix, app, policy)
     server.app.router.add_route("*", "/{tail:.*}", _page_handler(directory, files, settings, ca))
     server.start()
     return server
+
+
+def mount(server: WebServer, prefix: str, app: web.Application, policy: str) -> None:
+    """``app`` at ``prefix`` (``/results``) of the pages' server, before the pages' files: the same
+    bounded server, its headers and lanes; ``prefix`` alone is sent on to ``prefix/`` (the app's
+    own page, whose links are relative). Its answers carry ``policy``, set after the pages' own
+    (a sub-application's ``on_response_prepare`` runs after its parent's)."""
+    async def set_policy(request: web.Request, response: web.StreamResponse) -> None:
+        response.headers["Content-Security-Policy"] = policy
+
+    async def to_folder(request: web.Request) -> web.StreamResponse:
+        # Returned, not raised: the server answers a raised HTTP error with its own text, no Location.
+        target = prefix + "/" + (f"?{request.query_string}" if request.query_string else "")
+        return web.Response(status=301, text=f"301: {target}\n", headers={"Location": target})
+
+    app.on_response_prepare.append(set_policy)
+    server.app.router.add_get(prefix, to_folder)
+    server.app.add_subapp(prefix + "/", app)
 
 
 def serve_in_thread(server: WebServer) -> threading.Thread:

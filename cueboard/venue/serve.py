@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from aiohttp import web
+
 from cueboard.common.errors import VenueError
 from cueboard.common.systemd import notify
 from cueboard.common.web_server import WebServer, tls_context
@@ -44,6 +46,8 @@ class Plan:
     runner: Broker
     archive: Broker | None
     db: str
+    results: bool = True
+    """The archive's pages served at /results/: the archive runs here, or ``--db`` names one."""
 
 
 def _password(directory: Path, login: str, option: str) -> str:
@@ -67,18 +71,30 @@ def plan(args: argparse.Namespace) -> Plan:
         archive = Broker(host, venue.ports.people, args.archive_login,
                          _password(directory, args.archive_login, "--archive-login"), ca)
     db = args.db or f"sqlite:///{directory / 'archive.db'}"
-    return Plan(venue, directory, runner, archive, db)
+    return Plan(venue, directory, runner, archive, db, results=archive is not None or bool(args.db))
+
+
+RESULTS = "/results"
+"""Where the archive's pages are served (cueboard/league/http.py: the standings, the matches), as
+``cueboard archive serve`` serves them; the desk's "Tonight's results" links there."""
 
 
 def start_pages(p: Plan, host: str, port: int) -> WebServer:
     """The pages over HTTPS with the venue's certificate; the desk's broker is the pages'
-    listener, the screens' (and the bracket's) the anonymous one (docs/security.md)."""
+    listener, the screens' (and the bracket's) the anonymous one (docs/security.md); the
+    archive's pages at ``/results/`` when this service runs the archive or reads one (``--db``)."""
+    from cueboard.league import http as archive_pages
+
     certs = p.directory / "certs"
     broker_host = p.runner.host
+    page: dict[str, str | int | float] = {"desk_broker": f"wss://{broker_host}:{p.venue.ports.pages}"}
+    mounted: dict[str, tuple[web.Application, str]] = {}
+    if p.results:
+        mounted[RESULTS] = (archive_pages.archive_app(p.db), archive_pages.CONTENT_SECURITY_POLICY)
+        page["results"] = RESULTS + "/"
     server = make_server(host, port, broker_ws=f"wss://{broker_host}:{p.venue.ports.screens}", venue=p.venue.name,
-                         page={"desk_broker": f"wss://{broker_host}:{p.venue.ports.pages}"},
-                         tls=tls_context(str(certs / "server.crt"), str(certs / "server.key")),
-                         venue_ca=p.directory / "ca" / "venue-ca.crt")
+                         page=page, tls=tls_context(str(certs / "server.crt"), str(certs / "server.key")),
+                         venue_ca=p.directory / "ca" / "venue-ca.crt", mounted=mounted)
     serve_in_thread(server)
     return server
 

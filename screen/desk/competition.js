@@ -149,6 +149,27 @@ export function hand(c, fixture, table, user) {
 }
 
 /**
+ * The competition with `fixture` reserved for `table` (docs/mqtt.md a match's `reserved`: the
+ * only table it may be handed to), or the reservation cleared with "". Refused for a match
+ * begun, played or a bye (nothing left to place), and for one handed to another table (take it
+ * back first: the table's `next` already names it).
+ * @param {Competition} c @param {string} fixture @param {string} table
+ * @returns {{competition: Competition, refused?: string}}
+ */
+export function reserve(c, fixture, table) {
+  const m = c.matches.find((x) => x.fixture === fixture);
+  if (!m) return { competition: c, refused: `no match ${fixture} tonight` };
+  const st = status(m);
+  if (st === "playing" || st === "done" || st === "bye") return { competition: c, refused: `${m.label}: already ${st === "playing" ? `begun on ${m.table}` : "played"}` };
+  if (table && st === "handed" && m.table !== table) return { competition: c, refused: `${m.label}: handed to ${m.table}; take it back first` };
+  const out = copy(c);
+  const mm = /** @type {Match} */ (out.matches.find((x) => x.fixture === fixture));
+  if (table) mm.reserved = table;
+  else delete mm.reserved;
+  return { competition: out };
+}
+
+/**
  * The tables free for a match: online, no match on or the match over, nothing on `next`, none
  * of tonight's matches handed to it or playing there. Those that have had fewest of tonight's
  * matches come first, then the venue's order: play is spread over the hall, and a table whose

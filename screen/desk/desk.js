@@ -33,7 +33,7 @@ import { matchLine, newId, ACTIONS, awardLine, amendLine, untilTime } from "./li
 import { Night } from "./night.js";
 import { strokeKeys, strokeWords, withCalls, inEffect, framesOf, FOUL_CALLS } from "../shared/strokes.js";
 import { roundName } from "../shared/bracket_view.js";
-import { Tonight } from "./tonight.js";
+import { Tonight, ResultsPage } from "./tonight.js";
 
 const opts = pageOptions("desk_broker", 8885);
 // The trusted login's marker (no password: shared/credentials.js), bound to this broker and venue.
@@ -446,7 +446,7 @@ function Results() {
   const items = [...link.results.entries()].sort(([, a], [, b]) => byEnd(a.record, b.record));
   const picked = shown ? link.results.get(shown) : null;
   const kept = link.resultsKept;
-  return html`<section class="results"><h2>${t("results")}</h2>
+  return html`<section class="results"><h2>${t("results")}</h2><${ResultsPage} t=${t} c=${link.competition} />
     ${kept && kept.night ? html`<p class="night">${t("results_since", { time: new Date(kept.night).toLocaleString(opts.lang) })}</p>` : ""}
     ${kept && kept.left_out ? html`<p class="left-out" role="status">${t("results_left_out", { n: kept.left_out })}</p>` : ""}
     ${items.length ? "" : html`<p class="none">${t("no_results")}</p>`}

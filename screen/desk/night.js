@@ -7,7 +7,7 @@
 // venue service running (docs/venue-service.md) the service does the handing and the moving on,
 // and the desk shows it and switches it (`auto`, kept in the competition).
 
-import { observe, hand, freeTables, planHand, nextPayload, sideName } from "./competition.js";
+import { observe, hand, reserve, freeTables, planHand, nextPayload, sideName } from "./competition.js";
 import { newId } from "./lines.js";
 
 /** @typedef {import("./competition.js").Competition} Competition */
@@ -128,6 +128,17 @@ export class Night {
     if (table) link.publishRetained(table, "next", nextPayload(step.competition, m, link.user), () => {});
     this.publish(step.competition);
     this.addPlayers(m.sides.flatMap((s) => (Array.isArray(s) ? s : s ? [s] : [])));
+    return "";
+  }
+
+  /** Reserve `fixture` for `table` ("": clear it), in the retained competition; the service (or
+   * the handing desk) then hands it there only. @returns {string} the refusal, or "" when done */
+  reserve(/** @type {string} */ fixture, /** @type {string} */ table) {
+    const c = this.link.competition;
+    if (!c) return "no competition tonight";
+    const step = reserve(c, fixture, table);
+    if (step.refused) return step.refused;
+    this.publish(step.competition);
     return "";
   }
 

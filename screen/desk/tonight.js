@@ -206,6 +206,17 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
   const { m, t, night, tables } = p;
   const st = status(m);
   const [to, setTo] = useState("");
+  // A table kept for the match (the final on the table with the cameras), for a match not handed
+  // yet: once handed its table is chosen (take it back to reserve another).
+  const keep = ["ready", "waiting"].includes(st) ? html`<select name="reserve" class="reserve" data-reserve=${m.fixture}
+        title=${t("comp.reserve")} aria-label=${t("comp.reserve_for", { match: m.label })} value=${m.reserved || ""}
+        onChange=${(/** @type {FieldEvent} */ e) => {
+          const table = e.target.value;
+          const refused = night.reserve(m.fixture, table);
+          p.say(refused || (table ? t("comp.reserved_now", { match: m.label, table }) : t("comp.unreserved_now", { match: m.label })));
+        }}><option value="">${t("comp.no_reserve")}</option>
+        ${[...new Set([...tables, ...(m.reserved ? [m.reserved] : [])])].map((/** @type {string} */ x) => html`<option value=${x}>${t("comp.reserve_to", { table: x })}</option>`)}</select>` : "";
+  if (st === "waiting") return html`<div class="ctl">${keep}</div>`;
   if (st === "ready") {
     return html`<div class="ctl"><select name="hand_to" aria-label=${t("comp.table_for", { match: m.label })} value=${to}
         onChange=${(/** @type {FieldEvent} */ e) => setTo(e.target.value)}><option value="">${t("comp.next_free")}</option>
@@ -213,7 +224,7 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
       <button type="button" data-hand=${m.fixture} onClick=${() => {
         const table = to || night.freeTable();
         p.say(table ? night.hand(m.fixture, table) : t("comp.no_free"));
-      }}>${t("comp.hand")}</button></div>`;
+      }}>${t("comp.hand")}</button>${keep}</div>`;
   }
   if (st === "handed") {
     return html`<div class="ctl">
@@ -221,6 +232,19 @@ function Controls(/** @type {{m: Match, t: T, night: Night, tables: string[], sa
       <button type="button" data-take-back=${m.fixture} onClick=${() => p.say(night.hand(m.fixture, null))}>${t("comp.take_back")}</button></div>`;
   }
   return null;
+}
+
+/**
+ * The archive's standings and results page, where the venue service serves it (config.js
+ * `results`: `cueboard venue serve`'s /results/, docs/venue-service.md), for tonight's
+ * competition when there is one; nothing where no archive is served (`cueboard screen`).
+ */
+export function ResultsPage(/** @type {{t: T, c: import("./competition.js").Competition | null | undefined}} */ { t, c }) {
+  const config = /** @type {Window & {CUEBOARD_SCREEN?: {results?: unknown}}} */ (window).CUEBOARD_SCREEN || {};
+  // A path of this server only ("//host" would be another's).
+  if (typeof config.results !== "string" || !/^\/[a-z]/.test(config.results)) return "";
+  const href = c && c.name ? `${config.results}?competition=${encodeURIComponent(c.name)}` : config.results;
+  return html`<p class="results-page"><a href=${href} target="_blank" rel="noopener" data-link="results-page">${t("results_page")}</a></p>`;
 }
 
 /** Who hands the night's matches, in words (the venue service, this desk, another, nobody). */

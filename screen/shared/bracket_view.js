@@ -106,7 +106,8 @@ export function MatchBox(/** @type {{m: Match, t: T, live: Live, children?: unkn
         ? html` <small class="hc">+${m.handicap[i]}</small>` : ""}</span>
       <b class="f">${m.walkover ? (m.winner === i ? t("walkover") : "") : frames && !(m.bye && (m.bye[0] || m.bye[1])) ? frames[i] : ""}</b></div>`)}
     <div class="where"><span class="label">${m.label}</span> <span class=${`st ${m.walkover ? "walkover" : st}`}>${m.walkover
-      ? t("status.walkover") : t(`status.${st}`, { table: m.table || "" })}</span></div>
+      ? t("status.walkover") : t(`status.${st}`, { table: m.table || "" })}</span>${m.reserved && (st === "ready" || st === "waiting")
+      ? html` <span class="reserved" data-reserved=${m.reserved}>${t("status.reserved", { table: m.reserved })}</span>` : ""}</div>
     ${children || ""}
   </div>`;
 }

@@ -9,7 +9,7 @@ import { readPayload } from "../../screen/shared/payloads.js";
 import { isRefusal, tableTopic, tableTopics } from "../../screen/shared/broker.js";
 import { fitName, messageShown, nextMatch, shortName } from "../../screen/card.js";
 import { cardGame, FACTS, GAMES } from "../../screen/games.js";
-import { freeTables } from "../../screen/desk/competition.js";
+import { freeTables, reserve } from "../../screen/desk/competition.js";
 import { Store } from "../../screen/shared/store.js";
 import { readFileSync } from "node:fs";
 
@@ -219,6 +219,19 @@ check(scorerWords("title") === "Zähler" && scorerWords("break") === "Serie" && 
   frames.shift()();
   check(store.get("cueboard/v/t1/state") === undefined && told[3].get("cueboard/v/t1/state").value === null, "a dropped topic is told as cleared");
   check(frames.length === 0 && store.notifications === 4, `nothing else asked for (${frames.length}, ${store.notifications})`);
+}
+
+{
+  // A match reserved on the desk (issue 38 row 10): written, cleared, refused once begun or handed elsewhere.
+  const m = (fixture, extra = {}) => ({ fixture, label: fixture, round: 1, sides: ["A", "B"], winner: null, next: null, table: null, started: false, ...extra });
+  const c = { matches: [m("F"), m("P", { table: "t2", started: true }), m("H", { table: "t2" })] };
+  const kept = reserve(c, "F", "t1");
+  check(!kept.refused && kept.competition.matches[0].reserved === "t1" && c.matches[0].reserved === undefined, "reserved on a copy");
+  const cleared = reserve(kept.competition, "F", "");
+  check(!cleared.refused && !("reserved" in cleared.competition.matches[0]), "cleared: the key gone");
+  check(/already begun on t2/.test(reserve(c, "P", "t1").refused || ""), "a match begun is not reserved");
+  check(/handed to t2; take it back first/.test(reserve(c, "H", "t1").refused || ""), "a match handed elsewhere is taken back first");
+  check(/no match X/.test(reserve(c, "X", "t1").refused || ""), "an unknown fixture is refused by name");
 }
 
 process.exit(failures ? 1 : 0);

@@ -53,6 +53,9 @@ try {
   await shot(page, "2-draw");
   // Handing by itself: kept in the competition, so the service hands with or without this tab.
   await page.check(".tonight input[name=auto]");
+  // The final kept for t1 (the table with the TV camera), as the manager picks on the desk.
+  await page.selectOption(`.tonight select[data-reserve="${plan.final}"]`, "t1");
+  await waitFor(page, "the final reserved for t1", (f) => window.cueboardDesk.competition.matches.find((m) => m.fixture === f)?.reserved === "t1", plan.final);
   await waitFor(page, "the service handed the 4 first-round matches to the 4 tables", (ts) => ts.every((t) => {
     const next = window.cueboardDesk.tables.get(t)?.next;
     return next && window.cueboardDesk.competition.matches.some((m) => m.fixture === next.fixture && m.table === t);
@@ -77,7 +80,10 @@ try {
         const s = window.cueboardDesk.tables.get(t)?.state;
         return s && s.sides && !s.match_over && (window.cueboardDesk.competition.matches.find((m) => m.fixture === f) || {}).started;
       }, [fixture, table]);
-      if (fixture === plan.final) await shot(page, "5-final-playing");
+      if (fixture === plan.final) {
+        check(table === "t1", `the final went to t1, the table reserved for it (${table})`);
+        await shot(page, "5-final-playing");
+      }
       await ask(`play ${table}`);  // the referee's buttons: a break of 8, then the match conceded
     }
     await waitFor(page, `step ${step}: the matches played are settled`, (fs) => fs.every((f) =>
@@ -90,17 +96,41 @@ try {
   console.log(`champion: ${await page.$eval(".champion-name", (e) => e.textContent)}`);
   await shot(page, "6-champion");
   await page.click('nav.tabs button[data-tab="results"]');
-  await waitFor(page, "tonight's results: the 7 matches", () => document.querySelectorAll(".results tbody tr").length >= 7
-    || document.querySelectorAll(".results button[data-sheet]").length >= 4);
+  // All 7 listed before the last is taken as the final's (the final's record may come last of all).
+  await waitFor(page, "tonight's results: the 7 matches", () => document.querySelectorAll(".results button[data-sheet]").length >= 7);
   await shot(page, "7-results");
-  // The final's sheet: the last of tonight's results.
-  await page.locator(".results button[data-sheet]").last().click();
+  // The final's sheet: the result of the final's two players (in a knockout they meet once; the
+  // list's order is by end time, which a fast night can tie to the second).
+  const finalists = await page.evaluate((f) => window.cueboardDesk.competition.matches.find((m) => m.fixture === f).sides.join(" – "), plan.final);
+  await page.locator(".results li", { hasText: finalists }).locator("button[data-sheet]").click();
   await page.waitForSelector(".sheet", WAIT);
   const sheet = await page.$eval(".sheet", (e) => e.textContent);
   check(sheet.includes("Club Cup") && sheet.includes("Final") && sheet.includes("club") && /Winner: /.test(sheet),
-    `the final's sheet names the competition, the round, the venue and the winner`);
+    `the final's sheet names the competition, the round, the venue and the winner (${sheet.slice(0, 400)})`);
   await page.locator(".sheet").screenshot({ path: join(plan.shots, "club-night-8-sheet.png") });
   check(page.errors.length === 0, `no errors on the desk's page: ${page.errors.join(" | ")}`);
+
+  // The night's standings: the archive's page, served by the venue service at /results/ and
+  // linked from Tonight's results, once the archive has the final (asked of the Python side).
+  const champion = await page.evaluate(() => { const c = window.cueboardDesk.competition; const f = c.matches[c.matches.length - 1];
+    return f.sides[f.winner]; });
+  await ask("archived");
+  const standings = new URL(await page.getAttribute("a[data-link=results-page]", "href"), page.url()).href;
+  for (const [size, viewport] of [["laptop", { width: 1366, height: 768 }], ["phone", { width: 390, height: 844 }]]) {
+    const other = await browser.newContext({ viewport, deviceScaleFactor: 1, ignoreHTTPSErrors: true, isMobile: size === "phone" });
+    const p = await other.newPage();
+    const errors = [];
+    p.on("pageerror", (e) => errors.push(String(e)));
+    p.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+    await p.goto(standings);
+    const table = await p.$eval("table", (t) => [...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent.trim())));
+    check(table.length === 8 && table[0][1] === champion && table[0][3] === "3", `${size}: the standings, the champion ${champion} first with 3 wins`);
+    check((await p.textContent("h1")) === "Club Cup", `${size}: the page is tonight's competition's`);
+    check(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${size}: nothing off the page sideways`);
+    check(errors.length === 0, `${size}: no errors (the page's content policy kept): ${errors.join(" | ")}`);
+    await p.screenshot({ path: join(plan.shots, `venue-results-${size}.png`), fullPage: size === "phone" });
+    await other.close();
+  }
 } finally {
   await browser.close();
   closeInput();

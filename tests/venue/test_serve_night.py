@@ -10,11 +10,15 @@ it begins a handed match (``start_next``, as NEW MATCH at the table) and concede
 from __future__ import annotations
 
 import json
+import ssl
 import subprocess
 import sys
 import threading
+import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cueboard.contract.topics import VenueTopics
+from cueboard.league.http import CONTENT_SECURITY_POLICY
 from cueboard.venue.competition import from_draw
 from tests.helpers.venue import Venue
 from tests.screen.test_desk import Table, started
@@ -120,6 +125,32 @@ class Service:
         return self.process.wait(60)
 
 
+@dataclass
+class Page:
+    url: str
+    text: str
+    headers: Any
+
+
+def results_page(service: Service, venue: Venue, path: str) -> Page:
+    """A page of the service's server over HTTPS, the venue's CA trusted (its certificate names localhost)."""
+    port = service.url.rsplit(":", 1)[1].split("/")[0]
+    context = ssl.create_default_context(cafile=str(venue.ca))
+    with urllib.request.urlopen(f"https://localhost:{port}{path}", context=context, timeout=WAIT) as answer:
+        return Page(answer.url, answer.read().decode(), answer.headers)
+
+
+def night_standings(service: Service, venue: Venue, competition: str, matches: int) -> list[dict[str, Any]]:
+    """/results/standings once the archive has ``matches`` of ``competition`` (asked until then)."""
+    path = f"/results/standings?competition={urllib.parse.quote(competition)}"
+    for _ in range(300):
+        rows: list[dict[str, Any]] = json.loads(results_page(service, venue, path).text)
+        if sum(r["played"] for r in rows) // 2 >= matches:
+            return rows
+        threading.Event().wait(0.2)  # not a wall-clock limit: a pause between asks
+    raise AssertionError(f"the archive's standings never had {matches} matches: {rows}")
+
+
 @pytest.fixture
 def hall(club: Venue, tmp_path: Path) -> Iterator[dict[str, Any]]:
     with ExitStack() as stack:
@@ -196,6 +227,17 @@ def test_a_knockout_runs_to_its_winner_with_no_desk_open_through_a_restart(hall:
         champion = c["matches"][-1]["sides"][c["matches"][-1]["winner"]]
         assert champion in ("Ann", "Bob", "Cat", "Dan")
         assert all(tables[n].daemon is not None for n in TABLES)
+        # The night's standings on the service's own server (/results/, the archive's pages):
+        # asked until the archive has the final (a bounded count of asks), then the page itself.
+        standings = night_standings(service, venue, "Club Cup", 3)
+        assert standings[0]["name"] == champion and standings[0]["won"] == 2, standings
+        page = results_page(service, venue, "/results/?competition=Club%20Cup")
+        assert "<h1>Club Cup</h1>" in page.text and f"<td class=name>{champion}</td>" in page.text, page.text
+        assert "3 matches played" in page.text, page.text
+        # The archive's headers and content policy (no script), the pages' server's own headers.
+        assert page.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        assert page.headers["X-Content-Type-Options"] == "nosniff" and page.headers["Server"] == "cueboard"
+        assert results_page(service, venue, "/results").url.endswith("/results/")  # sent on to the page
     finally:
         assert service.stop() == 0, "".join(service.log)
     # The archive in the venue's folder stored the night's 3 matches (and the conceded defaults), once each.

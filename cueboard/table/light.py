@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from cueboard.contract.codes import Reason
+from cueboard.contract.lines import light_refusal
 from cueboard.engine import Match
 from cueboard.engine.events import Light, to_json
 from cueboard.engine.json_value import JsonObject
@@ -33,13 +34,9 @@ from cueboard.table.inputs import Call, Input
 from cueboard.table.journal import Journal
 from cueboard.table.light_config import LightConfig
 
-__all__ = ["LINE_KEYS", "RelayLike", "RelayOpener", "TableLight", "light_line_refusal"]
+__all__ = ["RelayLike", "RelayOpener", "TableLight"]
 
 log = logging.getLogger(__name__)
-
-LINE_KEYS = frozenset({"type", "on", "id", "user", "t"})
-"""What the desk's ``light`` line may carry (docs/mqtt.md)."""
-
 
 class RelayLike(Protocol):
     """The relay as the table drives it (:class:`cueboard.hw.relay.Relay`)."""
@@ -52,16 +49,6 @@ class RelayLike(Protocol):
 RelayOpener = Callable[[bool, Callable[[bool], None]], RelayLike]
 """Opens the relay at a level (its first), with the wall switch's callback: ``service`` and the
 tests give one (``cueboard.table.devices.open_relay``)."""
-
-
-def light_line_refusal(obj: JsonObject) -> Reason | None:
-    """Why a ``light`` line cannot be taken, or None."""
-    extra = sorted(set(obj) - LINE_KEYS)
-    if extra:
-        return Reason(f"light: unknown field {extra[0]!r} (light takes: on)", "invalid")
-    if not isinstance(obj.get("on"), bool):
-        return Reason(f"light: 'on' is true or false, not {obj.get('on')!r}"[:200], "invalid")
-    return None
 
 
 class TableLight:
@@ -140,7 +127,7 @@ class TableLight:
         """The desk's ``light`` line: None when done, else why not."""
         if self.config is None:
             return Reason("light: this table has no light ([light] pin in its configuration)", "no_light")
-        reason = light_line_refusal(obj)
+        reason = light_refusal(obj)
         if reason is not None:
             return reason
         user = obj.get("user")

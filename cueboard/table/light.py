@@ -27,6 +27,7 @@ from typing import Protocol
 
 from cueboard.contract.codes import Reason
 from cueboard.contract.lines import light_refusal
+from cueboard.contract.times import timestamp
 from cueboard.engine import Match
 from cueboard.engine.events import Light, to_json
 from cueboard.engine.json_value import JsonObject
@@ -155,8 +156,10 @@ class TableLight:
         """The state payload's ``light`` (docs/state.md), None without a light."""
         if self.config is None:
             return None
-        return {"on": self.on, "cause": self.cause, "user": self.user,
-                "off_in": None if self.off_at is None else round(max(0.0, self.off_at - self._mono()), 1)}
+        # When it goes off as a time of day, as the shot clock's ends_at: a retained state read
+        # later still says it right.
+        off_at = None if self.off_at is None else timestamp(self._wall() + max(0.0, self.off_at - self._mono()))
+        return {"on": self.on, "cause": self.cause, "user": self.user, "off_at": off_at}
 
     def _set(self, on: bool, cause: str, user: str | None, *, always: bool = False) -> None:
         if self.config is None:

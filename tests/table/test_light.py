@@ -13,6 +13,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]  # no type hints
 
 from cueboard.common.errors import ConfigFileError
+from cueboard.contract.times import timestamp
 from cueboard.engine import Match
 from cueboard.table.config import Config, load_config
 from cueboard.table.daemon import Table
@@ -73,7 +74,7 @@ def test_the_desks_new_match_turns_the_light_on_and_the_journal_says_who(tmp_pat
         lines = daemon.on_engine(lambda: light_lines(daemon.table))
         assert [(line["on"], line["cause"], line.get("user")) for line in lines] == [(True, "match", "desk-1")]
         state = daemon.send({"type": "state"})["state"]
-        assert state["light"] == {"on": True, "cause": "match", "user": "desk-1", "off_in": None}
+        assert state["light"] == {"on": True, "cause": "match", "user": "desk-1", "off_at": None}
 
 
 def test_a_matchs_first_stroke_turns_the_light_on(tmp_path: Path) -> None:
@@ -101,6 +102,8 @@ def test_the_light_goes_off_off_after_seconds_after_the_match_ends_and_an_undo_k
         table.command({"type": "concede", "match": True}, "desk")
         assert table.match is not None and table.match.state().match_over
         assert lit(factory) and table._next_wake(None) == pytest.approx(120)
+        answer = table.state_answer()
+        assert answer is not None and answer["light"]["off_at"] == timestamp(1_800_000_000.0 + mono.now + 120)  # type: ignore[index]
         mono.now += 60
         table.command({"type": "undo"}, "desk")  # the match goes on: no wait
         assert table._next_wake(None) is None

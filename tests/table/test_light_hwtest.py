@@ -5,7 +5,6 @@ the lamp off."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]  # no type hints
 

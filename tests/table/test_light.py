@@ -259,3 +259,44 @@ def test_light_lines_replay_to_the_same_score_and_undo_passes_over_them() -> Non
             match.apply(match.parse(obj))
         states.append(match.state().to_json())
     assert states[0] == states[1] and states[0]["sides"][0]["score"] == 1
+
+
+@pytest.mark.system
+def test_a_sigkilled_daemon_comes_back_with_the_light_on(tmp_path: Path) -> None:
+    """``cueboard run`` (on mock pins) killed mid-match and started again: the new daemon opened
+    the relay on, as its state says. The pin itself dies with a mock process: the test above
+    watches it; docs/hardware.md says what a real Pi's pin does meanwhile."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from cueboard.table.daemon import ask_daemon
+    from tests.table.test_crash import _wait_ready
+
+    config = tmp_path / "cueboard.toml"
+    config.write_text(f'[table]\nvenue = "v"\nname = "t1"\n[journal]\ndir = "{tmp_path}/journal"\n'
+                      f'[control]\nsocket = "{tmp_path}/control.sock"\n[light]\npin = {RELAY}\n', encoding="utf-8")
+    sock = tmp_path / "control.sock"
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", "cueboard.cli", "run", "--config", str(config)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+    proc = start()
+    try:
+        assert _wait_ready(sock, proc, time.monotonic() + 120)["light"]["on"] is False
+        assert ask_daemon(sock, {"type": "new_match"}, timeout=30)["ok"]
+        assert ask_daemon(sock, {"type": "pot", "balls": ["red"]}, timeout=30)["ok"]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        sock.unlink(missing_ok=True)
+        proc = start()
+        state = _wait_ready(sock, proc, time.monotonic() + 120)
+        assert state["light"]["on"] is True and state["light"]["cause"] == "match"
+        assert state["sides"][0]["score"] == 1
+    finally:
+        proc.kill()
+        proc.wait()

@@ -102,8 +102,23 @@ class Amend(Event):
         return self.insert if self.insert is not None else self.event
 
 
+@value(kw_only=True)
+class Light(Event):
+    """Bookkeeping, not play: the table's light switched (docs/hardware.md, "The table's light").
+    ``cause``: ``"match"`` (a match began), ``"match_over"`` (``off_after`` seconds after it
+    ended), ``"desk"``, ``"switch"`` (the wall switch);
+    ``user``: who, when a person did. The match keeps it beside its events (:attr:`Match.lights`):
+    it moves no position, takes no number, and undo, redo and amend pass over it, so a log with
+    light lines gives the same score as without them."""
+
+    TYPE: ClassVar[str] = "light"
+    on: bool
+    cause: str
+    user: str | None = None
+
+
 COMMON_EVENTS: Mapping[str, type[Event]] = {
-    cls.TYPE: cls for cls in (Concede, Award, NextFrame, Undo, Redo)
+    cls.TYPE: cls for cls in (Concede, Award, NextFrame, Undo, Redo, Light)
 }
 
 

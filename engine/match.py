@@ -20,13 +20,13 @@ import json
 from typing import NamedTuple
 
 from .errors import IllegalEvent
-from .events import Amend, Event, Pot, Redo, Undo, parse_amend, to_json
+from .events import Amend, Event, Light, Pot, Redo, Undo, parse_amend, to_json
 from .match_setup import MatchSetup
 from .registry import KnownGame, Position, find_game, parse_match
 from .shot_clock import ShotTime
 from .state import Json, JsonObject, State
 
-NOT_GAME_EVENTS = (Undo, Redo, Amend)
+NOT_GAME_EVENTS = (Undo, Redo, Amend, Light)
 """What apply() takes but push() refuses: they move along the log, the game never sees them."""
 
 
@@ -88,6 +88,8 @@ class Match:
         self._undone: list[Event | _Amended] = []
         """What redo puts back, last first."""
         self._version = 0
+        self.lights: list[Light] = []
+        """The light's changes in this match's log (bookkeeping: no position, no number)."""
         """Counts the changes other than a push (which always makes a new last position)."""
         self.last_correction: int | None = None
         """After an undo, redo or amend: the index of the first event in effect that an amend
@@ -199,6 +201,8 @@ class Match:
 
     def check(self, event: Event) -> None:
         """Raise IllegalEvent if ``event`` cannot be applied now; change nothing."""
+        if isinstance(event, Light):
+            return
         if isinstance(event, Undo):
             if not self._done:
                 raise IllegalEvent("nothing to undo", short="nothing_to_undo")
@@ -334,8 +338,10 @@ class Match:
 
     def apply(self, event: Event) -> None:
         """Apply one line of the log: ``undo`` pops, ``redo`` re-pushes, ``amend`` corrects,
-        others push."""
-        if isinstance(event, Undo):
+        others push; ``light`` is kept aside (:attr:`lights`)."""
+        if isinstance(event, Light):
+            self.lights.append(event)
+        elif isinstance(event, Undo):
             self.pop()
         elif isinstance(event, Redo):
             self.redo()

@@ -190,7 +190,7 @@ OPENERS = {"cueboard.table.devices", "cueboard.table.referee_boxes", "cueboard.t
            "cueboard.cli", "cueboard.tools.keypad_sim", "cueboard.tools.hwtest", "cueboard.tools.render"}
 """The modules that open hardware (or its stand-ins) above ``cueboard.hw``."""
 DEVICE_MODULES = {"cueboard.hw.display_devices", "cueboard.hw.buttons", "cueboard.hw.keypad_link",
-                  "cueboard.hw.max7219", "cueboard.hw.ws2812_spi"}
+                  "cueboard.hw.max7219", "cueboard.hw.ws2812_spi", "cueboard.hw.relay"}
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if area_of(n) != "cueboard.hw" and n not in OPENERS))

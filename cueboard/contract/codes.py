@@ -75,6 +75,7 @@ NETWORK_SHORTS: dict[str, tuple[str, str]] = {
     "bad_presence": ("malformed", "a scorer's ``presence`` the table cannot read"),
     "too_old": ("refused", "a line whose ``t`` is older than TAP_AGE_S (cueboard.contract.lines)"),
     "too_new": ("refused", "a line whose ``t`` is more than TAP_AHEAD_S ahead of the table's clock"),
+    "no_light": ("refused", "a ``light`` line to a table with no ``[light]`` (issue 43)"),
 }
 """Short forms of the refusals of lines from the network, with their :data:`CODES`."""
 

@@ -14,8 +14,8 @@ from typing import NoReturn
 from cueboard.contract.codes import Reason
 from cueboard.engine.json_value import Json, JsonObject
 
-__all__ = ["ECHO_BYTES", "LINE_BYTES", "TAP_AGE_S", "TAP_AHEAD_S", "USER_MAX", "Unreadable", "check_user", "echo",
-           "peek_id", "read_line", "timed"]
+__all__ = ["ECHO_BYTES", "LIGHT_KEYS", "LINE_BYTES", "TAP_AGE_S", "TAP_AHEAD_S", "USER_MAX", "Unreadable",
+           "check_user", "echo", "light_refusal", "peek_id", "read_line", "timed"]
 
 ECHO_BYTES = 1024
 """The most of an input a ``rejected`` message echoes (docs/mqtt.md)."""
@@ -185,3 +185,24 @@ def peek_id(payload: bytes) -> str | None:
 
 
 _KEY = {key: re.compile(rf'"{key}"\s*:\s*"([^"\\]{{1,64}})"') for key in ("id", "type")}
+
+
+LIGHT_KEYS = frozenset({"type", "on", "id", "user", "t"})
+"""What the desk's ``{"type": "light", "on": true}`` may carry (docs/mqtt.md, "The table's light")."""
+
+
+def light_refusal(line: JsonObject) -> Reason | None:
+    """Why a ``light`` line cannot be taken (``invalid``, naming the field), or None.
+
+    >>> light_refusal({"type": "light", "on": True}) is None
+    True
+    >>> print(light_refusal({"type": "light", "on": 1}))
+    light: 'on' is true or false, not 1
+    """
+    extra = sorted(set(line) - LIGHT_KEYS)
+    if extra:
+        return Reason(f"light: unknown field {extra[0][:40]!r} (light takes: on)", "invalid")
+    on = line.get("on")
+    if not isinstance(on, bool):
+        return Reason(f"light: 'on' is true or false, not {on!r}"[:200], "invalid")
+    return None

@@ -99,6 +99,7 @@ LINES: Mapping[str, tuple[frozenset[Role], str]] = {
     "new_match": (_DESK, "the configured match, or the one handed on"),
     "start_next": (_DESK, "the match handed on, begun"),
     "state": (_DESK, "the table's state, asked"),
+    "light": (_DESK, "the table's light switched on or off (issue 43: docs/hardware.md)"),
 }
 """Every line a table takes on its command and score topics, by :func:`kind_of`."""
 
@@ -107,6 +108,7 @@ _WHOSE = {
     "amend": "the desk or the referee corrects the log", "amend_preview": "the desk or the referee corrects the log",
     "match": "the desk starts matches", "new_match": "the desk starts matches", "start_next": "the desk starts matches",
     "clock_stop": "the desk or the referee stops the shot clock",
+    "light": "the desk switches the table's light",
 }
 
 

@@ -34,6 +34,7 @@ from cueboard.hw.display_config import DisplayConfig, parse_displays
 from cueboard.hw.pins import check_pins, check_spi_devices, table_claims
 from cueboard.table.home_assistant import HomeAssistantConfig, parse_home_assistant
 from cueboard.table.keymap import Keymap, load_keymap
+from cueboard.table.light_config import LightConfig, light_claims, parse_light
 from cueboard.table.mqtt.feed import MqttConfig, parse_mqtt
 
 T = TypeVar("T")
@@ -71,6 +72,8 @@ class Config:
     """``[table] start``: ``"match"`` (a table on its own: its ``[match]`` default, ready to
     score) or ``"idle"`` (a venue's table, from ``cueboard join``: it waits for the desk's
     match, and its boards show the idle board while no stroke is played)."""
+    light: LightConfig | None = None
+    """``[light]``: the table light's relay (docs/hardware.md, "The table's light"), or None."""
 
     def match_setup(self, overrides: Mapping[str, Any] | None = None) -> MatchSetup:
         """The default match, with ``overrides`` (a match line's fields) on top."""
@@ -172,12 +175,14 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
                 words_for(language)
             except CatalogueError as exc:
                 raise ConfigFileError(f"display.language = {language!r}: {exc}") from None
+    light = parse_light(root.getsection("light", {}))
     root.check_unused()  # every option of the file read above: an unknown key anywhere is refused here
     # After the typos: "needs both" for a misspelt key would hide the misspelling.
     if keypad.raw and (keypad_port is None or keypad_keymap is None):
         raise keypad.fail(None, "needs both 'port' (e.g. /dev/cueboard-keypad) and 'keymap'")
     # One GPIO, one device: the boxes' buttons, the boards' buses and HATs, a keypad on the UART.
-    clash = check_spi_devices(displays) or check_pins(table_claims(boxes, displays, keypad_port))
+    clash = check_spi_devices(displays) or check_pins(table_claims(boxes, displays, keypad_port)
+                                                        + light_claims(light))
     if clash is not None:
         raise ConfigFileError(clash)
 
@@ -185,7 +190,7 @@ def parse_config(raw: Mapping[str, Any], path: Path) -> Config:
                     control_socket=control_socket, shot_clock_auto=auto, mqtt=mqtt,
                     referee_boxes=boxes, referee_keymap=referee_keymap, keypad_port=keypad_port,
                     keypad_keymap=keypad_keymap, displays=displays, commands=commands,
-                    home_assistant=home_assistant, start=start)
+                    home_assistant=home_assistant, start=start, light=light)
     game = match["game"]
     if referee_keymap is not None:
         # A keymap that cannot be read or used is a KeymapError naming its file.

@@ -193,6 +193,7 @@ class Table(MatchStart):
             except OSError as exc:
                 self._journal_failed(exc)
                 self._begin(line, journalled=False)
+        self.light.restore()  # before the first frame, as the journal left it (docs/hardware.md)
         self.topics.start()
         self._show()
         self._publish_state()
@@ -236,6 +237,8 @@ class Table(MatchStart):
             expires = entry.expires_at
             if expires is not None:
                 deadlines.append(expires)
+        if (light_off := self.light.deadline()) is not None:
+            deadlines.append(light_off)
         for board in self.boards:
             at = board.next_deadline()
             if at is not None:
@@ -258,6 +261,7 @@ class Table(MatchStart):
         for board in self.boards:
             guard(board.tick, now)
         self.topics.timers()
+        self.light.tick(now)
         tick = self.clocks.tick(now)
         if tick == "expired":
             self._clock_expired()
@@ -337,6 +341,9 @@ class Table(MatchStart):
             return
         if kind == "clock":
             self._clock_command(obj, source, reply)
+            return
+        if kind == "light":
+            self._light_line(obj, source, reply)
             return
         self._event(obj, source, reply, explain)
 
@@ -419,6 +426,7 @@ class Table(MatchStart):
             self.publish_devices()
         notice = self._notice(match, event)
         match.apply(event)
+        self.light.played(match)
         self.accepted += 1
         if match.new_shot(event):
             # A person's event starts the next shot's clock when the table's clock is automatic;

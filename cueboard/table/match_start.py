@@ -41,6 +41,7 @@ class MatchStart(Refusals):
             {"user": self._user} if self._user is not None else {})
         try:
             self._begin(line)
+            self.light.match_begun(self._user)
         except OSError as exc:
             self._journal_failed(exc)
             self.publish_devices()
@@ -148,6 +149,20 @@ class MatchStart(Refusals):
                        **{k: v for k, v in obj.items() if k in ("id", "user")}}, logged=False)
         if reply:
             reply({"ok": True, "state": state.to_json()})
+
+    def _light_line(self, obj: JsonObject, source: str, reply: Reply | None) -> None:
+        """The desk's ``{"type": "light", "on": ...}`` (issue 43: docs/mqtt.md)."""
+        refusal = self.light.command(obj)
+        if refusal is not None:
+            self._refuse(obj, refusal, source, reply)
+            return
+        self._answered({k: v for k, v in obj.items() if k in ("type", "on", "id", "user")}, logged=False)
+        if reply:
+            reply({"ok": True, "light": self.light.to_json()})
+
+    def _light_changed(self) -> None:
+        if self.started.is_set():
+            self._publish_state()
 
     def _restart_clock(self, automatic: bool) -> None:
         shot = self.match.shot_time() if self.match is not None and automatic and self.config.shot_clock_auto \

@@ -27,7 +27,7 @@ from cueboard.hw.clock import Clock
 from cueboard.hw.keypad_link import KeypadLink
 from cueboard.table.config import Config
 from cueboard.table.daemon import ControlServer, Table
-from cueboard.table.devices import open_board
+from cueboard.table.devices import open_board, open_relay
 from cueboard.table.inputs import Command, KeyInput
 from cueboard.table.mqtt.desk_links import DeskLinks
 from cueboard.table.mqtt.feed import Feed
@@ -136,6 +136,9 @@ def open_table(config: Config, *, pin_factory: Any = None, boards: Sequence[Outp
                                  on_press=lambda p: table.submit(KeyInput(f"referee_box:{p.box}", p)),
                                  on_health=lambda health: table.health_changed("buttons"))
         table = Table(config, feed=feed, boards=boards, keypad=keypad, buttons=boxes, wall=wall)
+        if config.light is not None:  # opened by the table's start, at the level its journal says
+            table.light.opener = partial(open_relay, config.light, pin_factory=pin_factory)
+            stack.callback(table.light.close)
         if feed is not None:
             holder.append(table)
             assert config.mqtt is not None

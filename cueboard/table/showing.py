@@ -71,6 +71,7 @@ class Showing(TableBase):
         if match is None:
             return state
         clock = self.clocks.answer(match.game.clock is not None, self._mono())
+        state = self._with_light(state)
         return state if clock is None else {**state, "clock": clock}
 
     def clock_state(self) -> JsonObject | None:
@@ -103,9 +104,14 @@ class Showing(TableBase):
 
     def _publish_state(self, state: State | None = None) -> None:
         if self.feed is not None and self.match is not None:
-            shown = self.topics.dress((state or self.match.state()).to_json())
+            shown = self._with_light(self.topics.dress((state or self.match.state()).to_json()))
             clock = self.clock_state()
             guard(self.feed.publish_state, shown if clock is None else {**shown, "clock": clock})
+
+    def _with_light(self, state: JsonObject) -> JsonObject:
+        """The state with the light's ``light`` (docs/state.md) when the table has one."""
+        light = self.light.to_json()
+        return state if light is None else {**state, "light": light}
 
     def health(self) -> dict[str, Health]:
         """Each device's health, read from what it reports (:mod:`cueboard.table.health`)."""
@@ -118,6 +124,8 @@ class Showing(TableBase):
             devices["matrix" if i == 0 else f"matrix{i}"] = Health.of(board.health)
         devices.update({name: Health.of(said) for name, said in self.topics.scorers.health().items()})
         devices.update({name: Health.of(link.health) for name, link in self.links.items()})
+        if self.config.light is not None:
+            devices["light"] = Health.of(self.light.health)
         if self.feed is not None:
             devices["mqtt"] = Health.of(self.feed.health)
         return devices

@@ -23,6 +23,7 @@ from cueboard.table.health import OK
 from cueboard.table.inbox import Inbox
 from cueboard.table.journal import Journal
 from cueboard.table.keymap import Entry, Keymap, load_keymap
+from cueboard.table.light import TableLight
 from cueboard.table.rate_limiter import RateLimiter
 from cueboard.table.seams import Healthy, KeypadLike, Output, Publisher
 from cueboard.table.unarchived import Unarchived
@@ -75,6 +76,9 @@ class TableBase:
         self.accepted = 0
         self.refused = 0
         self.dropped_values = 0  # network values not kept (too many keys waiting): counted, logged
+        self.light = TableLight(config.light, journal=self.journal, match=lambda: self.match, wall=wall,
+                                mono=monotonic, submit=self.inbox.put, changed=self._light_changed)
+        """The table's light (issue 43; docs/hardware.md): its relay opened by the service."""
         self.links: dict[str, Healthy] = {}
         """The paced links' health by device name (``mqtt_commands``: cueboard.table.mqtt.paced_link), read
         when the devices are published; a link calls :meth:`health_changed` when it changes."""
@@ -96,6 +100,9 @@ class TableBase:
         return self._mono()
 
     # -- keymaps ---------------------------------------------------------------------------
+
+    def _light_changed(self) -> None:
+        """The light changed or its wait did: the table publishes its state (``MatchStart``)."""
 
     def _load_keymaps(self) -> None:
         for name, path in (("referee_box", self.config.referee_keymap), ("keypad", self.config.keypad_keymap)):

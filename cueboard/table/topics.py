@@ -25,6 +25,7 @@ from cueboard.contract.notices import Prompt
 from cueboard.contract.times import timestamp
 from cueboard.contract.topics import ANY, HISTORY, MESSAGE, NEXT, PREVIEW
 from cueboard.engine import IllegalEvent, to_json
+from cueboard.engine.events import Light
 from cueboard.engine.json_value import Json, JsonObject
 from cueboard.engine.record import match_id
 from cueboard.table.guard import guard
@@ -186,6 +187,8 @@ class TableTopics:
                     probe.apply(event)
                 except IllegalEvent:
                     continue
+                if isinstance(event, Light):
+                    continue  # bookkeeping (issue 43): no number in the history
                 lines.append((probe.seq, _decoded(text), None))
         self.history.begin(None, lines)
         self._publish_history()

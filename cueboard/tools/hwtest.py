@@ -36,6 +36,7 @@ from cueboard.hw.keypad_link import (
 )
 from cueboard.hw.keys import ButtonPress, KeyPress
 from cueboard.hw.max7219 import Max7219Chain
+from cueboard.hw.relay import Relay
 from cueboard.table.config import Config
 from cueboard.table.keymap import Keymap, load_keymap
 from cueboard.tools.stop_signals import end_as_ctrl_c
@@ -368,6 +369,9 @@ class HardwareCheck:
         self._keypad_last: tuple[bool, str] | None = None
         """Whether the keypad answered, and its health, as it was when the check closed it."""
         self._closing = False
+        self.relay: Relay | None = None
+        """The table light's relay ([light]), opened off; None without one or when it failed."""
+        self._relay_failure = ""
 
     # -- output --------------------------------------------------------------------------
 
@@ -399,12 +403,14 @@ class HardwareCheck:
             self._open_box(box)
         for board in self.boards:
             self._open_board(board)
+        if config.light is not None:
+            self._open_relay()
         if self.keypad is not None:
             self._report_keypad()
         if self.boxes or self.keypad is not None:
             self.say("every button and key is echoed as it is pressed, from now on; Ctrl-C ends the check")
-        if not (self.boards or self.boxes or config.keypad_port):
-            self.say("the configuration has no [[display]], [[referee_box]] or [keypad]: nothing to check")
+        if not (self.boards or self.boxes or config.keypad_port or config.light):
+            self.say("the configuration has no [[display]], [[referee_box]], [keypad] or [light]: nothing to check")
 
     def _check_control_socket(self) -> None:
         path = self.config.control_socket
@@ -459,6 +465,24 @@ class HardwareCheck:
         where = (f"GPIO {', '.join(str(p) for p in pins)}" if all(isinstance(p, int) for p in pins)
                  else ", ".join(_pin_label(p) for p in pins))
         self.say(f"referee box {box.number}: open, {len(pins)} buttons on {where}")
+
+    def _open_relay(self) -> None:
+        """The light's relay, off, and its wall switch echoed (docs/hardware.md, "The table's light")."""
+        light = self.config.light
+        assert light is not None
+        try:
+            self.relay = Relay(light.pin, active_high=light.active_high, initial=False,
+                               pin_factory=self._pin_factory, switch=light.switch,
+                               on_switch=lambda on: self.say(f"light: wall switch {'on' if on else 'off'}"))
+        except Exception as exc:
+            if _busy(exc):
+                raise DaemonRunning(f"the light's relay (GPIO {light.pin}) is busy ({_reason(exc)}): the daemon "
+                                    "(or another program) has it") from None
+            self._relay_failure = f"cannot open: {_reason(exc)}"
+            self.say(f"light: {self._relay_failure}")
+            return
+        switch = f", wall switch on GPIO {light.switch}" if light.switch is not None else ""
+        self.say(f"light: relay open on GPIO {light.pin} (active {'high' if light.active_high else 'low'}){switch}")
 
     def _open_board(self, board: _Board) -> None:
         try:
@@ -550,6 +574,10 @@ class HardwareCheck:
                                   (lambda: keypad.feedback(False),), BEEP_SECONDS))
             else:
                 self.say(f"{self.keypad_name}: not answering ({keypad.health.value}): its beeps are left out")
+        relay = self.relay
+        if relay is not None:
+            steps.append(Step("light", "the relay on: it clicks and the table's lamp lights (off again after)",
+                              (lambda: relay.set(True),), after=lambda: relay.set(False)))
         if self.boxes or keypad is not None:
             steps.append(Step("buttons and keys", "press each one: it is echoed with its number and action",
                               (lambda: None,)))
@@ -659,6 +687,9 @@ class HardwareCheck:
                     for n, p in enumerate(box.config.pins) if n not in box.pressed]
             self.say(f"  referee box {box.number}: {count - len(left)} of {count} buttons pressed"
                      + (f"; not pressed: {', '.join(left)}" if left else ""))
+        if self.config.light is not None:
+            ok = ok and not self._relay_failure
+            self.say(f"  light: {self._relay_failure or 'relay switched on and off'}")
         if self.keypad is not None:
             answered, state = self._keypad_last or self._keypad_state()
             ok = ok and answered
@@ -699,6 +730,11 @@ class HardwareCheck:
             if box.box is not None:
                 box.box.close()
                 box.box = None
+        if self.relay is not None:
+            with contextlib.suppress(Exception):
+                self.relay.set(False)  # the check leaves the lamp as it found it: off
+            self.relay.close()
+            self.relay = None
         if self.keypad is not None and self._keypad_last is None:
             self._keypad_last = self._keypad_state()
             self.keypad.stop()

@@ -17,7 +17,7 @@
  * @typedef {{
  *   schema: 1,
  *   seq: number,
- *   event: {type: string, safety?: boolean | null, non_striker?: string | null, out_of_turn?: string | null, ball?: string | null, reason?: string | null},
+ *   event: {type: string, safety?: boolean | null, non_striker?: string | null, out_of_turn?: string | null, ball?: string | null, reason?: string | null, on?: boolean, cause?: "match" | "match_over" | "desk" | "switch"},
  *   id?: string,
  *   user?: string,
  *   ts: string
@@ -162,6 +162,7 @@
  *   next?: null | ({fixture: string, competition: string | null, names: string[]}),
  *   message?: null | ({text: string, until: string | null}),
  *   waiting?: true,
+ *   light?: {on: boolean, cause: "match" | "match_over" | "desk" | "switch" | null, user: string | null, off_at: null | string},
  *   break?: number,
  *   reds?: number,
  *   colours?: ("yellow" | "green" | "brown" | "blue" | "pink" | "black")[],

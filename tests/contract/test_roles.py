@@ -19,7 +19,7 @@ from cueboard.venue.plan import Venue
 
 ROOT = Path(__file__).resolve().parents[2]
 
-DAEMON_LINES = {"match", "new_match", "start_next", "clock", "state", "call"}
+DAEMON_LINES = {"match", "new_match", "start_next", "clock", "state", "call", "light"}
 """What the table takes besides the games' events (cueboard/table/daemon.py, topics.py)."""
 
 

@@ -65,6 +65,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "new_match": {"type": "new_match"},
     "start_next": {"type": "start_next", "fixture": "F1"},
     "state": {"type": "state"},
+    "light": {"type": "light", "on": True},
 }
 """A line of each kind the roles module names (the rules may refuse it: the role is what is tried)."""
 

@@ -666,7 +666,7 @@ height = 8
 def test_a_configuration_with_no_devices_says_so(tmp_path: Path) -> None:
     out = Output()
     assert run(write_config(tmp_path, ""), out, io.StringIO(), Script()) == EXIT_OK
-    assert "the configuration has no [[display]], [[referee_box]] or [keypad]: nothing to check" in out.lines
+    assert "the configuration has no [[display]], [[referee_box]], [keypad] or [light]: nothing to check" in out.lines
 
 
 # -- the pacers -----------------------------------------------------------------------------

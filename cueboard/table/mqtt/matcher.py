@@ -14,8 +14,11 @@ from paho.mqtt.matcher import MQTTMatcher
 __all__ = ["TopicMatcher"]
 
 
-class TopicMatcher(MQTTMatcher):  # type: ignore[misc]  # paho's matcher is not typed
+class TopicMatcher(MQTTMatcher):
     """:class:`paho.mqtt.matcher.MQTTMatcher`, its ``iter_match`` making no reference cycle."""
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # paho's matcher is not typed
 
     def iter_match(self, topic: str) -> Iterator[Any]:
         found: list[Any] = []

@@ -40,6 +40,7 @@ p99 without it, or the RSS grew by more than 64 MiB.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import queue
@@ -399,6 +400,29 @@ DRAIN = 120.0
 read (a user's answers go out at 50 a second: the backlog and the lane of 1,000 take 30 s)."""
 
 
+class GcCount:
+    """gc.callbacks' counter: the collections (by generation) while it is installed, and their
+    pauses (a collection inside a press is its wait: issue 37)."""
+
+    def __init__(self) -> None:
+        self.by_generation = [0, 0, 0]
+        self.pauses_ns: list[int] = []
+        self._start = 0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter_ns()
+        else:
+            self.by_generation[info["generation"]] += 1
+            self.pauses_ns.append(time.perf_counter_ns() - self._start)
+
+    def summary(self) -> dict[str, Any]:
+        pauses = sorted(self.pauses_ns)
+        return {"collections_by_generation": self.by_generation,
+                "pause_ms_total": round(sum(pauses) / 1e6, 1),
+                "pause_ms_max": round(pauses[-1] / 1e6, 2) if pauses else 0.0}
+
+
 def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[str, Any]:
     """The flood of one lane (:data:`LANES`; ``scorer`` and ``desk`` as before: ``score`` and ``command``)."""
     lane = {"scorer": "score", "desk": "command"}.get(by, by)
@@ -467,7 +491,12 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
                                            stdout=subprocess.PIPE, text=True, start_new_session=True)
                 refused_before, replaced_before = table.refused, table.inbox.replaced
                 samples: list[int] = []
-                flooded = steps.run(seconds, samples)
+                gcs = GcCount()
+                gc.callbacks.append(gcs)  # this process's collections during the flood (the table's threads)
+                try:
+                    flooded = steps.run(seconds, samples)
+                finally:
+                    gc.callbacks.remove(gcs)
                 try:
                     out, _ = flooder.communicate(timeout=seconds + 60)
                     sent = json.loads(out)["sent"]
@@ -529,6 +558,7 @@ def flood_run(seconds: float, quiet_seconds: float, by: str = "score") -> dict[s
         "broker_notices": broker_log.notices,
         "without_flood": quiet, "during_flood": flooded, "after_flood": after,
         "p99_during_to_without_ratio": ratio,
+        "gc_during_flood": gcs.summary(),
         "rss_kib": {"before": rss_before, "after_quiet_steps": rss_quiet, "during_max": rss_during,
                     "during_samples": samples[:120], "after": rss_after},
         "failures": quiet["failures"] + flooded["failures"] + after["failures"],

@@ -181,3 +181,59 @@ def test_a_line_on_both_links_during_the_handover_is_taken_once() -> None:
     taken += [("own", p) for p in (b"undo",) if links._admit_own("desk", p)]
     assert taken == [("own", b"undo"), ("own", b"pot"), ("shared", b"before"), ("own", b"undo")]
     assert links.admit_shared(None, b"bare")  # the bare topic of older tools: the shared link's
+
+
+def test_after_the_handover_a_desks_lines_are_never_digested_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a desk's flood comes on its own link and, on an older venue's ACL, on the shared
+    one too; once handed over, neither link makes anything of a line to match it (no digest: the
+    shared link drops it by its user, its own takes it as it is)."""
+    from cueboard.table.mqtt import desk_links as module
+    from cueboard.table.mqtt.config import MqttConfig
+
+    digested: list[bytes] = []
+    real = module._digest
+    monkeypatch.setattr(module, "_digest", lambda payload: (digested.append(payload), real(payload))[1])
+    links = DeskLinks(MqttConfig(prefix="cueboard/club/t1", username="t1"), feed=None,  # type: ignore[arg-type]
+                      on_line=lambda *a: None)
+    links._started = True
+    links._desks["desk"] = module._Desk(link=None)  # type: ignore[arg-type]
+    links._subscribed("desk")
+    assert links._admit_own("desk", b"first")
+    assert not links.admit_shared("desk", b"first")  # the twin: the handover's end
+    digested.clear()
+    for n in range(100):  # the flood, on both links
+        line = b"flood %d" % n
+        assert not links.admit_shared("desk", line)
+        assert links._admit_own("desk", line)
+    assert digested == []
+
+
+def test_an_over_limit_users_line_is_not_read_by_its_topic_alone() -> None:
+    """Issue 37: once a user's backlog is full, its next lines are counted as not read (and said in
+    the summary) without their payload being looked at: a flood's line costs the table its topic."""
+    from cueboard.table.mqtt.config import MqttConfig
+    from cueboard.table.mqtt.paced_link import COMMANDS, PacedLink
+
+    class Full:
+        def has_room(self, lane: str) -> bool:
+            return False  # the user's lane of answers is full: its lines wait, then are not read
+
+    class Line:
+        def __init__(self, user: str, payload: bytes | None) -> None:
+            self.topic, self._payload, self.retain = f"cueboard/club/t1/command/{user}", payload, False
+
+        @property
+        def payload(self) -> bytes:
+            assert self._payload is not None, "an over-limit line's payload was read"
+            return self._payload
+
+    link = PacedLink(MqttConfig(prefix="cueboard/club/t1", username="t1", queue=5), Full(),  # type: ignore[arg-type]
+                     COMMANDS, lambda *a: None)
+    for n in range(5):
+        link._on_message(None, None, Line("flood", b"%d" % n))  # type: ignore[arg-type]
+    assert link.waiting() == 5 and link.unread == 0
+    for _ in range(100):
+        link._on_message(None, None, Line("flood", None))  # type: ignore[arg-type]
+    assert link.unread == 100 and link._unread == {"flood": 100}
+    link._on_message(None, None, Line("desk", b"another user's"))  # type: ignore[arg-type]
+    assert link.waiting() == 6  # another user's line still waits its turn

@@ -15,6 +15,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
 
 from cueboard.table.mqtt.config import RECONNECT_MIN, MqttConfig
+from cueboard.table.mqtt.matcher import TopicMatcher
 
 __all__ = ["QOS", "MqttClient", "describe", "no_delay", "open_client", "tell_health"]
 
@@ -28,6 +29,12 @@ class MqttClient(mqtt.Client):
     else would end that thread, and the feed with it, so it becomes an ``OSError`` here."""
 
     last_error = ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # paho's own matcher leaves a reference cycle a message: a collection every 150 or so
+        # lines of a flood (cueboard.table.mqtt.matcher, issue 37)
+        self._on_message_filtered = TopicMatcher()
 
     def reconnect(self) -> MQTTErrorCode:
         try:

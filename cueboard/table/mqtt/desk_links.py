@@ -199,6 +199,8 @@ class DeskLinks:
             if not self._started:
                 return True  # stopping: the shared link takes what still comes, as before
             d = self._desks.get(user)
+            if d is not None and d.settled_at is not None:
+                return False  # handed over: its own link's (issue 37: dropped before anything is made of it)
             if d is not None and d.live_since is not None:
                 return self._shared_line(d, _digest(payload))
             now = self._now()
@@ -217,8 +219,8 @@ class DeskLinks:
     def _admit_own(self, desk: str, payload: bytes) -> bool:
         with self._lock:
             d = self._desks.get(desk)
-            if d is None or d.live_since is None:
-                return True
+            if d is None or d.live_since is None or (d.settled_at is not None and not d.on_shared):
+                return True  # not live, or handed over with nothing left to match: nothing to digest
             key = _digest(payload)
             twin = _find(d.on_shared, key)
             if twin is not None:

@@ -105,6 +105,8 @@ class PacedLink:
         self._admit = admit
         """Asked first of every line (its user, its payload): False, the line is another link's
         (cueboard.table.mqtt.desk_links: a desk's line on the shared link and on its own)."""
+        self._levels = config.prefix.count("/") + 1  # a line's topic with more levels names its user
+        self._watchers = 0  # threads in wait_until: a line is notified only to someone waiting
         self._on_subscribed = on_subscribed
         self._values_mid: int | None = None  # the values' SUBSCRIBE, refused on its own
         self._values_refused = False
@@ -166,7 +168,11 @@ class PacedLink:
         """Wait until ``done()`` (asked again whenever a line is kept, handed on or not read:
         e.g. ``taken + unread`` reaching the lines sent); False after ``timeout`` seconds."""
         with self._watch:
-            return self._watch.wait_for(done, timeout)
+            self._watchers += 1
+            try:
+                return self._watch.wait_for(done, timeout)
+            finally:
+                self._watchers -= 1
 
     def start(self) -> None:
         """Connect in the background and keep reconnecting; never blocks."""
@@ -295,8 +301,17 @@ class PacedLink:
             self._set_health(f"down: connection lost{why}")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        # A flood's line costs what it must and no more (issue 37: this thread takes the interpreter
+        # from the engine's, and what it allocates a line is collected inside the referee's presses):
+        # an over-limit user's line is judged by its topic alone, before anything is made of it.
         topic = message.topic
-        user = topic.rsplit("/", 1)[1] if topic.count("/") > self.config.prefix.count("/") + 1 else None
+        user = topic.rsplit("/", 1)[1] if topic.count("/") > self._levels else None
+        if self._admit is None:
+            with self._cond:
+                lines = self._backlog.get(user)
+                if lines is not None and len(lines) >= self.config.queue:
+                    self._not_read(user)  # its user's backlog is full: not read, by its topic alone
+                    return
         payload, retained = bytes(message.payload), bool(message.retain)
         if self._admit is not None and not self._admit(user, payload):
             return
@@ -316,13 +331,7 @@ class PacedLink:
         """Under the lock: ``payload`` into its user's backlog, or counted as not read."""
         cost = len(payload) + LINE_OVERHEAD
         if (lines is not None and len(lines) >= self.config.queue) or self._bytes + cost > BACKLOG_BYTES:
-            self.unread += 1
-            self._unread[user] = self._unread.get(user, 0) + 1
-            if self.unread in (1, 10, 100, 1000) or self.unread % 100_000 == 0:
-                log.warning("MQTT %s' link: %d lines not read (their user's backlog of %d lines, or %d bytes in "
-                            "all, was full: the table answers a user's lines no faster than %g a second)",
-                            self.kind.name, self.unread, self.config.queue, BACKLOG_BYTES, USER_ANSWERS_A_SECOND)
-            self._watch.notify_all()  # the pacer says the lines not read once a second, woken or not
+            self._not_read(user)
             return
         if lines is None:
             lines = self._backlog[user] = deque()
@@ -331,7 +340,24 @@ class PacedLink:
                 self._cond.notify_all()  # a user newly waiting: the pacer hands its line on
         lines.append((payload, retained))
         self._bytes += cost
-        self._watch.notify_all()
+        self._notify_watchers()
+
+    def _not_read(self, user: str | None) -> None:
+        """Under the lock: one of ``user``'s lines not read (its backlog, or all, full)."""
+        self.unread += 1
+        unread = self._unread
+        unread[user] = unread.get(user, 0) + 1  # the pacer says them once a second, woken or not
+        if self.unread in (1, 10, 100, 1000) or self.unread % 100_000 == 0:
+            log.warning("MQTT %s' link: %d lines not read (their user's backlog of %d lines, or %d bytes in "
+                        "all, was full: the table answers a user's lines no faster than %g a second)",
+                        self.kind.name, self.unread, self.config.queue, BACKLOG_BYTES, USER_ANSWERS_A_SECOND)
+        self._notify_watchers()
+
+    def _notify_watchers(self) -> None:
+        """Under the lock: wake :meth:`wait_until`'s waiters, if any (notify_all builds a list a call,
+        a flooded line's garbage when nobody waits)."""
+        if self._watchers:
+            self._watch.notify_all()
 
     def _hand_on(self, user: str | None, payload: bytes, retained: bool) -> None:
         try:
@@ -345,7 +371,7 @@ class PacedLink:
                 if user in self._backlog:
                     self._turns.append(user)
                 self._cond.notify_all()
-                self._watch.notify_all()
+                self._notify_watchers()
 
     def _next(self) -> tuple[str | None, bytes, bool] | None:
         """Under the lock: the next user's line whose lane has room, taking turns; None if none."""

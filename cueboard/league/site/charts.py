@@ -1,0 +1,84 @@
+"""A player's two charts as SVG drawn here, on the server, with pygal (docs/league.md, "Player
+pages"): the page needs no script to show them, works from a folder with no server, and the
+archive's pages keep their no-script Content-Security-Policy.
+
+pygal writes a ``<script>`` (its tooltips' configuration) into every chart even with ``js=[]``:
+it is taken out, as are its comments (a build date, so a site rebuilt from the same archive is
+the same). Each chart kind has a fixed id (pygal's is a fresh uuid) so that its ``<style>`` is
+the same text on every page, and the archive's CSP can name it by its hash (:func:`style_hashes`)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Sequence
+
+import pygal
+from pygal.style import Style
+
+GREEN = "#0b5d2a"
+STYLE = Style(background="#fff", plot_background="#fff", foreground="#111", foreground_strong="#111",
+              foreground_subtle="#bbb", colors=(GREEN,), font_family="system-ui, sans-serif",
+              label_font_size=13, major_label_font_size=13, title_font_size=15, value_font_size=12)
+WIDTH, HEIGHT = 640, 320
+MOST_BARS = 30
+"""The breaks chart shows a player's last 30 listed breaks; the table under it lists them all."""
+
+_SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
+def _config(kind: str) -> dict[str, object]:
+    return {"js": [], "disable_xml_declaration": True, "width": WIDTH, "height": HEIGHT, "style": STYLE,
+            "show_legend": False, "explicit_size": False, "margin": 8, "x_label_rotation": 0,
+            "show_minor_x_labels": False, "truncate_label": -1}
+
+
+def _svg(chart: pygal.graph.graph.Graph, kind: str, title: str) -> str:
+    chart.uuid = kind  # the id its style is scoped to: the same on every page
+    svg: str = chart.render(is_unicode=True)
+    svg = _COMMENT.sub("", _SCRIPT.sub("", svg))
+    # Its one inline style attribute (the hidden tooltip) as a presentation attribute, which
+    # a CSP with no 'unsafe-inline' lets through.
+    svg = svg.replace(' style="opacity: 0"', ' opacity="0"')
+    # Drawn inside an HTML page, where the svg element needs no namespace (and the site's
+    # pages name no address of any host).
+    svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "", 1)
+    # A name for screen readers; the figures themselves are in the table under the chart.
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{_attr(title)}" ', 1)
+
+
+def _attr(text: str) -> str:
+    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _every(n: int, most: int = 8) -> int:
+    return max(1, -(-n // most))
+
+
+def rating_chart(ordinals: Sequence[float], labels: Sequence[str], title: str) -> str:
+    """The rating (openskill's ordinal, mu - 3 sigma) after each frame rated, oldest first."""
+    chart = pygal.Line(**_config("rating"), show_dots=len(ordinals) <= 40, dots_size=2,
+                       x_labels_major_every=_every(len(labels)), show_only_major_dots=False)
+    chart.x_labels = list(labels)
+    chart.add(title, [round(v, 2) for v in ordinals])
+    return _svg(chart, "rating", title)
+
+
+def breaks_chart(points: Sequence[int], labels: Sequence[str], title: str) -> str:
+    """The player's listed breaks, oldest first (the last :data:`MOST_BARS`)."""
+    chart = pygal.Bar(**_config("breaks"), range=(0, max(147, *points) if points else 147),
+                      x_labels_major_every=_every(len(labels)))
+    chart.x_labels = list(labels[-MOST_BARS:])
+    chart.add(title, list(points[-MOST_BARS:]))
+    return _svg(chart, "breaks", title)
+
+
+def style_hashes() -> list[str]:
+    """The CSP sources (``'sha256-...'``) of the two charts' ``<style>`` elements."""
+    out = []
+    for svg in (rating_chart([1.0, 2.0], ["a", "b"], "x"), breaks_chart([50], ["a"], "x")):
+        for style in re.findall(r"<style[^>]*>(.*?)</style>", svg, re.S):
+            out.append("'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'")
+    return out

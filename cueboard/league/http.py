@@ -228,7 +228,7 @@ async def page(request: web.Request) -> web.Response:
 CHART_STYLE = """
 h2 small {font-weight: 400;}
 figure.chart { margin: .5rem 0 1rem; }
-figure.chart svg { display: block; width: 100%; height: auto; max-width: 48rem; }
+figure.chart svg { display: block; width: 100%; height: auto; max-width: 36rem; }
 table.figures small.rests { display: block; font-size: .8rem; color: #555; max-width: 36rem; }
 table.figures td.fig { white-space: nowrap; }
 table.stats th { font-size: .85rem; }

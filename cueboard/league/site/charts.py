@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import re
 from collections.abc import Sequence
 
@@ -20,13 +21,16 @@ from pygal.style import Style
 GREEN = "#0b5d2a"
 STYLE = Style(background="#fff", plot_background="#fff", foreground="#111", foreground_strong="#111",
               foreground_subtle="#bbb", colors=(GREEN,), font_family="system-ui, sans-serif",
-              label_font_size=13, major_label_font_size=13, title_font_size=15, value_font_size=12)
-WIDTH, HEIGHT = 640, 320
+              label_font_size=14, major_label_font_size=14, title_font_size=15, value_font_size=13)
+WIDTH, HEIGHT = 480, 260
+"""The drawing's size: it is scaled to the page's width (at most 36rem), so a phone (390 px)
+shows its labels at about 10 px and a laptop at 16."""
 MOST_BARS = 30
 """The breaks chart shows a player's last 30 listed breaks; the table under it lists them all."""
 
 _SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_STYLE = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.S)
 
 
 def _config(kind: str) -> dict[str, object]:
@@ -45,6 +49,10 @@ def _svg(chart: pygal.graph.graph.Graph, kind: str, title: str) -> str:
     # Drawn inside an HTML page, where the svg element needs no namespace (and the site's
     # pages name no address of any host).
     svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "", 1)
+    # An HTML parser reads an svg's <style> as markup (it decodes pygal's "&gt;"), and a CSP
+    # hashes the text it read: so the style is written as that text.
+    svg = _STYLE.sub(lambda m: m.group(1) + html.unescape(m.group(2)) + m.group(3), svg)
+    svg = svg.replace("<title>Pygal</title>", f"<title>{_attr(title)}</title>", 1)
     # A name for screen readers; the figures themselves are in the table under the chart.
     return svg.replace("<svg ", f'<svg role="img" aria-label="{_attr(title)}" ', 1)
 
@@ -79,6 +87,6 @@ def style_hashes() -> list[str]:
     """The CSP sources (``'sha256-...'``) of the two charts' ``<style>`` elements."""
     out = []
     for svg in (rating_chart([1.0, 2.0], ["a", "b"], "x"), breaks_chart([50], ["a"], "x")):
-        for style in re.findall(r"<style[^>]*>(.*?)</style>", svg, re.S):
+        for _, style, _ in _STYLE.findall(svg):
             out.append("'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'")
     return out

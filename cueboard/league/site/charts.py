@@ -21,7 +21,8 @@ from pygal.style import Style
 GREEN = "#0b5d2a"
 STYLE = Style(background="#fff", plot_background="#fff", foreground="#111", foreground_strong="#111",
               foreground_subtle="#bbb", colors=(GREEN,), font_family="system-ui, sans-serif",
-              label_font_size=14, major_label_font_size=14, title_font_size=15, value_font_size=13)
+              guide_stroke_color="#ddd", major_guide_stroke_color="#bbb", label_font_size=14,
+              major_label_font_size=14, title_font_size=15, value_font_size=13)
 WIDTH, HEIGHT = 480, 260
 """The drawing's size: it is scaled to the page's width (at most 36rem), so a phone (390 px)
 shows its labels at about 10 px and a laptop at 16."""
@@ -61,23 +62,28 @@ def _attr(text: str) -> str:
     return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _every(n: int, most: int = 8) -> int:
-    return max(1, -(-n // most))
+def _numbers(n: int) -> list[str]:
+    # The x axis counts (frames rated, breaks listed): pygal picks its major labels by value,
+    # so dates (many frames a night) would all be major and overlap. The dates are in the
+    # table under each chart.
+    return [str(i) for i in range(1, n + 1)]
 
 
-def rating_chart(ordinals: Sequence[float], labels: Sequence[str], title: str) -> str:
+def rating_chart(ordinals: Sequence[float], x_title: str, title: str) -> str:
     """The rating (openskill's ordinal, mu - 3 sigma) after each frame rated, oldest first."""
-    chart = pygal.Line(**_config("rating"), show_dots=len(ordinals) <= 40, dots_size=2,
-                       x_labels_major_every=_every(len(labels)), show_only_major_dots=False)
-    chart.x_labels = list(labels)
+    chart = pygal.Line(**_config("rating"), show_dots=len(ordinals) <= 40, dots_size=2, x_title=x_title,
+                       x_labels_major_count=min(5, len(ordinals)), show_only_major_dots=False)
+    chart.x_labels = _numbers(len(ordinals))
     chart.add(title, [round(v, 2) for v in ordinals])
     return _svg(chart, "rating", title)
 
 
-def breaks_chart(points: Sequence[int], labels: Sequence[str], title: str) -> str:
+def breaks_chart(points: Sequence[int], x_title: str, title: str) -> str:
     """The player's listed breaks, oldest first (the last :data:`MOST_BARS`)."""
-    chart = pygal.Bar(**_config("breaks"), range=(0, max(147, *points) if points else 147),
-                      x_labels_major_every=_every(len(labels)))
+    labels = _numbers(len(points))
+    top = max(147, *points) if points else 147  # a 147 is the top of the scale (more: a free ball's)
+    chart = pygal.Bar(**_config("breaks"), range=(0, top), y_labels=[0, 50, 100, top],
+                      x_labels_major_count=min(5, len(labels)), x_title=x_title)
     chart.x_labels = list(labels[-MOST_BARS:])
     chart.add(title, list(points[-MOST_BARS:]))
     return _svg(chart, "breaks", title)
@@ -86,7 +92,7 @@ def breaks_chart(points: Sequence[int], labels: Sequence[str], title: str) -> st
 def style_hashes() -> list[str]:
     """The CSP sources (``'sha256-...'``) of the two charts' ``<style>`` elements."""
     out = []
-    for svg in (rating_chart([1.0, 2.0], ["a", "b"], "x"), breaks_chart([50], ["a"], "x")):
+    for svg in (rating_chart([1.0, 2.0], "x", "x"), breaks_chart([50], "x", "x")):
         for _, style, _ in _STYLE.findall(svg):
             out.append("'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'")
     return out

@@ -38,12 +38,10 @@ class PlayerFigures:
                 for k in SHOWN]
 
     def rating_chart(self, words: Words) -> str:
-        return charts.rating_chart([p.ordinal for p in self.history], [p.date[:10] if p.date else "" for p in
-                                   self.history], words("rating_chart"))
+        return charts.rating_chart([p.ordinal for p in self.history], words("chart.frames"), words("rating_chart"))
 
     def breaks_chart(self, words: Words) -> str:
-        return charts.breaks_chart([b["points"] for b in self.breaks], [b["date"] or "" for b in self.breaks],
-                                   words("breaks_chart"))
+        return charts.breaks_chart([b["points"] for b in self.breaks], words("chart.breaks"), words("breaks_chart"))
 
 
 def cell(key: str, value: Any) -> str:

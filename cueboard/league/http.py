@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+import jinja2
 import markupsafe
 from aiohttp import web
 
@@ -262,14 +264,20 @@ def _archive_page(request: web.Request, key: tuple[str, str],
     return shared.use(work)
 
 
-def _render(heading: str, root: str, **fields: Any) -> str:
+@functools.cache
+def _environment() -> jinja2.Environment:
+    """The site's templates, compiled once (a compile costs more than a page)."""
     env = render.environment()
     # The archive's routes, relative (``root``: the page's way back to the app's root, which
     # may be mounted under a prefix): a match as JSON, a player's page.
     env.globals.update(match_page=lambda match_id: f"matches/{quote(str(match_id), safe='')}",
                        player_page=lambda name: f"players/{quote(name, safe='')}")
+    return env
+
+
+def _render(heading: str, root: str, **fields: Any) -> str:
     words = words_for("en")
-    return env.get_template("archive_page.html").render(
+    return _environment().get_template("archive_page.html").render(
         {"f": None, "groups": [], **fields}, w=words, lang=words.language, root=root, least=50, heading=heading,
         page_style=markupsafe.Markup(PAGE_STYLE), chart_style=markupsafe.Markup(CHART_STYLE))
 

@@ -41,12 +41,11 @@ def pages(url: str, names: list[str], rounds: int = 20) -> dict[str, Any]:
     ``rounds`` players' pages (a player not yet drawn: its charts drawn) and the statistics
     table (drawn once, then kept)."""
     import statistics
+    import threading
     import urllib.request
     from urllib.parse import quote
 
     from cueboard.league.http import make_server
-
-    import threading
 
     server = make_server(url, port=0)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -50,7 +50,8 @@ def test_a_players_page_and_the_statistics_page(tmp_path: Path) -> None:
     async def body(client: TestClient[Any, Any]) -> None:
         for key, path in (("player", "/players/" + quote(ann.player)), ("stats", "/statistics"),
                           ("one", "/statistics?competition=Division%201"), ("none", "/players/Nobody"),
-                          ("bad", "/players/" + quote("a\u0007b")), ("hostile", "/players/" + quote("<b>Cat</b>", safe=""))):
+                          ("bad", "/players/" + quote("a\u0007b")),
+                          ("hostile", "/players/" + quote("<b>Cat</b>", safe=""))):
             answer = await client.get(path)
             got[key] = (answer.status, await answer.text(), answer.content_type)
         # A record stored again (a correction: a break added) shows on the next page.

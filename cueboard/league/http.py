@@ -357,10 +357,20 @@ no body: every route is a GET."""
 def make_server(url: str, host: str = "127.0.0.1", port: int = 8090, *, limits: Limits = LIMITS) -> WebServer:
     """The sub-application alone, at ``/``, on the bounded server (bound at once: ``port`` 0 takes
     a free one, see ``server.server_address``)."""
+    app = archive_app(url)
     server = WebServer(host, port, limits=limits, headers={"Content-Security-Policy": CONTENT_SECURITY_POLICY},
-                       app=archive_app(url))
+                       app=app)
     server.start()
+    # The figures worked out before the first reader asks (a league of 100,000 frames takes
+    # seconds: bench/league_stats.py --pages); a page asked meanwhile waits for them.
+    threading.Thread(target=warm, args=(app,), name="archive-figures", daemon=True).start()
     return server
+
+
+def warm(app: web.Application) -> None:
+    """Work every player's figures out now, if the archive has changed since they were."""
+    shared = app[SHARED]
+    shared.use(lambda archive: _figures(shared, archive))
 
 
 def serve(url: str, host: str, port: int) -> None:

@@ -228,7 +228,8 @@ async def page(request: web.Request) -> web.Response:
 
 
 CHART_STYLE = """
-h2 small {font-weight: 400;}
+h1, td.name { overflow-wrap: anywhere; }
+.wide { overflow-x: auto; }  /* a table wider than a phone scrolls within itself */
 figure.chart { margin: .5rem 0 1rem; }
 figure.chart svg { display: block; width: 100%; height: auto; max-width: 36rem; }
 table.figures small.rests { display: block; font-size: .8rem; color: #555; max-width: 36rem; }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -15,11 +16,17 @@ import re
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import quote
 
+import jinja2
+import markupsafe
 from aiohttp import web
 
 from cueboard.common.web_server import Limits, WebServer
 from cueboard.league.export import cuescore_competition, cuescore_match
+from cueboard.league.site import charts, render
+from cueboard.league.site.figures import PlayerFigures, all_players
+from cueboard.league.site.words import words_for
 from cueboard.league.standings import Row, Rules, breaks, player_matches, rank, results_of, team_sides, to_csv
 from cueboard.league.store import Archive
 
@@ -33,6 +40,13 @@ class _Shared:
         self.url = url
         self.lock = threading.Lock()
         self.archive: Archive | None = None
+        # Every player's figures, and the pages drawn from them, for the archive as it was at
+        # ``revisions`` (each match's revision: a record stored again, a correction, a new
+        # match changes them). The ratings need every frame in order, so they are worked out
+        # once a change, not once a page (docs/league.md, "Player pages").
+        self.revisions: dict[str, int] | None = None
+        self.figures: dict[str, PlayerFigures] = {}
+        self.pages: dict[tuple[str, str], str] = {}
 
     def use(self, work: Callable[[Archive], T]) -> T:
         with self.lock:
@@ -59,6 +73,8 @@ def archive_app(url: str) -> web.Application:
     app.router.add_get("/standings.csv", standings_csv)
     app.router.add_get("/breaks", breaks_json)
     app.router.add_get("/players/{name}/matches", matches_of_player)
+    app.router.add_get("/players/{name}", player_page)
+    app.router.add_get("/statistics", statistics_page)
     app.router.add_get("/matches", all_matches)
     app.router.add_get("/matches/{match_id:.+}", one_match)
 
@@ -211,6 +227,97 @@ async def page(request: web.Request) -> web.Response:
     return web.Response(text=text, content_type="text/html", charset="utf-8")
 
 
+CHART_STYLE = """
+h1, td.name { overflow-wrap: anywhere; }
+.wide { overflow-x: auto; }  /* a table wider than a phone scrolls within itself */
+figure.chart { margin: .5rem 0 1rem; }
+figure.chart svg { display: block; width: 100%; height: auto; max-width: 36rem; }
+table.figures small.rests { display: block; font-size: .8rem; color: #555; max-width: 36rem; }
+table.figures td.fig { white-space: nowrap; }
+table.stats th { font-size: .85rem; }
+td.date { text-align: left; }
+.none { color: #555; }
+"""
+"""The player page's own rules, besides :data:`PAGE`'s."""
+
+
+def _figures(shared: _Shared, archive: Archive) -> dict[str, PlayerFigures]:
+    """Every player's figures, worked out again only when the archive has changed."""
+    revisions = archive.revisions()
+    if revisions != shared.revisions:
+        shared.figures, shared.pages, shared.revisions = all_players(archive.records()), {}, revisions
+    return shared.figures
+
+
+def _archive_page(request: web.Request, key: tuple[str, str],
+                  draw: Callable[[dict[str, PlayerFigures]], str | None]) -> str | None:
+    shared = request.app[SHARED]
+
+    def work(archive: Archive) -> str | None:
+        figures = _figures(shared, archive)
+        if key not in shared.pages:
+            page = draw(figures)
+            if page is None:
+                return None
+            shared.pages[key] = page
+        return shared.pages[key]
+
+    return shared.use(work)
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    """The site's templates, compiled once (a compile costs more than a page)."""
+    env = render.environment()
+    # The archive's routes, relative (``root``: the page's way back to the app's root, which
+    # may be mounted under a prefix): a match as JSON, a player's page.
+    env.globals.update(match_page=lambda match_id: f"matches/{quote(str(match_id), safe='')}",
+                       player_page=lambda name: f"players/{quote(name, safe='')}")
+    return env
+
+
+def _render(heading: str, root: str, **fields: Any) -> str:
+    words = words_for("en")
+    return _environment().get_template("archive_page.html").render(
+        {"f": None, "groups": [], **fields}, w=words, lang=words.language, root=root, least=50, heading=heading,
+        page_style=markupsafe.Markup(PAGE_STYLE), chart_style=markupsafe.Markup(CHART_STYLE))
+
+
+async def player_page(request: web.Request) -> web.Response:
+    """A player's statistics in every competition (what each figure rests on), rating chart and
+    breaks chart: drawn on the server as SVG, no script."""
+    name = request.match_info["name"]
+    if len(name) > 200 or not name.isprintable():
+        raise web.HTTPBadRequest(text="a player's name must be printable text of at most 200 characters\n")
+
+    def draw(figures: dict[str, PlayerFigures]) -> str | None:
+        found = figures.get(name)
+        return None if found is None else _render(name, "../", f=found, players=figures)
+
+    text = await asyncio.to_thread(_archive_page, request, ("player", name), draw)
+    if text is None:
+        raise web.HTTPNotFound(text=f"no player {name!r} in the archive\n")
+    return web.Response(text=text, content_type="text/html", charset="utf-8")
+
+
+async def statistics_page(request: web.Request) -> web.Response:
+    """Every player's figures, a table a competition (``?competition=``: that one only), best
+    frame win rate first, each name a link to the player's page."""
+    only = _competition(request)
+
+    def draw(figures: dict[str, PlayerFigures]) -> str:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for row in sorted((s.as_dict() for f in figures.values() for s in f.stats),
+                          key=lambda s: (s["competition"], -(s["frame_win_rate"] or 0.0), -s["frames_played"],
+                                         s["player"])):
+            if only is None or row["competition"] == only:
+                groups.setdefault(row["competition"], []).append(row)
+        return _render(only or "Statistics", "./", groups=list(groups.items()), players=figures)
+
+    text = await asyncio.to_thread(_archive_page, request, ("statistics", only or ""), draw)
+    return web.Response(text=text or "", content_type="text/html", charset="utf-8")
+
+
 def _style_hash(page: str) -> str:
     """The CSP source of the page's one ``<style>`` element: its SHA-256, so that no other style
     (nor any script) runs even if a name ever escaped its escaping."""
@@ -219,9 +326,24 @@ def _style_hash(page: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(style.group(1).encode()).digest()).decode() + "'"
 
 
+def _style_of(page: str) -> str:
+    style = re.search(r"<style>(.*?)</style>", page.format(title="", subtitle="", rows="", breaks=""), re.S)
+    assert style is not None
+    return style.group(1)
+
+
+PAGE_STYLE = _style_of(PAGE)
+"""The standings page's style, used by the player and statistics pages too (the same hash)."""
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'none'",  # no script, no image, no font, no fetch: a page of text and JSON
-    f"style-src {_style_hash(PAGE)}",
+    # The pages' styles and the charts' (each chart kind's <style> is the same on every page).
+    " ".join(["style-src", _style_hash(PAGE), _hash(CHART_STYLE), *charts.style_hashes()]),
     "base-uri 'none'",
     "form-action 'none'",
 ])
@@ -236,10 +358,20 @@ no body: every route is a GET."""
 def make_server(url: str, host: str = "127.0.0.1", port: int = 8090, *, limits: Limits = LIMITS) -> WebServer:
     """The sub-application alone, at ``/``, on the bounded server (bound at once: ``port`` 0 takes
     a free one, see ``server.server_address``)."""
+    app = archive_app(url)
     server = WebServer(host, port, limits=limits, headers={"Content-Security-Policy": CONTENT_SECURITY_POLICY},
-                       app=archive_app(url))
+                       app=app)
     server.start()
+    # The figures worked out before the first reader asks (a league of 100,000 frames takes
+    # seconds: bench/league_stats.py --pages); a page asked meanwhile waits for them.
+    threading.Thread(target=warm, args=(app,), name="archive-figures", daemon=True).start()
     return server
+
+
+def warm(app: web.Application) -> None:
+    """Work every player's figures out now, if the archive has changed since they were."""
+    shared = app[SHARED]
+    shared.use(lambda archive: _figures(shared, archive))
 
 
 def serve(url: str, host: str, port: int) -> None:

@@ -36,19 +36,41 @@ try {
         standings: [...document.querySelectorAll("table.standings tbody tr")].map(
           (tr) => [...tr.querySelectorAll("td")].map((td) => td.innerText.trim())),
         title: document.title,
+        // A player's page: the statistics table and each chart (drawn, inside the viewport),
+        // with the figures of its table (in a closed <details>: textContent, not innerText).
+        figures: [...document.querySelectorAll("table.figures tbody tr")].map(
+          (tr) => [...tr.querySelectorAll("td")].map((td) => td.childNodes[0].textContent.trim())),
+        charts: [...document.querySelectorAll("figure.chart")].map((f) => {
+          const svg = f.querySelector("svg");
+          const box = svg.getBoundingClientRect();
+          return { kind: f.classList[1], left: box.left, right: box.right, height: box.height,
+            label: svg.getAttribute("aria-label"),
+            lines: svg.querySelectorAll(".series path.line").length, bars: svg.querySelectorAll("rect.rect").length,
+            dots: svg.querySelectorAll("circle.dot").length,
+            rows: [...f.querySelectorAll("table.chart-figures tbody tr")].map(
+              (tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent.trim())) };
+        }),
+        width: document.documentElement.clientWidth,
       }));
       if (facts.scripts !== 0 || facts.pwned || facts.overflow > 0) {
         check(false, `${size.name}: ${path}: ${facts.scripts} scripts, pwned ${facts.pwned}, ${facts.overflow} px sideways`);
       }
       if (facts.standings.length) tables[path] = facts.standings;
+      for (const chart of facts.charts) {
+        if (chart.left < 0 || chart.right > facts.width || chart.height < 100) {
+          check(false, `${size.name}: ${path}: the ${chart.kind} chart is not in view (${JSON.stringify(chart)})`);
+        }
+      }
+      if (facts.figures.length || facts.charts.length) {
+        console.log(`player: ${size.name} ${path} ${JSON.stringify({ figures: facts.figures, charts: facts.charts })}`);
+      }
       if (facts.text.includes(plan.hostile)) console.log(`hostile-as-text: ${size.name} ${path}`);
       for (const href of facts.links) {
         if (!href.startsWith(base)) check(false, `${size.name}: ${path} links outside the site (${href})`);
         const target = href.slice(base.length).split("#")[0];
         if (!seen.has(target)) queue.push(target);
       }
-      const shot = plan.pictures.find((p) => p.path === path || (p.prefix && path.startsWith(p.prefix) && !p.taken?.[size.name]));
-      if (shot) {
+      for (const shot of plan.pictures.filter((p) => p.path === path || (p.prefix && path.startsWith(p.prefix) && !p.taken?.[size.name]))) {
         shot.taken = { ...(shot.taken || {}), [size.name]: true };
         await page.screenshot({ path: `${plan.shots}/${shot.name}-${size.name}.png`, fullPage: true });
       }

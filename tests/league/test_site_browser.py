@@ -14,9 +14,13 @@ from typing import Any
 
 import pytest
 
+from cueboard.league.ratings import Ratings, frame_results
 from cueboard.league.site import paths
 from cueboard.league.site.build import build
-from cueboard.league.standings import Rules, rank, results_of
+from cueboard.league.site.figures import SHOWN, cell
+from cueboard.league.site.words import words_for
+from cueboard.league.standings import Rules, breaks, rank, results_of
+from cueboard.league.stats_figures import player_stats
 from cueboard.league.store import Archive
 from tests.league.site_data import HOSTILE, build_archive
 from tests.screen.node_e2e import run_e2e
@@ -48,7 +52,8 @@ def test_the_site_in_chromium_at_phone_and_laptop_sizes(tmp_path: Path) -> None:
     pictures = [{"name": "league-site-standings", "path": division}, {"name": "league-site-bracket", "path": cup},
                 {"name": "league-site-match", "path": paths.match_page(century["match_id"])},
                 {"name": "league-site-player", "path": paths.player_page("Ann Smith")},
-                {"name": "league-site-index", "path": "index.html"}]
+                {"name": "league-site-index", "path": "index.html"},
+                {"name": "league-player", "path": paths.player_page("Ann Smith")}]
     plan = {"root": str(site), "chromium": CHROMIUM, "sizes": SIZES, "shots": str(shots), "hostile": HOSTILE,
             "pictures": pictures}
     out = run_e2e(E2E, plan, tmp_path / "plan.json", timeout=600)
@@ -68,6 +73,38 @@ def test_the_site_in_chromium_at_phone_and_laptop_sizes(tmp_path: Path) -> None:
                         for r in rank(results_of(recs), RULES)]
             assert tables.get(paths.competition_page(name), []) == expected, (size, name)
         assert HOSTILE in [row[1] for row in tables[division]] and tables.get(cup) is None  # a knockout: its bracket
+    _check_player_pages(out, records)
     for picture in pictures:
         for size in ("phone", "laptop"):
             assert (shots / f"{picture['name']}-{size}.png").stat().st_size > 10_000
+
+
+def _check_player_pages(out: list[str], records: list[dict[str, Any]]) -> None:
+    """Every player's page at both sizes: the statistics table, figure by figure, is the
+    archive's (stats_figures), the rating chart is drawn with one point a frame rated and its
+    table of figures is the rating history, the breaks chart has a bar a listed break."""
+    words = words_for("en")
+    stats = player_stats(records)
+    ratings = Ratings(frame_results(records))
+    seen = {}
+    for line in out:
+        if not line.startswith("player: "):
+            continue
+        _, size, path, body = line.split(" ", 3)
+        seen[(size, path)] = json.loads(body)
+    for size in ("phone", "laptop"):
+        for name in ("Ann Smith", HOSTILE, "Zoë Ångström", "Dan Ross"):
+            page = seen[(size, paths.player_page(name))]
+            mine = [s.as_dict() for s in stats if s.player == name]
+            expected = [[words(f"stat.{k}"), *(cell(k, s[k]) for s in mine)] for k in SHOWN]
+            assert page["figures"] == expected, (size, name)
+            charts = {c["kind"]: c for c in page["charts"]}
+            history = ratings.history[name]
+            assert charts["rating"]["lines"] == 1 and charts["rating"]["label"] == words("rating_chart")
+            assert [float(r[3]) for r in charts["rating"]["rows"]] == [round(p.ordinal, 2) for p in history]
+            assert [r[1] for r in charts["rating"]["rows"]] == [p.match_id for p in history]
+            listed = [b for b in breaks(records) if b["player"] == name]
+            assert charts.get("breaks", {}).get("bars", 0) == len(listed), (size, name)
+    # The century's maker has the breaks chart; every page with a chart keeps it in view (the
+    # script fails the run otherwise).
+    assert any("breaks" in {c["kind"] for c in page["charts"]} for page in seen.values())

@@ -10,6 +10,7 @@ from typing import Any
 
 from cueboard.league.site import paths
 from cueboard.league.site.bracket import Bracket, bracket_of
+from cueboard.league.site.figures import PlayerFigures, all_players
 from cueboard.league.standings import Row, Rules, breaks, player_matches, rank, results_of
 from cueboard.league.store import Archive
 
@@ -23,6 +24,7 @@ class Competition:
     breaks: list[dict[str, Any]]
     bracket: Bracket | None
     played: int
+    stats: list[dict[str, Any]] = field(default_factory=list)  # a player's figures a row (stats_figures)
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Player:
     page: str
     matches: list[dict[str, Any]]
     breaks: list[dict[str, Any]]
+    figures: PlayerFigures | None = None  # statistics, rating history, breaks for the charts
 
 
 @dataclass
@@ -60,13 +63,19 @@ def read(archive: Archive, rules: Rules, least: int) -> Site:
                                         _fixtures(recs, [f for f in stored if f["competition"] == name]),
                                         breaks(recs, least), bracket_of(recs),
                                         sum(1 for r in recs if r.get("match_id") in finished)))
+    figures = all_players(records, least)
+    for competition in competitions:
+        key = competition.name or ""  # stats_figures' name for matches of no competition
+        competition.stats = [s.as_dict() for f in figures.values() for s in f.stats if s.competition == key]
+        competition.stats.sort(key=lambda s: (-(s["frame_win_rate"] or 0.0), -s["frames_played"], s["player"]))
     site = Site(competitions, records)
     for record in records:
         for side in record["sides"]:
             for player in side["players"]:
                 if player not in site.players:
                     site.players[player] = Player(player, paths.player_page(player), player_matches(records, player),
-                                                  [b for b in breaks(records, least) if b["player"] == player])
+                                                  [b for b in breaks(records, least) if b["player"] == player],
+                                                  figures.get(player))
     days = [str(r.get("started") or "")[:10] for r in records if r.get("started")]
     site.up_to = max(days) if days else None
     return site

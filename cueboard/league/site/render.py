@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from cueboard.common.errors import SiteError
-from cueboard.league.site import paths
+from cueboard.league.site import figures, paths
 from cueboard.league.site.model import Site
 from cueboard.league.site.words import Words
 from cueboard.league.standings import Rules
@@ -28,7 +29,8 @@ def environment() -> jinja2.Environment:
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, keep_trailing_newline=True,
                              extensions=["jinja2.ext.do"])
-    env.globals.update(match_page=paths.match_page, player_page=paths.player_page)
+    env.globals.update(match_page=paths.match_page, player_page=paths.player_page, cell=figures.cell,
+                       stats_columns=figures.TABLE, Markup=markupsafe.Markup)
     return env
 
 

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import html
 import json
+import posixpath
 import re
 import threading
 from collections.abc import Callable
@@ -272,7 +273,7 @@ def _environment() -> jinja2.Environment:
     # The archive's routes, relative (``root``: the page's way back to the app's root, which
     # may be mounted under a prefix): a match as JSON, a player's page.
     env.globals.update(match_page=lambda match_id: f"matches/{quote(str(match_id), safe='')}",
-                       player_page=lambda name: f"players/{quote(name, safe='')}")
+                       player_page=lambda name: posixpath.join("players", quote(name, safe="")))  # a URL path
     return env
 
 

@@ -66,7 +66,10 @@ def test_a_players_page_and_the_statistics_page(tmp_path: Path) -> None:
     assert _cells(page, "Frames played") == [str(ann.frames_played)]
     assert _cells(page, "Frames won %") == [cell("frame_win_rate", ann.frame_win_rate)]
     assert _cells(page, "High break") == [str(ann.high_break)] and ann.high_break == 112
-    assert _cells(page, "Average shot (min:s)") == ["–"] and "not in the archive" in page  # says why
+    # From the frames' counts (docs/record.md "Counts"); each figure says what it rests on.
+    assert ann.average_shot_seconds is not None
+    assert _cells(page, "Average shot (min:s)") == [cell("average_shot_seconds", ann.average_shot_seconds)]
+    assert "Rests on" in page
     assert page.count("<svg ") == 2 and 'aria-label="Rating after each frame"' in page
     listed = [b for b in breaks(records) if b["player"] == ann.player]
     assert page.count('class="rect reactive') == len(listed) > 0  # a bar a listed break

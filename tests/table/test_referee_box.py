@@ -18,6 +18,7 @@ from cueboard.games.key_sequences import ClockCommand
 from cueboard.table.keymap import Entry, Keymap, Pending, Refusal
 from tests.table.test_keymap import (
     DOUBLES,
+    KEYED,
     POT_RED,
     SIX_REDS_CLEARED,
     key_in,
@@ -79,7 +80,7 @@ def test_the_snooker_box_makes_every_event_but_three_of_the_marker() -> None:
     """AWARD, ORDER (four-handed) and STARTED_BY (a frame started by the wrong side) are the
     marker's: on the keypad, or `cueboard send`."""
     made = {expected["type"] for *_, expected in SNOOKER} | {"respotted_black"}
-    assert set(GAMES["snooker"].events) - made == {"award", "order", "started_by"}
+    assert KEYED["snooker"] - made == {"award", "order", "started_by"}
 
 
 BLACKBALL: list[Case] = [
@@ -120,7 +121,7 @@ def test_the_blackball_box_keys_every_call_of_a_referee(what: str, setup: dict[s
 def test_the_blackball_box_makes_every_blackball_event() -> None:
     # TOUCHING (rule 4i) is the marker's, on the keypad: the box's twelve keys are all taken.
     made = {expected["type"] for *_, expected in BLACKBALL} | {"clock_hold", "clock_resume"}
-    assert set(GAMES["blackball"].events) - made == {"touching"}
+    assert KEYED["blackball"] - made == {"touching"}
 
 
 @needs_blackball

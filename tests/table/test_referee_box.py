@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cueboard.engine import GAMES, Event, IllegalEvent, Match, to_json
+from cueboard.engine import Event, IllegalEvent, Match, to_json
 from cueboard.games.key_sequences import ClockCommand
 from cueboard.table.keymap import Entry, Keymap, Pending, Refusal
 from tests.table.test_keymap import (

@@ -46,7 +46,7 @@ let keptTried = false; // the login came from the browser's store: refused, its 
 /** @type {import("../shared/page.js").Words} */
 let t = (key) => key;
 
-const link = new Link(opts, () => { trusting(); draw(); });
+const link = new Link(opts, () => { trusting(); paced(); });
 
 /** The broker's answer to a sign-in, for the trusted device: a login in is kept, one refused forgotten. */
 function trusting() {
@@ -62,8 +62,30 @@ const night = new Night(link); // tonight's competition (docs/desk.md), driven f
 // For tests and the bench, read only: the night's driver (cueboardNight), the desk's link (cueboardDesk).
 Object.assign(window, { cueboardNight: night, cueboardDesk: link });
 
+/**
+ * What the tables send is drawn at most every PACE_MS (issue 38, docs/desk.md "How fast"): a
+ * hall of 256 tables sends some 500 states a second, and drawing each animation frame that brought
+ * one (20-40 a second) kept the main thread 70 % busy on the browser's own work per frame. A
+ * quiet venue is drawn at once (the last drawing is older than PACE_MS); what a person does at the
+ * desk (`draw`) is drawn at once always.
+ */
+const PACE_MS = 100;
+let drawnAt = -Infinity;
+/** @type {ReturnType<typeof setTimeout> | null} */
+let pacer = null;
+
 function draw() {
+  if (pacer !== null) { clearTimeout(pacer); pacer = null; }
+  drawnAt = performance.now();
   render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("desk")));
+}
+
+/** The link's news drawn now, or once PACE_MS since the last drawing have passed. */
+function paced() {
+  if (pacer !== null) return;
+  const wait = drawnAt + PACE_MS - performance.now();
+  if (wait <= 0) draw();
+  else pacer = setTimeout(draw, wait);
 }
 
 // -- the parts of a table's line ---------------------------------------------------------------
@@ -167,6 +189,16 @@ function Answers(/** @type {{ids: string[]}} */ { ids }) {
 }
 
 // -- start a match -----------------------------------------------------------------------------
+/** @type {{players: string[], names: number, list: unknown} | null} */
+let drawnPlayers = null;
+/** The forms' typeahead (some 500 names at 256 tables), made again only when a name came. */
+function playerList() {
+  if (drawnPlayers && drawnPlayers.players === link.players && drawnPlayers.names === link.names.size) return drawnPlayers.list;
+  const list = html`<datalist id="players">${[...new Set([...link.players, ...link.names])].sort().map((n) => html`<option value=${n} />`)}</datalist>`;
+  drawnPlayers = { players: link.players, names: link.names.size, list };
+  return list;
+}
+
 function StartForm(/** @type {{tables: string[]}} */ { tables }) {
   const [f, setF] = useState({ game: "snooker", a: "", b: "", a2: "", b2: "", format: "best_of", frames: 3, reds: 15,
     handicapA: 0, handicapB: 0, clock: "", four: false });
@@ -208,7 +240,7 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
   };
   return html`<form class="start" onSubmit=${submit} aria-label=${t("start")}>
     <h2>${t("start_on", { tables: tables.join(", ") || "—" })}</h2>
-    <datalist id="players">${[...new Set([...link.players, ...link.names])].sort().map((n) => html`<option value=${n} />`)}</datalist>
+    ${playerList()}
     <div class="row presets"><label>${t("preset")}<select name="preset" onChange=${(/** @type {FieldEvent} */ e) => usePreset(e.target.value)}>
         <option value="">—</option>${link.presets.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
       <label>${t("preset_new")}<input name="preset_name" maxlength="60" value=${presetName} placeholder=${t("preset_hint")}
@@ -514,6 +546,32 @@ function tableRow(tb, now) {
   return row;
 }
 
+/** @type {{key: string, words: import("../shared/page.js").Words, venue: unknown[], panel: unknown} | null} */
+let drawnPanel = null;
+/**
+ * The side panel, drawn again only when its own inputs change (issue 38: drawn each frame, its
+ * forms were some 14 % of the main thread at 256 tables): the tab, the ticked and open tables,
+ * the open table's messages (its version), the lines sent and their answers (`link.asked`), the
+ * venue's own topics, the language, and the second for the open table (a message's end). Its
+ * forms' own state (typing) draws them by itself. Tonight's panel reads every table: drawn each time.
+ * @param {Table | null | undefined} tb @param {number} now
+ */
+function sidePanel(tb, now) {
+  if (panel === "tonight") return html`<${Tonight} t=${t} link=${link} night=${night} Answers=${Answers} />`;
+  if (panel === "results") return html`<${Results} />`;
+  const key = panel === "table" && tb
+    ? `table|${tb.name}|${tb.version}|${link.asked}|${Math.floor(now / 1000)}|${link.competition ? link.competition.rev : ""}|${link.previews.size}`
+    : `start|${[...picked].sort().join(",")}|${link.asked}|${link.names.size}|${link.tables.size}`;
+  const venue = [link.presets, link.players, link.competition];
+  if (drawnPanel && drawnPanel.key === key && drawnPanel.words === t && sameVenue(drawnPanel.venue, venue)) return drawnPanel.panel;
+  const drawn = panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />`
+    : html`<${StartForm} tables=${[...picked].sort()} /><${MessageForm} tables=${[...picked].sort()} />`;
+  drawnPanel = { key, words: t, venue, panel: drawn };
+  return drawn;
+}
+/** @param {unknown[]} a @param {unknown[]} b */
+const sameVenue = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 /** A link naming another broker than the server's: said, and nothing sent anywhere (no form to type a password into). */
 function OtherBroker() {
   const own = new URLSearchParams(location.search);
@@ -540,8 +598,10 @@ function App() {
   if (opts.otherBroker) return html`<${OtherBroker} />`;
   const filterRef = useRef(null);
   useEffect(() => { const id = setInterval(() => setNow(Date.now()), 1000); return () => clearInterval(id); }, []);
-  if (link.connection === "taken") return html`<${Taken} />`;
+  if (link.connection === "taken") { drawnRows.clear(); drawnPanel = null; return html`<${Taken} />`; }
   if (link.connection === "signed-out" || link.connection === "refused" || (link.connection === "connecting" && !link.tables.size)) {
+    // A drawing kept from before signing out is no drawing of the next session's tables.
+    drawnRows.clear(); drawnPanel = null;
     return html`<${SignIn} />`;
   }
   const words = filter.toLowerCase();
@@ -566,9 +626,7 @@ function App() {
           <button type="button" class=${panel === "table" ? "on" : ""} disabled=${!tb} onClick=${() => { panel = "table"; draw(); }}>${tb ? t("table", { table: tb.name }) : t("pick_table")}</button>
           <button type="button" data-tab="tonight" class=${panel === "tonight" ? "on" : ""} onClick=${() => { panel = "tonight"; draw(); }}>${t("tonight")}${link.competition ? " ●" : ""}</button>
           <button type="button" data-tab="results" class=${panel === "results" ? "on" : ""} onClick=${() => { panel = "results"; draw(); }}>${t("results")} (${link.results.size})</button></nav>
-        ${panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />` : panel === "results" ? html`<${Results} />`
-          : panel === "tonight" ? html`<${Tonight} t=${t} link=${link} night=${night} Answers=${Answers} />`
-          : html`<${StartForm} tables=${[...picked].sort()} /><${MessageForm} tables=${[...picked].sort()} />`}
+        ${sidePanel(tb, now)}
       </aside>
     </main>`;
 }

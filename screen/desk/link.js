@@ -15,6 +15,12 @@ import { isResend } from "../shared/strokes.js";
 /** The tables' topics the desk checks against the contract's schemas (vendor/<kind>.schema.json). */
 export const SCHEMAS = ["state", "event", "rejected", "devices", "history", "preview", "record"];
 const UNANSWERED_MS = 15000; // a table answers in well under a second; an offline one never
+// A table whose last event is newer than its last state has lost that state on the way: the
+// broker drops what a slow desk has not taken past its queue (max_queued_messages), and a
+// table's last state before a pause would otherwise stay unseen until its next. Once the table
+// has been quiet this long, its retained state and history are asked for again (docs/desk.md).
+const REREAD_QUIET_MS = 1000;
+const REREAD_AGAIN_MS = 5000; // asked at most this often for one table (a table that keeps sending catches itself up)
 // Tonight's results are one retained message: kept under the broker's message_size_limit (1 MiB,
 // docs/security.md) with room to spare; past it the oldest sheets are left out of the venue's copy.
 const RESULTS_BYTES = 900 * 1024;
@@ -87,6 +93,15 @@ export class Link {
     this._venueTopics = null;
     /** @type {Map<string, Pending>} */
     this.pending = new Map();
+    /** Per table, the seq of the last event and state heard, and when its retained topics were
+     * last asked for again (`reread`). @type {Map<string, {event: number, state: number, asked: number}>} */
+    this.seqs = new Map();
+    this.rereads = 0; // how many tables' retained topics were asked for again (the bench, the tests)
+    /** @type {ReturnType<typeof setInterval> | null} */
+    this._rereadTimer = null;
+    /** Moves whenever a line is sent or a pending line's answer changes: the side panel, drawn
+     * again only when its own inputs change (desk.js `sidePanel`), watches it. */
+    this.asked = 0;
     /** @type {Set<string>} */
     this.names = new Set(); // players seen this session: the forms' typeahead
     /** Tonight's results by match_id: the finished records seen, merged with the venue's
@@ -170,6 +185,26 @@ export class Link {
     });
     this.session = session;
     this.client = session.client;
+    this._rereadTimer = setInterval(() => this.reread(), REREAD_QUIET_MS);
+  }
+
+  /** The tables whose last state was lost on the way (their last event is newer), quiet since:
+   * their retained state and history subscribed again, which the broker answers with them. */
+  reread() {
+    if (!this.client || this.connection !== "online") return;
+    const now = Date.now();
+    /** @type {string[]} */
+    const topics = [];
+    for (const [name, s] of this.seqs) {
+      const tb = this.tables.get(name);
+      if (s.event <= s.state || !tb || now - tb.seen < REREAD_QUIET_MS || now - s.asked < REREAD_AGAIN_MS) continue;
+      s.asked = now;
+      const base = `${this.where.prefix}/${this.where.venue}/${name}`;
+      topics.push(`${base}/state`, `${base}/history`, `${base}/history/+`);
+    }
+    if (!topics.length) return;
+    this.rereads += topics.length / 3;
+    this.client.subscribe(topics, { qos: 1 });
   }
 
   /** The session taken by another tab or device of this login: taken back here (the other then says so). */
@@ -178,6 +213,8 @@ export class Link {
   }
 
   signOut() {
+    if (this._rereadTimer !== null) { clearInterval(this._rereadTimer); this._rereadTimer = null; }
+    this.seqs.clear();
     if (this.client) this.client.end(true);
     this.client = null;
     this.session = null;
@@ -378,6 +415,13 @@ export class Link {
       this.changed();
       return;
     }
+    if ((kind === "state" || kind === "event") && body && typeof body.seq === "number") {
+      const s = this.seqs.get(name) || { event: -1, state: -1, asked: 0 };
+      // A new match starts its seq again: its state (seq 0) comes before its first event.
+      if (kind === "state") { s.state = body.seq; if (body.seq === 0) s.event = -1; }
+      else s.event = body.seq;
+      this.seqs.set(name, s);
+    }
     if (kind === "state") {
       for (const side of (body && body.sides) || []) for (const p of side.players || [side.name]) this.names.add(p);
       tb.kept = withState(tb.kept, body); // a new match: its history starts with its first event
@@ -426,6 +470,7 @@ export class Link {
     if (!p || (p.state !== "sent" && p.state !== "delivered")) return;
     p.state = state;
     p.reason = reason;
+    this.asked += 1;
   }
 
   /** A match line and the daemon's `clock` command are answered by the table's state (the new
@@ -439,13 +484,13 @@ export class Link {
         const running = !!(c && c.running), paused = !!(c && c.paused);
         const action = p.line.action || "start";
         if ((action === "hold" && paused) || ((action === "start" || action === "resume") && running)
-          || (action === "stop" && !running)) { p.state = "applied"; p.reason = ""; }
+          || (action === "stop" && !running)) { p.state = "applied"; p.reason = ""; this.asked += 1; }
         continue;
       }
       if (p.line.type !== "match" || state.seq !== 0) continue;
       const sent = (p.line.sides || []).map((s) => (Array.isArray(s) ? s.join(" & ") : s));
       const got = (state.sides || []).map((s) => s.name);
-      if (JSON.stringify(sent) === JSON.stringify(got)) { p.state = "applied"; p.reason = ""; }
+      if (JSON.stringify(sent) === JSON.stringify(got)) { p.state = "applied"; p.reason = ""; this.asked += 1; }
     }
   }
 
@@ -457,10 +502,12 @@ export class Link {
     /** @type {Pending} */
     const p = { id, table, what, line: /** @type {SentLine} */ ({ ...line, id }), state: "sent", sentAt: Date.now() };
     this.pending.set(id, p);
+    this.asked += 1;
     const topic = `${this.where.prefix}/${this.where.venue}/${table}/command/${this.user}`;
     if (!this.client || this.connection !== "online") {
       p.state = "failed";
       p.reason = "not connected to the broker";
+      this.asked += 1;
       this.changed();
       return p;
     }
@@ -469,6 +516,7 @@ export class Link {
       if (p.state === "sent" || p.state === "delivered") {
         p.state = "unanswered";
         p.reason = `no answer from ${table} in ${UNANSWERED_MS / 1000} s: is it online?`;
+        this.asked += 1;
         this.changed();
       }
     }, UNANSWERED_MS);
@@ -477,6 +525,7 @@ export class Link {
         p.state = "denied";
         p.reason = err.message || String(err);
       } else if (p.state === "sent") p.state = "delivered";
+      this.asked += 1;
       this.changed();
     });
     this.changed();
@@ -500,9 +549,11 @@ export class Link {
       }
     }
     this.pending.set(id, p);
+    this.asked += 1;
     this.publishRetained(table, "message", body, (err) => {
       if (err) { p.state = "denied"; p.reason = err.message || String(err); }
       else if (p.state === "sent") p.state = "delivered";
+      this.asked += 1;
       // Already shown (the same text again, or a clear of none): the state will not change.
       this.settleMessage(table, "shown", "");
       this.changed();
@@ -511,6 +562,7 @@ export class Link {
       if (p.state === "sent" || p.state === "delivered") {
         p.state = "unanswered";
         p.reason = `no answer from ${table} in ${UNANSWERED_MS / 1000} s: is it online?`;
+        this.asked += 1;
         this.changed();
       }
     }, UNANSWERED_MS);
@@ -524,7 +576,7 @@ export class Link {
     for (const p of this.pending.values()) {
       if (p.table !== table || p.line.type !== "message" || p.state !== "delivered") continue;
       const text = shown && typeof shown === "object" ? shown.text : "";
-      if (state === "refused" || (text || "") === p.line.text) { p.state = state; p.reason = reason; }
+      if (state === "refused" || (text || "") === p.line.text) { p.state = state; p.reason = reason; this.asked += 1; }
     }
   }
 

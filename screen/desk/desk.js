@@ -58,21 +58,35 @@ function trusting() {
     if (keptTried) { forgetLogin(TRUST_KEY); keptTried = false; }
   }
 }
+link.store.subscribe((changed) => { news.count += changed.size; }); // what the tables send, for `busy`
 const night = new Night(link); // tonight's competition (docs/desk.md), driven from the tables' topics
 // For tests and the bench, read only: the night's driver (cueboardNight), the desk's link (cueboardDesk).
 Object.assign(window, { cueboardNight: night, cueboardDesk: link });
 
 /**
- * What the tables send is drawn at most every PACE_MS (issue 38, docs/desk.md "How fast"): a
- * hall of 256 tables sends some 500 states a second, and drawing each animation frame that brought
- * one (20-40 a second) kept the main thread 70 % busy on the browser's own work per frame. A
- * quiet venue is drawn at once (the last drawing is older than PACE_MS); what a person does at the
- * desk (`draw`) is drawn at once always.
+ * What the tables send is drawn at most every PACE_MS while they send more than BUSY_TOPICS
+ * topics a second (issue 38, docs/desk.md "How fast"): a hall of 256 tables sends some 1,000 a
+ * second, and drawing each animation frame that brought one (20-40 a second) kept the main
+ * thread 70 % busy on the browser's own work per frame. A quieter venue is drawn at the next
+ * frame, as before; what a person does at the desk (`draw`) is drawn at once always.
  */
 const PACE_MS = 100;
+const BUSY_TOPICS = 200; // some 50 tables at 2 events a second (an event and a state each)
 let drawnAt = -Infinity;
 /** @type {ReturnType<typeof setTimeout> | null} */
 let pacer = null;
+/** Topics received in the current second and in the one before it (`busy`). */
+const news = { since: 0, count: 0, before: 0 };
+
+/** Whether the tables send enough that the desk draws at its pace. @param {number} now */
+function busy(now) {
+  if (now - news.since >= 1000) {
+    news.before = now - news.since < 2000 ? news.count : 0;
+    news.count = 0;
+    news.since = now;
+  }
+  return news.before > BUSY_TOPICS || news.count > BUSY_TOPICS;
+}
 
 function draw() {
   if (pacer !== null) { clearTimeout(pacer); pacer = null; }
@@ -83,7 +97,8 @@ function draw() {
 /** The link's news drawn now, or once PACE_MS since the last drawing have passed. */
 function paced() {
   if (pacer !== null) return;
-  const wait = drawnAt + PACE_MS - performance.now();
+  const now = performance.now();
+  const wait = busy(now) ? drawnAt + PACE_MS - now : 0;
   if (wait <= 0) draw();
   else pacer = setTimeout(draw, wait);
 }

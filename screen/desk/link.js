@@ -18,8 +18,11 @@ const UNANSWERED_MS = 15000; // a table answers in well under a second; an offli
 // A table whose last event is newer than its last state has lost that state on the way: the
 // broker drops what a slow desk has not taken past its queue (max_queued_messages), and a
 // table's last state before a pause would otherwise stay unseen until its next. Once the table
-// has been quiet this long, its retained state and history are asked for again (docs/desk.md).
+// has been quiet this long, its retained state is asked for again (docs/desk.md).
 const REREAD_QUIET_MS = 1000;
+// The broker drops the newest messages, so a lost last state often goes with its event: a live
+// message that comes this late says the desk was behind, and the table is read again once quiet.
+const BEHIND_MS = 1000;
 const REREAD_AGAIN_MS = 5000; // asked at most this often for one table (a table that keeps sending catches itself up)
 // Tonight's results are one retained message: kept under the broker's message_size_limit (1 MiB,
 // docs/security.md) with room to spare; past it the oldest sheets are left out of the venue's copy.
@@ -94,7 +97,8 @@ export class Link {
     /** @type {Map<string, Pending>} */
     this.pending = new Map();
     /** Per table, the seq of the last event and state heard, and when its retained topics were
-     * last asked for again (`reread`). @type {Map<string, {event: number, state: number, asked: number}>} */
+     * last asked for again (`reread`), and whether a live one came late (`behind`).
+     * @type {Map<string, {event: number, state: number, asked: number, behind: boolean}>} */
     this.seqs = new Map();
     this.rereads = 0; // how many tables' retained topics were asked for again (the bench, the tests)
     /** @type {ReturnType<typeof setInterval> | null} */
@@ -189,7 +193,7 @@ export class Link {
   }
 
   /** The tables whose last state was lost on the way (their last event is newer), quiet since:
-   * their retained state and history subscribed again, which the broker answers with them. */
+   * their retained state subscribed again, which the broker answers with it. */
   reread() {
     if (!this.client || this.connection !== "online") return;
     const now = Date.now();
@@ -197,13 +201,16 @@ export class Link {
     const topics = [];
     for (const [name, s] of this.seqs) {
       const tb = this.tables.get(name);
-      if (s.event <= s.state || !tb || now - tb.seen < REREAD_QUIET_MS || now - s.asked < REREAD_AGAIN_MS) continue;
+      if ((s.event <= s.state && !s.behind) || !tb || now - tb.seen < REREAD_QUIET_MS || now - s.asked < REREAD_AGAIN_MS) continue;
       s.asked = now;
+      s.behind = false;
       const base = `${this.where.prefix}/${this.where.venue}/${name}`;
-      topics.push(`${base}/state`, `${base}/history`, `${base}/history/+`);
+      // The state alone (one retained message a table): the history's slots are many, and asking
+      // for them while the desk is behind would only fill the broker's queue for it again.
+      topics.push(`${base}/state`);
     }
     if (!topics.length) return;
-    this.rereads += topics.length / 3;
+    this.rereads += topics.length;
     this.client.subscribe(topics, { qos: 1 });
   }
 
@@ -416,7 +423,9 @@ export class Link {
       return;
     }
     if ((kind === "state" || kind === "event") && body && typeof body.seq === "number") {
-      const s = this.seqs.get(name) || { event: -1, state: -1, asked: 0 };
+      const s = this.seqs.get(name) || { event: -1, state: -1, asked: 0, behind: false };
+      // Retained ones (a subscription's, a re-read's) are old by nature: only a live one says the desk is behind.
+      if (!packet.retain && typeof body.ts === "string" && Date.now() - Date.parse(body.ts) > BEHIND_MS) s.behind = true;
       // A new match starts its seq again: its state (seq 0) comes before its first event.
       if (kind === "state") { s.state = body.seq; if (body.seq === 0) s.event = -1; }
       else s.event = body.seq;

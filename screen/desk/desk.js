@@ -556,7 +556,7 @@ function tableRow(tb, now) {
   if (kept && kept.key === key && kept.words === t) return kept.row;
   const row = html`<${TableRow} key=${tb.name} tb=${tb} now=${now} picked=${picked.has(tb.name)} open=${open === tb.name}
     toggle=${() => { if (picked.has(tb.name)) picked.delete(tb.name); else picked.add(tb.name); draw(); }}
-    show=${() => { open = tb.name; panel = "table"; draw(); }} />`;
+    show=${() => { open = tb.name; link.follow(tb.name); panel = "table"; draw(); }} />`;
   drawnRows.set(tb.name, { key, words: t, row });
   return row;
 }

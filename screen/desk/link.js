@@ -100,7 +100,9 @@ export class Link {
      * last asked for again (`reread`), and whether a live one came late (`behind`).
      * @type {Map<string, {event: number, state: number, asked: number, behind: boolean}>} */
     this.seqs = new Map();
-    this.rereads = 0; // how many tables' retained topics were asked for again (the bench, the tests)
+    this.rereads = 0;
+    /** The tables whose `event` the desk reads (`follow`). @type {Set<string>} */
+    this.followed = new Set(); // how many tables' retained topics were asked for again (the bench, the tests)
     /** @type {ReturnType<typeof setInterval> | null} */
     this._rereadTimer = null;
     /** Moves whenever a line is sent or a pending line's answer changes: the side panel, drawn
@@ -164,13 +166,17 @@ export class Link {
     this.user = user;
     this.connection = "connecting";
     this.refusal = "";
+    // Not every table's `event` (issue 38: at 256 tables half of the some 1,000 messages a second,
+    // each the browser's and mqtt.js's work): the state shows what a row shows, the history's
+    // retained snapshot and slots hold the lines. A table's events are read once it is opened or
+    // sent a line (`follow`), for the live history and the answers to the desk's lines.
     const topics = tableTopics(`${this.where.prefix}/${this.where.venue}`, null,
-      ["state", "status", "devices", "rejected", "event", "input", "record", "message", "next", "history", "history/+",
+      ["state", "status", "devices", "rejected", "input", "record", "message", "next", "history", "history/+",
         "preview"])
       .concat(Object.keys(this.venueTopics()));
     // The shared session (shared/broker.js): a refused login (CONNACK 134/135) is not tried again.
     const session = new Session({ broker: this.where.broker, who: user, user, password, v5: true, reconnectMs: 3000 }, {
-      topics: () => topics,
+      topics: () => topics.concat([...this.followed].map((name) => this.eventTopic(name))),
       message: (topic, payload, packet) => this.received(topic, payload, packet),
       link: (link, detail) => {
         if (link === "online") {
@@ -190,6 +196,18 @@ export class Link {
     this.session = session;
     this.client = session.client;
     this._rereadTimer = setInterval(() => this.reread(), REREAD_QUIET_MS);
+  }
+
+  eventTopic(/** @type {string} */ table) {
+    return `${this.where.prefix}/${this.where.venue}/${table}/event`;
+  }
+
+  /** Read a table's events from now on (opened at the desk, or sent a line): subscribed before
+   * any line is sent on this session, so its answer cannot come before the subscription. */
+  follow(/** @type {string} */ table) {
+    if (this.followed.has(table)) return;
+    this.followed.add(table);
+    if (this.client && this.connection === "online") this.client.subscribe(this.eventTopic(table), { qos: 1 });
   }
 
   /** The tables whose last state was lost on the way (their last event is newer), quiet since:
@@ -222,6 +240,7 @@ export class Link {
   signOut() {
     if (this._rereadTimer !== null) { clearInterval(this._rereadTimer); this._rereadTimer = null; }
     this.seqs.clear();
+    this.followed.clear();
     if (this.client) this.client.end(true);
     this.client = null;
     this.session = null;
@@ -512,6 +531,7 @@ export class Link {
     const p = { id, table, what, line: /** @type {SentLine} */ ({ ...line, id }), state: "sent", sentAt: Date.now() };
     this.pending.set(id, p);
     this.asked += 1;
+    this.follow(table);
     const topic = `${this.where.prefix}/${this.where.venue}/${table}/command/${this.user}`;
     if (!this.client || this.connection !== "online") {
       p.state = "failed";

@@ -20,9 +20,12 @@ const UNANSWERED_MS = 15000; // a table answers in well under a second; an offli
 // table's last state before a pause would otherwise stay unseen until its next. Once the table
 // has been quiet this long, its retained state is asked for again (docs/desk.md).
 const REREAD_QUIET_MS = 1000;
-// The broker drops the newest messages, so a lost last state often goes with its event: a live
-// message that comes this late says the desk was behind, and the table is read again once quiet.
+// The broker drops the newest messages, so a lost last state often goes with its event, and a
+// burst (tables catching up) can fill the queue while what came before was on time: a live
+// message that comes this late, or the desk receiving more than FLOOD_TOPICS a second while the
+// table was sending, says it may have lost the table's last state, and it is read again once quiet.
 const BEHIND_MS = 1000;
+const FLOOD_TOPICS = 200; // a second (the broker's queue for the desk is 1,000 messages)
 const REREAD_AGAIN_MS = 5000; // asked at most this often for one table (a table that keeps sending catches itself up)
 // Tonight's results are one retained message: kept under the broker's message_size_limit (1 MiB,
 // docs/security.md) with room to spare; past it the oldest sheets are left out of the venue's copy.
@@ -98,9 +101,11 @@ export class Link {
     this.pending = new Map();
     /** Per table, the seq of the last event and state heard, and when its retained topics were
      * last asked for again (`reread`), and whether a live one came late (`behind`).
-     * @type {Map<string, {event: number, state: number, asked: number, behind: boolean}>} */
+     * @type {Map<string, {event: number, state: number, asked: number, behind: boolean, live: number}>} */
     this.seqs = new Map();
     this.rereads = 0;
+    /** Messages received in the current second, and when the desk last received more than FLOOD_TOPICS in one. */
+    this.flood = { since: 0, count: 0, at: 0 };
     /** The tables whose `event` the desk reads (`follow`). @type {Set<string>} */
     this.followed = new Set(); // how many tables' retained topics were asked for again (the bench, the tests)
     /** @type {ReturnType<typeof setInterval> | null} */
@@ -219,7 +224,8 @@ export class Link {
     const topics = [];
     for (const [name, s] of this.seqs) {
       const tb = this.tables.get(name);
-      if ((s.event <= s.state && !s.behind) || !tb || now - tb.seen < REREAD_QUIET_MS || now - s.asked < REREAD_AGAIN_MS) continue;
+      const flooded = this.flood.at > s.asked && s.live > s.asked; // live news of it since it was last asked
+      if ((s.event <= s.state && !s.behind && !flooded) || !tb || now - tb.seen < REREAD_QUIET_MS || now - s.asked < REREAD_AGAIN_MS) continue;
       s.asked = now;
       s.behind = false;
       const base = `${this.where.prefix}/${this.where.venue}/${name}`;
@@ -398,6 +404,10 @@ export class Link {
   }
 
   received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload, /** @type {{retain?: boolean}} */ packet = {}) {
+    const at = Date.now();
+    if (at - this.flood.since >= 1000) { this.flood.since = at; this.flood.count = 0; }
+    // Live ones only: a re-read's retained answers are no flood (else they would call for more).
+    if (!packet.retain && ++this.flood.count > FLOOD_TOPICS) this.flood.at = at;
     const text = textOf(payload);
     const venueKind = this.venueTopics()[topic];
     let body = null;
@@ -442,7 +452,8 @@ export class Link {
       return;
     }
     if ((kind === "state" || kind === "event") && body && typeof body.seq === "number") {
-      const s = this.seqs.get(name) || { event: -1, state: -1, asked: 0, behind: false };
+      const s = this.seqs.get(name) || { event: -1, state: -1, asked: 0, behind: false, live: 0 };
+      if (!packet.retain) s.live = Date.now();
       // Retained ones (a subscription's, a re-read's) are old by nature: only a live one says the desk is behind.
       if (!packet.retain && typeof body.ts === "string" && Date.now() - Date.parse(body.ts) > BEHIND_MS) s.behind = true;
       // A new match starts its seq again: its state (seq 0) comes before its first event.

@@ -192,6 +192,7 @@ def run(tables: int = 256, seconds: float = 60.0, rate: float = 2.0, drain: floa
         "desk_main_thread_busy_percent": raw["main_thread_busy_percent"], "desk_script_percent": raw["script_percent"],
         "desk_style_percent": raw.get("style_percent"), "desk_layout_percent": raw.get("layout_percent"),
         "desk_js_heap_mb": raw["js_heap_mb"], "desk_dom_nodes": raw["dom_nodes"], "desk_renders": raw["renders"],
+        "desk_tables_reread": raw.get("rereads"),
         "page_errors": raw["errors"], "failures": failures, "ok": failures == 0,
         "load_average_before": load_before,
         "load_average_after": load_average(),

@@ -166,10 +166,10 @@ try {
   if (plan.profile) writeFileSync(plan.profile, JSON.stringify((await cdp.send("Profiler.stop")).profile));
   const wall = (Date.now() - began) / 1000;
   const desk = await page.evaluate(() => ({ credits: window.__bench.credits, mismatches: window.__bench.mismatches,
-    renders: window.__bench.renders }));
+    renders: window.__bench.renders, rereads: window.cueboardDesk.rereads }));
   const heard = await floor.evaluate(() => window.__floor);
   console.log(`result ${JSON.stringify({
-    credits: desk.credits, floor: heard, mismatches: desk.mismatches, renders: desk.renders,
+    credits: desk.credits, floor: heard, mismatches: desk.mismatches, renders: desk.renders, rereads: desk.rereads,
     caught_up_ms: caughtUp, main_thread_busy_percent: Math.round(1000 * (m1.TaskDuration - m0.TaskDuration) / wall) / 10,
     script_percent: Math.round(1000 * (m1.ScriptDuration - m0.ScriptDuration) / wall) / 10,
     style_percent: Math.round(1000 * (m1.RecalcStyleDuration - m0.RecalcStyleDuration) / wall) / 10,

@@ -46,7 +46,7 @@ let keptTried = false; // the login came from the browser's store: refused, its 
 /** @type {import("../shared/page.js").Words} */
 let t = (key) => key;
 
-const link = new Link(opts, () => { trusting(); draw(); });
+const link = new Link(opts, () => { trusting(); paced(); });
 
 /** The broker's answer to a sign-in, for the trusted device: a login in is kept, one refused forgotten. */
 function trusting() {
@@ -58,12 +58,49 @@ function trusting() {
     if (keptTried) { forgetLogin(TRUST_KEY); keptTried = false; }
   }
 }
+link.store.subscribe((changed) => { news.count += changed.size; }); // what the tables send, for `busy`
 const night = new Night(link); // tonight's competition (docs/desk.md), driven from the tables' topics
 // For tests and the bench, read only: the night's driver (cueboardNight), the desk's link (cueboardDesk).
 Object.assign(window, { cueboardNight: night, cueboardDesk: link });
 
+/**
+ * What the tables send is drawn at most every PACE_MS while they send more than BUSY_TOPICS
+ * topics a second (issue 38, docs/desk.md "How fast"): a hall of 256 tables sends some 1,000 a
+ * second, and drawing each animation frame that brought one (20-40 a second) kept the main
+ * thread 70 % busy on the browser's own work per frame. A quieter venue is drawn at the next
+ * frame, as before; what a person does at the desk (`draw`) is drawn at once always.
+ */
+const PACE_MS = 100;
+const BUSY_TOPICS = 200; // some 50 tables at 2 events a second (an event and a state each)
+let drawnAt = -Infinity;
+/** @type {ReturnType<typeof setTimeout> | null} */
+let pacer = null;
+/** Topics received in the current second and in the one before it (`busy`). */
+const news = { since: 0, count: 0, before: 0 };
+
+/** Whether the tables send enough that the desk draws at its pace. @param {number} now */
+function busy(now) {
+  if (now - news.since >= 1000) {
+    news.before = now - news.since < 2000 ? news.count : 0;
+    news.count = 0;
+    news.since = now;
+  }
+  return news.before > BUSY_TOPICS || news.count > BUSY_TOPICS;
+}
+
 function draw() {
+  if (pacer !== null) { clearTimeout(pacer); pacer = null; }
+  drawnAt = performance.now();
   render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById("desk")));
+}
+
+/** The link's news drawn now, or once PACE_MS since the last drawing have passed. */
+function paced() {
+  if (pacer !== null) return;
+  const now = performance.now();
+  const wait = busy(now) ? drawnAt + PACE_MS - now : 0;
+  if (wait <= 0) draw();
+  else pacer = setTimeout(draw, wait);
 }
 
 // -- the parts of a table's line ---------------------------------------------------------------
@@ -167,6 +204,16 @@ function Answers(/** @type {{ids: string[]}} */ { ids }) {
 }
 
 // -- start a match -----------------------------------------------------------------------------
+/** @type {{players: string[], names: number, list: unknown} | null} */
+let drawnPlayers = null;
+/** The forms' typeahead (some 500 names at 256 tables), made again only when a name came. */
+function playerList() {
+  if (drawnPlayers && drawnPlayers.players === link.players && drawnPlayers.names === link.names.size) return drawnPlayers.list;
+  const list = html`<datalist id="players">${[...new Set([...link.players, ...link.names])].sort().map((n) => html`<option value=${n} />`)}</datalist>`;
+  drawnPlayers = { players: link.players, names: link.names.size, list };
+  return list;
+}
+
 function StartForm(/** @type {{tables: string[]}} */ { tables }) {
   const [f, setF] = useState({ game: "snooker", a: "", b: "", a2: "", b2: "", format: "best_of", frames: 3, reds: 15,
     handicapA: 0, handicapB: 0, clock: "", four: false });
@@ -208,7 +255,7 @@ function StartForm(/** @type {{tables: string[]}} */ { tables }) {
   };
   return html`<form class="start" onSubmit=${submit} aria-label=${t("start")}>
     <h2>${t("start_on", { tables: tables.join(", ") || "—" })}</h2>
-    <datalist id="players">${[...new Set([...link.players, ...link.names])].sort().map((n) => html`<option value=${n} />`)}</datalist>
+    ${playerList()}
     <div class="row presets"><label>${t("preset")}<select name="preset" onChange=${(/** @type {FieldEvent} */ e) => usePreset(e.target.value)}>
         <option value="">—</option>${link.presets.map((p) => html`<option value=${p.name}>${p.name}</option>`)}</select></label>
       <label>${t("preset_new")}<input name="preset_name" maxlength="60" value=${presetName} placeholder=${t("preset_hint")}
@@ -509,10 +556,36 @@ function tableRow(tb, now) {
   if (kept && kept.key === key && kept.words === t) return kept.row;
   const row = html`<${TableRow} key=${tb.name} tb=${tb} now=${now} picked=${picked.has(tb.name)} open=${open === tb.name}
     toggle=${() => { if (picked.has(tb.name)) picked.delete(tb.name); else picked.add(tb.name); draw(); }}
-    show=${() => { open = tb.name; panel = "table"; draw(); }} />`;
+    show=${() => { open = tb.name; link.follow(tb.name); panel = "table"; draw(); }} />`;
   drawnRows.set(tb.name, { key, words: t, row });
   return row;
 }
+
+/** @type {{key: string, words: import("../shared/page.js").Words, venue: unknown[], panel: unknown} | null} */
+let drawnPanel = null;
+/**
+ * The side panel, drawn again only when its own inputs change (issue 38: drawn each frame, its
+ * forms were some 14 % of the main thread at 256 tables): the tab, the ticked and open tables,
+ * the open table's messages (its version), the lines sent and their answers (`link.asked`), the
+ * venue's own topics, the language, and the second for the open table (a message's end). Its
+ * forms' own state (typing) draws them by itself. Tonight's panel reads every table: drawn each time.
+ * @param {Table | null | undefined} tb @param {number} now
+ */
+function sidePanel(tb, now) {
+  if (panel === "tonight") return html`<${Tonight} t=${t} link=${link} night=${night} Answers=${Answers} />`;
+  if (panel === "results") return html`<${Results} />`;
+  const key = panel === "table" && tb
+    ? `table|${tb.name}|${tb.version}|${link.asked}|${Math.floor(now / 1000)}|${link.competition ? link.competition.rev : ""}|${link.previews.size}`
+    : `start|${[...picked].sort().join(",")}|${link.asked}|${link.names.size}|${link.tables.size}`;
+  const venue = [link.presets, link.players, link.competition];
+  if (drawnPanel && drawnPanel.key === key && drawnPanel.words === t && sameVenue(drawnPanel.venue, venue)) return drawnPanel.panel;
+  const drawn = panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />`
+    : html`<${StartForm} tables=${[...picked].sort()} /><${MessageForm} tables=${[...picked].sort()} />`;
+  drawnPanel = { key, words: t, venue, panel: drawn };
+  return drawn;
+}
+/** @param {unknown[]} a @param {unknown[]} b */
+const sameVenue = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** A link naming another broker than the server's: said, and nothing sent anywhere (no form to type a password into). */
 function OtherBroker() {
@@ -540,8 +613,10 @@ function App() {
   if (opts.otherBroker) return html`<${OtherBroker} />`;
   const filterRef = useRef(null);
   useEffect(() => { const id = setInterval(() => setNow(Date.now()), 1000); return () => clearInterval(id); }, []);
-  if (link.connection === "taken") return html`<${Taken} />`;
+  if (link.connection === "taken") { drawnRows.clear(); drawnPanel = null; return html`<${Taken} />`; }
   if (link.connection === "signed-out" || link.connection === "refused" || (link.connection === "connecting" && !link.tables.size)) {
+    // A drawing kept from before signing out is no drawing of the next session's tables.
+    drawnRows.clear(); drawnPanel = null;
     return html`<${SignIn} />`;
   }
   const words = filter.toLowerCase();
@@ -566,9 +641,7 @@ function App() {
           <button type="button" class=${panel === "table" ? "on" : ""} disabled=${!tb} onClick=${() => { panel = "table"; draw(); }}>${tb ? t("table", { table: tb.name }) : t("pick_table")}</button>
           <button type="button" data-tab="tonight" class=${panel === "tonight" ? "on" : ""} onClick=${() => { panel = "tonight"; draw(); }}>${t("tonight")}${link.competition ? " ●" : ""}</button>
           <button type="button" data-tab="results" class=${panel === "results" ? "on" : ""} onClick=${() => { panel = "results"; draw(); }}>${t("results")} (${link.results.size})</button></nav>
-        ${panel === "table" && tb ? html`<${TablePanel} key=${tb.name} tb=${tb} />` : panel === "results" ? html`<${Results} />`
-          : panel === "tonight" ? html`<${Tonight} t=${t} link=${link} night=${night} Answers=${Answers} />`
-          : html`<${StartForm} tables=${[...picked].sort()} /><${MessageForm} tables=${[...picked].sort()} />`}
+        ${sidePanel(tb, now)}
       </aside>
     </main>`;
 }

@@ -15,6 +15,18 @@ import { isResend } from "../shared/strokes.js";
 /** The tables' topics the desk checks against the contract's schemas (vendor/<kind>.schema.json). */
 export const SCHEMAS = ["state", "event", "rejected", "devices", "history", "preview", "record"];
 const UNANSWERED_MS = 15000; // a table answers in well under a second; an offline one never
+// A table whose last event is newer than its last state has lost that state on the way: the
+// broker drops what a slow desk has not taken past its queue (max_queued_messages), and a
+// table's last state before a pause would otherwise stay unseen until its next. Once the table
+// has been quiet this long, its retained state is asked for again (docs/desk.md).
+const REREAD_QUIET_MS = 1000;
+// The broker drops the newest messages, so a lost last state often goes with its event, and a
+// burst (tables catching up) can fill the queue while what came before was on time: a live
+// message that comes this late, or the desk receiving more than FLOOD_TOPICS a second while the
+// table was sending, says it may have lost the table's last state, and it is read again once quiet.
+const BEHIND_MS = 1000;
+const FLOOD_TOPICS = 200; // a second (the broker's queue for the desk is 1,000 messages)
+const REREAD_AGAIN_MS = 5000; // asked at most this often for one table (a table that keeps sending catches itself up)
 // Tonight's results are one retained message: kept under the broker's message_size_limit (1 MiB,
 // docs/security.md) with room to spare; past it the oldest sheets are left out of the venue's copy.
 const RESULTS_BYTES = 900 * 1024;
@@ -87,6 +99,20 @@ export class Link {
     this._venueTopics = null;
     /** @type {Map<string, Pending>} */
     this.pending = new Map();
+    /** Per table, the seq of the last event and state heard, and when its retained topics were
+     * last asked for again (`reread`), and whether a live one came late (`behind`).
+     * @type {Map<string, {event: number, state: number, asked: number, behind: boolean, live: number}>} */
+    this.seqs = new Map();
+    this.rereads = 0;
+    /** Messages received in the current second, and when the desk last received more than FLOOD_TOPICS in one. */
+    this.flood = { since: 0, count: 0, at: 0 };
+    /** The tables whose `event` the desk reads (`follow`). @type {Set<string>} */
+    this.followed = new Set(); // how many tables' retained topics were asked for again (the bench, the tests)
+    /** @type {ReturnType<typeof setInterval> | null} */
+    this._rereadTimer = null;
+    /** Moves whenever a line is sent or a pending line's answer changes: the side panel, drawn
+     * again only when its own inputs change (desk.js `sidePanel`), watches it. */
+    this.asked = 0;
     /** @type {Set<string>} */
     this.names = new Set(); // players seen this session: the forms' typeahead
     /** Tonight's results by match_id: the finished records seen, merged with the venue's
@@ -145,13 +171,17 @@ export class Link {
     this.user = user;
     this.connection = "connecting";
     this.refusal = "";
+    // Not every table's `event` (issue 38: at 256 tables half of the some 1,000 messages a second,
+    // each the browser's and mqtt.js's work): the state shows what a row shows, the history's
+    // retained snapshot and slots hold the lines. A table's events are read once it is opened or
+    // sent a line (`follow`), for the live history and the answers to the desk's lines.
     const topics = tableTopics(`${this.where.prefix}/${this.where.venue}`, null,
-      ["state", "status", "devices", "rejected", "event", "input", "record", "message", "next", "history", "history/+",
+      ["state", "status", "devices", "rejected", "input", "record", "message", "next", "history", "history/+",
         "preview"])
       .concat(Object.keys(this.venueTopics()));
     // The shared session (shared/broker.js): a refused login (CONNACK 134/135) is not tried again.
     const session = new Session({ broker: this.where.broker, who: user, user, password, v5: true, reconnectMs: 3000 }, {
-      topics: () => topics,
+      topics: () => topics.concat([...this.followed].map((name) => this.eventTopic(name))),
       message: (topic, payload, packet) => this.received(topic, payload, packet),
       link: (link, detail) => {
         if (link === "online") {
@@ -170,6 +200,42 @@ export class Link {
     });
     this.session = session;
     this.client = session.client;
+    this._rereadTimer = setInterval(() => this.reread(), REREAD_QUIET_MS);
+  }
+
+  eventTopic(/** @type {string} */ table) {
+    return `${this.where.prefix}/${this.where.venue}/${table}/event`;
+  }
+
+  /** Read a table's events from now on (opened at the desk, or sent a line): subscribed before
+   * any line is sent on this session, so its answer cannot come before the subscription. */
+  follow(/** @type {string} */ table) {
+    if (this.followed.has(table)) return;
+    this.followed.add(table);
+    if (this.client && this.connection === "online") this.client.subscribe(this.eventTopic(table), { qos: 1 });
+  }
+
+  /** The tables whose last state was lost on the way (their last event is newer), quiet since:
+   * their retained state subscribed again, which the broker answers with it. */
+  reread() {
+    if (!this.client || this.connection !== "online") return;
+    const now = Date.now();
+    /** @type {string[]} */
+    const topics = [];
+    for (const [name, s] of this.seqs) {
+      const tb = this.tables.get(name);
+      const flooded = this.flood.at > s.asked && s.live > s.asked; // live news of it since it was last asked
+      if ((s.event <= s.state && !s.behind && !flooded) || !tb || now - tb.seen < REREAD_QUIET_MS || now - s.asked < REREAD_AGAIN_MS) continue;
+      s.asked = now;
+      s.behind = false;
+      const base = `${this.where.prefix}/${this.where.venue}/${name}`;
+      // The state alone (one retained message a table): the history's slots are many, and asking
+      // for them while the desk is behind would only fill the broker's queue for it again.
+      topics.push(`${base}/state`);
+    }
+    if (!topics.length) return;
+    this.rereads += topics.length;
+    this.client.subscribe(topics, { qos: 1 });
   }
 
   /** The session taken by another tab or device of this login: taken back here (the other then says so). */
@@ -178,6 +244,9 @@ export class Link {
   }
 
   signOut() {
+    if (this._rereadTimer !== null) { clearInterval(this._rereadTimer); this._rereadTimer = null; }
+    this.seqs.clear();
+    this.followed.clear();
     if (this.client) this.client.end(true);
     this.client = null;
     this.session = null;
@@ -335,6 +404,10 @@ export class Link {
   }
 
   received(/** @type {string} */ topic, /** @type {Uint8Array} */ payload, /** @type {{retain?: boolean}} */ packet = {}) {
+    const at = Date.now();
+    if (at - this.flood.since >= 1000) { this.flood.since = at; this.flood.count = 0; }
+    // Live ones only: a re-read's retained answers are no flood (else they would call for more).
+    if (!packet.retain && ++this.flood.count > FLOOD_TOPICS) this.flood.at = at;
     const text = textOf(payload);
     const venueKind = this.venueTopics()[topic];
     let body = null;
@@ -377,6 +450,16 @@ export class Link {
       if (this.onTables) this.onTables();
       this.changed();
       return;
+    }
+    if ((kind === "state" || kind === "event") && body && typeof body.seq === "number") {
+      const s = this.seqs.get(name) || { event: -1, state: -1, asked: 0, behind: false, live: 0 };
+      if (!packet.retain) s.live = Date.now();
+      // Retained ones (a subscription's, a re-read's) are old by nature: only a live one says the desk is behind.
+      if (!packet.retain && typeof body.ts === "string" && Date.now() - Date.parse(body.ts) > BEHIND_MS) s.behind = true;
+      // A new match starts its seq again: its state (seq 0) comes before its first event.
+      if (kind === "state") { s.state = body.seq; if (body.seq === 0) s.event = -1; }
+      else s.event = body.seq;
+      this.seqs.set(name, s);
     }
     if (kind === "state") {
       for (const side of (body && body.sides) || []) for (const p of side.players || [side.name]) this.names.add(p);
@@ -426,6 +509,7 @@ export class Link {
     if (!p || (p.state !== "sent" && p.state !== "delivered")) return;
     p.state = state;
     p.reason = reason;
+    this.asked += 1;
   }
 
   /** A match line and the daemon's `clock` command are answered by the table's state (the new
@@ -439,13 +523,13 @@ export class Link {
         const running = !!(c && c.running), paused = !!(c && c.paused);
         const action = p.line.action || "start";
         if ((action === "hold" && paused) || ((action === "start" || action === "resume") && running)
-          || (action === "stop" && !running)) { p.state = "applied"; p.reason = ""; }
+          || (action === "stop" && !running)) { p.state = "applied"; p.reason = ""; this.asked += 1; }
         continue;
       }
       if (p.line.type !== "match" || state.seq !== 0) continue;
       const sent = (p.line.sides || []).map((s) => (Array.isArray(s) ? s.join(" & ") : s));
       const got = (state.sides || []).map((s) => s.name);
-      if (JSON.stringify(sent) === JSON.stringify(got)) { p.state = "applied"; p.reason = ""; }
+      if (JSON.stringify(sent) === JSON.stringify(got)) { p.state = "applied"; p.reason = ""; this.asked += 1; }
     }
   }
 
@@ -457,10 +541,13 @@ export class Link {
     /** @type {Pending} */
     const p = { id, table, what, line: /** @type {SentLine} */ ({ ...line, id }), state: "sent", sentAt: Date.now() };
     this.pending.set(id, p);
+    this.asked += 1;
+    this.follow(table);
     const topic = `${this.where.prefix}/${this.where.venue}/${table}/command/${this.user}`;
     if (!this.client || this.connection !== "online") {
       p.state = "failed";
       p.reason = "not connected to the broker";
+      this.asked += 1;
       this.changed();
       return p;
     }
@@ -469,6 +556,7 @@ export class Link {
       if (p.state === "sent" || p.state === "delivered") {
         p.state = "unanswered";
         p.reason = `no answer from ${table} in ${UNANSWERED_MS / 1000} s: is it online?`;
+        this.asked += 1;
         this.changed();
       }
     }, UNANSWERED_MS);
@@ -477,6 +565,7 @@ export class Link {
         p.state = "denied";
         p.reason = err.message || String(err);
       } else if (p.state === "sent") p.state = "delivered";
+      this.asked += 1;
       this.changed();
     });
     this.changed();
@@ -500,9 +589,11 @@ export class Link {
       }
     }
     this.pending.set(id, p);
+    this.asked += 1;
     this.publishRetained(table, "message", body, (err) => {
       if (err) { p.state = "denied"; p.reason = err.message || String(err); }
       else if (p.state === "sent") p.state = "delivered";
+      this.asked += 1;
       // Already shown (the same text again, or a clear of none): the state will not change.
       this.settleMessage(table, "shown", "");
       this.changed();
@@ -511,6 +602,7 @@ export class Link {
       if (p.state === "sent" || p.state === "delivered") {
         p.state = "unanswered";
         p.reason = `no answer from ${table} in ${UNANSWERED_MS / 1000} s: is it online?`;
+        this.asked += 1;
         this.changed();
       }
     }, UNANSWERED_MS);
@@ -524,7 +616,7 @@ export class Link {
     for (const p of this.pending.values()) {
       if (p.table !== table || p.line.type !== "message" || p.state !== "delivered") continue;
       const text = shown && typeof shown === "object" ? shown.text : "";
-      if (state === "refused" || (text || "") === p.line.text) { p.state = state; p.reason = reason; }
+      if (state === "refused" || (text || "") === p.line.text) { p.state = state; p.reason = reason; this.asked += 1; }
     }
   }
 

@@ -1,6 +1,6 @@
 """``cueboard venue serve`` as systemd runs it, in a subprocess: where it serves (its first line
 saying so), its log kept, stopped with SIGTERM. tests/venue/test_club_night.py starts it with
-the options a club gives (``--db``); tests/venue/test_serve_night.py has its own of the same shape."""
+the options a club gives (``--db``); tests/venue/test_serve_night.py and the desk's night test too."""
 
 from __future__ import annotations
 

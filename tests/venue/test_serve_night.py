@@ -31,6 +31,7 @@ from cueboard.contract.topics import VenueTopics
 from cueboard.league.http import CONTENT_SECURITY_POLICY
 from cueboard.venue.competition import from_draw
 from tests.helpers.venue import Venue
+from tests.helpers.venue_service import VenueService as Service
 from tests.screen.test_desk import Table, started
 
 # The archive's login and the referees', made before the broker starts (mosquitto 2.0.11 can lose
@@ -92,37 +93,6 @@ class Watch:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-class Service:
-    """``cueboard venue serve`` as systemd would run it, stopped with SIGTERM."""
-
-    def __init__(self, directory: Path, *options: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "cueboard.cli", "venue", "serve", "--dir", str(directory), "--host", "127.0.0.1",
-             "--port", "0", *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        assert self.process.stdout is not None
-        self.log: list[str] = []
-        self.logged = threading.Condition()
-        for line in self.process.stdout:  # its first lines, up to the one saying where it serves
-            self.log.append(line)
-            if line.startswith("cueboard venue serve: https://"):
-                self.url = line.split()[3]
-                break
-        else:
-            raise AssertionError("venue serve ended: " + "".join(self.log))
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            with self.logged:
-                self.log.append(line)
-                self.logged.notify_all()
-
-    def stop(self) -> int:
-        self.process.terminate()
-        return self.process.wait(60)
 
 
 @dataclass

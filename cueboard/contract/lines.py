@@ -14,8 +14,8 @@ from typing import NoReturn
 from cueboard.contract.codes import Reason
 from cueboard.engine.json_value import Json, JsonObject
 
-__all__ = ["ECHO_BYTES", "LIGHT_KEYS", "LINE_BYTES", "TAP_AGE_S", "TAP_AHEAD_S", "USER_MAX", "Unreadable",
-           "check_user", "echo", "light_refusal", "peek_id", "read_line", "timed"]
+__all__ = ["APPLIED_APART_S", "ECHO_BYTES", "LIGHT_KEYS", "LINE_BYTES", "TAP_AGE_S", "TAP_AHEAD_S", "USER_MAX",
+           "Unreadable", "check_user", "echo", "light_refusal", "peek_id", "read_line", "timed"]
 
 ECHO_BYTES = 1024
 """The most of an input a ``rejected`` message echoes (docs/mqtt.md)."""
@@ -36,6 +36,10 @@ of this match."""
 TAP_AHEAD_S = 60.0
 """How far ahead of the table's clock a line's ``t`` may be: a phone's clock a little fast is
 taken, clamped to the time the table applies it (a tap is never made after it is applied)."""
+
+APPLIED_APART_S = 1.0
+"""A line made this long or more before the table applied it (a tap kept offline) has its
+``applied`` time journalled beside its ``t``; one made just now was applied when it was made."""
 
 
 @dataclass(frozen=True)
@@ -99,14 +103,15 @@ def read_line(payload: bytes, max_bytes: int = LINE_BYTES) -> JsonObject | Unrea
 def timed(line: JsonObject, now: float) -> JsonObject | Reason:
     """``line`` with its ``t`` (when it was made: a scorer's tap keeps the time it was tapped,
     docs/events.md) bounded by the table's clock ``now``, and ``applied`` (``now``) beside it; a
-    line with no ``t`` as it is (stamped when applied), and an ``applied`` a sender wrote
+    line with no ``t`` as it is (stamped when applied), ``applied`` left out for a line made less
+    than :data:`APPLIED_APART_S` before it was applied, and an ``applied`` a sender wrote
     dropped (only the table says when it applied a line). A ``t`` up to :data:`TAP_AHEAD_S`
     ahead is clamped to ``now``; one further ahead or older than :data:`TAP_AGE_S` is refused.
 
     >>> timed({"type": "no_pot", "t": 990.0}, 1000.0)
     {'type': 'no_pot', 't': 990.0, 'applied': 1000.0}
-    >>> timed({"type": "no_pot", "t": 1030.0}, 1000.0)["t"]
-    1000.0
+    >>> timed({"type": "no_pot", "t": 1030.0}, 1000.0)
+    {'type': 'no_pot', 't': 1000.0}
     >>> timed({"type": "no_pot", "t": 0}, 1e9).short
     'too_old'
     """
@@ -120,7 +125,10 @@ def timed(line: JsonObject, now: float) -> JsonObject | Reason:
     if t < now - TAP_AGE_S:
         return Reason(f"t: made {(now - t) / 3600:.1f} h ago; a line's t (when it was made) is at most "
                       f"{TAP_AGE_S / 3600:.0f} h old (TAP_AGE_S): not put into this match's past", "too_old")
-    return {**clean, "t": min(float(t), now), "applied": now}
+    made = min(float(t), now)
+    # ``applied`` only where it says something: a line made a second or more before the table
+    # applied it (a tap kept offline); one made just now was applied when it was made.
+    return {**clean, "t": made, "applied": now} if now - made >= APPLIED_APART_S else {**clean, "t": made}
 
 
 def check_user(user: str) -> str | None:

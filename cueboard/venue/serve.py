@@ -32,9 +32,10 @@ log = logging.getLogger(__name__)
 __all__ = ["SERVICE_LOGIN", "add_arguments", "run"]
 
 SERVICE_LOGIN = "venue"
-"""The runner's login, a desk's role (``cueboard venue add-user venue --role desk``)."""
+"""The runner's login, a desk's role, written by ``cueboard venue init``."""
 ARCHIVE_LOGIN = "archive"
-"""The archive's login: a session of its own (the broker names a session by its login)."""
+"""The archive's login (``cueboard venue add-user archive --role archive``): a session of its own
+(the broker names a session by its login)."""
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,13 @@ class Plan:
     """The archive's pages served at /results/: the archive runs here, or ``--db`` names one."""
 
 
-def _password(directory: Path, login: str, option: str) -> str:
+def _password(directory: Path, login: str, option: str, role: str = "desk") -> str:
     path = directory / "logins" / f"{login}.password"
     try:
         return path.read_text(encoding="utf-8").strip()
     except OSError:
         raise VenueError(f"{option}: no password for the login {login!r} ({path}): cueboard venue add-user "
-                         f"{login} --role desk --dir {directory}") from None
+                         f"{login} --role {role} --dir {directory}") from None
 
 
 def plan(args: argparse.Namespace) -> Plan:
@@ -69,7 +70,7 @@ def plan(args: argparse.Namespace) -> Plan:
     archive = None
     if not args.no_archive:
         archive = Broker(host, venue.ports.people, args.archive_login,
-                         _password(directory, args.archive_login, "--archive-login"), ca)
+                         _password(directory, args.archive_login, "--archive-login", "archive"), ca)
     db = args.db or f"sqlite:///{directory / 'archive.db'}"
     return Plan(venue, directory, runner, archive, db, results=archive is not None or bool(args.db))
 

@@ -431,7 +431,15 @@ def test_a_full_disk_refuses_inputs_until_space_is_freed(tmp_path: Path, mosquit
                     clock.advance(0.1)
                     undo_pin.drive_high()
                     clock.advance(DEBOUNCE * 2)
-                    after, refused_after = daemon.on_engine(lambda: (outputs.now(), daemon.table.refused))
+                    # The press reaches the engine from gpiozero's thread, after the release: wait
+                    # until it is refused (or, wrongly, shown) before freeing the disk, or a press
+                    # taken late would be an UNDO the script does not know of.
+                    deadline = time.monotonic() + TIMEOUT
+                    while True:
+                        after, refused_after = daemon.on_engine(lambda: (outputs.now(), daemon.table.refused))
+                        if refused_after > refused or after[0] > before[0] or time.monotonic() > deadline:
+                            break
+                        threading.Event().wait(0.01)  # not a wall-clock limit: a poll's pause
                     refused_presses += refused_after - refused
                     accepted_while_full += refused_after == refused
                     shown_for_refused += after[0] - before[0]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cueboard.contract.lines import TAP_AGE_S, TAP_AHEAD_S
+from cueboard.contract.lines import APPLIED_APART_S, TAP_AGE_S, TAP_AHEAD_S
 from cueboard.table.daemon import Table
 from cueboard.table.journal import read_lines
 from tests.helpers.daemon import table_config
@@ -63,7 +63,14 @@ def test_a_sender_cannot_say_when_the_table_applied_its_line(table: Running) -> 
 def test_a_phone_clock_a_little_fast_is_clamped_to_the_time_applied(table: Running) -> None:
     assert table.send({"type": "no_pot", "t": NOW + TAP_AHEAD_S / 2})["ok"]
     [record] = _journal(table)
-    assert record["t"] == NOW and record["applied"] == NOW
+    assert record["t"] == NOW and "applied" not in record  # applied when it was made, to the second
+
+
+def test_a_line_made_just_now_has_no_applied_beside_its_time(table: Running) -> None:
+    """``applied`` only for a line made a second or more before it was applied (APPLIED_APART_S)."""
+    assert table.send({"type": "no_pot", "t": NOW - APPLIED_APART_S / 2})["ok"]
+    [record] = _journal(table)
+    assert record["t"] == NOW - APPLIED_APART_S / 2 and "applied" not in record
 
 
 @pytest.mark.parametrize(("t", "short", "words"), [

@@ -79,6 +79,12 @@ def test_serve_refuses_a_venue_without_its_login_naming_the_file(tmp_path: Path,
     venue_cli("init", "--dir", str(directory), "--venue", "club", "--tables", "1", "--host", "localhost")
     status = serve(parser().parse_args(["venue", "serve", "--dir", str(directory)]))
     err = capsys.readouterr().err
+    assert status == 2  # init wrote the service's own login, not the archive's
+    assert "--archive-login: no password for the login 'archive'" in err
+    assert str(directory / "logins" / "archive.password") in err and "add-user archive --role archive" in err
+    (directory / "logins" / "venue.password").unlink()
+    status = serve(parser().parse_args(["venue", "serve", "--dir", str(directory)]))
+    err = capsys.readouterr().err
     assert status == 2
     assert "--login: no password for the login 'venue'" in err and str(directory / "logins" / "venue.password") in err
     assert "cueboard venue add-user venue --role desk" in err
